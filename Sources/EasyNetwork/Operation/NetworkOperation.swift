@@ -1,0 +1,120 @@
+import Foundation
+
+/// The asynchronous `Operation` every EasyNetwork operation stands on.
+///
+/// Subclass it, override ``execute()`` and call ``finish()`` when the work is done.
+/// `start()` is not overridable: it moves the operation to executing exactly once,
+/// or finishes it at once when it was cancelled before it started.
+///
+/// The state lives in one enum behind one lock, and the operation emits KVO for the
+/// literal keys `isExecuting` and `isFinished`, which is what `OperationQueue` watches on
+/// Apple platforms and the only thing it reacts to on Linux. `isReady` and `isCancelled`
+/// are Foundation's own, so dependencies and cancellation behave as documented.
+///
+/// Subclasses must restate `@unchecked Sendable` (Foundation marks `Operation` so).
+open class NetworkOperation: Operation, @unchecked Sendable {
+    private enum Phase {
+        case ready, executing, finishing, finished
+    }
+
+    private struct State {
+        var phase: Phase = .ready
+        var finishRequestedBeforeStart = false
+    }
+
+    private let state = Protected(State())
+
+    /// Creates an operation in the ready state.
+    public override init() {
+        super.init()
+    }
+
+    /// Always `true`: network operations finish when their work calls ``finish()``.
+    open override var isAsynchronous: Bool { true }
+
+    /// `true` from the moment `start()` runs ``execute()`` until ``finish()`` completes.
+    public final override var isExecuting: Bool {
+        state.read { $0.phase == .executing || $0.phase == .finishing }
+    }
+
+    /// `true` once ``finish()`` has completed; never before the operation started.
+    public final override var isFinished: Bool {
+        state.read { $0.phase == .finished }
+    }
+
+    /// Starts the operation. Called by the queue; call it yourself only for an
+    /// operation that is in no queue. A second call does nothing.
+    public final override func start() {
+        enum Action { case ignore, finish, execute }
+        let cancelled = isCancelled
+        willChangeValue(forKey: "isExecuting")
+        let action: Action = state.write { state in
+            guard state.phase == .ready else { return .ignore }
+            if cancelled || state.finishRequestedBeforeStart {
+                state.phase = .finishing
+                return .finish
+            }
+            state.phase = .executing
+            return .execute
+        }
+        didChangeValue(forKey: "isExecuting")
+        switch action {
+        case .ignore:
+            return
+        case .finish:
+            completeFinishing()
+        case .execute:
+            willExecute()
+            execute()
+        }
+    }
+
+    /// Does the operation's work. Override it and call ``finish()`` when done,
+    /// on every path. The default implementation finishes at once.
+    open func execute() {
+        finish()
+    }
+
+    /// Marks the operation finished. Safe to call from any thread and any number of
+    /// times: only the first call counts. Called before the operation started, it is
+    /// remembered and the operation finishes when the queue starts it.
+    public final func finish() {
+        let proceed: Bool = state.write { state in
+            switch state.phase {
+            case .ready:
+                state.finishRequestedBeforeStart = true
+                return false
+            case .executing:
+                state.phase = .finishing
+                return true
+            case .finishing, .finished:
+                return false
+            }
+        }
+        if proceed {
+            completeFinishing()
+        }
+    }
+
+    /// Cancels the operation. Subclasses that override it must call `super.cancel()`.
+    /// A cancelled operation that has not started finishes, without ``execute()``,
+    /// when the queue starts it.
+    open override func cancel() {
+        super.cancel()
+    }
+
+    /// Called on the starting thread right before ``execute()``; a library hook.
+    func willExecute() {}
+
+    /// Called once, right before the operation becomes finished; a library hook.
+    func willFinish() {}
+
+    private func completeFinishing() {
+        willFinish()
+        willChangeValue(forKey: "isExecuting")
+        willChangeValue(forKey: "isFinished")
+        state.write { $0.phase = .finished }
+        didChangeValue(forKey: "isExecuting")
+        didChangeValue(forKey: "isFinished")
+    }
+}

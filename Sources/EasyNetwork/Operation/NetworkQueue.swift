@@ -1,0 +1,66 @@
+import Foundation
+
+/// The queue network operations run on: an `OperationQueue` with a concurrency limit.
+///
+/// `NetworkQueue.shared` is a convenience; an SDK may make its own so that its limit and
+/// `cancelAllOperations()` never touch the host app's work.
+public final class NetworkQueue: @unchecked Sendable {
+    /// The default concurrency limit: 6, the usual per-host connection limit.
+    public static let defaultMaxConcurrentOperationCount = 6
+
+    /// The shared queue.
+    public static let shared = NetworkQueue()
+
+    /// The `OperationQueue` underneath, for what this type does not wrap.
+    public let operationQueue: OperationQueue
+
+    /// Creates a queue that runs at most `maxConcurrentOperationCount` operations at once.
+    public init(maxConcurrentOperationCount: Int = NetworkQueue.defaultMaxConcurrentOperationCount, name: String? = nil) {
+        operationQueue = OperationQueue()
+        operationQueue.name = name ?? "EasyNetwork.NetworkQueue"
+        operationQueue.maxConcurrentOperationCount = max(1, maxConcurrentOperationCount)
+    }
+
+    /// Adds an operation; it starts when its dependencies are done and a slot is free.
+    public func addOperation(_ operation: Operation) {
+        operationQueue.addOperation(operation)
+    }
+
+    /// Adds operations, optionally blocking until all have finished. Never wait on the
+    /// callback queue of the operations' host (by default the main queue).
+    public func addOperations(_ operations: [Operation], waitUntilFinished: Bool) {
+        operationQueue.addOperations(operations, waitUntilFinished: waitUntilFinished)
+    }
+
+    /// Cancels every operation in the queue; each finishes and reports a cancellation.
+    public func cancelAllOperations() {
+        operationQueue.cancelAllOperations()
+    }
+
+    /// Blocks until every operation has finished. Never call it on the callback queue.
+    public func waitUntilAllOperationsAreFinished() {
+        operationQueue.waitUntilAllOperationsAreFinished()
+    }
+
+    /// While `true`, no new operation starts; running ones go on.
+    public var isSuspended: Bool {
+        get { operationQueue.isSuspended }
+        set { operationQueue.isSuspended = newValue }
+    }
+
+    /// The number of operations not yet finished.
+    public var operationCount: Int {
+        operationQueue.operationCount
+    }
+
+    /// The operations not yet finished.
+    public var operations: [Operation] {
+        operationQueue.operations
+    }
+
+    /// The concurrency limit (at least 1).
+    public var maxConcurrentOperationCount: Int {
+        get { operationQueue.maxConcurrentOperationCount }
+        set { operationQueue.maxConcurrentOperationCount = max(1, newValue) }
+    }
+}

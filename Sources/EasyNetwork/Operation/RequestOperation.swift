@@ -1,0 +1,127 @@
+import Foundation
+
+/// A ready operation for any ``BaseAPIRequest``: give it the request and how to map
+/// the response, get the result, and write no subclass.
+///
+/// ```swift
+/// let op = RequestOperation(request: ItemsRequest(), decoding: [Item].self)
+/// op.completion = { result in ... }            // or success / failure
+/// NetworkQueue.shared.addOperation(op)
+/// ```
+///
+/// Mapping runs off the callback queue; `success`, `failure` and `completion` are
+/// called on the host's callback queue, in that order, exactly once per operation —
+/// also for a cancellation, which arrives as a ``NetworkError`` with
+/// ``NetworkError/isCancelled``, whether the operation was cancelled before it started
+/// or while its request was in flight. The operation finishes after the callbacks.
+open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
+    private let request: BaseAPIRequest
+    private let transform: @Sendable (NetworkResponse) throws -> Output
+    private let outcome = Protected<Result<Output, NetworkError>?>(nil)
+
+    /// Called with the mapped value on success.
+    public var success: ((Output) -> Void)?
+    /// Called with the error on failure or cancellation.
+    public var failure: ((NetworkError) -> Void)?
+    /// Called with the result, after `success` or `failure`.
+    public var completion: ((Result<Output, NetworkError>) -> Void)?
+
+    /// An operation that maps the response with `transform`, which runs off the
+    /// callback queue and may throw (a thrown error becomes a decoding error).
+    public init(
+        request: BaseAPIRequest,
+        configuration: HostConfiguration = .shared,
+        transform: @escaping @Sendable (NetworkResponse) throws -> Output
+    ) {
+        self.request = request
+        self.transform = transform
+        super.init(configuration: configuration)
+    }
+
+    /// An operation that maps the JSON body with a ``ResponseMapperProtocol`` type.
+    public convenience init<Mapper: ResponseMapperProtocol>(
+        request: BaseAPIRequest,
+        configuration: HostConfiguration = .shared,
+        mapper: Mapper.Type
+    ) where Mapper.Item == Output {
+        let process = UncheckedSendable<(Any?) throws -> Output>(Mapper.process)
+        self.init(request: request, configuration: configuration) { response in
+            try process.value(try response.jsonObject())
+        }
+    }
+
+    /// An operation that decodes the body as `type` with `decoder`. A decoding error
+    /// names the type, the key path and a snippet of the body.
+    public convenience init(
+        request: BaseAPIRequest,
+        configuration: HostConfiguration = .shared,
+        decoding type: Output.Type,
+        decoder: JSONDecoder = JSONDecoder()
+    ) where Output: Decodable {
+        let decode = UncheckedSendable<(NetworkResponse) throws -> Output> { response in
+            try response.decode(Output.self, decoder: decoder)
+        }
+        self.init(request: request, configuration: configuration) { response in
+            try decode.value(response)
+        }
+    }
+
+    /// An operation that maps the JSON body (`Any?`, `nil` when empty) with a closure.
+    public convenience init(
+        request: BaseAPIRequest,
+        configuration: HostConfiguration = .shared,
+        map: @escaping @Sendable (Any?) throws -> Output
+    ) {
+        self.init(request: request, configuration: configuration) { response in
+            try map(try response.jsonObject())
+        }
+    }
+
+    /// The result, once the operation has delivered it.
+    public var result: Result<Output, NetworkError>? {
+        outcome.read { $0 }
+    }
+
+    open override func execute() {
+        let operation = UncheckedSendable(self)
+        service.perform(request, transform: transform) { result in
+            operation.value.report(result)
+            operation.value.finish()
+        }
+    }
+
+    override func willFinish() {
+        // Cancelled before its request ran: store the cancellation now, so whoever
+        // looks at `result` after the operation finished sees it, and call back later.
+        let cancellation = NetworkError.cancelled(url: nil)
+        guard isCancelled, store(.failure(cancellation)) else { return }
+        let operation = UncheckedSendable(self)
+        service.configuration.callbackQueue.async {
+            operation.value.callBack(.failure(cancellation))
+        }
+    }
+
+    /// Stores the result and calls the closures, if no result was stored before.
+    private func report(_ result: Result<Output, NetworkError>) {
+        if store(result) {
+            callBack(result)
+        }
+    }
+
+    /// Stores `result` if it is the first; returns whether it was.
+    private func store(_ result: Result<Output, NetworkError>) -> Bool {
+        outcome.write { stored in
+            guard stored == nil else { return false }
+            stored = result
+            return true
+        }
+    }
+
+    private func callBack(_ result: Result<Output, NetworkError>) {
+        switch result {
+        case .success(let value): success?(value)
+        case .failure(let error): failure?(error)
+        }
+        completion?(result)
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// A ``NetworkOperation`` with an ``EasyNetworkService`` for one host: the base of
+/// the seed-style operations an SDK author writes.
+///
+/// ```swift
+/// final class SignInOperation: ServiceOperation, @unchecked Sendable {
+///     override func execute() {
+///         service.request(request, success: { [weak self] in self?.handleSuccess($0) },
+///                         failure: { [weak self] in self?.handleFailure($0) })
+///     }
+/// }
+/// ```
+///
+/// Cancelling it cancels the request in flight; the request's failure closure gets a
+/// cancellation error and the operation finishes right after that closure returns
+/// (so one that forgets to call `finish()` on that path still ends). The operation's
+/// `queuePriority` becomes the `URLSessionTask` priority.
+open class ServiceOperation: NetworkOperation, @unchecked Sendable {
+    /// The service the operation sends its requests through.
+    public let service: EasyNetworkService
+
+    /// An operation for ``HostConfiguration/shared``.
+    public override init() {
+        service = EasyNetworkService(.shared)
+        super.init()
+        finishWhenCancellationDelivered()
+    }
+
+    /// An operation for another host.
+    public init(configuration: HostConfiguration) {
+        service = EasyNetworkService(configuration)
+        super.init()
+        finishWhenCancellationDelivered()
+    }
+
+    private func finishWhenCancellationDelivered() {
+        service.onCancellationDelivered { [weak self] in
+            guard let self, self.isCancelled else { return }
+            self.finish()
+        }
+    }
+
+    /// Cancels the operation and the request in flight. Call `super` when overriding.
+    open override func cancel() {
+        super.cancel()
+        service.cancel()
+    }
+
+    override func willExecute() {
+        service.taskPriority = Self.taskPriority(for: queuePriority)
+    }
+
+    /// The `URLSessionTask` priority matching an operation's queue priority.
+    static func taskPriority(for priority: Operation.QueuePriority) -> Float {
+        switch priority {
+        case .veryLow: return 0.1
+        case .low: return 0.25
+        case .normal: return 0.5
+        case .high: return 0.75
+        case .veryHigh: return 0.9
+        @unknown default: return 0.5
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// What to send: one endpoint of your backend, described as a value.
+///
+/// Conform a type to it (a class or a struct) and give the five required members;
+/// `timeout` and `absoluteURL` are optional refinements with defaults.
+///
+/// ```swift
+/// final class SignInRequest: BaseAPIRequest {
+///     var method: NetworkService.Method { .post }
+///     var query: NetworkService.QueryType { .json }
+///     var params: [String: Any]? { ["username": "u", "password": "p"] }
+///     var api: String { "/sign_in" }
+///     var headers: [String: String]? { defaultJsonHeader() }
+/// }
+/// ```
+public protocol BaseAPIRequest {
+    /// The path of the endpoint, appended to the host's base URL path
+    /// (`https://h/v1` + `/users` → `https://h/v1/users`). It may carry its own
+    /// query (`/users?active=1`); `params` are added after it.
+    var api: String { get }
+    /// The HTTP method.
+    var method: NetworkService.Method { get }
+    /// Where `params` go: JSON body, URL query or form body.
+    var query: NetworkService.QueryType { get }
+    /// The parameters, or `nil` for none.
+    var params: [String: Any]? { get }
+    /// Headers for this request. They win over the host's default headers; names
+    /// are compared case-insensitively.
+    var headers: [String: String]? { get }
+    /// A timeout for this request in seconds, or `nil` (the default) for the host's.
+    var timeout: TimeInterval? { get }
+    /// A full URL that replaces base URL + `api`, or `nil` (the default).
+    /// Such a request works even when the host has no base URL.
+    var absoluteURL: URL? { get }
+}
+
+extension BaseAPIRequest {
+    /// `nil`: use the host's timeout.
+    public var timeout: TimeInterval? { nil }
+
+    /// `nil`: use the host's base URL and ``api``.
+    public var absoluteURL: URL? { nil }
+
+    /// `["Content-Type": "application/json"]`, the header most JSON APIs expect.
+    public func defaultJsonHeader() -> [String: String] {
+        ["Content-Type": "application/json"]
+    }
+}

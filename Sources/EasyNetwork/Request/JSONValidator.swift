@@ -1,0 +1,22 @@
+import Foundation
+
+/// Checks what `JSONSerialization.isValidJSONObject` lets through on some platforms
+/// but cannot be written: NaN and infinite numbers.
+enum JSONValidator {
+    static func isWritable(_ value: Any) -> Bool {
+        switch value {
+        case let dictionary as [String: Any]:
+            return dictionary.values.allSatisfy(isWritable)
+        case let array as [Any]:
+            return array.allSatisfy(isWritable)
+        case let double as Double:
+            return double.isFinite
+        case let float as Float:
+            return float.isFinite
+        case let number as NSNumber:
+            return number.doubleValue.isFinite
+        default:
+            return true
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Everything about one backend: its base URL, default headers, timeout, accepted
+/// status codes, the queue callbacks arrive on, and the one `URLSession` that talks to it.
+///
+/// `HostConfiguration.shared` is a convenience for apps with one backend. An SDK that
+/// lives inside somebody else's app should make its own instance, so that nothing it
+/// sets (base URL, headers, session) is seen by the host app or a second SDK:
+///
+/// ```swift
+/// let host = HostConfiguration(baseURL: URL(string: "https://api.example.com/v1")!)
+/// host.defaultHeaders = ["X-SDK-Version": "1.2"]
+/// let op = SignInOperation(configuration: host)
+/// ```
+///
+/// The session is created on first use and invalidated (letting running tasks end)
+/// when the configuration is deallocated. It is ephemeral, with no `URLCache`.
+/// All properties are thread-safe.
+public final class HostConfiguration: @unchecked Sendable {
+    /// The name of the notification posted on `NotificationCenter.default` when a
+    /// request of a host gets 401 Unauthorized: `"DidPerformUnauthorizedOperation"`.
+    /// The notification's `object` is the ``HostConfiguration``, so each SDK observes
+    /// only its own host; `userInfo["error"]` holds the ``NetworkError``.
+    public static let didPerformUnauthorizedOperation = Notification.Name("DidPerformUnauthorizedOperation")
+
+    /// The shared configuration used by `ServiceOperation()` and friends. It always
+    /// exists; until ``baseURL(_:)`` is called its requests fail with
+    /// ``NetworkError/Kind-swift.enum/notConfigured``.
+    public static let shared = HostConfiguration()
+
+    /// The default timeout in seconds: 60.
+    public static let defaultTimeout: TimeInterval = 60
+
+    /// The settings of a host, read together.
+    struct Settings {
+        var baseURL: URL?
+        var baseURLProblem: String?
+        var defaultHeaders: [String: String] = [:]
+        var timeout: TimeInterval = HostConfiguration.defaultTimeout
+        var callbackQueue: DispatchQueue = .main
+        var acceptableStatusCodes: Set<Int> = Set(200..<300)
+    }
+
+    private let settings: Protected<Settings>
+
+    /// The transport: owns this host's one `URLSession`.
+    let transport: NetworkService
+
+    /// Sets the shared configuration's base URL from a string.
+    ///
+    /// An invalid string (no scheme or host) does not crash: the shared base URL is
+    /// cleared and requests fail with ``NetworkError/Kind-swift.enum/invalidRequest``
+    /// naming the string.
+    /// - Returns: whether the string was a usable URL.
+    @discardableResult
+    public static func baseURL(_ urlString: String) -> Bool {
+        shared.setBaseURL(string: urlString)
+    }
+
+    /// Creates an independent configuration for one backend.
+    ///
+    /// - Parameters:
+    ///   - baseURL: the URL every `api` path is appended to, e.g. `https://h/v1`.
+    ///   - sessionConfiguration: the configuration of this host's session; a copy is
+    ///     taken and its `urlCache` is removed. Defaults to `.ephemeral`. Tests pass one
+    ///     with `protocolClasses` to stub the network.
+    public init(baseURL: URL?, sessionConfiguration: URLSessionConfiguration = .ephemeral) {
+        settings = Protected(Settings(baseURL: baseURL))
+        transport = NetworkService(configuration: sessionConfiguration)
+    }
+
+    private convenience init() {
+        self.init(baseURL: nil)
+    }
+
+    deinit {
+        transport.invalidate()
+    }
+
+    /// The URL every request's `api` is appended to; `nil` when not configured.
+    public var baseURL: URL? {
+        get { settings.read { $0.baseURL } }
+        set { settings.write { $0.baseURL = newValue; $0.baseURLProblem = nil } }
+    }
+
+    /// Headers sent with every request of this host. A request's own headers win;
+    /// names are compared case-insensitively.
+    public var defaultHeaders: [String: String] {
+        get { settings.read { $0.defaultHeaders } }
+        set { settings.write { $0.defaultHeaders = newValue } }
+    }
+
+    /// The timeout of a request in seconds when the request sets none. Default 60.
+    public var timeout: TimeInterval {
+        get { settings.read { $0.timeout } }
+        set { settings.write { $0.timeout = newValue } }
+    }
+
+    /// The queue every callback of this host's requests is delivered on. Default `.main`.
+    public var callbackQueue: DispatchQueue {
+        get { settings.read { $0.callbackQueue } }
+        set { settings.write { $0.callbackQueue = newValue } }
+    }
+
+    /// The status codes that count as success. Default `200..<300` (all of it,
+    /// 299 included). Any other status fails the request with
+    /// ``NetworkError/Kind-swift.enum/unacceptableStatus``.
+    public var acceptableStatusCodes: Set<Int> {
+        get { settings.read { $0.acceptableStatusCodes } }
+        set { settings.write { $0.acceptableStatusCodes = newValue } }
+    }
+
+    /// Replaces the session configuration. Running requests finish on the old session;
+    /// new ones use a session made from this configuration (copied, `urlCache` removed).
+    public func setSessionConfiguration(_ configuration: URLSessionConfiguration) {
+        transport.replaceConfiguration(configuration)
+    }
+
+    /// Sets the base URL from a string; see ``baseURL(_:)``.
+    @discardableResult
+    public func setBaseURL(string: String) -> Bool {
+        let url = Self.validatedURL(string)
+        settings.write {
+            $0.baseURL = url
+            $0.baseURLProblem = url == nil ? "'\(string)' is not a valid base URL" : nil
+        }
+        return url != nil
+    }
+
+    /// The base URL, or the error a request must fail with when there is none.
+    func resolvedBaseURL() -> Result<URL, NetworkError> {
+        settings.read { settings in
+            if let url = settings.baseURL { return .success(url) }
+            if let problem = settings.baseURLProblem {
+                return .failure(NetworkError(kind: .invalidRequest, message: problem))
+            }
+            return .failure(NetworkError(kind: .notConfigured))
+        }
+    }
+
+    /// A snapshot of all settings, read under one lock.
+    func snapshot() -> Settings {
+        settings.read { $0 }
+    }
+
+    static func validatedURL(_ string: String) -> URL? {
+        let trimmed = string.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let components = URLComponents(string: trimmed),
+              let scheme = components.scheme, !scheme.isEmpty,
+              let host = components.host, !host.isEmpty
+        else { return nil }
+        return components.url
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The transport: the only type that touches `URLSession`.
+///
+/// Each ``HostConfiguration`` owns one `NetworkService`, which owns one session, made on
+/// first use from an ephemeral configuration with no `URLCache` and invalidated
+/// (`finishTasksAndInvalidate`) when the host goes away. It never uses
+/// `URLSession.shared` and never makes a session per request. The nested
+/// ``Method`` and ``QueryType`` describe requests.
+public final class NetworkService: @unchecked Sendable {
+    private struct State {
+        var configuration: URLSessionConfiguration
+        var session: URLSession?
+        var invalidated = false
+    }
+
+    private let state: Protected<State>
+    private let delegate = SessionDelegate()
+    private let delegateQueue: OperationQueue
+
+    init(configuration: URLSessionConfiguration) {
+        state = Protected(State(configuration: Self.prepared(configuration)))
+        delegateQueue = OperationQueue()
+        delegateQueue.name = "EasyNetwork.NetworkService.delegate"
+        delegateQueue.maxConcurrentOperationCount = 1
+    }
+
+    /// Starts a data task for `request` and calls `completion` once, on the session's
+    /// delegate queue, with what arrived.
+    func dataTask(
+        with request: URLRequest,
+        priority: Float?,
+        completion: @escaping @Sendable (TransportOutcome) -> Void
+    ) -> TransportTask? {
+        guard let session = currentSession() else {
+            completion(TransportOutcome(request: request, error: URLError(.cancelled)))
+            return nil
+        }
+        let task = session.dataTask(with: request)
+        if let priority {
+            task.priority = priority
+        }
+        let record = TaskRecord(request: request, completion: completion)
+        delegate.register(record, for: task)
+        task.resume()
+        return TransportTask(task: task, record: record)
+    }
+
+    /// Lets running tasks finish, then releases the session. Later requests fail
+    /// as cancelled.
+    func invalidate() {
+        let session: URLSession? = state.write { state in
+            state.invalidated = true
+            defer { state.session = nil }
+            return state.session
+        }
+        session?.finishTasksAndInvalidate()
+    }
+
+    /// Uses `configuration` for the next session; the current one ends gracefully.
+    func replaceConfiguration(_ configuration: URLSessionConfiguration) {
+        let prepared = Self.prepared(configuration)
+        let old: URLSession? = state.write { state in
+            state.configuration = prepared
+            defer { state.session = nil }
+            return state.session
+        }
+        old?.finishTasksAndInvalidate()
+    }
+
+    /// The identity of the current session, if one was made; tests check it stays one.
+    var sessionIdentity: ObjectIdentifier? {
+        state.read { $0.session.map(ObjectIdentifier.init) }
+    }
+
+    private func currentSession() -> URLSession? {
+        state.write { state in
+            if state.invalidated { return nil }
+            if let session = state.session { return session }
+            let session = URLSession(configuration: state.configuration, delegate: delegate, delegateQueue: delegateQueue)
+            state.session = session
+            return session
+        }
+    }
+
+    private static func prepared(_ configuration: URLSessionConfiguration) -> URLSessionConfiguration {
+        let copy = (configuration.copy() as? URLSessionConfiguration) ?? URLSessionConfiguration.ephemeral
+        copy.urlCache = nil
+        copy.requestCachePolicy = .reloadIgnoringLocalCacheData
+        return copy
+    }
+}

@@ -1,0 +1,21 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What one data task produced: the response and body, or the error.
+struct TransportOutcome: @unchecked Sendable {
+    let request: URLRequest
+    var response: HTTPURLResponse?
+    var data: Data = Data()
+    var error: (any Error)?
+    /// The task was cancelled by EasyNetwork's caller (not by a challenge).
+    var cancelledByCaller = false
+
+    init(request: URLRequest, response: HTTPURLResponse? = nil, data: Data = Data(), error: (any Error)? = nil) {
+        self.request = request
+        self.response = response
+        self.data = data
+        self.error = error
+    }
+}

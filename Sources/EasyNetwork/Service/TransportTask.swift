@@ -1,0 +1,16 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A running data task that can be cancelled from any thread.
+struct TransportTask: @unchecked Sendable {
+    let task: URLSessionTask
+    let record: TaskRecord
+
+    /// Cancels the task; its completion reports a cancellation.
+    func cancel() {
+        record.cancelledByCaller = true
+        task.cancel()
+    }
+}

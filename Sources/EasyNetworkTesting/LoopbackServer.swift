@@ -1,0 +1,95 @@
+import Foundation
+
+/// A real HTTP/1.1 server on 127.0.0.1 for tests and demos.
+///
+/// It binds an OS-assigned port, accepts on a background `Thread` and serves each connection on its own
+/// `Thread` (blocking sockets, keep-alive, chunked request bodies, `Expect: 100-continue`). It records every
+/// request it receives. Built-in routes (all replaceable with ``route(_:_:handler:)``):
+///
+/// - `/status/{code}`: that status with JSON `{"status": code}`; query `message=TEXT` adds `"message"`,
+///   `challenge=1` adds `WWW-Authenticate: Basic realm="loopback"`. 1xx, 204 and 304 have no body.
+/// - `/delay/{ms}`: waits, then 200 JSON `{"delayed": ms}`.
+/// - `/slow-body?chunks=5&interval_ms=100`: a chunked JSON array (`[0,1,2,3,4]`), one element per chunk.
+/// - `/close`: reads the request, then closes without a response.
+/// - `/reset`: 200 with `Content-Length: 100000`, 1000 bytes, then a TCP RST.
+/// - `/malformed-json`: 200 `application/json` body `{"broken": [1, 2`.
+/// - `/no-content`: 204.
+/// - `/large/{bytes}`: that many `application/octet-stream` bytes, byte `i` = `UInt8(i % 251)`.
+/// - `/echo`: JSON describing the request (method, path, query, queryItems, headers, body, bodyLength).
+/// - anything else: 404 JSON `{"error": "not found"}`.
+///
+/// Handlers that capture the server itself keep it alive; call ``stop()`` explicitly in that case.
+public final class LoopbackServer: @unchecked Sendable {
+    /// The port the server listens on.
+    public let port: UInt16
+
+    private let core: LoopbackServerCore
+
+    /// Binds 127.0.0.1 on an OS-assigned port (port 0) and starts accepting on a background `Thread`.
+    ///
+    /// - Throws: ``LoopbackServerError`` if the socket cannot be created, bound or put in listening mode.
+    public init() throws {
+        let listener = try LoopbackSocket.makeListener()
+        port = listener.port
+        core = LoopbackServerCore(listener: listener.descriptor)
+        LoopbackBuiltInRoutes.register(on: core)
+        core.start()
+    }
+
+    deinit {
+        core.stop()
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    public var baseURL: URL {
+        URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/")
+    }
+
+    /// Registers a handler for an exact path (without query). A nil `method` matches any method.
+    ///
+    /// A later registration for the same method and path replaces the earlier one. Routes for a specific
+    /// method win over method-less ones. Handlers run on the connection's thread and may block.
+    public func route(_ method: String? = nil, _ path: String, handler: @escaping @Sendable (RecordedRequest) -> LoopbackReply) {
+        core.addRoute(method: method, path: path, handler: handler)
+    }
+
+    /// Registers a handler for every path that starts with `prefix`.
+    ///
+    /// Prefix routes are checked after exact routes, longest prefix first.
+    public func route(_ method: String? = nil, prefix: String, handler: @escaping @Sendable (RecordedRequest) -> LoopbackReply) {
+        core.addRoute(method: method, prefix: prefix, handler: handler)
+    }
+
+    /// A snapshot of every request received since start or the last ``resetRecords()``, in arrival order.
+    public var requests: [RecordedRequest] {
+        core.requests
+    }
+
+    /// The recorded requests whose raw path equals `path`.
+    public func requests(path: String) -> [RecordedRequest] {
+        core.requests.filter { $0.path == path }
+    }
+
+    /// Clears ``requests``, ``acceptedConnections`` and ``peakConcurrentRequests``.
+    ///
+    /// Connection IDs keep increasing across resets.
+    public func resetRecords() {
+        core.resetRecords()
+    }
+
+    /// TCP connections accepted since start or the last ``resetRecords()``.
+    public var acceptedConnections: Int {
+        core.acceptedConnections
+    }
+
+    /// The most requests handled at once (from the end of reading a request head to the end of writing the
+    /// reply) since start or the last ``resetRecords()``.
+    public var peakConcurrentRequests: Int {
+        core.peakConcurrentRequests
+    }
+
+    /// Closes the listening socket and all open connections. Safe to call more than once; `deinit` calls it.
+    public func stop() {
+        core.stop()
+    }
+}
