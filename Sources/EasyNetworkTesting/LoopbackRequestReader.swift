@@ -38,6 +38,7 @@ struct LoopbackRequestReader {
         var searchFrom = position
         while true {
             if let end = find([13, 10, 13, 10], from: searchFrom) {
+                guard end - position <= Self.headLimit else { return .tooLarge }
                 let bytes = buffer[position..<end]
                 position = end + 4
                 guard let head = LoopbackRequestHead(bytes: bytes) else { return .malformed }

@@ -53,6 +53,13 @@ public final class LoopbackServer: @unchecked Sendable {
         core.addRoute(method: method, path: path, handler: handler)
     }
 
+    /// Registers a handler for an exact path (without query), for any method: `server.route("/x") { ... }`.
+    ///
+    /// Same as `route(nil, path, handler:)`; needed because a lone string would otherwise bind to `method`.
+    public func route(_ path: String, handler: @escaping @Sendable (RecordedRequest) -> LoopbackReply) {
+        core.addRoute(method: nil, path: path, handler: handler)
+    }
+
     /// Registers a handler for every path that starts with `prefix`.
     ///
     /// Prefix routes are checked after exact routes, longest prefix first.

@@ -61,9 +61,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         let decode = UncheckedSendable<(NetworkResponse) throws -> Output> { response in
             try response.decode(Output.self, decoder: decoder)
         }
-        self.init(request: request, configuration: configuration) { response in
-            try decode.value(response)
-        }
+        self.init(request: request, configuration: configuration, transform: Self.sendable(decode))
     }
 
     /// An operation that maps the JSON body (`Any?`, `nil` when empty) with a closure.
@@ -75,6 +73,14 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         self.init(request: request, configuration: configuration) { response in
             try map(try response.jsonObject())
         }
+    }
+
+    /// A transform that calls a closure built on the starting thread; mapping runs
+    /// on one thread at a time, so the closure is never shared concurrently.
+    private static func sendable(
+        _ box: UncheckedSendable<(NetworkResponse) throws -> Output>
+    ) -> @Sendable (NetworkResponse) throws -> Output {
+        { response in try box.value(response) }
     }
 
     /// The result, once the operation has delivered it.

@@ -1,0 +1,131 @@
+import EasyNetwork
+import EasyNetworkTesting
+import Foundation
+import XCTest
+
+struct Product: Decodable, Equatable, ParsedItem {
+    let id: Int
+    let name: String
+}
+
+final class ProductMapper: ResponseMapper<Product>, ResponseMapperProtocol {
+    static func process(_ obj: Any?) throws -> Product {
+        try process(obj) { json in
+            guard let id = json["id"] as? Int, let name = json["name"] as? String else { return nil }
+            return Product(id: id, name: name)
+        }
+    }
+}
+
+final class RequestOperationTests: ServerTestCase {
+    private let queue = NetworkQueue(maxConcurrentOperationCount: 4)
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        server.route("GET", "/products") { _ in .json(#"[{"id": 1, "name": "tea"}, {"id": 2, "name": "cup"}]"#) }
+        server.route("GET", "/products/1") { _ in .json(#"{"id": 1, "name": "tea"}"#) }
+        server.route("GET", "/broken-products") { _ in .json(#"[{"id": 1, "name": "tea"}, {"id": "two", "name": "cup"}]"#) }
+    }
+
+    private func run<Output>(_ op: RequestOperation<Output>) -> [Result<Output, NetworkError>] {
+        let results = Collector<Result<Output, NetworkError>>()
+        let order = Collector<String>()
+        op.success = { _ in order.append("success") }
+        op.failure = { _ in order.append("failure") }
+        op.completion = { result in
+            dispatchPrecondition(condition: .onQueue(self.callbackQueue))
+            order.append("completion")
+            results.append(result)
+        }
+        queue.addOperation(op)
+        waitUntilFinished(op)
+        callbackQueue.sync {}
+        XCTAssertEqual(order.values.count, 2)
+        XCTAssertEqual(order.values.last, "completion")
+        XCTAssertEqual(results.count, 1)
+        return results.values
+    }
+
+    func testMapperTypeMapsTheJSONObject() throws {
+        let op = RequestOperation(request: TestRequest("/products/1"), configuration: makeHost(), mapper: ProductMapper.self)
+        XCTAssertEqual(try run(op).first?.get(), Product(id: 1, name: "tea"))
+        XCTAssertEqual(try op.result?.get(), Product(id: 1, name: "tea"))
+    }
+
+    func testArrayResponseMapperThroughAClosure() throws {
+        let op = RequestOperation(request: TestRequest("/products"), configuration: makeHost()) { json in
+            try ArrayResponseMapper<Product>.process(json, mapper: ProductMapper.process)
+        }
+        XCTAssertEqual(try run(op).first?.get(), [Product(id: 1, name: "tea"), Product(id: 2, name: "cup")])
+    }
+
+    func testArrayMapperErrorsAreDecodingErrors() {
+        let op = RequestOperation(request: TestRequest("/broken-products"), configuration: makeHost()) { json in
+            try ArrayResponseMapper<Product>.process(json, mapper: ProductMapper.process)
+        }
+        guard case .failure(let error)? = run(op).first else { return XCTFail("must fail") }
+        XCTAssertEqual(error.kind, .decoding)
+        XCTAssertEqual(error.underlyingError as? ResponseMapperError, .missingAttribute)
+    }
+
+    func testDecodableRequest() throws {
+        let op = RequestOperation(request: TestRequest("/products"), configuration: makeHost(), decoding: [Product].self)
+        XCTAssertEqual(try run(op).first?.get().map(\.name), ["tea", "cup"])
+    }
+
+    func testDecodingErrorNamesTypeKeyPathAndBody() {
+        let op = RequestOperation(request: TestRequest("/broken-products"), configuration: makeHost(), decoding: [Product].self)
+        guard case .failure(let error)? = run(op).first else { return XCTFail("must fail") }
+        XCTAssertEqual(error.kind, .decoding)
+        let message = error.message ?? ""
+        XCTAssertTrue(message.contains("Array<Product>") || message.contains("[Product]"), message)
+        XCTAssertTrue(message.contains("[1].id"), message)
+        XCTAssertTrue(message.contains(#""two""#), message)
+        XCTAssertTrue(error.underlyingError is DecodingError)
+    }
+
+    func testCancelledBeforeStartReportsCancellationOnceAndSendsNothing() {
+        let op = RequestOperation(request: TestRequest("/products/1"), configuration: makeHost(), decoding: Product.self)
+        op.cancel()
+        guard case .failure(let error)? = run(op).first else { return XCTFail("must fail") }
+        XCTAssertTrue(error.isCancelled)
+        XCTAssertTrue(op.result.map { if case .failure = $0 { return true } else { return false } } ?? false)
+        XCTAssertEqual(server.requests.count, 0)
+    }
+
+    func testCancelledInFlightReportsCancellationOnce() {
+        let op = RequestOperation<Any?>(request: TestRequest("/delay/3000"), configuration: makeHost()) { $0 }
+        let results = Collector<Result<Any?, NetworkError>>()
+        op.completion = { results.append($0) }
+        queue.addOperation(op)
+        waitForRequests(path: "/delay/3000", count: 1)
+        op.cancel()
+        op.cancel()
+        waitUntilFinished(op, timeout: 2)
+        callbackQueue.sync {}
+        XCTAssertEqual(results.count, 1)
+        if case .failure(let error)? = results.values.first {
+            XCTAssertTrue(error.isCancelled)
+        } else {
+            XCTFail("must be cancelled")
+        }
+    }
+
+    func testCancelAfterFinishChangesNothing() throws {
+        let op = RequestOperation(request: TestRequest("/products/1"), configuration: makeHost(), mapper: ProductMapper.self)
+        XCTAssertEqual(try run(op).first?.get().id, 1)
+        op.cancel()
+        callbackQueue.sync {}
+        XCTAssertEqual(try op.result?.get().id, 1)
+    }
+
+    func testTransformSeesStatusHeadersAndRawData() throws {
+        let op = RequestOperation(request: TestRequest("/echo"), configuration: makeHost()) { response in
+            (response.statusCode, response.header("content-type") ?? "", response.data.count)
+        }
+        let value = try run(op).first?.get()
+        XCTAssertEqual(value?.0, 200)
+        XCTAssertEqual(value?.1, "application/json")
+        XCTAssertGreaterThan(value?.2 ?? 0, 0)
+    }
+}
