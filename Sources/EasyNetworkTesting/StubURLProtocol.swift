@@ -15,6 +15,12 @@ public class StubURLProtocol: URLProtocol {
     /// The ID of the ``HTTPStubs`` set this class serves; nil for the base class.
     class var stubSetID: Int? { nil }
 
+    /// Carries the instance into the delivery closure: `URLProtocol` is not `Sendable` (explicitly so on
+    /// Linux), but this class keeps its own mutable state behind `lock`.
+    private struct Loader: @unchecked Sendable {
+        let instance: StubURLProtocol
+    }
+
     private static let deliveryQueue = DispatchQueue(label: "EasyNetworkTesting.StubURLProtocol")
 
     private let lock = NSLock()
@@ -40,9 +46,8 @@ public class StubURLProtocol: URLProtocol {
             deliver(reply, for: request)
             return
         }
-        // URLProtocol is not Sendable (explicitly so on Linux); its mutable state here is lock-protected.
-        nonisolated(unsafe) let loader = self
-        let work = DispatchWorkItem { loader.deliver(reply, for: request) }
+        let loader = Loader(instance: self)
+        let work = DispatchWorkItem { loader.instance.deliver(reply, for: request) }
         lock.lock()
         pendingDelivery = work
         lock.unlock()

@@ -33,8 +33,13 @@ public final class NetworkQueue: @unchecked Sendable {
     }
 
     /// Cancels every operation in the queue; each finishes and reports a cancellation.
+    /// The queue starts nothing while it cancels, so an operation waiting for a slot
+    /// never sends its request because a cancelled one freed the slot first.
     public func cancelAllOperations() {
+        let wasSuspended = operationQueue.isSuspended
+        operationQueue.isSuspended = true
         operationQueue.cancelAllOperations()
+        operationQueue.isSuspended = wasSuspended
     }
 
     /// Blocks until every operation has finished. Never call it on the callback queue.

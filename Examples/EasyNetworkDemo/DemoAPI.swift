@@ -1,0 +1,76 @@
+import EasyNetwork
+import Foundation
+
+// What an SDK author writes: requests, items, mappers and one operation subclass.
+
+struct SignInItem: ParsedItem {
+    let userName: String
+    let token: String
+}
+
+final class SignInRequest: BaseAPIRequest {
+    private let userName: String, password: String
+    init(userName: String, password: String) { self.userName = userName; self.password = password }
+    var method: NetworkService.Method { .post }
+    var query: NetworkService.QueryType { .json }
+    var params: [String: Any]? { ["username": userName, "password": password] }
+    var api: String { "/sign_in" }
+    var headers: [String: String]? { defaultJsonHeader() }
+}
+
+final class SignInResponseMapper: ResponseMapper<SignInItem>, ResponseMapperProtocol {
+    static func process(_ obj: Any?) throws -> SignInItem {
+        try process(obj, parse: { json in
+            guard let name = json["userName"] as? String, let token = json["token"] as? String else { return nil }
+            return SignInItem(userName: name, token: token)
+        })
+    }
+}
+
+final class SignInOperation: ServiceOperation, @unchecked Sendable {
+    private let request: SignInRequest
+    var success: ((SignInItem) -> Void)?
+    var failure: ((Error) -> Void)?
+    init(userName: String, password: String) {
+        request = SignInRequest(userName: userName, password: password)
+        super.init()
+    }
+    override func execute() {
+        service.request(request, success: { [weak self] in self?.handleSuccess($0) },
+                        failure: { [weak self] in self?.handleFailure($0) })
+    }
+    private func handleSuccess(_ response: Any?) {
+        do { success?(try SignInResponseMapper.process(response)); finish() } catch { handleFailure(error) }
+    }
+    private func handleFailure(_ error: Error) { failure?(error); finish() }
+}
+
+struct ListItem: ParsedItem {
+    let id: Int
+    let title: String
+}
+
+final class ListItemMapper: ResponseMapper<ListItem>, ResponseMapperProtocol {
+    static func process(_ obj: Any?) throws -> ListItem {
+        try process(obj, parse: { json in
+            guard let id = json["id"] as? Int, let title = json["title"] as? String else { return nil }
+            return ListItem(id: id, title: title)
+        })
+    }
+}
+
+struct Profile: Decodable {
+    let id: Int
+    let name: String
+    let email: String
+}
+
+/// A GET request to a path, for endpoints that need nothing else.
+struct GetRequest: BaseAPIRequest {
+    let api: String
+    var timeout: TimeInterval?
+    var method: NetworkService.Method { .get }
+    var query: NetworkService.QueryType { .path }
+    var params: [String: Any]? { nil }
+    var headers: [String: String]? { nil }
+}

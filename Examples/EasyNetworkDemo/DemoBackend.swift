@@ -1,0 +1,33 @@
+import EasyNetworkTesting
+import Foundation
+
+/// A small fake backend on the loopback server: the endpoints the demo calls.
+enum DemoBackend {
+    static func start() throws -> LoopbackServer {
+        let server = try LoopbackServer()
+        server.route("POST", "/sign_in") { request in
+            guard let body = request.jsonBody() as? [String: Any],
+                  let user = body["username"] as? String,
+                  body["password"] as? String == "secret"
+            else { return .json(#"{"error": "wrong user name or password"}"#, status: 403) }
+            return .json(object: ["userName": user, "token": "token-\(user)"])
+        }
+        server.route("GET", "/items") { _ in
+            .json(object: (1...5).map { ["id": $0, "title": "Item \($0)"] })
+        }
+        server.route("GET", "/profile") { _ in
+            .json(#"{"id": 7, "name": "Ana", "email": "ana@example.com"}"#)
+        }
+        server.route("GET", "/private") { _ in
+            .status(401, headers: ["WWW-Authenticate": #"Bearer realm="demo""#, "Content-Type": "application/json"],
+                    body: Data(#"{"error": "token expired"}"#.utf8))
+        }
+        server.route("GET", "/broken") { _ in
+            .json(#"{"message": "database is down"}"#, status: 500)
+        }
+        server.route("GET", "/slow") { _ in
+            .delayed(5, .json("{}"))
+        }
+        return server
+    }
+}

@@ -1,0 +1,112 @@
+import EasyNetwork
+import EasyNetworkTesting
+import Foundation
+
+/// `swift run EasyNetworkDemo [--base-url URL]`: the seed's flow through EasyNetwork,
+/// against a fake backend on 127.0.0.1 (or a real server with the same endpoints).
+@main
+struct EasyNetworkDemo {
+    static func main() async {
+        var server: LoopbackServer?
+        let arguments = CommandLine.arguments
+        if let index = arguments.firstIndex(of: "--base-url"), index + 1 < arguments.count {
+            guard HostConfiguration.baseURL(arguments[index + 1]) else {
+                print("Not a usable base URL: \(arguments[index + 1])")
+                exit(2)
+            }
+        } else {
+            do {
+                let started = try DemoBackend.start()
+                server = started
+                HostConfiguration.baseURL(started.baseURL.absoluteString)
+            } catch {
+                print("Cannot start the demo backend: \(error)")
+                exit(1)
+            }
+        }
+        print("EasyNetwork demo against \(HostConfiguration.shared.baseURL?.absoluteString ?? "?")\n")
+
+        let unauthorized = NotificationCenter.default.addObserver(
+            forName: HostConfiguration.didPerformUnauthorizedOperation, object: HostConfiguration.shared, queue: nil
+        ) { _ in print("   (notification: DidPerformUnauthorizedOperation — time to sign in again)") }
+
+        await signIn()
+        await listItems()
+        await profile()
+        await failing(path: "/private", title: "4. A 401 is a failure plus a notification")
+        await failing(path: "/broken", title: "5. A 500 carries the server's message")
+        await cancellation()
+
+        NotificationCenter.default.removeObserver(unauthorized)
+        server?.stop()
+        print("\nDone.")
+    }
+
+    static func signIn() async {
+        print("1. Sign in with a ServiceOperation subclass and a ResponseMapper")
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let op = SignInOperation(userName: "ana", password: "secret")
+            op.success = { item in print("   signed in as \(item.userName), token \(item.token)"); done.resume() }
+            op.failure = { error in print("   failed: \(error.localizedDescription)"); done.resume() }
+            NetworkQueue.shared.addOperation(op)
+        }
+    }
+
+    static func listItems() async {
+        print("2. A list through ArrayResponseMapper")
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let op = RequestOperation(request: GetRequest(api: "/items")) { json in
+                try ArrayResponseMapper<ListItem>.process(json, mapper: ListItemMapper.process)
+            }
+            op.success = { items in print("   \(items.count) items: " + items.map(\.title).joined(separator: ", ")) }
+            op.failure = { error in print("   failed: \(error.localizedDescription)") }
+            op.completion = { _ in done.resume() }
+            NetworkQueue.shared.addOperation(op)
+        }
+    }
+
+    static func profile() async {
+        print("3. A Decodable struct with the generic RequestOperation")
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let op = RequestOperation(request: GetRequest(api: "/profile"), decoding: Profile.self)
+            op.completion = { result in
+                switch result {
+                case .success(let profile): print("   \(profile.name) <\(profile.email)>")
+                case .failure(let error): print("   failed: \(error.localizedDescription)")
+                }
+                done.resume()
+            }
+            NetworkQueue.shared.addOperation(op)
+        }
+    }
+
+    static func failing(path: String, title: String) async {
+        print(title)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let op = RequestOperation<Any?>(request: GetRequest(api: path)) { $0 }
+            op.failure = { error in
+                print("   status \(error.statusCode.map(String.init) ?? "-"): \(error.localizedDescription)")
+            }
+            op.completion = { _ in done.resume() }
+            NetworkQueue.shared.addOperation(op)
+        }
+    }
+
+    static func cancellation() async {
+        print("6. Cancelling a slow request")
+        let started = Date()
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let op = RequestOperation<Any?>(request: GetRequest(api: "/slow")) { $0 }
+            op.completion = { result in
+                if case .failure(let error) = result, error.isCancelled {
+                    print(String(format: "   cancelled after %.2f s, reported once", Date().timeIntervalSince(started)))
+                } else {
+                    print("   unexpected: \(result)")
+                }
+                done.resume()
+            }
+            NetworkQueue.shared.addOperation(op)
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { op.cancel() }
+        }
+    }
+}
