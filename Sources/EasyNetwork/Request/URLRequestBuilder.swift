@@ -6,11 +6,9 @@ import FoundationNetworking
 /// Builds the `URLRequest` for a ``BaseAPIRequest`` on a host: URL, query, body,
 /// merged headers and timeout. Pure: it touches no network and no shared state.
 struct URLRequestBuilder {
-    let baseURL: Result<URL, NetworkError>
     let settings: HostConfiguration.Settings
 
     init(configuration: HostConfiguration) {
-        baseURL = configuration.resolvedBaseURL()
         settings = configuration.snapshot()
     }
 
@@ -23,7 +21,7 @@ struct URLRequestBuilder {
         if let absolute = request.absoluteURL {
             urlResult = Self.url(absolute, addingQuery: queryParams)
         } else {
-            urlResult = baseURL.flatMap { Self.url(base: $0, api: request.api, query: queryParams) }
+            urlResult = settings.resolvedBaseURL.flatMap { Self.url(base: $0, api: request.api, query: queryParams) }
         }
         let url: URL
         switch urlResult {
@@ -63,6 +61,9 @@ struct URLRequestBuilder {
     /// `base` + `api`: the api path is appended to the base path with exactly one
     /// slash between them; a query in `api` is kept, then `query` is added.
     static func url(base: URL, api: String, query: [String: Any]?) -> Result<URL, NetworkError> {
+        if let url = simpleURL(base: base, api: api, query: query) {
+            return .success(url)
+        }
         guard var components = URLComponents(url: base, resolvingAgainstBaseURL: true) else {
             return .failure(NetworkError(kind: .invalidRequest, message: "'\(base)' is not a valid base URL", url: base))
         }
@@ -72,9 +73,7 @@ struct URLRequestBuilder {
             apiPath = String(api[..<mark])
             apiQuery = String(api[api.index(after: mark)...])
         }
-        var allowed = CharacterSet.urlPathAllowed
-        allowed.insert("%")
-        guard let encodedAPI = apiPath.addingPercentEncoding(withAllowedCharacters: allowed) else {
+        guard let encodedAPI = apiPath.addingPercentEncoding(withAllowedCharacters: pathAllowed) else {
             return .failure(NetworkError(kind: .invalidRequest, message: "'\(api)' is not a valid API path", url: base))
         }
         let basePath = components.percentEncodedPath
@@ -90,6 +89,36 @@ struct URLRequestBuilder {
         }
         return .success(url)
     }
+
+    /// The common case without `URLComponents`: a base with no query or fragment and
+    /// an api made only of characters a path may hold as they are. Gives the same URL
+    /// as the general path; `nil` sends the caller there.
+    private static func simpleURL(base: URL, api: String, query: [String: Any]?) -> URL? {
+        guard !api.isEmpty, api.utf8.allSatisfy({ plainPathBytes.contains($0) }) else { return nil }
+        let baseString = base.absoluteString
+        guard !baseString.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else { return nil }
+        var string = baseString.hasSuffix("/") ? String(baseString.dropLast()) : baseString
+        string += "/"
+        string += api.drop { $0 == "/" }
+        if let query, !query.isEmpty {
+            string += "?"
+            string += QueryStringEncoder().encode(query)
+        }
+        return URL(string: string)
+    }
+
+    /// Bytes an api path may hold unencoded on the fast path.
+    private static let plainPathBytes: Set<UInt8> = Set(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8
+    )
+
+    /// Characters left as they are in an api path: RFC 3986 path characters and `%`,
+    /// so an already percent-encoded path is kept.
+    private static let pathAllowed: CharacterSet = {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.insert("%")
+        return allowed
+    }()
 
     /// `url` with `query` appended to its own query.
     static func url(_ url: URL, addingQuery query: [String: Any]?) -> Result<URL, NetworkError> {

@@ -89,7 +89,8 @@ public final class EasyNetworkService: @unchecked Sendable {
         let codes = builder.settings.acceptableStatusCodes
         let task = configuration.transport.dataTask(with: urlRequest, priority: priority) { [self] outcome in
             state.write { _ = $0.tasks.removeValue(forKey: id) }
-            let result = Self.classify(outcome, acceptableStatusCodes: codes).flatMap { response in
+            let cancelled = state.read { $0.cancelled }
+            let result = Self.classify(outcome, cancelled: cancelled, acceptableStatusCodes: codes).flatMap { response in
                 Result { try transform(response) }.mapError { NetworkError.decoding($0, response: response) }
             }
             deliver(result, on: queue, completion: completion)
@@ -150,10 +151,15 @@ public final class EasyNetworkService: @unchecked Sendable {
     }
 
     /// Sorts a transport outcome into a response worth decoding or an error.
-    static func classify(_ outcome: TransportOutcome, acceptableStatusCodes: Set<Int>) -> Result<NetworkResponse, NetworkError> {
+    /// A challenged 401 arrives as its response even when the caller cancelled
+    /// meanwhile; `cancelled` makes that a cancellation.
+    static func classify(_ outcome: TransportOutcome, cancelled: Bool, acceptableStatusCodes: Set<Int>) -> Result<NetworkResponse, NetworkError> {
         let url = outcome.request.url
+        if cancelled, outcome.error != nil || outcome.response == nil {
+            return .failure(.cancelled(url: url))
+        }
         if let error = outcome.error {
-            if outcome.cancelledByCaller || (error as? URLError)?.code == .cancelled {
+            if (error as? URLError)?.code == .cancelled {
                 return .failure(.cancelled(url: url))
             }
             return .failure(.transport(error, url: url))

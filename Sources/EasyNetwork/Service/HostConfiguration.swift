@@ -42,6 +42,15 @@ public final class HostConfiguration: @unchecked Sendable {
         var timeout: TimeInterval = HostConfiguration.defaultTimeout
         var callbackQueue: DispatchQueue = .main
         var acceptableStatusCodes: Set<Int> = Set(200..<300)
+
+        /// The base URL, or the error a request must fail with when there is none.
+        var resolvedBaseURL: Result<URL, NetworkError> {
+            if let baseURL { return .success(baseURL) }
+            if let baseURLProblem {
+                return .failure(NetworkError(kind: .invalidRequest, message: baseURLProblem))
+            }
+            return .failure(NetworkError(kind: .notConfigured))
+        }
     }
 
     private let settings: Protected<Settings>
@@ -128,17 +137,6 @@ public final class HostConfiguration: @unchecked Sendable {
             $0.baseURLProblem = url == nil ? "'\(string)' is not a valid base URL" : nil
         }
         return url != nil
-    }
-
-    /// The base URL, or the error a request must fail with when there is none.
-    func resolvedBaseURL() -> Result<URL, NetworkError> {
-        settings.read { settings in
-            if let url = settings.baseURL { return .success(url) }
-            if let problem = settings.baseURLProblem {
-                return .failure(NetworkError(kind: .invalidRequest, message: problem))
-            }
-            return .failure(NetworkError(kind: .notConfigured))
-        }
     }
 
     /// A snapshot of all settings, read under one lock.

@@ -39,14 +39,23 @@ public final class NetworkService: @unchecked Sendable {
             completion(TransportOutcome(request: request, error: URLError(.cancelled)))
             return nil
         }
-        let task = session.dataTask(with: request)
+        let record = TaskRecord(request: request)
+        let delegate = delegate
+        let task = session.dataTask(with: request) { data, response, error in
+            var outcome = TransportOutcome(request: request, response: response as? HTTPURLResponse, data: data ?? Data(), error: error)
+            if let challenged = delegate.complete(record), (error as? URLError)?.code == .cancelled {
+                // A 401 whose challenge was cancelled to avoid a hang: report the 401.
+                outcome.response = challenged
+                outcome.error = nil
+            }
+            completion(outcome)
+        }
         if let priority {
             task.priority = priority
         }
-        let record = TaskRecord(request: request, completion: completion)
         delegate.register(record, for: task)
         task.resume()
-        return TransportTask(task: task, record: record)
+        return TransportTask(task: task)
     }
 
     /// Lets running tasks finish, then releases the session. Later requests fail

@@ -3,37 +3,31 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The delegate of a host's session: collects each task's response and body and
-/// completes it once. It holds no reference to the host, so the session (which keeps
-/// its delegate alive until invalidated) never keeps a host alive.
-final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    private let records = Protected([ObjectIdentifier: TaskRecord]())
+/// The delegate of a host's session: answers authentication challenges so that a 401
+/// never hangs, and keeps the response such a challenge carried until the task's
+/// completion handler collects it. Data arrives through each task's completion
+/// handler, one hop per request.
+///
+/// It holds no reference to the host, so the session (which keeps its delegate alive
+/// until invalidated) never keeps a host alive.
+final class SessionDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+    private struct TaskState {
+        var challengeResponse: HTTPURLResponse?
+    }
 
+    private let tasks = Protected([ObjectIdentifier: TaskState]())
+
+    /// Files `record` under `task` before the task resumes.
     func register(_ record: TaskRecord, for task: URLSessionTask) {
-        records.write { $0[ObjectIdentifier(task)] = record }
+        let key = ObjectIdentifier(task)
+        record.key = key
+        tasks.write { $0[key] = TaskState() }
     }
 
-    private func record(for task: URLSessionTask) -> TaskRecord? {
-        records.read { $0[ObjectIdentifier(task)] }
-    }
-
-    func urlSession(
-        _ session: URLSession,
-        dataTask: URLSessionDataTask,
-        didReceive response: URLResponse,
-        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
-    ) {
-        if let record = record(for: dataTask) {
-            record.response = response as? HTTPURLResponse
-            if response.expectedContentLength > 0, response.expectedContentLength < 64 << 20 {
-                record.body.reserveCapacity(Int(response.expectedContentLength))
-            }
-        }
-        completionHandler(.allow)
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        record(for: dataTask)?.body.append(data)
+    /// Removes the task's state and returns the response its challenge carried, if any.
+    func complete(_ record: TaskRecord) -> HTTPURLResponse? {
+        guard let key = record.key else { return nil }
+        return tasks.write { $0.removeValue(forKey: key)?.challengeResponse }
     }
 
     func urlSession(
@@ -46,21 +40,14 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         // swift-corelibs-foundation hangs on `.performDefaultHandling` for a 401 with
         // `WWW-Authenticate`; cancelling ends the task at once, and the challenge
         // still carries the 401 response, which the caller gets instead.
-        record(for: task)?.challengeResponse = challenge.failureResponse as? HTTPURLResponse
+        let key = ObjectIdentifier(task)
+        let response = challenge.failureResponse as? HTTPURLResponse
+        tasks.write { tasks in
+            if tasks[key] != nil { tasks[key]?.challengeResponse = response }
+        }
         completionHandler(.cancelAuthenticationChallenge, nil)
         #else
         completionHandler(.performDefaultHandling, nil)
         #endif
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard let record = records.write({ $0.removeValue(forKey: ObjectIdentifier(task)) }) else { return }
-        var outcome = TransportOutcome(request: record.request, response: record.response, data: record.body, error: error)
-        outcome.cancelledByCaller = record.cancelledByCaller
-        if let challengeResponse = record.challengeResponse, !record.cancelledByCaller {
-            outcome.response = challengeResponse
-            outcome.error = nil
-        }
-        record.completion(outcome)
     }
 }

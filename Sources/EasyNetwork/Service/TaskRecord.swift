@@ -3,25 +3,14 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The bookkeeping of one running task. Written by the session delegate on its
-/// serial delegate queue; `cancelledByCaller` may be set from any thread.
+/// The identity of one running task, known to its completion handler, under which the
+/// session delegate files what it learns about the task. It has no lock of its own:
+/// `key` is written before the task resumes and read after it completed.
 final class TaskRecord: @unchecked Sendable {
     let request: URLRequest
-    let completion: @Sendable (TransportOutcome) -> Void
-    var response: HTTPURLResponse?
-    var body = Data()
-    /// The response a server's authentication challenge carried (Linux: the task
-    /// is cancelled to avoid a hang, and this is what the caller gets).
-    var challengeResponse: HTTPURLResponse?
-    private let cancelled = Protected(false)
+    var key: ObjectIdentifier?
 
-    init(request: URLRequest, completion: @escaping @Sendable (TransportOutcome) -> Void) {
+    init(request: URLRequest) {
         self.request = request
-        self.completion = completion
-    }
-
-    var cancelledByCaller: Bool {
-        get { cancelled.wrappedValue }
-        set { cancelled.write { $0 = newValue } }
     }
 }

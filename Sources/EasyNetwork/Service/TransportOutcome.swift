@@ -7,10 +7,8 @@ import FoundationNetworking
 struct TransportOutcome: @unchecked Sendable {
     let request: URLRequest
     var response: HTTPURLResponse?
-    var data: Data = Data()
+    var data: Data
     var error: (any Error)?
-    /// The task was cancelled by EasyNetwork's caller (not by a challenge).
-    var cancelledByCaller = false
 
     init(request: URLRequest, response: HTTPURLResponse? = nil, data: Data = Data(), error: (any Error)? = nil) {
         self.request = request

@@ -6,11 +6,9 @@ import FoundationNetworking
 /// A running data task that can be cancelled from any thread.
 struct TransportTask: @unchecked Sendable {
     let task: URLSessionTask
-    let record: TaskRecord
 
     /// Cancels the task; its completion reports a cancellation.
     func cancel() {
-        record.cancelledByCaller = true
         task.cancel()
     }
 }

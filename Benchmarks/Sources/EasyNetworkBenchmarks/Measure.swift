@@ -1,0 +1,68 @@
+import Foundation
+
+/// Runs `count` requests with `width` in flight at a time and returns requests per second.
+/// `start` must call its completion on the main queue; this thread blocks meanwhile.
+func throughput(count: Int, width: Int, start: @escaping @Sendable (@escaping @Sendable (Bool) -> Void) -> Void) -> Double {
+    let finished = DispatchSemaphore(value: 0)
+    let state = Counter(remaining: count)
+    let began = DispatchTime.now().uptimeNanoseconds
+
+    @Sendable func launch() {
+        start { ok in
+            if !ok { state.failures += 1 }
+            state.done += 1
+            if state.done == count {
+                finished.signal()
+            } else if state.takeSlot() {
+                launch()
+            }
+        }
+    }
+    DispatchQueue.main.async {
+        for _ in 0..<min(width, count) where state.takeSlot() {
+            launch()
+        }
+    }
+    finished.wait()
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
+    if state.failures > 0 {
+        FileHandle.standardError.write(Data("warning: \(state.failures) failed requests\n".utf8))
+    }
+    return Double(count) / seconds
+}
+
+/// Counts of one run; touched only on the main queue.
+final class Counter: @unchecked Sendable {
+    var remaining: Int
+    var done = 0
+    var failures = 0
+
+    init(remaining: Int) {
+        self.remaining = remaining
+    }
+
+    func takeSlot() -> Bool {
+        guard remaining > 0 else { return false }
+        remaining -= 1
+        return true
+    }
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return 0 }
+    let middle = sorted.count / 2
+    return sorted.count % 2 == 0 ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[middle]
+}
+
+/// Resident and peak resident memory in KiB, from /proc (Linux) or 0 elsewhere.
+func memoryKiB() -> (rss: Int, peak: Int) {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return (0, 0) }
+    func field(_ name: String) -> Int {
+        for line in status.split(separator: "\n") where line.hasPrefix(name) {
+            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
+        }
+        return 0
+    }
+    return (field("VmRSS:"), field("VmHWM:"))
+}

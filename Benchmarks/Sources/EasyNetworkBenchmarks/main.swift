@@ -1,0 +1,89 @@
+import EasyNetwork
+import EasyNetworkTesting
+import Foundation
+
+// Throughput of EasyNetwork against raw URLSession, interleaved rounds in one run,
+// then memory after many finished requests. Arguments: [requests-per-round] [rounds].
+
+let arguments = CommandLine.arguments
+let perRound = arguments.count > 1 ? Int(arguments[1]) ?? 1000 : 1000
+let rounds = arguments.count > 2 ? Int(arguments[2]) ?? 7 : 7
+
+let server: LoopbackServer
+do {
+    server = try LoopbackServer()
+} catch {
+    FileHandle.standardError.write(Data("cannot start the server: \(error)\n".utf8))
+    exit(1)
+}
+server.route("GET", "/bench") { _ in
+    .json(#"{"id": 42, "name": "benchmark", "tags": ["a", "b", "c"], "active": true}"#)
+}
+
+let host = HostConfiguration(baseURL: server.baseURL)
+let queue = NetworkQueue(maxConcurrentOperationCount: 8)
+let raw = RawClient(url: server.baseURL.appendingPathComponent("bench"))
+
+let viaRaw: @Sendable (@escaping @Sendable (Bool) -> Void) -> Void = { done in raw.get(done) }
+let viaEasyNetwork: @Sendable (@escaping @Sendable (Bool) -> Void) -> Void = { done in
+    queue.addOperation(BenchOperation(configuration: host, onDone: done))
+}
+
+Thread.detachNewThread {
+    print("EasyNetwork benchmark: \(rounds) rounds × \(perRound) GETs of a small JSON on 127.0.0.1")
+    // Warm up both paths (connections, caches, lazy sessions).
+    _ = throughput(count: 200, width: 8, start: viaRaw)
+    _ = throughput(count: 200, width: 8, start: viaEasyNetwork)
+
+    var ratios: [String: [Double]] = ["sequential": [], "8-wide": []]
+    var rates: [String: [Double]] = [:]
+    for round in 1...rounds {
+        for (label, width) in [("sequential", 1), ("8-wide", 8)] {
+            // Alternate which side goes first so drift does not favour one.
+            let rawFirst = round % 2 == 1
+            var rawRate = 0.0, enRate = 0.0
+            if rawFirst {
+                rawRate = throughput(count: perRound, width: width, start: viaRaw)
+                enRate = throughput(count: perRound, width: width, start: viaEasyNetwork)
+            } else {
+                enRate = throughput(count: perRound, width: width, start: viaEasyNetwork)
+                rawRate = throughput(count: perRound, width: width, start: viaRaw)
+            }
+            ratios[label, default: []].append(enRate / rawRate)
+            rates["raw \(label)", default: []].append(rawRate)
+            rates["EasyNetwork \(label)", default: []].append(enRate)
+            print(String(format: "round %d %-10@ raw %8.0f req/s  EasyNetwork %8.0f req/s  ratio %.3f",
+                         round, label as NSString, rawRate, enRate, enRate / rawRate))
+        }
+    }
+    for label in ["sequential", "8-wide"] {
+        print(String(format: "median %-10@ raw %8.0f req/s  EasyNetwork %8.0f req/s  ratio EasyNetwork/raw %.3f (target ≥ 0.97)",
+                     label as NSString,
+                     median(rates["raw \(label)"] ?? []), median(rates["EasyNetwork \(label)"] ?? []),
+                     median(ratios[label] ?? [])))
+    }
+
+    if arguments.contains("--no-memory") {
+        server.stop()
+        exit(0)
+    }
+    // Memory: finished requests must not accumulate (the server's own log is cleared).
+    raw.invalidate()
+    server.resetRecords()
+    let before = memoryKiB()
+    var checkpoints: [(Int, Int)] = []
+    for batch in 1...10 {
+        _ = throughput(count: 1000, width: 8, start: viaEasyNetwork)
+        server.resetRecords()
+        checkpoints.append((batch * 1000, memoryKiB().rss))
+    }
+    let after = memoryKiB()
+    print("memory: RSS before \(before.rss) KiB; after " +
+          checkpoints.map { "\($0.0): \($0.1)" }.joined(separator: ", ") + " KiB")
+    let growth = Double(checkpoints[checkpoints.count - 1].1 - checkpoints[4].1) / 5000.0
+    print(String(format: "memory: peak RSS %d KiB (%.1f MiB) after 10,000 EasyNetwork requests; growth from 5,000 to 10,000: %.2f KiB per request",
+                 after.peak, Double(after.peak) / 1024, growth))
+    server.stop()
+    exit(0)
+}
+dispatchMain()
