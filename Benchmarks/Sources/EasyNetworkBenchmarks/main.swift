@@ -25,6 +25,13 @@ let queue = NetworkQueue(maxConcurrentOperationCount: 8)
 let raw = RawClient(url: server.baseURL.appendingPathComponent("bench"))
 
 let viaRaw: @Sendable (@escaping @Sendable (Bool) -> Void) -> Void = { done in raw.get(done) }
+// Reference: the raw call wrapped in a BlockOperation on an OperationQueue, i.e. the cost
+// of the Operation hop alone, with no EasyNetwork code in the path.
+let referenceQueue = OperationQueue()
+referenceQueue.maxConcurrentOperationCount = 8
+let viaOperationQueue: @Sendable (@escaping @Sendable (Bool) -> Void) -> Void = { done in
+    referenceQueue.addOperation { raw.get(done) }
+}
 let viaEasyNetwork: @Sendable (@escaping @Sendable (Bool) -> Void) -> Void = { done in
     queue.addOperation(BenchOperation(configuration: host, onDone: done))
 }
@@ -36,6 +43,7 @@ Thread.detachNewThread {
     _ = throughput(count: 200, width: 8, start: viaEasyNetwork)
 
     var ratios: [String: [Double]] = ["sequential": [], "8-wide": []]
+    var referenceRatios: [String: [Double]] = ["sequential": [], "8-wide": []]
     var rates: [String: [Double]] = [:]
     for round in 1...rounds {
         for (label, width) in [("sequential", 1), ("8-wide", 8)] {
@@ -49,11 +57,14 @@ Thread.detachNewThread {
                 enRate = throughput(count: perRound, width: width, start: viaEasyNetwork)
                 rawRate = throughput(count: perRound, width: width, start: viaRaw)
             }
+            let referenceRate = throughput(count: perRound, width: width, start: viaOperationQueue)
+            server.resetRecords()
             ratios[label, default: []].append(enRate / rawRate)
+            referenceRatios[label, default: []].append(referenceRate / rawRate)
             rates["raw \(label)", default: []].append(rawRate)
             rates["EasyNetwork \(label)", default: []].append(enRate)
-            print(String(format: "round %d %-10@ raw %8.0f req/s  EasyNetwork %8.0f req/s  ratio %.3f",
-                         round, label as NSString, rawRate, enRate, enRate / rawRate))
+            print(String(format: "round %d %-10@ raw %8.0f req/s  EasyNetwork %8.0f req/s  ratio %.3f  (raw in an OperationQueue: %.3f)",
+                         round, label as NSString, rawRate, enRate, enRate / rawRate, referenceRate / rawRate))
         }
     }
     for label in ["sequential", "8-wide"] {
@@ -61,6 +72,8 @@ Thread.detachNewThread {
                      label as NSString,
                      median(rates["raw \(label)"] ?? []), median(rates["EasyNetwork \(label)"] ?? []),
                      median(ratios[label] ?? [])))
+        print(String(format: "median %-10@ reference: raw URLSession inside a BlockOperation on an OperationQueue / raw = %.3f",
+                     label as NSString, median(referenceRatios[label] ?? [])))
     }
 
     if arguments.contains("--no-memory") {
