@@ -174,3 +174,25 @@ final class OperationLifecycleTests: ServerTestCase {
         XCTAssertGreaterThanOrEqual(succeeded, total - cancelled.count)
     }
 }
+
+final class OperationPriorityTests: ServerTestCase {
+    func testHighPriorityOperationAddedLastStartsFirstOnAOneWideQueue() {
+        let host = makeHost()
+        let queue = NetworkQueue(maxConcurrentOperationCount: 1)
+        queue.isSuspended = true
+        let low = (0..<5).map { index -> RequestOperation<Any?> in
+            let op = RequestOperation<Any?>(request: TestRequest("/echo", params: ["op": "low\(index)"]), configuration: host) { $0 }
+            op.queuePriority = .low
+            return op
+        }
+        let urgent = RequestOperation<Any?>(request: TestRequest("/echo", params: ["op": "urgent"]), configuration: host) { $0 }
+        urgent.queuePriority = .veryHigh
+        urgent.qualityOfService = .userInitiated
+        queue.addOperations(low + [urgent], waitUntilFinished: false)
+        queue.isSuspended = false
+        (low + [urgent]).forEach { waitUntilFinished($0) }
+        let order = server.requests(path: "/echo").compactMap { $0.queryItems.first?.value }
+        XCTAssertEqual(order.first, "urgent")
+        XCTAssertEqual(Array(order.dropFirst()), ["low0", "low1", "low2", "low3", "low4"])
+    }
+}

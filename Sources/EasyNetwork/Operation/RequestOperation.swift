@@ -88,6 +88,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         outcome.read { $0 }
     }
 
+    /// Sends the request and reports its result; subclasses rarely override it.
     open override func execute() {
         let operation = UncheckedSendable(self)
         service.perform(request, transform: transform) { result in
