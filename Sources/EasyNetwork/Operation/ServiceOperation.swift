@@ -48,7 +48,10 @@ open class ServiceOperation: NetworkOperation, @unchecked Sendable {
     }
 
     override func willExecute() {
-        service.taskPriority = Self.taskPriority(for: queuePriority)
+        let priority = queuePriority
+        if priority != .normal {
+            service.taskPriority = Self.taskPriority(for: priority)
+        }
     }
 
     /// The `URLSessionTask` priority matching an operation's queue priority.
