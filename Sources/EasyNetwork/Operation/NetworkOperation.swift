@@ -20,6 +20,7 @@ open class NetworkOperation: Operation, @unchecked Sendable {
     private struct State {
         var phase: Phase = .ready
         var finishRequestedBeforeStart = false
+        var enqueued = false
     }
 
     private let state = Protected(State())
@@ -101,6 +102,16 @@ open class NetworkOperation: Operation, @unchecked Sendable {
     /// when the queue starts it.
     open override func cancel() {
         super.cancel()
+    }
+
+    /// Marks the operation as handed to a queue; `false` when it already was, so a
+    /// second `addOperation` is ignored instead of crashing Foundation.
+    func claimEnqueue() -> Bool {
+        state.write { state in
+            guard !state.enqueued, state.phase == .ready else { return false }
+            state.enqueued = true
+            return true
+        }
     }
 
     /// Called on the starting thread right before ``execute()``; a library hook.

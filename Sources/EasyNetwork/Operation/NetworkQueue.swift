@@ -22,14 +22,25 @@ public final class NetworkQueue: @unchecked Sendable {
     }
 
     /// Adds an operation; it starts when its dependencies are done and a slot is free.
+    /// An operation that is already in a queue, running or finished is ignored
+    /// (Foundation would stop the app for it).
     public func addOperation(_ operation: Operation) {
+        guard Self.canEnqueue(operation) else { return }
         operationQueue.addOperation(operation)
     }
 
     /// Adds operations, optionally blocking until all have finished. Never wait on the
-    /// callback queue of the operations' host (by default the main queue).
+    /// callback queue of the operations' host (by default the main queue). Operations
+    /// already in a queue, running or finished are left out.
     public func addOperations(_ operations: [Operation], waitUntilFinished: Bool) {
-        operationQueue.addOperations(operations, waitUntilFinished: waitUntilFinished)
+        operationQueue.addOperations(operations.filter(Self.canEnqueue), waitUntilFinished: waitUntilFinished)
+    }
+
+    private static func canEnqueue(_ operation: Operation) -> Bool {
+        if let networkOperation = operation as? NetworkOperation {
+            return networkOperation.claimEnqueue()
+        }
+        return !operation.isExecuting && !operation.isFinished
     }
 
     /// Cancels every operation in the queue; each finishes and reports a cancellation.

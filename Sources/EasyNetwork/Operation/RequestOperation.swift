@@ -17,7 +17,13 @@ import Foundation
 open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     private let request: BaseAPIRequest
     private let transform: @Sendable (NetworkResponse) throws -> Output
-    private let outcome = Protected<Result<Output, NetworkError>?>(nil)
+    private struct Outcome {
+        var result: Result<Output, NetworkError>?
+        var delivered = false
+        var observers: [@Sendable (Result<Output, NetworkError>) -> Void] = []
+    }
+
+    private let outcome = Protected(Outcome())
 
     /// Called with the mapped value on success.
     public var success: ((Output) -> Void)?
@@ -38,54 +44,49 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         super.init(configuration: configuration)
     }
 
-    /// An operation that maps the JSON body with a ``ResponseMapperProtocol`` type.
+    /// An operation whose response is decoded by `responseDecoder`
+    /// (`.data`, `.string`, `.json`, `.void`, `.decodable()`, `.mapper(_:)`, `.map(_:)`).
+    public convenience init(
+        request: BaseAPIRequest,
+        configuration: HostConfiguration = .shared,
+        responseDecoder: ResponseDecoder<Output>
+    ) {
+        self.init(request: request, configuration: configuration, transform: responseDecoder.decode)
+    }
+
+    /// An operation that maps the JSON payload with a ``ResponseMapperProtocol`` type.
     public convenience init<Mapper: ResponseMapperProtocol>(
         request: BaseAPIRequest,
         configuration: HostConfiguration = .shared,
         mapper: Mapper.Type
     ) where Mapper.Item == Output {
-        let process = UncheckedSendable<(Any?) throws -> Output>(Mapper.process)
-        self.init(request: request, configuration: configuration) { response in
-            try process.value(try response.jsonObject())
-        }
+        self.init(request: request, configuration: configuration, responseDecoder: .mapper(mapper))
     }
 
-    /// An operation that decodes the body as `type` with `decoder`. A decoding error
-    /// names the type, the key path and a snippet of the body.
+    /// An operation that decodes the payload as `type` with `decoder` (the host's
+    /// `jsonDecoder` when `nil`). A decoding error names the type, the key path and a
+    /// snippet of the body.
     public convenience init(
         request: BaseAPIRequest,
         configuration: HostConfiguration = .shared,
         decoding type: Output.Type,
-        decoder: JSONDecoder = JSONDecoder()
+        decoder: JSONDecoder? = nil
     ) where Output: Decodable {
-        let decode = UncheckedSendable<(NetworkResponse) throws -> Output> { response in
-            try response.decode(Output.self, decoder: decoder)
-        }
-        self.init(request: request, configuration: configuration, transform: Self.sendable(decode))
+        self.init(request: request, configuration: configuration, responseDecoder: .decodable(decoder))
     }
 
-    /// An operation that maps the JSON body (`Any?`, `nil` when empty) with a closure.
+    /// An operation that maps the JSON payload (`Any?`, `nil` when empty) with a closure.
     public convenience init(
         request: BaseAPIRequest,
         configuration: HostConfiguration = .shared,
         map: @escaping @Sendable (Any?) throws -> Output
     ) {
-        self.init(request: request, configuration: configuration) { response in
-            try map(try response.jsonObject())
-        }
-    }
-
-    /// A transform that calls a closure built on the starting thread; mapping runs
-    /// on one thread at a time, so the closure is never shared concurrently.
-    private static func sendable(
-        _ box: UncheckedSendable<(NetworkResponse) throws -> Output>
-    ) -> @Sendable (NetworkResponse) throws -> Output {
-        { response in try box.value(response) }
+        self.init(request: request, configuration: configuration, responseDecoder: .map(map))
     }
 
     /// The result, once the operation has delivered it.
     public var result: Result<Output, NetworkError>? {
-        outcome.read { $0 }
+        outcome.read { $0.result }
     }
 
     /// Sends the request and reports its result; subclasses rarely override it.
@@ -117,9 +118,9 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
 
     /// Stores `result` if it is the first; returns whether it was.
     private func store(_ result: Result<Output, NetworkError>) -> Bool {
-        outcome.write { stored in
-            guard stored == nil else { return false }
-            stored = result
+        outcome.write { outcome in
+            guard outcome.result == nil else { return false }
+            outcome.result = result
             return true
         }
     }
@@ -130,5 +131,24 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         case .failure(let error): failure?(error)
         }
         completion?(result)
+        let observers = outcome.write { outcome in
+            outcome.delivered = true
+            defer { outcome.observers.removeAll() }
+            return outcome.observers
+        }
+        observers.forEach { $0(result) }
+    }
+
+    /// Adds a library observer of the result, called once after the public closures,
+    /// or at once when the result was already delivered.
+    func observeResult(_ observer: @escaping @Sendable (Result<Output, NetworkError>) -> Void) {
+        let delivered: Result<Output, NetworkError>? = outcome.write { outcome in
+            if outcome.delivered { return outcome.result }
+            outcome.observers.append(observer)
+            return nil
+        }
+        if let delivered {
+            observer(delivered)
+        }
     }
 }

@@ -33,6 +33,13 @@ public protocol BaseAPIRequest {
     /// A full URL that replaces base URL + `api`, or `nil` (the default).
     /// Such a request works even when the host has no base URL.
     var absoluteURL: URL? { get }
+    /// A value sent as the JSON body, encoded with the host's `jsonEncoder`, or `nil`
+    /// (the default). When set, `params` go into the URL query.
+    var encodableBody: (any Encodable)? { get }
+    /// `true` keeps this request's failures away from the host's `errorHandler`
+    /// (for a request whose failure is expected, such as a silent token check).
+    /// Default `false`.
+    var suppressesErrorHandler: Bool { get }
 }
 
 extension BaseAPIRequest {
@@ -41,6 +48,12 @@ extension BaseAPIRequest {
 
     /// `nil`: use the host's base URL and ``api``.
     public var absoluteURL: URL? { nil }
+
+    /// `nil`: the body comes from `params`.
+    public var encodableBody: (any Encodable)? { nil }
+
+    /// `false`: failures reach the host's error handler.
+    public var suppressesErrorHandler: Bool { false }
 
     /// `["Content-Type": "application/json"]`, the header most JSON APIs expect.
     public func defaultJsonHeader() -> [String: String] {

@@ -15,7 +15,8 @@ struct URLRequestBuilder {
     func build(_ request: BaseAPIRequest) -> Result<URLRequest, NetworkError> {
         let method = request.method
         let params = request.params
-        let queryParams = (request.query == .path || method.sendsParametersInQuery) ? params : nil
+        let encodable = method.sendsParametersInQuery ? nil : request.encodableBody
+        let queryParams = (request.query == .path || method.sendsParametersInQuery || encodable != nil) ? params : nil
 
         let urlResult: Result<URL, NetworkError>
         if let absolute = request.absoluteURL {
@@ -37,7 +38,13 @@ struct URLRequestBuilder {
         var headers = HeaderFields(settings.defaultHeaders)
         headers.merge(request.headers ?? [:])
 
-        if !method.sendsParametersInQuery, let params {
+        if let encodable {
+            switch Self.encodedBody(encodable, encoder: settings.jsonEncoder, url: url) {
+            case .success(let body): urlRequest.httpBody = body
+            case .failure(let error): return .failure(error)
+            }
+            headers.setIfAbsent("Content-Type", "application/json")
+        } else if !method.sendsParametersInQuery, let params {
             switch request.query {
             case .path:
                 break
@@ -136,6 +143,20 @@ struct URLRequestBuilder {
             return .failure(NetworkError(kind: .invalidRequest, message: "'\(url)' is not a valid URL", url: url))
         }
         return .success(result)
+    }
+
+    /// `value` encoded by `encoder`, or an encoding error naming what failed.
+    static func encodedBody(_ value: any Encodable, encoder: JSONEncoder, url: URL) -> Result<Data, NetworkError> {
+        do {
+            return .success(try encoder.encode(value))
+        } catch {
+            return .failure(NetworkError(
+                kind: .encoding,
+                message: "cannot encode \(type(of: value)): " + DecodingDiagnostics.reason(for: error),
+                url: url,
+                underlyingError: error
+            ))
+        }
     }
 
     /// JSON for `params`, or an encoding error; checked first so that a value

@@ -28,6 +28,14 @@ enum DecodingDiagnostics {
                 return String(describing: decodingError)
             }
         }
+        if let encodingError = error as? EncodingError {
+            switch encodingError {
+            case .invalidValue(let value, let context):
+                return "invalid value \(value) at \(path(context.codingPath)): \(context.debugDescription)"
+            @unknown default:
+                return String(describing: encodingError)
+            }
+        }
         if let mapperError = error as? ResponseMapperError {
             return mapperError.localizedDescription
         }

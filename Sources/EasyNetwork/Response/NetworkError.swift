@@ -26,6 +26,9 @@ public struct NetworkError: Error, Sendable {
         case cancelled = 6
         /// The host has no base URL: call `HostConfiguration.baseURL(_:)` first.
         case notConfigured = 7
+        /// The server answered, but its envelope says the call failed (e.g. HTTP 200 with
+        /// `{"code": 8888, "msg": "…"}`). See ``businessCode``, ``message``, ``traceId``.
+        case business = 8
     }
 
     /// The stage that failed.
@@ -44,6 +47,16 @@ public struct NetworkError: Error, Sendable {
     /// The error underneath: a `URLError`, `EncodingError`, `DecodingError`,
     /// ``ResponseMapperError`` or a mapper's own error.
     public let underlyingError: (any Error)?
+    /// The backend's own code for a ``Kind-swift.enum/business`` failure, as text
+    /// (`8888`, `"A0230"`).
+    public let businessCode: String?
+    /// The trace or request id the backend's envelope carried, for support tickets.
+    public let traceId: String?
+    /// The envelope's payload (e.g. its `data`) of a business failure, as JSON.
+    public let payload: Data?
+    /// Whether this error means "not signed in / token expired": HTTP 401, or a
+    /// business code the host's envelope lists as unauthorized.
+    public let isUnauthorized: Bool
 
     /// Creates an error. The library makes these; tests and custom mappers may too.
     public init(
@@ -53,7 +66,11 @@ public struct NetworkError: Error, Sendable {
         url: URL? = nil,
         response: HTTPURLResponse? = nil,
         data: Data? = nil,
-        underlyingError: (any Error)? = nil
+        underlyingError: (any Error)? = nil,
+        businessCode: String? = nil,
+        traceId: String? = nil,
+        payload: Data? = nil,
+        isUnauthorized: Bool? = nil
     ) {
         self.kind = kind
         self.message = message
@@ -62,13 +79,14 @@ public struct NetworkError: Error, Sendable {
         self.response = response
         self.data = data
         self.underlyingError = underlyingError
+        self.businessCode = businessCode
+        self.traceId = traceId
+        self.payload = payload
+        self.isUnauthorized = isUnauthorized ?? (self.statusCode == 401)
     }
 
     /// Whether the request was cancelled (by you, the operation or the queue).
     public var isCancelled: Bool { kind == .cancelled }
-
-    /// Whether the server answered 401 Unauthorized.
-    public var isUnauthorized: Bool { statusCode == 401 }
 
     /// Whether the transport gave up waiting (`URLError.timedOut`).
     public var isTimeout: Bool { urlError?.code == .timedOut }
@@ -124,6 +142,9 @@ extension NetworkError: LocalizedError {
             return "The request was cancelled."
         case .notConfigured:
             return "No base URL is configured: call HostConfiguration.baseURL(_:) or give the request an absolute URL."
+        case .business:
+            let code = businessCode.map { " (code \($0))" } ?? ""
+            return "The server reported a failure\(code)" + detail
         }
     }
 
@@ -148,6 +169,8 @@ extension NetworkError: CustomNSError {
         var info: [String: Any] = [NSLocalizedDescriptionKey: errorDescription ?? ""]
         if let message { info[NSLocalizedFailureReasonErrorKey] = message }
         if let statusCode { info["statusCode"] = statusCode }
+        if let businessCode { info["businessCode"] = businessCode }
+        if let traceId { info["traceId"] = traceId }
         if let url { info[NSURLErrorFailingURLErrorKey] = url }
         if let underlyingError { info[NSUnderlyingErrorKey] = underlyingError as NSError }
         return info

@@ -3,8 +3,9 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A successful HTTP exchange: the request as sent, the response and its body.
-/// Mappers and transforms receive it before anything is decoded.
+/// A successful HTTP exchange: the request as sent, the response and its body, with
+/// the host's envelope and JSON decoder. Mappers and transforms receive it before
+/// anything is decoded, and use its methods to decode.
 public struct NetworkResponse: @unchecked Sendable {
     /// The request as it was sent.
     public let request: URLRequest
@@ -12,12 +13,25 @@ public struct NetworkResponse: @unchecked Sendable {
     public let httpResponse: HTTPURLResponse
     /// The body; empty for HEAD, 204 and empty responses.
     public let data: Data
+    /// The host's envelope, applied by ``jsonObject()``, ``decode(_:decoder:)`` and
+    /// ``validateEnvelope()``; `nil` when the host has none.
+    public let envelope: ResponseEnvelope?
+    /// The host's JSON decoder, used by ``decode(_:decoder:)`` when none is given.
+    public let jsonDecoder: JSONDecoder
 
     /// Creates a response; the library makes these, tests may too.
-    public init(request: URLRequest, httpResponse: HTTPURLResponse, data: Data) {
+    public init(
+        request: URLRequest,
+        httpResponse: HTTPURLResponse,
+        data: Data,
+        envelope: ResponseEnvelope? = nil,
+        jsonDecoder: JSONDecoder = JSONDecoder()
+    ) {
         self.request = request
         self.httpResponse = httpResponse
         self.data = data
+        self.envelope = envelope
+        self.jsonDecoder = jsonDecoder
     }
 
     /// The HTTP status code.
@@ -28,10 +42,22 @@ public struct NetworkResponse: @unchecked Sendable {
         httpResponse.value(forHTTPHeaderField: name)
     }
 
-    /// The body as JSON (`[String: Any]`, `[Any]`, or a fragment), `nil` when empty.
-    /// - Throws: ``NetworkError`` of kind ``NetworkError/Kind-swift.enum/decoding``
-    ///   with a snippet of the body when it is not JSON.
+    /// The payload as JSON (`[String: Any]`, `[Any]`, or a fragment); `nil` for an
+    /// empty body or a missing payload. With an envelope, the envelope is judged
+    /// first and only its payload is returned.
+    /// - Throws: ``NetworkError`` of kind `business` when the envelope says failure,
+    ///   `decoding` with a snippet of the body when the body is not JSON.
     public func jsonObject() throws -> Any? {
+        guard let envelope else { return try rawJSONObject() }
+        switch try EnvelopeReader(envelope: envelope, response: self).payload(of: rawJSONObject()) {
+        case .value(let value): return value
+        case .missing: return nil
+        }
+    }
+
+    /// The whole body as JSON, ignoring any envelope; `nil` when empty.
+    /// - Throws: ``NetworkError`` of kind `decoding` with a snippet of the body.
+    public func rawJSONObject() throws -> Any? {
         guard !data.isEmpty else { return nil }
         do {
             return try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
@@ -47,21 +73,73 @@ public struct NetworkResponse: @unchecked Sendable {
         }
     }
 
-    /// The body decoded as `type` with `decoder`.
-    /// - Throws: ``NetworkError`` of kind ``NetworkError/Kind-swift.enum/decoding``
-    ///   that names the type, the key path and a snippet of the body.
-    public func decode<T: Decodable>(_ type: T.Type, decoder: JSONDecoder = JSONDecoder()) throws -> T {
+    /// The payload decoded as `type` with `decoder` (the host's when `nil`).
+    ///
+    /// Without an envelope the body is decoded in one pass. With one, the envelope is
+    /// judged first; a payload under a key is then re-encoded and decoded (two more
+    /// passes over the payload), a top-level payload is decoded from the body.
+    /// - Throws: ``NetworkError``: `business` for an envelope failure, `decoding` that
+    ///   names the type, the key path and a snippet of the body.
+    public func decode<T: Decodable>(_ type: T.Type, decoder: JSONDecoder? = nil) throws -> T {
+        let decoder = decoder ?? jsonDecoder
+        var source = data
+        if let envelope {
+            let reader = EnvelopeReader(envelope: envelope, response: self)
+            switch try reader.payload(of: rawJSONObject()) {
+            case .missing:
+                throw reader.missingPayloadError(for: T.self)
+            case .value(let payload):
+                if envelope.payloadKey != nil {
+                    source = try reencoded(payload)
+                }
+            }
+        }
         do {
-            return try decoder.decode(T.self, from: data)
+            return try decoder.decode(T.self, from: source)
         } catch {
             throw NetworkError(
                 kind: .decoding,
-                message: "cannot decode \(T.self): " + DecodingDiagnostics.describe(error, body: data),
+                message: "cannot decode \(T.self): " + DecodingDiagnostics.describe(error, body: source),
                 url: request.url,
                 response: httpResponse,
                 data: data,
                 underlyingError: error
             )
+        }
+    }
+
+    /// Checks the envelope, if any, and ignores the payload: for requests whose
+    /// result is `Void`.
+    /// - Throws: ``NetworkError`` of kind `business` or `decoding`.
+    public func validateEnvelope() throws {
+        guard let envelope else { return }
+        _ = try EnvelopeReader(envelope: envelope, response: self).payload(of: rawJSONObject())
+    }
+
+    /// The body as text, in the charset the `Content-Type` names (UTF-8 when none).
+    /// - Throws: ``NetworkError`` of kind `decoding` when the bytes are not valid in it.
+    public func text() throws -> String {
+        let encoding = TextCharset.encoding(named: httpResponse.textEncodingName) ?? .utf8
+        guard let string = String(data: data, encoding: encoding) else {
+            throw NetworkError(
+                kind: .decoding,
+                message: "the body is not valid \(httpResponse.textEncodingName ?? "UTF-8") text.",
+                url: request.url,
+                response: httpResponse,
+                data: data
+            )
+        }
+        return string
+    }
+
+    private func reencoded(_ payload: Any) throws -> Data {
+        guard JSONSerialization.isValidJSONObject([payload]) else {
+            throw NetworkError(kind: .decoding, message: "the payload cannot be re-encoded as JSON.", url: request.url, response: httpResponse, data: data)
+        }
+        do {
+            return try JSONSerialization.data(withJSONObject: payload, options: [.fragmentsAllowed])
+        } catch {
+            throw NetworkError(kind: .decoding, message: error.localizedDescription, url: request.url, response: httpResponse, data: data, underlyingError: error)
         }
     }
 }

@@ -68,13 +68,17 @@ public final class EasyNetworkService: @unchecked Sendable {
         completion: @escaping @Sendable (Result<Output, NetworkError>) -> Void
     ) {
         let builder = URLRequestBuilder(configuration: configuration)
-        let queue = builder.settings.callbackQueue
+        let settings = builder.settings
+        let handler = request.suppressesErrorHandler ? nil : settings.errorHandler.map { handler in
+            UncheckedSendable { (error: NetworkError) in handler(request, error) }
+        }
+        let delivery = Delivery(queue: settings.callbackQueue, errorHandler: handler)
         let urlRequest: URLRequest
         switch builder.build(request) {
         case .success(let built):
             urlRequest = built
         case .failure(let error):
-            deliver(.failure(error), on: queue, completion: completion)
+            deliver(.failure(error), via: delivery, completion: completion)
             return
         }
         let (id, priority): (Int?, Float?) = state.write { state in
@@ -83,17 +87,17 @@ public final class EasyNetworkService: @unchecked Sendable {
             return (state.nextID, state.priority)
         }
         guard let id else {
-            deliver(.failure(.cancelled(url: urlRequest.url)), on: queue, completion: completion)
+            deliver(.failure(.cancelled(url: urlRequest.url)), via: delivery, completion: completion)
             return
         }
-        let codes = builder.settings.acceptableStatusCodes
+        let context = ResponseContext(settings: settings)
         let task = configuration.transport.dataTask(with: urlRequest, priority: priority) { [self] outcome in
             state.write { _ = $0.tasks.removeValue(forKey: id) }
             let cancelled = state.read { $0.cancelled }
-            let result = Self.classify(outcome, cancelled: cancelled, acceptableStatusCodes: codes).flatMap { response in
+            let result = Self.classify(outcome, cancelled: cancelled, context: context).flatMap { response in
                 Result { try transform(response) }.mapError { NetworkError.decoding($0, response: response) }
             }
-            deliver(result, on: queue, completion: completion)
+            deliver(result, via: delivery, completion: completion)
         }
         guard let task else { return }
         let stillWanted = state.write { state -> Bool in
@@ -128,20 +132,44 @@ public final class EasyNetworkService: @unchecked Sendable {
         state.write { $0.onCancellationDelivered = body }
     }
 
+    /// Where and to whom a result goes.
+    private struct Delivery: Sendable {
+        let queue: DispatchQueue
+        let errorHandler: UncheckedSendable<(NetworkError) -> Void>?
+    }
+
+    /// What decoding a response needs from the host, captured when the request starts.
+    struct ResponseContext: @unchecked Sendable {
+        let acceptableStatusCodes: Set<Int>
+        let envelope: ResponseEnvelope?
+        let jsonDecoder: JSONDecoder
+
+        init(settings: HostConfiguration.Settings) {
+            acceptableStatusCodes = settings.acceptableStatusCodes
+            envelope = settings.envelope
+            jsonDecoder = settings.jsonDecoder
+        }
+    }
+
+    /// Calls back on the host's queue: first the unauthorized notification and the
+    /// host's error handler for a failure that is not a cancellation, then `completion`.
     private func deliver<Output>(
         _ result: Result<Output, NetworkError>,
-        on queue: DispatchQueue,
+        via delivery: Delivery,
         completion: @escaping @Sendable (Result<Output, NetworkError>) -> Void
     ) {
         let box = UncheckedSendable(result)
         let configuration = configuration
-        queue.async { [self] in
-            if case .failure(let error) = box.value, error.isUnauthorized {
-                NotificationCenter.default.post(
-                    name: HostConfiguration.didPerformUnauthorizedOperation,
-                    object: configuration,
-                    userInfo: ["error": error]
-                )
+        delivery.queue.async { [self] in
+            if case .failure(let error) = box.value, !error.isCancelled {
+                if error.isUnauthorized {
+                    NotificationCenter.default.post(
+                        name: HostConfiguration.didPerformUnauthorizedOperation,
+                        object: configuration,
+                        userInfo: ["error": error]
+                    )
+                }
+                delivery.errorHandler?.value(error)
             }
             completion(box.value)
             if case .failure(let error) = box.value, error.isCancelled {
@@ -153,7 +181,7 @@ public final class EasyNetworkService: @unchecked Sendable {
     /// Sorts a transport outcome into a response worth decoding or an error.
     /// A challenged 401 arrives as its response even when the caller cancelled
     /// meanwhile; `cancelled` makes that a cancellation.
-    static func classify(_ outcome: TransportOutcome, cancelled: Bool, acceptableStatusCodes: Set<Int>) -> Result<NetworkResponse, NetworkError> {
+    static func classify(_ outcome: TransportOutcome, cancelled: Bool, context: ResponseContext) -> Result<NetworkResponse, NetworkError> {
         let url = outcome.request.url
         if cancelled, outcome.error != nil || outcome.response == nil {
             return .failure(.cancelled(url: url))
@@ -167,7 +195,7 @@ public final class EasyNetworkService: @unchecked Sendable {
         guard let response = outcome.response else {
             return .failure(.transport(URLError(.badServerResponse), url: url))
         }
-        guard acceptableStatusCodes.contains(response.statusCode) else {
+        guard context.acceptableStatusCodes.contains(response.statusCode) else {
             return .failure(NetworkError(
                 kind: .unacceptableStatus,
                 message: ServerMessage.extract(from: outcome.data),
@@ -176,6 +204,12 @@ public final class EasyNetworkService: @unchecked Sendable {
                 data: outcome.data
             ))
         }
-        return .success(NetworkResponse(request: outcome.request, httpResponse: response, data: outcome.data))
+        return .success(NetworkResponse(
+            request: outcome.request,
+            httpResponse: response,
+            data: outcome.data,
+            envelope: context.envelope,
+            jsonDecoder: context.jsonDecoder
+        ))
     }
 }

@@ -42,6 +42,10 @@ public final class HostConfiguration: @unchecked Sendable {
         var timeout: TimeInterval = HostConfiguration.defaultTimeout
         var callbackQueue: DispatchQueue = .main
         var acceptableStatusCodes: Set<Int> = Set(200..<300)
+        var envelope: ResponseEnvelope?
+        var jsonDecoder = JSONDecoder()
+        var jsonEncoder = JSONEncoder()
+        var errorHandler: ErrorHandler?
 
         /// The base URL, or the error a request must fail with when there is none.
         var resolvedBaseURL: Result<URL, NetworkError> {
@@ -54,6 +58,9 @@ public final class HostConfiguration: @unchecked Sendable {
     }
 
     private let settings: Protected<Settings>
+
+    /// A handler for every failed request of a host; see ``errorHandler``.
+    public typealias ErrorHandler = (_ request: any BaseAPIRequest, _ error: NetworkError) -> Void
 
     /// The transport: owns this host's one `URLSession`.
     let transport: NetworkService
@@ -120,6 +127,36 @@ public final class HostConfiguration: @unchecked Sendable {
     public var acceptableStatusCodes: Set<Int> {
         get { settings.read { $0.acceptableStatusCodes } }
         set { settings.write { $0.acceptableStatusCodes = newValue } }
+    }
+
+    /// How this backend wraps its answers (`{"code": 0, "data": …}`), or `nil` (the
+    /// default) when it does not. See ``ResponseEnvelope``.
+    public var envelope: ResponseEnvelope? {
+        get { settings.read { $0.envelope } }
+        set { settings.write { $0.envelope = newValue } }
+    }
+
+    /// The decoder for `Decodable` results: set its date and key strategies here.
+    /// Do not change its settings while requests run; assign a new decoder instead.
+    public var jsonDecoder: JSONDecoder {
+        get { settings.read { $0.jsonDecoder } }
+        set { settings.write { $0.jsonDecoder = newValue } }
+    }
+
+    /// The encoder for `Encodable` request bodies (``BaseAPIRequest/encodableBody``).
+    /// Do not change its settings while requests run; assign a new encoder instead.
+    public var jsonEncoder: JSONEncoder {
+        get { settings.read { $0.jsonEncoder } }
+        set { settings.write { $0.jsonEncoder = newValue } }
+    }
+
+    /// Called once for every failed request of this host, on the callback queue and
+    /// before the request's own failure callback: the place for one error reporter or
+    /// one "please sign in again" prompt. Not called for cancellations, nor for
+    /// requests whose ``BaseAPIRequest/suppressesErrorHandler`` is `true`.
+    public var errorHandler: ErrorHandler? {
+        get { settings.read { $0.errorHandler } }
+        set { settings.write { $0.errorHandler = newValue } }
     }
 
     /// Replaces the session configuration. Running requests finish on the old session;

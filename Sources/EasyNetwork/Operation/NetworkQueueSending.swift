@@ -1,0 +1,96 @@
+import Foundation
+
+extension NetworkQueue {
+    /// Sends a typed request as a ``RequestOperation`` on this queue and calls
+    /// `completion` once, on the host's callback queue.
+    /// - Returns: the operation, to cancel it or make others depend on it.
+    @discardableResult
+    public func send<Request: APIRequest>(
+        _ request: Request,
+        configuration: HostConfiguration = .shared,
+        completion: @escaping (Result<Request.Response, NetworkError>) -> Void
+    ) -> RequestOperation<Request.Response> {
+        let operation = RequestOperation(request: request, configuration: configuration, responseDecoder: request.responseDecoder)
+        operation.completion = completion
+        addOperation(operation)
+        return operation
+    }
+
+    /// Sends a typed request on this queue and returns its response. The request runs
+    /// as an operation on the queue (its limit and priorities apply); cancelling the
+    /// calling task cancels it.
+    /// - Throws: ``NetworkError`` (kind `cancelled` when the task was cancelled).
+    public func send<Request: APIRequest>(
+        _ request: Request,
+        configuration: HostConfiguration = .shared
+    ) async throws -> Request.Response where Request.Response: Sendable {
+        try await run(RequestOperation(request: request, configuration: configuration, responseDecoder: request.responseDecoder))
+    }
+
+    /// Adds `operation` to this queue and returns its result when it has one.
+    /// Cancelling the calling task cancels the operation and its request.
+    /// - Throws: the operation's ``NetworkError``.
+    public func run<Output: Sendable>(_ operation: RequestOperation<Output>) async throws -> Output {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Output, any Error>) in
+                operation.observeResult { result in
+                    continuation.resume(with: result.mapError { $0 as any Error })
+                }
+                addOperation(operation)
+            }
+        } onCancel: {
+            operation.cancel()
+        }
+    }
+
+    /// Adds any operation (a ``ServiceOperation`` subclass, say) to this queue and
+    /// returns when it has finished. Cancelling the calling task cancels the operation.
+    /// - Throws: ``NetworkError`` of kind `cancelled` when the operation ended cancelled.
+    public func run(_ operation: Operation) async throws {
+        if operation.isFinished {
+            if operation.isCancelled { throw NetworkError(kind: .cancelled) }
+            return
+        }
+        let finished = FinishSignal()
+        let previous = operation.completionBlock
+        operation.completionBlock = {
+            previous?()
+            finished.fire()
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                finished.onFire { continuation.resume() }
+                addOperation(operation)
+            }
+        } onCancel: {
+            operation.cancel()
+        }
+        if operation.isCancelled {
+            throw NetworkError(kind: .cancelled)
+        }
+    }
+}
+
+/// A one-shot signal: the waiter runs once, whether it arrives before or after the fire.
+final class FinishSignal: @unchecked Sendable {
+    private let state = Protected<(fired: Bool, waiter: (@Sendable () -> Void)?)>((false, nil))
+
+    func fire() {
+        let waiter: (@Sendable () -> Void)? = state.write { state in
+            guard !state.fired else { return nil }
+            state.fired = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?()
+    }
+
+    func onFire(_ waiter: @escaping @Sendable () -> Void) {
+        let fireNow: Bool = state.write { state in
+            if state.fired { return true }
+            state.waiter = waiter
+            return false
+        }
+        if fireNow { waiter() }
+    }
+}

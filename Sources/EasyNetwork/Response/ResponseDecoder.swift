@@ -1,0 +1,77 @@
+import Foundation
+
+/// How a response becomes a value of `Output`: the raw body, text, JSON, a `Decodable`
+/// type, nothing (`Void`), or a hand-written mapper. Decoding runs off the callback queue.
+///
+/// Typed requests (``APIRequest``) pick one from their `Response` type; a
+/// ``RequestOperation`` can be given one directly.
+public struct ResponseDecoder<Output>: Sendable {
+    private let body: @Sendable (NetworkResponse) throws -> Output
+
+    /// A decoder from a closure over the response.
+    public init(_ decode: @escaping @Sendable (NetworkResponse) throws -> Output) {
+        body = decode
+    }
+
+    /// Decodes `response`.
+    public func decode(_ response: NetworkResponse) throws -> Output {
+        try body(response)
+    }
+}
+
+extension ResponseDecoder where Output == Data {
+    /// The raw body, untouched by any envelope.
+    public static var data: ResponseDecoder<Data> {
+        ResponseDecoder { $0.data }
+    }
+}
+
+extension ResponseDecoder where Output == String {
+    /// The body as text in the `Content-Type` charset (UTF-8 when none or unknown),
+    /// untouched by any envelope.
+    public static var string: ResponseDecoder<String> {
+        ResponseDecoder { try $0.text() }
+    }
+}
+
+extension ResponseDecoder where Output == Void {
+    /// Nothing: for 204 and empty bodies, or any body that does not matter. An
+    /// envelope, if the host has one, is still judged.
+    public static var void: ResponseDecoder<Void> {
+        ResponseDecoder { try $0.validateEnvelope() }
+    }
+}
+
+extension ResponseDecoder where Output == Any? {
+    /// The payload as `JSONSerialization` gives it (`nil` when empty).
+    public static var json: ResponseDecoder<Any?> {
+        ResponseDecoder { try $0.jsonObject() }
+    }
+}
+
+extension ResponseDecoder where Output: Decodable {
+    /// The payload decoded as `Output` with `decoder`, or the host's decoder when `nil`.
+    public static func decodable(_ decoder: JSONDecoder? = nil) -> ResponseDecoder<Output> {
+        let decode: (NetworkResponse) throws -> Output = { try $0.decode(Output.self, decoder: decoder) }
+        return .unchecked(UncheckedSendable(decode))
+    }
+}
+
+extension ResponseDecoder {
+    /// A decoder from a closure that is not `@Sendable` but is only ever called on one
+    /// thread at a time (a response is decoded once).
+    static func unchecked(_ box: UncheckedSendable<(NetworkResponse) throws -> Output>) -> ResponseDecoder<Output> {
+        ResponseDecoder { try box.value($0) }
+    }
+
+    /// The payload mapped by a hand-written ``ResponseMapperProtocol`` type.
+    public static func mapper<Mapper: ResponseMapperProtocol>(_ mapper: Mapper.Type) -> ResponseDecoder<Output> where Mapper.Item == Output {
+        let process = UncheckedSendable<(Any?) throws -> Output>(Mapper.process)
+        return ResponseDecoder { try process.value($0.jsonObject()) }
+    }
+
+    /// The payload (as JSON) mapped by a closure, e.g. with ``ArrayResponseMapper``.
+    public static func map(_ transform: @escaping @Sendable (Any?) throws -> Output) -> ResponseDecoder<Output> {
+        ResponseDecoder { try transform($0.jsonObject()) }
+    }
+}

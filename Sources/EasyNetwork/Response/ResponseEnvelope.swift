@@ -1,0 +1,120 @@
+import Foundation
+
+/// How one backend wraps its answers, e.g. `{"code": 0, "msg": "", "data": {…}, "traceId": "…"}`,
+/// set once per host (``HostConfiguration/envelope``) instead of in every operation.
+///
+/// With an envelope, a response that passed the status check is read as JSON and judged
+/// by ``success``. On success the mappers, `Decodable` types and `success(Any?)` closures
+/// see only the payload (``payloadKey``); on failure the request fails with a
+/// ``NetworkError`` of kind ``NetworkError/Kind-swift.enum/business`` carrying the code,
+/// message, trace id and payload. Codes in ``unauthorizedCodes`` also post
+/// ``HostConfiguration/didPerformUnauthorizedOperation``, as a 401 does.
+///
+/// Three common conventions:
+///
+/// ```swift
+/// // {"success": true, "data": {...}, "message": "..."}
+/// host.envelope = .successFlag()
+/// // {"code": 0, "msg": "...", "data": {...}, "traceId": "..."}
+/// host.envelope = .codeEquals(0)
+/// // {"errcode": 0, "errmsg": "ok", ...fields at the top level}     (seed 004)
+/// host.envelope = .codeEquals(0, codeKey: "errcode", messageKey: "errmsg", payloadKey: nil)
+/// // anything else
+/// host.envelope = ResponseEnvelope(success: .custom { json in json["status"] as? String == "OK" })
+/// ```
+///
+/// `Data` and `String` results are the raw body and skip the envelope.
+public struct ResponseEnvelope: Sendable {
+    /// How the envelope says "success".
+    public enum SuccessRule: Sendable {
+        /// A Boolean field that is `true` on success (`"success": true`). A missing
+        /// field counts as failure.
+        case flag(String)
+        /// A code field equal to one of the values, compared as text so that `0`, `"0"`
+        /// and `0.0` match `"0"`.
+        case code(String, equals: Set<String>)
+        /// Your own test of the decoded top-level object.
+        case custom(@Sendable ([String: Any]) -> Bool)
+    }
+
+    /// How success is decided.
+    public var success: SuccessRule
+    /// The key of the payload, or `nil` when the payload is the whole object (fields at
+    /// the top level). A successful envelope without it gives a `nil`/missing payload.
+    public var payloadKey: String?
+    /// The key of the business code reported in errors; for ``SuccessRule/code(_:equals:)``
+    /// the code key is used when this is `nil`.
+    public var codeKey: String?
+    /// Keys tried in order for the human message.
+    public var messageKeys: [String]
+    /// The key of the trace / request id.
+    public var traceIdKey: String?
+    /// Business codes that mean "not signed in" or "token expired" (seed 000's
+    /// notLogin / tokenLost), compared as text.
+    public var unauthorizedCodes: Set<String>
+
+    /// Creates an envelope description.
+    public init(
+        success: SuccessRule,
+        payloadKey: String? = "data",
+        codeKey: String? = nil,
+        messageKeys: [String] = ["msg", "message", "errmsg", "error"],
+        traceIdKey: String? = "traceId",
+        unauthorizedCodes: Set<String> = []
+    ) {
+        self.success = success
+        self.payloadKey = payloadKey
+        self.codeKey = codeKey
+        self.messageKeys = messageKeys
+        self.traceIdKey = traceIdKey
+        self.unauthorizedCodes = unauthorizedCodes
+    }
+
+    /// `{"success": true, "data": …, "message": …, "code": …}`.
+    public static func successFlag(
+        _ key: String = "success",
+        payloadKey: String? = "data",
+        codeKey: String? = "code",
+        unauthorizedCodes: Set<String> = []
+    ) -> ResponseEnvelope {
+        ResponseEnvelope(success: .flag(key), payloadKey: payloadKey, codeKey: codeKey, unauthorizedCodes: unauthorizedCodes)
+    }
+
+    /// `{"code": 0, "msg": …, "data": …}`: success when the code equals `value`.
+    public static func codeEquals(
+        _ value: CustomStringConvertible,
+        codeKey: String = "code",
+        messageKey: String? = nil,
+        payloadKey: String? = "data",
+        unauthorizedCodes: Set<String> = []
+    ) -> ResponseEnvelope {
+        var envelope = ResponseEnvelope(
+            success: .code(codeKey, equals: [value.description]),
+            payloadKey: payloadKey,
+            codeKey: codeKey,
+            unauthorizedCodes: unauthorizedCodes
+        )
+        if let messageKey {
+            envelope.messageKeys = [messageKey] + envelope.messageKeys.filter { $0 != messageKey }
+        }
+        return envelope
+    }
+
+    /// The text form of a JSON scalar used for codes: `0`, `"0"` and `0.0` are all `"0"`.
+    static func codeText(_ value: Any?) -> String? {
+        switch value {
+        case let string as String:
+            return string
+        case let bool as Bool where type(of: value) == Bool.self:
+            return bool ? "true" : "false"
+        case let number as NSNumber:
+            let double = number.doubleValue
+            if double.rounded() == double, abs(double) < 1e15 {
+                return String(Int64(double))
+            }
+            return number.stringValue
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import EasyNetwork
+import EasyNetworkTesting
+import Foundation
+import XCTest
+
+struct User: Codable, Equatable, Sendable {
+    let id: Int
+    let name: String
+}
+
+struct GetUser: APIRequest {
+    typealias Response = User
+    let path: String
+    var api: String { path }
+}
+
+final class EnvelopeTests: ServerTestCase {
+    private let queue = NetworkQueue(maxConcurrentOperationCount: 4)
+
+    private func route(_ path: String, _ json: String, status: Int = 200, contentType: String = "application/json") {
+        server.route("GET", path) { _ in .status(status, headers: ["Content-Type": contentType], body: Data(json.utf8)) }
+    }
+
+    private func fetch<Output>(_ decoder: ResponseDecoder<Output>, _ path: String, host: HostConfiguration) -> Result<Output, NetworkError>? {
+        let op = RequestOperation(request: TestRequest(path), configuration: host, responseDecoder: decoder)
+        let done = expectation(description: path)
+        op.completion = { _ in done.fulfill() }
+        queue.addOperation(op)
+        wait(for: [done], timeout: 5)
+        return op.result
+    }
+
+    private func businessError<Output>(_ result: Result<Output, NetworkError>?, file: StaticString = #filePath, line: UInt = #line) -> NetworkError? {
+        guard case .failure(let error)? = result else {
+            XCTFail("expected a failure", file: file, line: line)
+            return nil
+        }
+        return error
+    }
+
+    // MARK: success flag + data
+
+    func testSuccessFlagConvention() throws {
+        let host = makeHost()
+        host.envelope = .successFlag()
+        route("/ok", #"{"success": true, "data": {"id": 1, "name": "ana"}, "message": ""}"#)
+        route("/fail", #"{"success": false, "code": "E42", "message": "quota exceeded", "traceId": "t-1", "data": {"left": 0}}"#)
+        XCTAssertEqual(try fetch(.decodable(), "/ok", host: host).map { try $0.get() } as User?, User(id: 1, name: "ana"))
+        let error = businessError(fetch(ResponseDecoder<User>.decodable(), "/fail", host: host))
+        XCTAssertEqual(error?.kind, .business)
+        XCTAssertEqual(error?.businessCode, "E42")
+        XCTAssertEqual(error?.message, "quota exceeded")
+        XCTAssertEqual(error?.traceId, "t-1")
+        XCTAssertEqual(error?.statusCode, 200)
+        XCTAssertEqual(error?.payload.map { String(decoding: $0, as: UTF8.self) }, #"{"left":0}"#)
+        XCTAssertEqual((error.map { $0 as NSError })?.code, 8)
+        XCTAssertTrue(error?.localizedDescription.contains("quota exceeded") ?? false)
+    }
+
+    // MARK: code == 0 + msg + data (seeds 000, 002, 003)
+
+    func testCodeZeroConventionWithJSONAndMapperResults() throws {
+        let host = makeHost()
+        host.envelope = .codeEquals(0)
+        route("/items", #"{"code": 0, "msg": "", "data": [{"id": 1, "name": "tea"}], "traceId": "abc"}"#)
+        route("/denied", #"{"code": 8888, "msg": "not allowed", "data": null, "traceId": "xyz"}"#)
+        let json = try fetch(.json, "/items", host: host)?.get()
+        XCTAssertEqual((json as? [[String: Any]])?.first?["name"] as? String, "tea")
+        let mapped = try fetch(.map { try ArrayResponseMapper<Product>.process($0, mapper: ProductMapper.process) }, "/items", host: host)?.get()
+        XCTAssertEqual(mapped, [Product(id: 1, name: "tea")])
+        let error = businessError(fetch(ResponseDecoder<Any?>.json, "/denied", host: host))
+        XCTAssertEqual(error?.businessCode, "8888")
+        XCTAssertEqual(error?.message, "not allowed")
+        XCTAssertEqual(error?.traceId, "xyz")
+        XCTAssertNil(error?.payload)
+        XCTAssertFalse(error?.isUnauthorized ?? true)
+    }
+
+    func testStringCodesCompareAsText() throws {
+        let host = makeHost()
+        host.envelope = .codeEquals("000")
+        route("/ok", #"{"code": "000", "data": {"id": 2, "name": "bo"}}"#)
+        route("/no", #"{"code": "001", "msg": "bad"}"#)
+        XCTAssertEqual(try fetch(.decodable(), "/ok", host: host)?.get(), User(id: 2, name: "bo"))
+        XCTAssertEqual(businessError(fetch(ResponseDecoder<User>.decodable(), "/no", host: host))?.businessCode, "001")
+    }
+
+    // MARK: errcode / errmsg with the payload at the top level (seed 004)
+
+    func testErrcodeConventionWithTopLevelPayload() throws {
+        let host = makeHost()
+        host.envelope = .codeEquals(0, codeKey: "errcode", messageKey: "errmsg", payloadKey: nil)
+        route("/token", #"{"errcode": 0, "errmsg": "ok", "id": 3, "name": "cy"}"#)
+        route("/bad", #"{"errcode": 40001, "errmsg": "invalid credential"}"#)
+        XCTAssertEqual(try fetch(.decodable(), "/token", host: host)?.get(), User(id: 3, name: "cy"))
+        let error = businessError(fetch(ResponseDecoder<User>.decodable(), "/bad", host: host))
+        XCTAssertEqual(error?.businessCode, "40001")
+        XCTAssertEqual(error?.message, "invalid credential")
+    }
+
+    func testCustomRule() throws {
+        let host = makeHost()
+        host.envelope = ResponseEnvelope(success: .custom { $0["status"] as? String == "OK" }, payloadKey: "result", codeKey: "status")
+        route("/ok", #"{"status": "OK", "result": {"id": 4, "name": "di"}}"#)
+        route("/no", #"{"status": "DENIED", "message": "nope"}"#)
+        XCTAssertEqual(try fetch(.decodable(), "/ok", host: host)?.get(), User(id: 4, name: "di"))
+        XCTAssertEqual(businessError(fetch(ResponseDecoder<User>.decodable(), "/no", host: host))?.businessCode, "DENIED")
+    }
+
+    // MARK: broken envelopes
+
+    func testMissingPayloadKeyIsADecodingErrorForValuesButFineForVoidAndJSON() throws {
+        let host = makeHost()
+        host.envelope = .codeEquals(0)
+        route("/empty", #"{"code": 0, "msg": "done"}"#)
+        let error = businessError(fetch(ResponseDecoder<User>.decodable(), "/empty", host: host))
+        XCTAssertEqual(error?.kind, .decoding)
+        XCTAssertTrue(error?.message?.contains("'data'") ?? false, error?.message ?? "")
+        XCTAssertNoThrow(try fetch(.void, "/empty", host: host)?.get())
+        XCTAssertNil(try fetch(.json, "/empty", host: host)?.get() ?? nil)
+    }
+
+    func testPayloadOfTheWrongTypeNamesTheKey() {
+        let host = makeHost()
+        host.envelope = .codeEquals(0)
+        route("/wrong", #"{"code": 0, "data": {"id": "seven", "name": "x"}}"#)
+        let error = businessError(fetch(ResponseDecoder<User>.decodable(), "/wrong", host: host))
+        XCTAssertEqual(error?.kind, .decoding)
+        XCTAssertTrue(error?.message?.contains(".id") ?? false, error?.message ?? "")
+        XCTAssertTrue(error?.message?.contains("User") ?? false, error?.message ?? "")
+    }
+
+    func testNonJSONBodyWithJSONContentTypeIsADecodingError() {
+        let host = makeHost()
+        host.envelope = .codeEquals(0)
+        route("/html", "<html>gateway error</html>")
+        let error = businessError(fetch(ResponseDecoder<User>.decodable(), "/html", host: host))
+        XCTAssertEqual(error?.kind, .decoding)
+        XCTAssertTrue(error?.message?.contains("<html>gateway error</html>") ?? false, error?.message ?? "")
+        route("/array", "[1, 2]")
+        XCTAssertEqual(businessError(fetch(ResponseDecoder<Any?>.json, "/array", host: host))?.kind, .decoding)
+    }
+
+    func testRawDataAndStringSkipTheEnvelope() throws {
+        let host = makeHost()
+        host.envelope = .codeEquals(0)
+        route("/file", "plain bytes", contentType: "text/plain")
+        XCTAssertEqual(try fetch(.string, "/file", host: host)?.get(), "plain bytes")
+        XCTAssertEqual(try fetch(.data, "/file", host: host)?.get(), Data("plain bytes".utf8))
+    }
+
+    // MARK: unauthorized business codes
+
+    func testUnauthorizedBusinessCodeRaisesThe401Signal() {
+        let host = makeHost()
+        host.envelope = .codeEquals(0, unauthorizedCodes: ["401001", "401002"])
+        route("/expired", #"{"code": 401002, "msg": "token expired"}"#)
+        let seen = Collector<NetworkError>()
+        let observer = NotificationCenter.default.addObserver(forName: HostConfiguration.didPerformUnauthorizedOperation, object: host, queue: nil) { note in
+            if let error = note.userInfo?["error"] as? NetworkError { seen.append(error) }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        let error = businessError(fetch(ResponseDecoder<User>.decodable(), "/expired", host: host))
+        XCTAssertTrue(error?.isUnauthorized ?? false)
+        XCTAssertEqual(error?.statusCode, 200)
+        XCTAssertEqual(seen.count, 1)
+        XCTAssertEqual(seen.values.first?.businessCode, "401002")
+    }
+
+    func testSeedStyleServiceGetsThePayload() {
+        let host = makeHost()
+        host.envelope = .codeEquals(0)
+        route("/profile", #"{"code": 0, "data": {"id": 9, "name": "seed"}}"#)
+        let result = send(TestRequest("/profile"), host: host)
+        XCTAssertEqual((value(of: result) as? [String: Any])?["name"] as? String, "seed")
+    }
+}
