@@ -46,7 +46,7 @@ extension NetworkQueue {
     /// Adds any operation (a ``ServiceOperation`` subclass, say) to this queue and
     /// returns when it has finished. Cancelling the calling task cancels the operation.
     /// - Throws: ``NetworkError`` of kind `cancelled` when the operation ended cancelled.
-    public func run(_ operation: Operation) async throws {
+    public func run<Op: Operation>(_ operation: Op) async throws {
         if operation.isFinished {
             if operation.isCancelled { throw NetworkError(kind: .cancelled) }
             return
