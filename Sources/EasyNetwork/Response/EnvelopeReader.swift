@@ -20,7 +20,7 @@ struct EnvelopeReader {
                 url: response.request.url, response: response.httpResponse, data: response.data
             )
         }
-        guard isSuccess(object) else {
+        guard envelope.isSuccess(object) else {
             throw businessError(object)
         }
         guard let key = envelope.payloadKey else {
@@ -41,25 +41,9 @@ struct EnvelopeReader {
         )
     }
 
-    private func isSuccess(_ object: [String: Any]) -> Bool {
-        switch envelope.success {
-        case .flag(let key):
-            if let bool = object[key] as? Bool { return bool }
-            return ResponseEnvelope.codeText(object[key]) == "true"
-        case .code(let key, let values):
-            return ResponseEnvelope.codeText(object[key]).map(values.contains) ?? false
-        case .custom(let test):
-            return test(object)
-        }
-    }
-
-    private func businessError(_ object: [String: Any]) -> NetworkError {
-        let codeKey: String? = {
-            if let key = envelope.codeKey { return key }
-            if case .code(let key, _) = envelope.success { return key }
-            return nil
-        }()
-        let code = codeKey.flatMap { ResponseEnvelope.codeText(object[$0]) }
+    /// The business error for an envelope whose fields said failure.
+    func businessError(_ object: [String: Any]) -> NetworkError {
+        let code = envelope.resolvedCodeKey.flatMap { ResponseEnvelope.codeText(object[$0]) }
         let message = envelope.messageKeys.lazy.compactMap { object[$0] as? String }.first { !$0.isEmpty }
         let traceId = envelope.traceIdKey.flatMap { object[$0] }.flatMap { ResponseEnvelope.codeText($0) }
         var payload: Data?

@@ -73,33 +73,36 @@ public struct NetworkResponse: @unchecked Sendable {
         }
     }
 
-    /// The payload decoded as `type` with `decoder` (the host's when `nil`).
-    ///
-    /// Without an envelope the body is decoded in one pass. With one, the envelope is
-    /// judged first; a payload under a key is then re-encoded and decoded (two more
-    /// passes over the payload), a top-level payload is decoded from the body.
+    /// The payload decoded as `type` with `decoder` (the host's when `nil`), in one
+    /// pass over the body, envelope or not.
     /// - Throws: ``NetworkError``: `business` for an envelope failure, `decoding` that
     ///   names the type, the key path and a snippet of the body.
     public func decode<T: Decodable>(_ type: T.Type, decoder: JSONDecoder? = nil) throws -> T {
         let decoder = decoder ?? jsonDecoder
-        var source = data
-        if let envelope {
-            let reader = EnvelopeReader(envelope: envelope, response: self)
-            switch try reader.payload(of: rawJSONObject()) {
-            case .missing:
-                throw reader.missingPayloadError(for: T.self)
-            case .value(let payload):
-                if envelope.payloadKey != nil {
-                    source = try reencoded(payload)
-                }
-            }
-        }
         do {
-            return try decoder.decode(T.self, from: source)
+            guard let envelope else {
+                return try decoder.decode(T.self, from: data)
+            }
+            let box = try EnvelopeBinding.$current.withValue(envelope) {
+                try decoder.decode(EnvelopeBox<T>.self, from: data)
+            }
+            let reader = EnvelopeReader(envelope: envelope, response: self)
+            if let fields = box.failureFields {
+                throw reader.businessError(fields)
+            }
+            if let payload = box.payload {
+                return payload
+            }
+            if let absent = (nil as Any?) as? T {
+                return absent
+            }
+            throw reader.missingPayloadError(for: T.self)
+        } catch let error as NetworkError {
+            throw error
         } catch {
             throw NetworkError(
                 kind: .decoding,
-                message: "cannot decode \(T.self): " + DecodingDiagnostics.describe(error, body: source),
+                message: "cannot decode \(T.self): " + DecodingDiagnostics.describe(error, body: data),
                 url: request.url,
                 response: httpResponse,
                 data: data,
@@ -130,16 +133,5 @@ public struct NetworkResponse: @unchecked Sendable {
             )
         }
         return string
-    }
-
-    private func reencoded(_ payload: Any) throws -> Data {
-        guard JSONSerialization.isValidJSONObject([payload]) else {
-            throw NetworkError(kind: .decoding, message: "the payload cannot be re-encoded as JSON.", url: request.url, response: httpResponse, data: data)
-        }
-        do {
-            return try JSONSerialization.data(withJSONObject: payload, options: [.fragmentsAllowed])
-        } catch {
-            throw NetworkError(kind: .decoding, message: error.localizedDescription, url: request.url, response: httpResponse, data: data, underlyingError: error)
-        }
     }
 }

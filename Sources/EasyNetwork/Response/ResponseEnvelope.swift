@@ -100,6 +100,54 @@ public struct ResponseEnvelope: Sendable {
         return envelope
     }
 
+    /// Whether a decoded top-level object says success.
+    func isSuccess(_ object: [String: Any]) -> Bool {
+        switch success {
+        case .flag(let key):
+            if let bool = object[key] as? Bool { return bool }
+            return Self.codeText(object[key]) == "true"
+        case .code(let key, let values):
+            return Self.codeText(object[key]).map(values.contains) ?? false
+        case .custom(let test):
+            return test(object)
+        }
+    }
+
+    /// The key the business code is read from.
+    var resolvedCodeKey: String? {
+        if let codeKey { return codeKey }
+        if case .code(let key, _) = success { return key }
+        return nil
+    }
+
+    /// The names of the fields to read for judging and for errors, among `keys`:
+    /// all but the payload for a custom rule, else only the rule's, code, message
+    /// and trace id fields.
+    func fieldNames(among keys: [String]) -> [String] {
+        if case .custom = success {
+            return keys.filter { $0 != payloadKey }
+        }
+        var wanted: [String] = messageKeys
+        if case .flag(let key) = success { wanted.append(key) }
+        if let key = resolvedCodeKey { wanted.append(key) }
+        if let key = traceIdKey { wanted.append(key) }
+        return Array(Set(wanted.compactMap { presentKey($0, among: keys) }))
+    }
+
+    /// `key` as it appears among `keys`: as written, or as a decoder that converts
+    /// snake_case would name it (`trace_id` → `traceId`).
+    func presentKey(_ key: String, among keys: [String]) -> String? {
+        if keys.contains(key) { return key }
+        let camel = Self.camelCased(key)
+        return camel != key && keys.contains(camel) ? camel : nil
+    }
+
+    static func camelCased(_ key: String) -> String {
+        let parts = key.split(separator: "_", omittingEmptySubsequences: true)
+        guard let first = parts.first, parts.count > 1 else { return key }
+        return String(first) + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+    }
+
     /// The text form of a JSON scalar used for codes: `0`, `"0"` and `0.0` are all `"0"`.
     static func codeText(_ value: Any?) -> String? {
         switch value {
