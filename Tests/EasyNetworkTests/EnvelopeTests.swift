@@ -174,4 +174,26 @@ final class EnvelopeTests: ServerTestCase {
         let result = send(TestRequest("/profile"), host: host)
         XCTAssertEqual((value(of: result) as? [String: Any])?["name"] as? String, "seed")
     }
+
+    func testOptionalPayloadMayBeMissing() throws {
+        let host = makeHost()
+        host.envelope = .codeEquals(0)
+        route("/none", #"{"code": 0, "data": null}"#)
+        XCTAssertNil(try fetch(ResponseDecoder<User?>.decodable(), "/none", host: host)?.get() ?? nil)
+    }
+
+    func testEnvelopeKeysWorkWithASnakeCaseDecoder() throws {
+        let host = makeHost()
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        host.jsonDecoder = decoder
+        host.envelope = ResponseEnvelope(success: .code("err_code", equals: ["0"]), payloadKey: "result_data", traceIdKey: "trace_id")
+        route("/ok", #"{"err_code": 0, "result_data": {"id": 1, "name": "snake"}}"#)
+        route("/no", #"{"err_code": 12, "msg": "bad", "trace_id": "t-9"}"#)
+        XCTAssertEqual(try fetch(.decodable(), "/ok", host: host)?.get(), User(id: 1, name: "snake"))
+        let error = businessError(fetch(ResponseDecoder<User>.decodable(), "/no", host: host))
+        XCTAssertEqual(error?.businessCode, "12")
+        XCTAssertEqual(error?.traceId, "t-9")
+        XCTAssertEqual(error?.message, "bad")
+    }
 }

@@ -20,13 +20,14 @@ struct EnvelopeBox<Payload: Decodable>: Decodable {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "no envelope is bound"))
         }
         let container = try decoder.container(keyedBy: AnyCodingKey.self)
+        let keys = container.allKeys.map(\.stringValue)
         var fields: [String: Any] = [:]
-        for name in envelope.fieldNames(among: container.allKeys.map(\.stringValue)) {
-            fields[name] = try container.decode(JSONValue.self, forKey: AnyCodingKey(name)).object
+        for field in envelope.fields(among: keys) {
+            fields[field.name] = try container.decode(JSONValue.self, forKey: AnyCodingKey(field.key)).object
         }
         guard envelope.isSuccess(fields) else {
-            if let key = envelope.payloadKey.flatMap({ envelope.presentKey($0, among: container.allKeys.map(\.stringValue)) }) {
-                fields[key] = try container.decode(JSONValue.self, forKey: AnyCodingKey(key)).object
+            if let name = envelope.payloadKey, let key = envelope.presentKey(name, among: keys) {
+                fields[name] = try container.decode(JSONValue.self, forKey: AnyCodingKey(key)).object
             }
             payload = nil
             failureFields = fields
@@ -34,7 +35,7 @@ struct EnvelopeBox<Payload: Decodable>: Decodable {
         }
         failureFields = nil
         if let payloadKey = envelope.payloadKey {
-            guard let key = envelope.presentKey(payloadKey, among: container.allKeys.map(\.stringValue)) else {
+            guard let key = envelope.presentKey(payloadKey, among: keys) else {
                 payload = nil
                 return
             }

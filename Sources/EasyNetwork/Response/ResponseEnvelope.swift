@@ -23,7 +23,8 @@ import Foundation
 /// host.envelope = ResponseEnvelope(success: .custom { json in json["status"] as? String == "OK" })
 /// ```
 ///
-/// `Data` and `String` results are the raw body and skip the envelope.
+/// `Data` and `String` results are the raw body and skip the envelope. Keys may be
+/// written as the body has them even when the host's decoder converts snake_case.
 public struct ResponseEnvelope: Sendable {
     /// How the envelope says "success".
     public enum SuccessRule: Sendable {
@@ -33,7 +34,9 @@ public struct ResponseEnvelope: Sendable {
         /// A code field equal to one of the values, compared as text so that `0`, `"0"`
         /// and `0.0` match `"0"`.
         case code(String, equals: Set<String>)
-        /// Your own test of the decoded top-level object.
+        /// Your own test of the decoded top-level object (without the payload). When
+        /// the host's decoder converts keys (`.convertFromSnakeCase`), a `Decodable`
+        /// result shows the test the converted keys.
         case custom(@Sendable ([String: Any]) -> Bool)
     }
 
@@ -120,18 +123,22 @@ public struct ResponseEnvelope: Sendable {
         return nil
     }
 
-    /// The names of the fields to read for judging and for errors, among `keys`:
-    /// all but the payload for a custom rule, else only the rule's, code, message
-    /// and trace id fields.
-    func fieldNames(among keys: [String]) -> [String] {
+    /// The fields to read for judging and for errors, among the present `keys`, as
+    /// (name the envelope uses, key present in the body): all but the payload for a
+    /// custom rule, else only the rule's, code, message and trace id fields.
+    func fields(among keys: [String]) -> [(name: String, key: String)] {
         if case .custom = success {
-            return keys.filter { $0 != payloadKey }
+            return keys.filter { $0 != payloadKey }.map { ($0, $0) }
         }
         var wanted: [String] = messageKeys
         if case .flag(let key) = success { wanted.append(key) }
         if let key = resolvedCodeKey { wanted.append(key) }
         if let key = traceIdKey { wanted.append(key) }
-        return Array(Set(wanted.compactMap { presentKey($0, among: keys) }))
+        var seen = Set<String>()
+        return wanted.compactMap { name in
+            guard seen.insert(name).inserted, let key = presentKey(name, among: keys) else { return nil }
+            return (name, key)
+        }
     }
 
     /// `key` as it appears among `keys`: as written, or as a decoder that converts
