@@ -74,3 +74,19 @@ struct GetRequest: BaseAPIRequest {
     var params: [String: Any]? { nil }
     var headers: [String: String]? { nil }
 }
+
+/// A typed request: it names its response type, so no mapper is written.
+struct GetProfileV2: APIRequest {
+    typealias Response = Profile
+    var api: String { "/v2/profile" }
+}
+
+/// A typed request with an Encodable body whose result does not matter.
+struct PlaceOrder: APIRequest {
+    typealias Response = Void
+    struct Order: Encodable { let sku: String; let quantity: Int }
+    let order: Order
+    var api: String { "/v2/orders" }
+    var method: NetworkService.Method { .post }
+    var encodableBody: (any Encodable)? { order }
+}

@@ -28,6 +28,13 @@ enum DemoBackend {
         server.route("GET", "/slow") { _ in
             .delayed(5, .json("{}"))
         }
+        // A second backend style: every answer wrapped in {code, msg, data, traceId}.
+        server.route("GET", "/v2/profile") { _ in
+            .json(#"{"code": 0, "msg": "", "data": {"id": 7, "name": "Ana", "email": "ana@example.com"}, "traceId": "a1b2"}"#)
+        }
+        server.route("POST", "/v2/orders") { _ in
+            .json(#"{"code": 8888, "msg": "item out of stock", "data": {"sku": "TEA-1"}, "traceId": "c3d4"}"#)
+        }
         return server
     }
 }

@@ -36,6 +36,7 @@ struct EasyNetworkDemo {
         await failing(path: "/private", title: "4. A 401 is a failure plus a notification")
         await failing(path: "/broken", title: "5. A 500 carries the server's message")
         await cancellation()
+        await envelopeBackend()
 
         NotificationCenter.default.removeObserver(unauthorized)
         server?.stop()
@@ -89,6 +90,26 @@ struct EasyNetworkDemo {
             }
             op.completion = { _ in done.resume() }
             NetworkQueue.shared.addOperation(op)
+        }
+    }
+
+    static func envelopeBackend() async {
+        print("7. An envelope backend ({code, msg, data}), typed requests and async/await")
+        guard let baseURL = HostConfiguration.shared.baseURL else { return }
+        let host = HostConfiguration(baseURL: baseURL)
+        host.envelope = .codeEquals(0)
+        host.errorHandler = { request, error in
+            print("   (host error handler: \(request.api) failed, code \(error.businessCode ?? "-"), trace \(error.traceId ?? "-"))")
+        }
+        do {
+            let profile = try await NetworkQueue.shared.send(GetProfileV2(), configuration: host)
+            print("   payload unwrapped: \(profile.name) <\(profile.email)>")
+            try await NetworkQueue.shared.send(PlaceOrder(order: .init(sku: "TEA-1", quantity: 2)), configuration: host)
+            print("   order placed")
+        } catch let error as NetworkError {
+            print("   business error \(error.businessCode ?? "-"): \(error.localizedDescription)")
+        } catch {
+            print("   unexpected: \(error)")
         }
     }
 
