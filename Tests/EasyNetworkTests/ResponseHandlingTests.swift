@@ -134,7 +134,7 @@ final class ResponseHandlingTests: ServerTestCase {
         XCTAssertEqual(nsError?.domain, "EasyNetwork.NetworkError")
         XCTAssertEqual(nsError?.code, 4)
         XCTAssertEqual(nsError?.userInfo["statusCode"] as? Int, 418)
-        XCTAssertEqual(NetworkError.Kind.allCases.map(\.rawValue), [1, 2, 3, 4, 5, 6, 7, 8])
+        XCTAssertEqual(NetworkError.Kind.allCases.map(\.rawValue), [1, 2, 3, 4, 5, 6, 7, 8, 9])
         for kind in NetworkError.Kind.allCases {
             let text = NetworkError(kind: kind).localizedDescription
             XCTAssertFalse(text.isEmpty)

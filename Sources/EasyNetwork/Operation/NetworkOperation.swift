@@ -21,6 +21,7 @@ open class NetworkOperation: Operation, @unchecked Sendable {
         var phase: Phase = .ready
         var finishRequestedBeforeStart = false
         var enqueued = false
+        var enqueuedAt: Date?
     }
 
     private let state = Protected(State())
@@ -110,8 +111,14 @@ open class NetworkOperation: Operation, @unchecked Sendable {
         state.write { state in
             guard !state.enqueued, state.phase == .ready else { return false }
             state.enqueued = true
+            state.enqueuedAt = Date()
             return true
         }
+    }
+
+    /// When a ``NetworkQueue`` took the operation, for metrics.
+    var enqueuedAt: Date? {
+        state.read { $0.enqueuedAt }
     }
 
     /// Called on the starting thread right before ``execute()``; a library hook.

@@ -19,6 +19,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     private let transform: @Sendable (NetworkResponse) throws -> Output
     private struct Outcome {
         var result: Result<Output, NetworkError>?
+        var metrics: RequestMetrics?
         var delivered = false
         var observers: [@Sendable (Result<Output, NetworkError>) -> Void] = []
     }
@@ -89,10 +90,17 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         outcome.read { $0.result }
     }
 
+    /// The request's measurements (time queued, duration, bytes, attempts), set
+    /// before the callbacks run; `nil` when the request never ran.
+    public var metrics: RequestMetrics? {
+        outcome.read { $0.metrics }
+    }
+
     /// Sends the request and reports its result; subclasses rarely override it.
     open override func execute() {
         let operation = UncheckedSendable(self)
-        service.perform(request, transform: transform) { result in
+        service.perform(request, transform: transform) { (result: Result<Output, NetworkError>, metrics: RequestMetrics) in
+            operation.value.outcome.write { $0.metrics = $0.metrics ?? metrics }
             operation.value.report(result)
             operation.value.finish()
         }

@@ -48,6 +48,9 @@ open class ServiceOperation: NetworkOperation, @unchecked Sendable {
     }
 
     override func willExecute() {
+        if let enqueuedAt {
+            service.queuedAt = enqueuedAt
+        }
         let priority = queuePriority
         if priority != .normal {
             service.taskPriority = Self.taskPriority(for: priority)

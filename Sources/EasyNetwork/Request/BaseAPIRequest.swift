@@ -40,6 +40,13 @@ public protocol BaseAPIRequest {
     /// (for a request whose failure is expected, such as a silent token check).
     /// Default `false`.
     var suppressesErrorHandler: Bool { get }
+    /// Interceptors for this request only, run after the host's. Default none.
+    var interceptors: [any RequestInterceptor] { get }
+    /// A retry policy for this request instead of the host's, or `nil` (the default).
+    var retryPolicy: RetryPolicy? { get }
+    /// `false` sends this request without the host's token and never refreshes for it
+    /// (the sign-in request itself). Default `true`.
+    var requiresAuthentication: Bool { get }
 }
 
 extension BaseAPIRequest {
@@ -54,6 +61,15 @@ extension BaseAPIRequest {
 
     /// `false`: failures reach the host's error handler.
     public var suppressesErrorHandler: Bool { false }
+
+    /// None: only the host's interceptors run.
+    public var interceptors: [any RequestInterceptor] { [] }
+
+    /// `nil`: the host's retry policy applies.
+    public var retryPolicy: RetryPolicy? { nil }
+
+    /// `true`: the host's token is sent, and refreshed when needed.
+    public var requiresAuthentication: Bool { true }
 
     /// `["Content-Type": "application/json"]`, the header most JSON APIs expect.
     public func defaultJsonHeader() -> [String: String] {

@@ -29,6 +29,9 @@ public struct NetworkError: Error, Sendable {
         /// The server answered, but its envelope says the call failed (e.g. HTTP 200 with
         /// `{"code": 8888, "msg": "…"}`). See ``businessCode``, ``message``, ``traceId``.
         case business = 8
+        /// The request needed a token and none could be had: the refresh failed or was
+        /// rate-limited (see ``TokenAuthenticator``).
+        case authentication = 9
     }
 
     /// The stage that failed.
@@ -57,6 +60,9 @@ public struct NetworkError: Error, Sendable {
     /// Whether this error means "not signed in / token expired": HTTP 401, or a
     /// business code the host's envelope lists as unauthorized.
     public let isUnauthorized: Bool
+    /// How many times the request was sent before it failed (retries and replays
+    /// included); `nil` when the error was not made by a request.
+    public internal(set) var attempts: Int?
 
     /// Creates an error. The library makes these; tests and custom mappers may too.
     public init(
@@ -132,10 +138,10 @@ extension NetworkError: LocalizedError {
             return "The request parameters could not be encoded" + detail
         case .transport:
             let reason = urlError.map { ": \($0.localizedDescription)" } ?? ""
-            return "The network request failed\(reason)" + detail
+            return "The network request failed\(reason)" + detail + attemptsNote
         case .unacceptableStatus:
             let code = statusCode.map { "\($0) \(HTTPURLResponse.localizedString(forStatusCode: $0))" } ?? "unknown"
-            return "The server answered with status \(code)" + detail
+            return "The server answered with status \(code)" + detail + attemptsNote
         case .decoding:
             return "The response could not be read" + detail
         case .cancelled:
@@ -144,12 +150,19 @@ extension NetworkError: LocalizedError {
             return "No base URL is configured: call HostConfiguration.baseURL(_:) or give the request an absolute URL."
         case .business:
             let code = businessCode.map { " (code \($0))" } ?? ""
-            return "The server reported a failure\(code)" + detail
+            return "The server reported a failure\(code)" + detail + attemptsNote
+        case .authentication:
+            return "Authentication failed" + detail
         }
     }
 
     /// Why it failed, when known.
     public var failureReason: String? { message }
+
+    private var attemptsNote: String {
+        guard let attempts, attempts > 1 else { return "" }
+        return " (after \(attempts) attempts)"
+    }
 
     private var detail: String {
         guard let message, !message.isEmpty else { return "." }
@@ -171,6 +184,7 @@ extension NetworkError: CustomNSError {
         if let statusCode { info["statusCode"] = statusCode }
         if let businessCode { info["businessCode"] = businessCode }
         if let traceId { info["traceId"] = traceId }
+        if let attempts { info["attempts"] = attempts }
         if let url { info[NSURLErrorFailingURLErrorKey] = url }
         if let underlyingError { info[NSUnderlyingErrorKey] = underlyingError as NSError }
         return info

@@ -6,24 +6,25 @@ import FoundationNetworking
 /// Sends ``BaseAPIRequest``s to one host and calls back exactly once per request.
 ///
 /// It builds the URL (the `api` path appended to the base URL's path), merges headers,
-/// encodes parameters, runs the request on the host's session, checks the status
-/// code and decodes the body, then calls back on the host's `callbackQueue`.
-/// A 401 also posts ``HostConfiguration/didPerformUnauthorizedOperation``.
+/// encodes parameters, runs the host's interceptors, token and retry policy, checks the
+/// status code and the envelope, decodes the body, then calls back on the host's
+/// `callbackQueue`. A 401 also posts ``HostConfiguration/didPerformUnauthorizedOperation``.
 ///
 /// A ``ServiceOperation`` owns one service. ``cancel()`` cancels every request it
 /// is running and is sticky: requests made afterwards fail at once as cancelled.
 public final class EasyNetworkService: @unchecked Sendable {
     private struct State {
         var cancelled = false
-        var nextID = 0
-        var tasks: [Int: TransportTask] = [:]
+        var exchanges: [Int: any CancellableExchange] = [:]
         var priority: Float?
+        var queuedAt: Date?
         var onCancellationDelivered: (@Sendable () -> Void)?
     }
 
     /// The host this service talks to.
     public let configuration: HostConfiguration
     private let state = Protected(State())
+    private static let nextID = Protected(0)
 
     /// Creates a service for `configuration` (the seed's `EasyNetworkService(conf)`).
     public init(_ configuration: HostConfiguration) {
@@ -38,10 +39,10 @@ public final class EasyNetworkService: @unchecked Sendable {
     /// Sends `request` and calls exactly one of the closures on the host's callback queue.
     ///
     /// - Parameters:
-    ///   - success: the body decoded by `JSONSerialization` (a dictionary, an array or
-    ///     a fragment), or `nil` for an empty body (HEAD, 204).
+    ///   - success: the payload decoded by `JSONSerialization` (a dictionary, an array
+    ///     or a fragment; with an envelope, its payload), or `nil` for an empty body.
     ///   - failure: a ``NetworkError``: bad request, encoding, transport, status,
-    ///     a body that is not JSON, or cancellation.
+    ///     business, a body that is not JSON, or cancellation.
     public func request(
         _ request: BaseAPIRequest,
         success: (@Sendable (Any?) -> Void)? = nil,
@@ -67,58 +68,49 @@ public final class EasyNetworkService: @unchecked Sendable {
         transform: @escaping @Sendable (NetworkResponse) throws -> Output,
         completion: @escaping @Sendable (Result<Output, NetworkError>) -> Void
     ) {
-        let builder = URLRequestBuilder(configuration: configuration)
-        let settings = builder.settings
-        let handler = request.suppressesErrorHandler ? nil : settings.errorHandler.map { handler in
-            UncheckedSendable { (error: NetworkError) in handler(request, error) }
+        perform(request, transform: transform) { result, _ in completion(result) }
+    }
+
+    /// ``perform(_:transform:completion:)`` that also hands over the request's metrics.
+    func perform<Output>(
+        _ request: BaseAPIRequest,
+        transform: @escaping @Sendable (NetworkResponse) throws -> Output,
+        completion: @escaping @Sendable (Result<Output, NetworkError>, RequestMetrics) -> Void
+    ) {
+        let id = Self.nextID.write { id -> Int in
+            id += 1
+            return id
         }
-        let delivery = Delivery(queue: settings.callbackQueue, errorHandler: handler)
-        let urlRequest: URLRequest
-        switch builder.build(request) {
-        case .success(let built):
-            urlRequest = built
-        case .failure(let error):
-            deliver(.failure(error), via: delivery, completion: completion)
-            return
-        }
-        let (id, priority): (Int?, Float?) = state.write { state in
-            if state.cancelled { return (nil, nil) }
-            state.nextID += 1
-            return (state.nextID, state.priority)
-        }
-        guard let id else {
-            deliver(.failure(.cancelled(url: urlRequest.url)), via: delivery, completion: completion)
-            return
-        }
-        let context = ResponseContext(settings: settings)
-        let task = configuration.transport.dataTask(with: urlRequest, priority: priority) { [self] outcome in
-            state.write { _ = $0.tasks.removeValue(forKey: id) }
-            let cancelled = state.read { $0.cancelled }
-            let result = Self.classify(outcome, cancelled: cancelled, context: context).flatMap { response in
-                Result { try transform(response) }.mapError { NetworkError.decoding($0, response: response) }
-            }
-            deliver(result, via: delivery, completion: completion)
-        }
-        guard let task else { return }
-        let stillWanted = state.write { state -> Bool in
-            if state.cancelled { return false }
-            state.tasks[id] = task
+        let (priority, queuedAt) = state.read { ($0.priority, $0.queuedAt) }
+        let exchange = RequestExchange(
+            id: id,
+            service: self,
+            request: request,
+            priority: priority,
+            queuedAt: queuedAt ?? Date(),
+            transform: transform,
+            completion: completion
+        )
+        let admitted = state.write { state -> Bool in
+            guard !state.cancelled else { return false }
+            state.exchanges[id] = exchange
             return true
         }
-        if !stillWanted {
-            task.cancel()
+        if admitted {
+            exchange.start()
+        } else {
+            exchange.cancel()
         }
     }
 
     /// Cancels every running request of this service; each reports a cancellation.
     /// Requests made afterwards fail at once as cancelled.
     public func cancel() {
-        let tasks: [TransportTask] = state.write { state in
+        let exchanges: [any CancellableExchange] = state.write { state in
             state.cancelled = true
-            defer { state.tasks.removeAll() }
-            return Array(state.tasks.values)
+            return Array(state.exchanges.values)
         }
-        tasks.forEach { $0.cancel() }
+        exchanges.forEach { $0.cancel() }
     }
 
     /// The `URLSessionTask` priority for the next requests (0…1).
@@ -127,40 +119,34 @@ public final class EasyNetworkService: @unchecked Sendable {
         set { state.write { $0.priority = newValue } }
     }
 
+    /// When the work was handed over (an operation's enqueue time), for metrics.
+    var queuedAt: Date? {
+        get { state.read { $0.queuedAt } }
+        set { state.write { $0.queuedAt = newValue } }
+    }
+
     /// Called on the callback queue right after a cancellation was delivered.
     func onCancellationDelivered(_ body: @escaping @Sendable () -> Void) {
         state.write { $0.onCancellationDelivered = body }
     }
 
-    /// Where and to whom a result goes.
-    private struct Delivery: Sendable {
-        let queue: DispatchQueue
-        let errorHandler: UncheckedSendable<(NetworkError) -> Void>?
+    /// Forgets a finished exchange.
+    func exchangeFinished(_ id: Int) {
+        state.write { _ = $0.exchanges.removeValue(forKey: id) }
     }
 
-    /// What decoding a response needs from the host, captured when the request starts.
-    struct ResponseContext: @unchecked Sendable {
-        let acceptableStatusCodes: Set<Int>
-        let envelope: ResponseEnvelope?
-        let jsonDecoder: JSONDecoder
-
-        init(settings: HostConfiguration.Settings) {
-            acceptableStatusCodes = settings.acceptableStatusCodes
-            envelope = settings.envelope
-            jsonDecoder = settings.jsonDecoder
-        }
-    }
-
-    /// Calls back on the host's queue: first the unauthorized notification and the
-    /// host's error handler for a failure that is not a cancellation, then `completion`.
-    private func deliver<Output>(
+    /// Calls back on `queue`: first the unauthorized notification and the host's
+    /// error handler for a failure that is not a cancellation, then `completion`.
+    func deliver<Output>(
         _ result: Result<Output, NetworkError>,
-        via delivery: Delivery,
-        completion: @escaping @Sendable (Result<Output, NetworkError>) -> Void
+        metrics: RequestMetrics,
+        on queue: DispatchQueue,
+        errorHandler: UncheckedSendable<(NetworkError) -> Void>?,
+        completion: @escaping @Sendable (Result<Output, NetworkError>, RequestMetrics) -> Void
     ) {
         let box = UncheckedSendable(result)
         let configuration = configuration
-        delivery.queue.async { [self] in
+        queue.async { [self] in
             if case .failure(let error) = box.value, !error.isCancelled {
                 if error.isUnauthorized {
                     NotificationCenter.default.post(
@@ -169,47 +155,17 @@ public final class EasyNetworkService: @unchecked Sendable {
                         userInfo: ["error": error]
                     )
                 }
-                delivery.errorHandler?.value(error)
+                errorHandler?.value(error)
             }
-            completion(box.value)
+            completion(box.value, metrics)
             if case .failure(let error) = box.value, error.isCancelled {
                 state.read { $0.onCancellationDelivered }?()
             }
         }
     }
+}
 
-    /// Sorts a transport outcome into a response worth decoding or an error.
-    /// A challenged 401 arrives as its response even when the caller cancelled
-    /// meanwhile; `cancelled` makes that a cancellation.
-    static func classify(_ outcome: TransportOutcome, cancelled: Bool, context: ResponseContext) -> Result<NetworkResponse, NetworkError> {
-        let url = outcome.request.url
-        if cancelled, outcome.error != nil || outcome.response == nil {
-            return .failure(.cancelled(url: url))
-        }
-        if let error = outcome.error {
-            if (error as? URLError)?.code == .cancelled {
-                return .failure(.cancelled(url: url))
-            }
-            return .failure(.transport(error, url: url))
-        }
-        guard let response = outcome.response else {
-            return .failure(.transport(URLError(.badServerResponse), url: url))
-        }
-        guard context.acceptableStatusCodes.contains(response.statusCode) else {
-            return .failure(NetworkError(
-                kind: .unacceptableStatus,
-                message: ServerMessage.extract(from: outcome.data),
-                url: url,
-                response: response,
-                data: outcome.data
-            ))
-        }
-        return .success(NetworkResponse(
-            request: outcome.request,
-            httpResponse: response,
-            data: outcome.data,
-            envelope: context.envelope,
-            jsonDecoder: context.jsonDecoder
-        ))
-    }
+/// A running request that can be cancelled without knowing its output type.
+protocol CancellableExchange: Sendable {
+    func cancel()
 }

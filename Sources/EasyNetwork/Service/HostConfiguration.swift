@@ -46,6 +46,9 @@ public final class HostConfiguration: @unchecked Sendable {
         var jsonDecoder = JSONDecoder()
         var jsonEncoder = JSONEncoder()
         var errorHandler: ErrorHandler?
+        var interceptors: [any RequestInterceptor] = []
+        var retryPolicy: RetryPolicy = .none
+        var authenticator: TokenAuthenticator?
 
         /// The base URL, or the error a request must fail with when there is none.
         var resolvedBaseURL: Result<URL, NetworkError> {
@@ -157,6 +160,39 @@ public final class HostConfiguration: @unchecked Sendable {
     public var errorHandler: ErrorHandler? {
         get { settings.read { $0.errorHandler } }
         set { settings.write { $0.errorHandler = newValue } }
+    }
+
+    /// Plugins every request of this host passes through, in order, before the
+    /// request's own. See ``RequestInterceptor``.
+    public var interceptors: [any RequestInterceptor] {
+        get { settings.read { $0.interceptors } }
+        set { settings.write { $0.interceptors = newValue } }
+    }
+
+    /// When failed requests are sent again; `.none` (the default) never retries.
+    /// A request may bring its own (``BaseAPIRequest/retryPolicy``).
+    public var retryPolicy: RetryPolicy {
+        get { settings.read { $0.retryPolicy } }
+        set { settings.write { $0.retryPolicy = newValue } }
+    }
+
+    /// Tokens for this host's requests, refreshed once however many fail together;
+    /// `nil` (the default) sends no token. See ``TokenAuthenticator``.
+    public var authenticator: TokenAuthenticator? {
+        get { settings.read { $0.authenticator } }
+        set {
+            newValue?.host = self
+            settings.write { $0.authenticator = newValue }
+        }
+    }
+
+    /// Decides each redirect: return the request to follow (changed or not), or `nil`
+    /// to stop and get the 3xx response. `nil` (the default) follows every redirect.
+    /// Whatever it returns, `Authorization` and `Cookie` are removed when the redirect
+    /// leads to another host, scheme or port.
+    public var redirectHandler: (@Sendable (_ response: HTTPURLResponse, _ newRequest: URLRequest) -> URLRequest?)? {
+        get { transport.redirectHandler }
+        set { transport.redirectHandler = newValue }
     }
 
     /// Replaces the session configuration. Running requests finish on the old session;

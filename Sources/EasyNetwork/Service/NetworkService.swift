@@ -58,6 +58,12 @@ public final class NetworkService: @unchecked Sendable {
         return TransportTask(task: task)
     }
 
+    /// The host's redirect decision; see ``HostConfiguration/redirectHandler``.
+    var redirectHandler: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)? {
+        get { delegate.redirectHandler }
+        set { delegate.redirectHandler = newValue }
+    }
+
     /// Lets running tasks finish, then releases the session. Later requests fail
     /// as cancelled.
     func invalidate() {

@@ -16,6 +16,13 @@ final class SessionDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     }
 
     private let tasks = Protected([ObjectIdentifier: TaskState]())
+    private let redirect = Protected<(@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)?>(nil)
+
+    /// The host's redirect decision, if any.
+    var redirectHandler: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)? {
+        get { redirect.read { $0 } }
+        set { redirect.write { $0 = newValue } }
+    }
 
     /// Files `record` under `task` before the task resumes.
     func register(_ record: TaskRecord, for task: URLSessionTask) {
@@ -49,5 +56,40 @@ final class SessionDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sendab
         #else
         completionHandler(.performDefaultHandling, nil)
         #endif
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        guard var next = redirectHandler.map({ $0(response, request) }) ?? request else {
+            completionHandler(nil)
+            return
+        }
+        let origin = task.originalRequest?.url ?? response.url
+        if !Self.sameOrigin(origin, next.url) {
+            next.setValue(nil, forHTTPHeaderField: "Authorization")
+            next.setValue(nil, forHTTPHeaderField: "Cookie")
+        }
+        completionHandler(next)
+    }
+
+    /// Whether two URLs share scheme, host and port.
+    static func sameOrigin(_ lhs: URL?, _ rhs: URL?) -> Bool {
+        guard let lhs, let rhs else { return false }
+        return lhs.scheme?.lowercased() == rhs.scheme?.lowercased()
+            && lhs.host?.lowercased() == rhs.host?.lowercased()
+            && (lhs.port ?? defaultPort(lhs.scheme)) == (rhs.port ?? defaultPort(rhs.scheme))
+    }
+
+    private static func defaultPort(_ scheme: String?) -> Int? {
+        switch scheme?.lowercased() {
+        case "http": return 80
+        case "https": return 443
+        default: return nil
+        }
     }
 }

@@ -1,0 +1,14 @@
+import Foundation
+
+/// What interceptors learn about the request they see: which endpoint, which
+/// attempt, which host.
+public struct RequestContext: @unchecked Sendable {
+    /// The request as the SDK described it.
+    public let request: any BaseAPIRequest
+    /// The host it is sent to.
+    public let host: HostConfiguration
+    /// 1 for the first send, 2 for the first retry or replay, and so on.
+    public let attempt: Int
+    /// A number that identifies the request across its attempts, unique in the process.
+    public let requestID: Int
+}

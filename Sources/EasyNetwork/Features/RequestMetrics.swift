@@ -1,0 +1,28 @@
+import Foundation
+
+/// Measurements of one request, on every platform (Linux never delivers
+/// `URLSessionTaskMetrics`, so EasyNetwork takes its own).
+public struct RequestMetrics: Sendable, Equatable {
+    /// When the request was handed over: the operation was added to a queue, or
+    /// `perform`/`request` was called for a bare service.
+    public let queuedAt: Date
+    /// When the first attempt began to be sent.
+    public let startedAt: Date
+    /// When the first byte of the last response arrived, where the platform tells
+    /// (Apple platforms); `nil` on Linux.
+    public let firstByteAt: Date?
+    /// When the result was known.
+    public let endedAt: Date
+    /// Bytes of request body sent, over all attempts.
+    public let bytesSent: Int
+    /// Bytes of response body received, over all attempts.
+    public let bytesReceived: Int
+    /// How many times the request was sent (retries and replays after a token
+    /// refresh included); 0 when it failed before sending.
+    public let attempts: Int
+
+    /// From start to end.
+    public var duration: TimeInterval { endedAt.timeIntervalSince(startedAt) }
+    /// From being handed over to the first attempt.
+    public var queuedDuration: TimeInterval { startedAt.timeIntervalSince(queuedAt) }
+}

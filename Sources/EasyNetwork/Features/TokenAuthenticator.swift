@@ -1,0 +1,210 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Bearer tokens for a host, refreshed once no matter how many requests fail at once.
+///
+/// Every request of the host (unless its ``BaseAPIRequest/requiresAuthentication`` is
+/// `false`, like the sign-in itself) is sent with the current token. When one comes back
+/// unauthorized (HTTP 401, or a business code the envelope lists as unauthorized):
+///
+/// - if it was sent with an older token than the current one, it is replayed with the
+///   current token, without a refresh;
+/// - otherwise one refresh starts (or the running one is joined); every request that
+///   waits on it is replayed with the new token when it succeeds, and fails with a
+///   ``NetworkError`` of kind `authentication` when it fails, in which case
+///   ``HostConfiguration/didPerformUnauthorizedOperation`` is posted once;
+/// - a request is replayed after a refresh at most once: a second unauthorized answer
+///   with a fresh token is its result;
+/// - at most `maxRefreshes` refreshes run within `refreshWindow` seconds (default 3
+///   in 30 s): past that, requests fail without refreshing, so a server that always
+///   answers 401 cannot cause a loop.
+///
+/// ```swift
+/// host.authenticator = TokenAuthenticator(token: savedToken) { done in
+///     refreshSession { result in done(result) }     // Result<String, Error>
+/// }
+/// ```
+public final class TokenAuthenticator: @unchecked Sendable {
+    /// Starts a refresh; call the completion once with the new token or an error.
+    public typealias Refresh = @Sendable (_ completion: @escaping @Sendable (Result<String, any Error>) -> Void) -> Void
+    /// Puts a token on a request; the default sets `Authorization: Bearer <token>`.
+    public typealias Apply = @Sendable (_ token: String, _ request: inout URLRequest) -> Void
+
+    /// A token and the refresh that produced it (0 for the initial one).
+    struct Credential: Sendable {
+        let token: String?
+        let generation: Int
+    }
+
+    private struct State {
+        var token: String?
+        var generation = 0
+        var refreshing = false
+        var waiters: [@Sendable (Result<Credential, NetworkError>) -> Void] = []
+        var refreshTimes: [Date] = []
+    }
+
+    private let state: Protected<State>
+    private let refresh: Refresh
+    private let apply: Apply
+    private let maxRefreshes: Int
+    private let refreshWindow: TimeInterval
+    /// The host whose notification a failed refresh posts; set when assigned to a host.
+    weak var host: HostConfiguration?
+
+    /// An authenticator starting with `token` (or none: the first request refreshes).
+    public init(
+        token: String?,
+        maxRefreshes: Int = 3,
+        refreshWindow: TimeInterval = 30,
+        apply: @escaping Apply = { token, request in request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") },
+        refresh: @escaping Refresh
+    ) {
+        state = Protected(State(token: token))
+        self.refresh = refresh
+        self.apply = apply
+        self.maxRefreshes = max(1, maxRefreshes)
+        self.refreshWindow = refreshWindow
+    }
+
+    /// An authenticator whose refresh is an `async` function.
+    public convenience init(
+        token: String?,
+        maxRefreshes: Int = 3,
+        refreshWindow: TimeInterval = 30,
+        refresh: @escaping @Sendable () async throws -> String
+    ) {
+        self.init(token: token, maxRefreshes: maxRefreshes, refreshWindow: refreshWindow) { completion in
+            Task {
+                do { completion(.success(try await refresh())) } catch { completion(.failure(error)) }
+            }
+        }
+    }
+
+    /// The current token.
+    public var token: String? {
+        state.read { $0.token }
+    }
+
+    /// Replaces the token (after a sign-in, say); requests sent with the old one are
+    /// replayed with this one when they come back unauthorized.
+    public func setToken(_ token: String?) {
+        state.write {
+            $0.token = token
+            $0.generation += 1
+        }
+    }
+
+    /// The credential to send with, waiting for a running refresh first, or making one
+    /// when there is no token yet.
+    func credential(_ completion: @escaping @Sendable (Result<Credential, NetworkError>) -> Void) {
+        enum Next { case ready(Credential), wait, refresh }
+        let next: Next = state.write { state in
+            if state.refreshing {
+                state.waiters.append(completion)
+                return .wait
+            }
+            if state.token == nil {
+                state.waiters.append(completion)
+                return .refresh
+            }
+            return .ready(Credential(token: state.token, generation: state.generation))
+        }
+        switch next {
+        case .ready(let credential): completion(.success(credential))
+        case .wait: break
+        case .refresh: startRefresh()
+        }
+    }
+
+    /// Called when a request sent with `generation` came back unauthorized: replays at
+    /// once with a newer token, or waits for (or starts) the one refresh.
+    func unauthorized(sentWith generation: Int, _ completion: @escaping @Sendable (Result<Credential, NetworkError>) -> Void) {
+        enum Next { case ready(Credential), wait, refresh, limited }
+        let now = Date()
+        let next: Next = state.write { state in
+            if state.generation > generation, state.token != nil, !state.refreshing {
+                return .ready(Credential(token: state.token, generation: state.generation))
+            }
+            if state.refreshing {
+                state.waiters.append(completion)
+                return .wait
+            }
+            state.refreshTimes.removeAll { now.timeIntervalSince($0) > refreshWindow }
+            if state.refreshTimes.count >= maxRefreshes {
+                return .limited
+            }
+            state.waiters.append(completion)
+            return .refresh
+        }
+        switch next {
+        case .ready(let credential): completion(.success(credential))
+        case .wait: break
+        case .refresh: startRefresh()
+        case .limited:
+            completion(.failure(NetworkError(
+                kind: .authentication,
+                message: "the token was refreshed \(maxRefreshes) times in \(Int(refreshWindow)) s; not refreshing again",
+                isUnauthorized: false
+            )))
+        }
+    }
+
+    /// Puts `credential` on `request`.
+    func authorize(_ request: inout URLRequest, with credential: Credential) {
+        if let token = credential.token {
+            apply(token, &request)
+        }
+    }
+
+    /// Runs the refresh unless one runs; the caller has queued its waiter.
+    private func startRefresh() {
+        let start: Bool = state.write { state in
+            guard !state.refreshing else { return false }
+            state.refreshing = true
+            state.refreshTimes.append(Date())
+            return true
+        }
+        guard start else { return }
+        let finished = Protected(false)
+        refresh { [weak self] result in
+            // A refresh that calls back twice counts once.
+            guard finished.write({ done in defer { done = true }; return !done }) else { return }
+            self?.complete(result)
+        }
+    }
+
+    private func complete(_ result: Result<String, any Error>) {
+        let (waiters, outcome): ([@Sendable (Result<Credential, NetworkError>) -> Void], Result<Credential, NetworkError>) = state.write { state in
+            state.refreshing = false
+            let waiters = state.waiters
+            state.waiters.removeAll()
+            switch result {
+            case .success(let token):
+                state.token = token
+                state.generation += 1
+                return (waiters, .success(Credential(token: token, generation: state.generation)))
+            case .failure(let error):
+                return (waiters, .failure(NetworkError(
+                    kind: .authentication,
+                    message: "the token could not be refreshed: \(error.localizedDescription)",
+                    underlyingError: error,
+                    isUnauthorized: false
+                )))
+            }
+        }
+        if case .failure(let error) = outcome, let host {
+            let queue = host.callbackQueue
+            queue.async {
+                NotificationCenter.default.post(
+                    name: HostConfiguration.didPerformUnauthorizedOperation,
+                    object: host,
+                    userInfo: ["error": error]
+                )
+            }
+        }
+        waiters.forEach { $0(outcome) }
+    }
+}

@@ -1,0 +1,316 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One request from its `URLRequest` to its single callback: the token, the
+/// interceptors, each attempt with its own deadline, replays after a token refresh,
+/// retries with backoff, and cancellation at any of those moments.
+///
+/// All mutable state sits behind one lock; every path ends in ``finish(_:)``, which
+/// runs once.
+final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
+    private struct State {
+        var attempt = 0
+        var replays = 0
+        var task: TransportTask?
+        /// A scheduled retry, cancelled with the exchange.
+        var backoff: DispatchWorkItem?
+        /// The deadline of the attempt in flight.
+        var deadline: DispatchWorkItem?
+        var timedOutAttempt: Int?
+        var cancelled = false
+        var finished = false
+        var startedAt: Date?
+        var bytesSent = 0
+        var bytesReceived = 0
+        var lastRequest: URLRequest?
+        var lastResponse: HTTPURLResponse?
+        var lastData: Data?
+    }
+
+    private let id: Int
+    private let service: EasyNetworkService
+    private let host: HostConfiguration
+    private let request: UncheckedSendable<any BaseAPIRequest>
+    private let builder: URLRequestBuilder
+    private let context: ResponseContext
+    private let interceptors: [any RequestInterceptor]
+    private let retryPolicy: RetryPolicy
+    private let authenticator: TokenAuthenticator?
+    private let method: NetworkService.Method
+    private let timeout: TimeInterval
+    private let priority: Float?
+    private let queuedAt: Date
+    private let callbackQueue: DispatchQueue
+    private let errorHandler: UncheckedSendable<(NetworkError) -> Void>?
+    private let transform: @Sendable (NetworkResponse) throws -> Output
+    private let completion: @Sendable (Result<Output, NetworkError>, RequestMetrics) -> Void
+    private let state = Protected(State())
+
+    init(
+        id: Int,
+        service: EasyNetworkService,
+        request: any BaseAPIRequest,
+        priority: Float?,
+        queuedAt: Date,
+        transform: @escaping @Sendable (NetworkResponse) throws -> Output,
+        completion: @escaping @Sendable (Result<Output, NetworkError>, RequestMetrics) -> Void
+    ) {
+        self.id = id
+        self.service = service
+        host = service.configuration
+        self.request = UncheckedSendable(request)
+        builder = URLRequestBuilder(configuration: host)
+        let settings = builder.settings
+        context = ResponseContext(settings: settings)
+        interceptors = settings.interceptors + request.interceptors
+        retryPolicy = request.retryPolicy ?? settings.retryPolicy
+        authenticator = request.requiresAuthentication ? settings.authenticator : nil
+        method = request.method
+        timeout = request.timeout ?? settings.timeout
+        self.priority = priority
+        self.queuedAt = queuedAt
+        callbackQueue = settings.callbackQueue
+        errorHandler = request.suppressesErrorHandler ? nil : settings.errorHandler.map { handler in
+            UncheckedSendable { (error: NetworkError) in handler(request, error) }
+        }
+        self.transform = transform
+        self.completion = completion
+    }
+
+    // MARK: Flow
+
+    /// Builds the request and sends the first attempt.
+    func start() {
+        switch builder.build(request.value) {
+        case .success(var urlRequest):
+            // URLSession's own timeout (whole seconds on Linux) is only a backstop
+            // behind the exact deadline each attempt keeps.
+            urlRequest.timeoutInterval = (timeout + 1).rounded(.up)
+            sendAttempt(urlRequest)
+        case .failure(let error):
+            finish(.failure(error))
+        }
+    }
+
+    /// Gets a credential (when the host has an authenticator), then sends.
+    private func sendAttempt(_ base: URLRequest) {
+        guard let authenticator else {
+            send(base, credential: nil)
+            return
+        }
+        authenticator.credential { [self] result in
+            switch result {
+            case .success(let credential): send(base, credential: credential)
+            case .failure(let error): finish(.failure(error))
+            }
+        }
+    }
+
+    private func send(_ base: URLRequest, credential: TokenAuthenticator.Credential?) {
+        var urlRequest = base
+        if let credential {
+            authenticator?.authorize(&urlRequest, with: credential)
+        }
+        let attempt: Int? = state.write { state in
+            guard !state.cancelled, !state.finished else { return nil }
+            state.attempt += 1
+            if state.startedAt == nil { state.startedAt = Date() }
+            return state.attempt
+        }
+        guard let attempt else {
+            finish(.failure(.cancelled(url: base.url)))
+            return
+        }
+        let requestContext = RequestContext(request: request.value, host: host, attempt: attempt, requestID: id)
+        do {
+            for interceptor in interceptors {
+                urlRequest = try interceptor.adapt(urlRequest, context: requestContext)
+            }
+        } catch {
+            finish(.failure(Self.adaptationError(error, url: urlRequest.url)))
+            return
+        }
+        interceptors.forEach { $0.willSend(urlRequest, context: requestContext) }
+        let sent = urlRequest
+        let task = host.transport.dataTask(with: sent, priority: priority) { [self] outcome in
+            received(outcome, attempt: attempt, base: base, credential: credential, context: requestContext)
+        }
+        guard let task else { return }  // the session is gone; the completion reported it
+        let deadline = DispatchWorkItem { [weak self] in self?.deadlinePassed(attempt: attempt) }
+        let proceed: Bool = state.write { state in
+            state.lastRequest = sent
+            state.bytesSent += sent.httpBody?.count ?? 0
+            guard !state.cancelled, !state.finished else { return false }
+            state.task = task
+            state.deadline = deadline
+            return true
+        }
+        if proceed {
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: deadline)
+        } else {
+            task.cancel()
+        }
+    }
+
+    private func deadlinePassed(attempt: Int) {
+        let task: TransportTask? = state.write { state in
+            guard state.attempt == attempt, !state.finished, let task = state.task else { return nil }
+            state.timedOutAttempt = attempt
+            return task
+        }
+        task?.cancel()
+    }
+
+    private func received(
+        _ outcome: TransportOutcome,
+        attempt: Int,
+        base: URLRequest,
+        credential: TokenAuthenticator.Credential?,
+        context requestContext: RequestContext
+    ) {
+        var outcome = outcome
+        let (cancelled, timedOut): (Bool, Bool) = state.write { state in
+            state.deadline?.cancel()
+            state.deadline = nil
+            state.task = nil
+            state.lastResponse = outcome.response
+            state.lastData = outcome.data
+            state.bytesReceived += outcome.data.count
+            return (state.cancelled, state.timedOutAttempt == attempt)
+        }
+        if timedOut && !cancelled {
+            outcome.response = nil
+            outcome.error = URLError(.timedOut)
+        }
+        interceptors.forEach { $0.didReceive(outcome.response, data: outcome.data, error: outcome.error, context: requestContext) }
+
+        let result = context.classify(outcome, cancelled: cancelled).flatMap { response -> Result<Output, NetworkError> in
+            do {
+                for interceptor in interceptors {
+                    try interceptor.validate(response, context: requestContext)
+                }
+            } catch {
+                return .failure(Self.validationError(error, response: response))
+            }
+            return Result { try transform(response) }.mapError { NetworkError.decoding($0, response: response) }
+        }
+        guard case .failure(let error) = result, !error.isCancelled else {
+            finish(result)
+            return
+        }
+        if error.isUnauthorized, let authenticator, let credential, takeReplay() {
+            authenticator.unauthorized(sentWith: credential.generation) { [self] refreshed in
+                switch refreshed {
+                case .success(let credential): send(base, credential: credential)
+                case .failure(let refreshError): finish(.failure(refreshError))
+                }
+            }
+            return
+        }
+        if retryPolicy.shouldRetry(error, method: method, attempt: attempt) {
+            scheduleRetry(base, after: retryPolicy.delay(after: attempt, error: error), error: error)
+            return
+        }
+        finish(result)
+    }
+
+    /// A request is replayed after a token refresh at most once.
+    private func takeReplay() -> Bool {
+        state.write { state in
+            guard state.replays == 0 else { return false }
+            state.replays += 1
+            return true
+        }
+    }
+
+    private func scheduleRetry(_ base: URLRequest, after delay: TimeInterval, error: NetworkError) {
+        let work = DispatchWorkItem { [weak self] in self?.sendAttempt(base) }
+        let scheduled: Bool = state.write { state in
+            guard !state.cancelled, !state.finished else { return false }
+            state.backoff = work
+            return true
+        }
+        if scheduled {
+            DispatchQueue.global().asyncAfter(deadline: .now() + delay, execute: work)
+        } else {
+            finish(.failure(.cancelled(url: base.url)))
+        }
+    }
+
+    /// Cancels the request wherever it is: in flight (the task's completion reports
+    /// it), in a backoff or waiting for a token (reported at once).
+    func cancel() {
+        let (task, idle): (TransportTask?, Bool) = state.write { state in
+            guard !state.finished, !state.cancelled else { return (nil, false) }
+            state.cancelled = true
+            state.backoff?.cancel()
+            state.backoff = nil
+            state.deadline?.cancel()
+            state.deadline = nil
+            return (state.task, state.task == nil)
+        }
+        if let task {
+            task.cancel()
+        } else if idle {
+            finish(.failure(.cancelled(url: nil)))
+        }
+    }
+
+    // MARK: End
+
+    private func finish(_ result: Result<Output, NetworkError>) {
+        let ended = Date()
+        let snapshot: State? = state.write { state in
+            guard !state.finished else { return nil }
+            state.finished = true
+            state.backoff?.cancel()
+            state.deadline?.cancel()
+            return state
+        }
+        guard let snapshot else { return }
+        let metrics = RequestMetrics(
+            queuedAt: min(queuedAt, snapshot.startedAt ?? ended),
+            startedAt: snapshot.startedAt ?? ended,
+            firstByteAt: nil,
+            endedAt: ended,
+            bytesSent: snapshot.bytesSent,
+            bytesReceived: snapshot.bytesReceived,
+            attempts: snapshot.attempt
+        )
+        var result = result
+        if case .failure(var error) = result {
+            error.attempts = snapshot.attempt
+            result = .failure(error)
+        }
+        let outcome = RequestOutcome(
+            urlRequest: snapshot.lastRequest,
+            response: snapshot.lastResponse,
+            data: snapshot.lastData,
+            error: { if case .failure(let error) = result { return error } else { return nil } }(),
+            metrics: metrics
+        )
+        let requestContext = RequestContext(request: request.value, host: host, attempt: snapshot.attempt, requestID: id)
+        interceptors.forEach { $0.didFinish(outcome, context: requestContext) }
+        service.exchangeFinished(id)
+        service.deliver(result, metrics: metrics, on: callbackQueue, errorHandler: errorHandler, completion: completion)
+    }
+
+    private static func adaptationError(_ error: any Error, url: URL?) -> NetworkError {
+        if let networkError = error as? NetworkError { return networkError }
+        return NetworkError(kind: .invalidRequest, message: "an interceptor refused the request: \(error.localizedDescription)", url: url, underlyingError: error)
+    }
+
+    private static func validationError(_ error: any Error, response: NetworkResponse) -> NetworkError {
+        if let networkError = error as? NetworkError { return networkError }
+        return NetworkError(
+            kind: .unacceptableStatus,
+            message: error.localizedDescription,
+            url: response.request.url,
+            response: response.httpResponse,
+            data: response.data,
+            underlyingError: error
+        )
+    }
+}
