@@ -19,7 +19,10 @@ import FoundationNetworking
 ///   with a fresh token is its result;
 /// - at most `maxRefreshes` refreshes run within `refreshWindow` seconds (default 3
 ///   in 30 s): past that, requests fail without refreshing, so a server that always
-///   answers 401 cannot cause a loop.
+///   answers 401 cannot cause a loop;
+/// - after a failed refresh, requests still holding the token it tried to replace
+///   fail at once with the same error for `refreshWindow` seconds, or until
+///   ``setToken(_:)`` (a new sign-in) gives a new one.
 ///
 /// ```swift
 /// host.authenticator = TokenAuthenticator(token: savedToken) { done in
@@ -44,6 +47,8 @@ public final class TokenAuthenticator: @unchecked Sendable {
         var refreshing = false
         var waiters: [@Sendable (Result<Credential, NetworkError>) -> Void] = []
         var refreshTimes: [Date] = []
+        /// The last failed refresh: the generation it tried to replace, when, and why.
+        var failure: (generation: Int, at: Date, error: NetworkError)?
     }
 
     private let state: Protected<State>
@@ -122,7 +127,7 @@ public final class TokenAuthenticator: @unchecked Sendable {
     /// Called when a request sent with `generation` came back unauthorized: replays at
     /// once with a newer token, or waits for (or starts) the one refresh.
     func unauthorized(sentWith generation: Int, _ completion: @escaping @Sendable (Result<Credential, NetworkError>) -> Void) {
-        enum Next { case ready(Credential), wait, refresh, limited }
+        enum Next { case ready(Credential), wait, refresh, limited, failed(NetworkError) }
         let now = Date()
         let next: Next = state.write { state in
             if state.generation > generation, state.token != nil, !state.refreshing {
@@ -131,6 +136,9 @@ public final class TokenAuthenticator: @unchecked Sendable {
             if state.refreshing {
                 state.waiters.append(completion)
                 return .wait
+            }
+            if let failure = state.failure, failure.generation == generation, now.timeIntervalSince(failure.at) < refreshWindow {
+                return .failed(failure.error)
             }
             state.refreshTimes.removeAll { now.timeIntervalSince($0) > refreshWindow }
             if state.refreshTimes.count >= maxRefreshes {
@@ -143,6 +151,7 @@ public final class TokenAuthenticator: @unchecked Sendable {
         case .ready(let credential): completion(.success(credential))
         case .wait: break
         case .refresh: startRefresh()
+        case .failed(let error): completion(.failure(error))
         case .limited:
             completion(.failure(NetworkError(
                 kind: .authentication,
@@ -185,14 +194,17 @@ public final class TokenAuthenticator: @unchecked Sendable {
             case .success(let token):
                 state.token = token
                 state.generation += 1
+                state.failure = nil
                 return (waiters, .success(Credential(token: token, generation: state.generation)))
             case .failure(let error):
-                return (waiters, .failure(NetworkError(
+                let failure = NetworkError(
                     kind: .authentication,
                     message: "the token could not be refreshed: \(error.localizedDescription)",
                     underlyingError: error,
                     isUnauthorized: false
-                )))
+                )
+                state.failure = (state.generation, Date(), failure)
+                return (waiters, .failure(failure))
             }
         }
         if case .failure(let error) = outcome, let host {
