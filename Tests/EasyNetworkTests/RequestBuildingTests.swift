@@ -114,4 +114,22 @@ final class RequestBuildingTests: ServerTestCase {
         }
         XCTAssertEqual(server.requests(path: "/echo").map(\.method), ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"])
     }
+
+    /// URLComponents' percent-encoded setters stop the process on bad input; the
+    /// builder must turn any api text into a URL or a typed error.
+    func testApiTextThatIsNotAValidURLNeverCrashes() {
+        let tricky = ["/a%zz", "/50%", "/x?a=b c&d=%", "/p q/ü", "/#frag", "?only=query", "", "/", "//", "/a%2Fb"]
+        for api in tricky {
+            _ = send(TestRequest(api, params: ["k": "v"]))
+        }
+        let recorded = server.requests
+        XCTAssertEqual(recorded.count, tricky.count, "every api made a request")
+        XCTAssertEqual(recorded[0].path, "/a%25zz")
+        XCTAssertEqual(recorded[1].path, "/50%25")
+        XCTAssertEqual(recorded[2].query, "a=b%20c&d=%25&k=v")
+        XCTAssertEqual(recorded[3].path, "/p%20q/%C3%BC")
+        XCTAssertEqual(recorded[4].path, "/%23frag")
+        XCTAssertEqual(recorded[5].query, "only=query&k=v")
+        XCTAssertEqual(recorded[9].path, "/a%2Fb", "an already encoded path stays as it is")
+    }
 }

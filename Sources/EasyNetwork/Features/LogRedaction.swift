@@ -35,18 +35,18 @@ public struct LogRedaction: Sendable {
         parameters.contains(name.lowercased())
     }
 
-    /// `url` with hidden query values masked.
+    /// `url` as text with hidden query values masked (for display, not a URL).
     public func redact(_ url: URL?) -> String {
         guard let url else { return "(no URL)" }
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true),
-              let items = components.percentEncodedQueryItems, !items.isEmpty
-        else { return url.absoluteString }
-        components.percentEncodedQueryItems = items.map { item in
-            let name = item.name.removingPercentEncoding ?? item.name
-            let bare = name.components(separatedBy: "%5B").first ?? name
-            return hidesParameter(bare) || hidesParameter(name) ? URLQueryItem(name: item.name, value: Self.mask) : item
+        let string = url.absoluteString
+        guard let mark = string.firstIndex(of: "?") else { return string }
+        var query = String(string[string.index(after: mark)...])
+        var fragment = ""
+        if let hash = query.firstIndex(of: "#") {
+            fragment = String(query[hash...])
+            query = String(query[..<hash])
         }
-        return components.url?.absoluteString ?? url.absoluteString
+        return String(string[..<mark]) + "?" + redactForm(query) + fragment
     }
 
     /// A body as text with hidden values masked: JSON pretty-printed, forms by field,
@@ -68,12 +68,13 @@ public struct LogRedaction: Sendable {
         return text
     }
 
-    /// A JSON value with hidden keys masked, at any depth.
+    /// A JSON value with hidden keys masked, at any depth (parameter names and header
+    /// names both count, for bodies that carry headers).
     func redactJSON(_ value: Any) -> Any {
         if let dictionary = value as? [String: Any] {
             var result: [String: Any] = [:]
             for (key, nested) in dictionary {
-                result[key] = hidesParameter(key) ? Self.mask : redactJSON(nested)
+                result[key] = hidesParameter(key) || hidesHeader(key) ? Self.mask : redactJSON(nested)
             }
             return result
         }

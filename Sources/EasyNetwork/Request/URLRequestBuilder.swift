@@ -67,12 +67,18 @@ struct URLRequestBuilder {
 
     /// `base` + `api`: the api path is appended to the base path with exactly one
     /// slash between them; a query in `api` is kept, then `query` is added.
+    ///
+    /// Built as text and parsed once with `URL(string:)`, which answers `nil` for a bad
+    /// string: `URLComponents`' percent-encoded setters stop the process instead.
     static func url(base: URL, api: String, query: [String: Any]?) -> Result<URL, NetworkError> {
-        if let url = simpleURL(base: base, api: api, query: query) {
-            return .success(url)
+        var head = base.absoluteString
+        if let hash = head.firstIndex(of: "#") {
+            head = String(head[..<hash])
         }
-        guard var components = URLComponents(url: base, resolvingAgainstBaseURL: true) else {
-            return .failure(NetworkError(kind: .invalidRequest, message: "'\(base)' is not a valid base URL", url: base))
+        var baseQuery: String?
+        if let mark = head.firstIndex(of: "?") {
+            baseQuery = String(head[head.index(after: mark)...])
+            head = String(head[..<mark])
         }
         var apiPath = api
         var apiQuery: String?
@@ -80,70 +86,76 @@ struct URLRequestBuilder {
             apiPath = String(api[..<mark])
             apiQuery = String(api[api.index(after: mark)...])
         }
-        guard let encodedAPI = apiPath.addingPercentEncoding(withAllowedCharacters: pathAllowed) else {
-            return .failure(NetworkError(kind: .invalidRequest, message: "'\(api)' is not a valid API path", url: base))
+        let path = escaped(apiPath, allowed: pathAllowed).drop { $0 == "/" }
+        if !path.isEmpty || !apiPath.isEmpty {
+            if head.hasSuffix("/") { head.removeLast() }
+            head += "/" + path
         }
-        let basePath = components.percentEncodedPath
-        let trimmedBase = basePath.hasSuffix("/") ? String(basePath.dropLast()) : basePath
-        let trimmedAPI = encodedAPI.drop { $0 == "/" }
-        components.percentEncodedPath = trimmedAPI.isEmpty && apiPath.isEmpty ? basePath : trimmedBase + "/" + trimmedAPI
-        let queryParts = [components.percentEncodedQuery, apiQuery, query.map { QueryStringEncoder().encode($0) }]
+        let queries = [baseQuery, apiQuery.map { escaped($0, allowed: queryAllowed) }, query.map { QueryStringEncoder().encode($0) }]
             .compactMap { $0 }
             .filter { !$0.isEmpty }
-        components.percentEncodedQuery = queryParts.isEmpty ? nil : queryParts.joined(separator: "&")
-        guard let url = components.url else {
+        if !queries.isEmpty {
+            head += "?" + queries.joined(separator: "&")
+        }
+        guard let url = URL(string: head), url.scheme != nil else {
             return .failure(NetworkError(kind: .invalidRequest, message: "'\(api)' does not make a valid URL with base '\(base)'", url: base))
         }
         return .success(url)
     }
 
-    /// The common case without `URLComponents`: a base with no query or fragment and
-    /// an api made only of characters a path may hold as they are. Gives the same URL
-    /// as the general path; `nil` sends the caller there.
-    private static func simpleURL(base: URL, api: String, query: [String: Any]?) -> URL? {
-        guard !api.isEmpty, api.utf8.allSatisfy({ plainPathBytes.contains($0) }) else { return nil }
-        let baseString = base.absoluteString
-        guard !baseString.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else { return nil }
-        var string = baseString.hasSuffix("/") ? String(baseString.dropLast()) : baseString
-        string += "/"
-        string += api.drop { $0 == "/" }
-        if let query, !query.isEmpty {
-            string += "?"
-            string += QueryStringEncoder().encode(query)
+    /// `url` with `query` appended to its own query.
+    static func url(_ url: URL, addingQuery query: [String: Any]?) -> Result<URL, NetworkError> {
+        guard let query, !query.isEmpty else { return .success(url) }
+        var string = url.absoluteString
+        var fragment = ""
+        if let hash = string.firstIndex(of: "#") {
+            fragment = String(string[hash...])
+            string = String(string[..<hash])
         }
-        return URL(string: string)
+        string += (string.contains("?") ? "&" : "?") + QueryStringEncoder().encode(query) + fragment
+        guard let result = URL(string: string) else {
+            return .failure(NetworkError(kind: .invalidRequest, message: "'\(url)' is not a valid URL", url: url))
+        }
+        return .success(result)
     }
 
-    /// Bytes an api path may hold unencoded on the fast path.
-    private static let plainPathBytes: Set<UInt8> = Set(
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8
-    )
+    /// `text` percent-encoded outside `allowed`; a `%` that does not start a valid
+    /// `%XX` escape is encoded too, so text that is already encoded stays as it is.
+    static func escaped(_ text: String, allowed: CharacterSet) -> String {
+        let encoded = text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+        guard encoded.contains("%") else { return encoded }
+        let bytes = Array(encoded.utf8)
+        var result = [UInt8]()
+        result.reserveCapacity(bytes.count)
+        for (index, byte) in bytes.enumerated() {
+            result.append(byte)
+            if byte == UInt8(ascii: "%") {
+                let valid = index + 2 < bytes.count && isHex(bytes[index + 1]) && isHex(bytes[index + 2])
+                if !valid { result.append(contentsOf: Array("25".utf8)) }
+            }
+        }
+        return String(decoding: result, as: UTF8.self)
+    }
 
-    /// Characters left as they are in an api path: RFC 3986 path characters and `%`,
-    /// so an already percent-encoded path is kept.
+    private static func isHex(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+            || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+    }
+
+    /// Characters left as they are in an api path: RFC 3986 path characters and `%`.
     private static let pathAllowed: CharacterSet = {
         var allowed = CharacterSet.urlPathAllowed
         allowed.insert("%")
         return allowed
     }()
 
-    /// `url` with `query` appended to its own query.
-    static func url(_ url: URL, addingQuery query: [String: Any]?) -> Result<URL, NetworkError> {
-        guard let query, !query.isEmpty else { return .success(url) }
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
-            return .failure(NetworkError(kind: .invalidRequest, message: "'\(url)' is not a valid URL", url: url))
-        }
-        let encoded = QueryStringEncoder().encode(query)
-        if let existing = components.percentEncodedQuery, !existing.isEmpty {
-            components.percentEncodedQuery = existing + "&" + encoded
-        } else {
-            components.percentEncodedQuery = encoded
-        }
-        guard let result = components.url else {
-            return .failure(NetworkError(kind: .invalidRequest, message: "'\(url)' is not a valid URL", url: url))
-        }
-        return .success(result)
-    }
+    /// Characters left as they are in an api's own query: RFC 3986 query characters and `%`.
+    private static let queryAllowed: CharacterSet = {
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.insert("%")
+        return allowed
+    }()
 
     /// `value` encoded by `encoder`, or an encoding error naming what failed.
     static func encodedBody(_ value: any Encodable, encoder: JSONEncoder, url: URL) -> Result<Data, NetworkError> {

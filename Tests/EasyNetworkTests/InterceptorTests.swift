@@ -1,0 +1,189 @@
+import EasyNetwork
+import EasyNetworkTesting
+import Foundation
+import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// An interceptor that records each step it sees under its name.
+struct RecordingInterceptor: RequestInterceptor {
+    let name: String
+    let log: Collector<String>
+
+    func adapt(_ urlRequest: URLRequest, context: RequestContext) throws -> URLRequest {
+        log.append("\(name).adapt#\(context.attempt)")
+        var request = urlRequest
+        let chain = (request.value(forHTTPHeaderField: "X-Chain").map { $0 + "," } ?? "") + name
+        request.setValue(chain, forHTTPHeaderField: "X-Chain")
+        return request
+    }
+    func willSend(_ urlRequest: URLRequest, context: RequestContext) { log.append("\(name).willSend") }
+    func didReceive(_ response: HTTPURLResponse?, data: Data, error: (any Error)?, context: RequestContext) { log.append("\(name).didReceive \(response?.statusCode ?? 0)") }
+    func validate(_ response: NetworkResponse, context: RequestContext) throws { log.append("\(name).validate") }
+    func didFinish(_ outcome: RequestOutcome, context: RequestContext) { log.append("\(name).didFinish \(outcome.error == nil ? "ok" : "error")") }
+}
+
+struct InterceptedRequest: BaseAPIRequest {
+    let api: String
+    let extra: [any RequestInterceptor]
+    var method: NetworkService.Method { .get }
+    var query: NetworkService.QueryType { .path }
+    var params: [String: Any]? { nil }
+    var headers: [String: String]? { nil }
+    var interceptors: [any RequestInterceptor] { extra }
+}
+
+struct Refused: Error {}
+
+final class InterceptorTests: ServerTestCase {
+    func testHostInterceptorsRunBeforeTheRequestsInEveryStep() {
+        let log = Collector<String>()
+        let host = makeHost()
+        host.interceptors = [RecordingInterceptor(name: "A", log: log), RecordingInterceptor(name: "B", log: log)]
+        let result = send(InterceptedRequest(api: "/echo", extra: [RecordingInterceptor(name: "C", log: log)]), host: host)
+        XCTAssertNotNil(value(of: result))
+        XCTAssertEqual(log.values, [
+            "A.adapt#1", "B.adapt#1", "C.adapt#1",
+            "A.willSend", "B.willSend", "C.willSend",
+            "A.didReceive 200", "B.didReceive 200", "C.didReceive 200",
+            "A.validate", "B.validate", "C.validate",
+            "A.didFinish ok", "B.didFinish ok", "C.didFinish ok",
+        ])
+        XCTAssertEqual(server.requests(path: "/echo").first?.header("X-Chain"), "A,B,C")
+    }
+
+    func testInterceptorsSeeEachRetryAttempt() {
+        let log = Collector<String>()
+        let script = Script([.status(502), .json("{}")])
+        server.route("GET", "/retry") { _ in script.next() }
+        let host = makeHost()
+        host.retryPolicy = RetryPolicy(maxAttempts: 2, baseDelay: 0.01)
+        host.interceptors = [RecordingInterceptor(name: "A", log: log)]
+        _ = send(TestRequest("/retry"), host: host)
+        XCTAssertEqual(log.values, ["A.adapt#1", "A.willSend", "A.didReceive 502", "A.adapt#2", "A.willSend", "A.didReceive 200", "A.validate", "A.didFinish ok"])
+    }
+
+    func testAdaptFailureFailsTheRequestWithoutSendingIt() {
+        let host = makeHost()
+        host.interceptors = [ClosureInterceptor(adapt: { _, _ in throw Refused() })]
+        let error = failure(of: send(TestRequest("/echo"), host: host))
+        XCTAssertEqual(error?.kind, .invalidRequest)
+        XCTAssertTrue(error?.underlyingError is Refused)
+        XCTAssertEqual(server.requests.count, 0)
+        host.interceptors = [ClosureInterceptor(adapt: { _, _ in throw NetworkError(kind: .encoding, message: "cannot sign") })]
+        XCTAssertEqual(failure(of: send(TestRequest("/echo"), host: host))?.message, "cannot sign")
+    }
+
+    func testValidateCanTurnA200IntoAFailure() {
+        let host = makeHost()
+        host.interceptors = [ClosureInterceptor(validate: { response, _ in
+            if response.header("Content-Type") == "application/json", response.data.count > 5 {
+                throw NetworkError(kind: .unacceptableStatus, message: "maintenance mode", response: response.httpResponse)
+            }
+        })]
+        let error = failure(of: send(TestRequest("/echo"), host: host))
+        XCTAssertEqual(error?.message, "maintenance mode")
+        XCTAssertEqual(error?.statusCode, 200)
+    }
+
+    func testSigningBodyInAdapt() {
+        let host = makeHost()
+        host.interceptors = [ClosureInterceptor(adapt: { request, _ in
+            var signed = request
+            signed.setValue(String(request.httpBody?.count ?? 0), forHTTPHeaderField: "X-Body-Length")
+            signed.httpBody = Data((request.httpBody ?? Data()).reversed())
+            return signed
+        })]
+        _ = send(TestRequest("/echo", method: .post, query: .form, params: ["a": "1"]), host: host)
+        let recorded = server.requests(path: "/echo").first
+        XCTAssertEqual(recorded?.header("X-Body-Length"), "3")
+        XCTAssertEqual(recorded.map { String(decoding: $0.body, as: UTF8.self) }, "1=a")
+    }
+
+    // MARK: logging
+
+    func testLoggingRedactsTokensCookiesAndPasswords() {
+        let lines = Collector<String>()
+        let host = makeHost()
+        host.defaultHeaders = ["Cookie": "session=SECRET-COOKIE"]
+        host.authenticator = TokenAuthenticator(token: "SECRET-TOKEN") { done in done(.success("SECRET-TOKEN-2")) }
+        host.interceptors = [LoggingInterceptor(level: .debug) { level, text in lines.append("\(level): \(text)") }]
+        server.route("POST", "/login") { _ in
+            .status(200, headers: ["Content-Type": "application/json", "Set-Cookie": "sid=SECRET-SET-COOKIE"], body: Data(#"{"token": "SECRET-RESPONSE-TOKEN", "user": "ana"}"#.utf8))
+        }
+        _ = send(TestRequest("/login?token=SECRET-QUERY", method: .post, query: .json, params: ["user": "ana", "password": "SECRET-PASSWORD", "profile": ["access_token": "SECRET-NESTED"]]), host: host)
+        server.route("POST", "/form") { _ in .json(#"{"saved": true}"#) }
+        _ = send(TestRequest("/form", method: .post, query: .form, params: ["password": "SECRET-FORM", "name": "ana"]), host: host)
+        _ = send(TestRequest("/echo"), host: host)  // the echo reflects the request's headers into its JSON body
+        let all = lines.values.joined(separator: "\n")
+        for secret in ["SECRET-COOKIE", "SECRET-TOKEN", "SECRET-PASSWORD", "SECRET-NESTED", "SECRET-SET-COOKIE", "SECRET-RESPONSE-TOKEN", "SECRET-QUERY", "SECRET-FORM"] {
+            XCTAssertFalse(all.contains(secret), "\(secret) leaked:\n\(all)")
+        }
+        XCTAssertTrue(all.contains("<redacted>"))
+        XCTAssertTrue(all.contains("curl -X POST"), all)
+        XCTAssertTrue(all.contains("\"user\" : \"ana\""), "pretty-printed JSON body:\n\(all)")
+        XCTAssertTrue(all.contains("info: ← 200 POST"), all)
+        XCTAssertTrue(all.contains(" ms, "), all)
+        XCTAssertTrue(server.requests(path: "/login").first?.header("Authorization") == "Bearer SECRET-TOKEN", "the real request keeps its token")
+    }
+
+    func testLoggingLevelsAndTruncation() {
+        let lines = Collector<String>()
+        let host = makeHost()
+        host.interceptors = [LoggingInterceptor(level: .error, bodyLimit: 10) { _, text in lines.append(text) }]
+        _ = send(TestRequest("/echo"), host: host)
+        XCTAssertEqual(lines.count, 0, "error level hides successes")
+        _ = send(TestRequest("/status/500"), host: host)
+        XCTAssertEqual(lines.count, 1)
+        XCTAssertTrue(lines.values.first?.contains("✕") ?? false)
+
+        let debug = Collector<String>()
+        host.interceptors = [LoggingInterceptor(level: .debug, bodyLimit: 10) { _, text in debug.append(text) }]
+        _ = send(TestRequest("/large/5000"), host: host)
+        XCTAssertTrue(debug.values.joined().contains("bytes of binary data") || debug.values.joined().contains("5000 bytes in all"))
+    }
+
+    func testCURLCommandRepeatsTheRequest() throws {
+        var request = URLRequest(url: try XCTUnwrap(URL(string: "https://api.example.test/v1/users?q=a%20b")))
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("Bearer abc", forHTTPHeaderField: "Authorization")
+        request.httpBody = Data(#"{"name":"it's"}"#.utf8)
+        XCTAssertEqual(
+            CURLCommand.make(for: request, redaction: nil),
+            #"curl -X POST -H 'Authorization: Bearer abc' -H 'Content-Type: application/json' --data-binary '{"name":"it'\''s"}' 'https://api.example.test/v1/users?q=a%20b'"#
+        )
+        XCTAssertTrue(CURLCommand.make(for: request).contains("Authorization: <redacted>"))
+    }
+
+    // MARK: redirects
+
+    func testCrossHostRedirectDropsAuthorizationAndCookie() throws {
+        let other = try LoopbackServer()
+        defer { other.stop() }
+        let target = other.baseURL.appendingPathComponent("landing").absoluteString
+        server.route("GET", "/away") { _ in .status(302, headers: ["Location": target]) }
+        server.route("GET", "/here") { _ in .status(302, headers: ["Location": "/echo"]) }
+        let host = makeHost()
+        host.authenticator = TokenAuthenticator(token: "tok") { done in done(.success("tok")) }
+        other.route("GET", "/landing") { _ in .json(#"{"landed": true}"#) }
+        let headers = ["Cookie": "sid=1"]
+        XCTAssertEqual((value(of: send(TestRequest("/away", headers: headers), host: host)) as? [String: Bool])?["landed"], true)
+        let landed = try XCTUnwrap(other.requests(path: "/landing").first)
+        XCTAssertNil(landed.header("Authorization"))
+        XCTAssertNil(landed.header("Cookie"))
+
+        _ = send(TestRequest("/here", headers: headers), host: host)
+        XCTAssertEqual(server.requests(path: "/echo").first?.header("Authorization"), "Bearer tok", "same origin keeps it")
+    }
+
+    func testRedirectHandlerCanRefuse() {
+        server.route("GET", "/moved") { _ in .status(301, headers: ["Location": "/echo"]) }
+        let host = makeHost()
+        host.redirectHandler = { _, _ in nil }
+        let error = failure(of: send(TestRequest("/moved"), host: host))
+        XCTAssertEqual(error?.statusCode, 301)
+        XCTAssertEqual(server.requests(path: "/echo").count, 0)
+    }
+}

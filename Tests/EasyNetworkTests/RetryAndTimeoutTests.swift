@@ -1,0 +1,194 @@
+import EasyNetwork
+import EasyNetworkTesting
+import Foundation
+import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Answers from a script, one per call, repeating the last.
+final class Script: @unchecked Sendable {
+    private let lock = NSLock()
+    private var replies: [LoopbackReply]
+
+    init(_ replies: [LoopbackReply]) {
+        self.replies = replies
+    }
+
+    func next() -> LoopbackReply {
+        lock.lock(); defer { lock.unlock() }
+        return replies.count > 1 ? replies.removeFirst() : replies[0]
+    }
+}
+
+final class RetryAndTimeoutTests: ServerTestCase {
+    private let queue = NetworkQueue()
+
+    private func run<Output>(_ op: RequestOperation<Output>, timeout: TimeInterval = 10) -> Result<Output, NetworkError>? {
+        let done = expectation(description: "done")
+        op.completion = { _ in done.fulfill() }
+        queue.addOperation(op)
+        wait(for: [done], timeout: timeout)
+        return op.result
+    }
+
+    private func gaps(_ path: String) -> [TimeInterval] {
+        let times = server.requests(path: path).map(\.receivedAt)
+        return zip(times.dropFirst(), times).map { $0.timeIntervalSince($1) }
+    }
+
+    func testRetriesTwoFailuresWithBackoffThenSucceeds() throws {
+        let script = Script([.status(503), .status(503), .json(#"{"ok": true}"#)])
+        server.route("GET", "/flaky") { _ in script.next() }
+        let host = makeHost()
+        host.retryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: 0.2, multiplier: 2, jitter: 0)
+        let op = RequestOperation(request: TestRequest("/flaky"), configuration: host, responseDecoder: .json)
+        XCTAssertNoThrow(try run(op)?.get())
+        XCTAssertEqual(server.requests(path: "/flaky").count, 3)
+        XCTAssertEqual(op.metrics?.attempts, 3)
+        let gaps = gaps("/flaky")
+        XCTAssertEqual(gaps.count, 2)
+        XCTAssertGreaterThanOrEqual(gaps.first ?? 0, 0.19, "first backoff 0.2 s")
+        XCTAssertGreaterThanOrEqual(gaps.last ?? 0, 0.39, "second backoff 0.4 s")
+    }
+
+    func testFinalErrorSaysHowManyAttempts() {
+        server.route("GET", "/down") { _ in .status(503) }
+        let host = makeHost()
+        host.retryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: 0.01, jitter: 0)
+        guard case .failure(let error)? = run(RequestOperation(request: TestRequest("/down"), configuration: host, responseDecoder: .json)) else {
+            return XCTFail("must fail")
+        }
+        XCTAssertEqual(error.attempts, 3)
+        XCTAssertEqual(error.statusCode, 503)
+        XCTAssertTrue(error.localizedDescription.contains("after 3 attempts"), error.localizedDescription)
+        XCTAssertEqual(server.requests(path: "/down").count, 3)
+    }
+
+    func testPostIsNotRetriedByDefaultButCanOptIn() {
+        server.route("POST", "/orders") { _ in .status(503) }
+        let host = makeHost()
+        host.retryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: 0.01)
+        let post = TestRequest("/orders", method: .post, query: .json, params: ["sku": "A"])
+        guard case .failure(let error)? = run(RequestOperation(request: post, configuration: host, responseDecoder: .json)) else {
+            return XCTFail("must fail")
+        }
+        XCTAssertEqual(error.attempts, 1)
+        XCTAssertEqual(server.requests(path: "/orders").count, 1)
+
+        host.retryPolicy = RetryPolicy(maxAttempts: 2, baseDelay: 0.01, retriesNonIdempotentMethods: true)
+        _ = run(RequestOperation(request: post, configuration: host, responseDecoder: .json))
+        XCTAssertEqual(server.requests(path: "/orders").count, 3)
+    }
+
+    func testRetryAfterSecondsIsHonoured() throws {
+        let script = Script([.status(429, headers: ["Retry-After": "1"]), .json("{}")])
+        server.route("GET", "/limited") { _ in script.next() }
+        let host = makeHost()
+        host.retryPolicy = RetryPolicy(maxAttempts: 2, baseDelay: 0.01)
+        XCTAssertNoThrow(try run(RequestOperation(request: TestRequest("/limited"), configuration: host, responseDecoder: .json))?.get())
+        XCTAssertGreaterThanOrEqual(gaps("/limited").first ?? 0, 0.95)
+    }
+
+    func testRetryAfterHTTPDateAndCap() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        let policy = RetryPolicy(maxRetryAfter: 10)
+        func error(_ header: String) -> NetworkError {
+            let response = HTTPURLResponse(url: URL(fileURLWithPath: "/"), statusCode: 503, httpVersion: nil, headerFields: ["Retry-After": header])
+            return NetworkError(kind: .unacceptableStatus, response: response)
+        }
+        XCTAssertEqual(policy.delay(after: 1, error: error(formatter.string(from: now.addingTimeInterval(4))), now: now), 4, accuracy: 0.001)
+        XCTAssertEqual(policy.delay(after: 1, error: error("120"), now: now), 10)
+        XCTAssertEqual(policy.delay(after: 1, error: error("garbage"), now: now) <= policy.baseDelay * 1.25, true)
+    }
+
+    func testCancelDuringBackoffEndsAtOnce() {
+        server.route("GET", "/wait") { _ in .status(503, headers: ["Retry-After": "5"]) }
+        let host = makeHost()
+        host.retryPolicy = RetryPolicy(maxAttempts: 3)
+        let op = RequestOperation(request: TestRequest("/wait"), configuration: host, responseDecoder: .json)
+        let done = expectation(description: "done")
+        op.completion = { _ in done.fulfill() }
+        queue.addOperation(op)
+        waitForRequests(path: "/wait", count: 1)
+        RunLoop.current.run(until: Date().addingTimeInterval(0.1))
+        let cancelledAt = Date()
+        op.cancel()
+        wait(for: [done], timeout: 2)
+        XCTAssertLessThan(Date().timeIntervalSince(cancelledAt), 0.1)
+        XCTAssertEqual(op.result.map { if case .failure(let e) = $0 { return e.isCancelled } else { return false } }, true)
+        XCTAssertEqual(server.requests(path: "/wait").count, 1)
+    }
+
+    func testTransientTransportErrorsAreRetried() throws {
+        let script = Script([.closeWithoutResponse, .json(#"{"ok": 1}"#)])
+        server.route("GET", "/dropped") { _ in script.next() }
+        let host = makeHost()
+        host.retryPolicy = RetryPolicy(maxAttempts: 2, baseDelay: 0.01, retryableURLErrorCodes: [.networkConnectionLost, .badServerResponse, .cannotParseResponse])
+        XCTAssertNoThrow(try run(RequestOperation(request: TestRequest("/dropped"), configuration: host, responseDecoder: .json))?.get())
+        XCTAssertEqual(server.requests(path: "/dropped").count, 2)
+    }
+
+    func testSubSecondTimeoutIsExact() {
+        let started = Date()
+        guard case .failure(let error)? = run(RequestOperation(request: TestRequest("/delay/2000", timeout: 0.3), configuration: makeHost(), responseDecoder: .json)) else {
+            return XCTFail("must fail")
+        }
+        let elapsed = Date().timeIntervalSince(started)
+        XCTAssertTrue(error.isTimeout, "\(error)")
+        XCTAssertEqual(error.kind, .transport)
+        XCTAssertGreaterThanOrEqual(elapsed, 0.3)
+        XCTAssertLessThan(elapsed, 0.5)
+    }
+
+    func testHostTimeoutAppliesAndRequestOverrideWins() {
+        let host = makeHost()
+        host.timeout = 0.25
+        let started = Date()
+        guard case .failure(let error)? = run(RequestOperation(request: TestRequest("/delay/1500"), configuration: host, responseDecoder: .json)) else {
+            return XCTFail("must fail")
+        }
+        XCTAssertTrue(error.isTimeout)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 0.45)
+        XCTAssertNoThrow(try run(RequestOperation(request: TestRequest("/delay/400", timeout: 2), configuration: host, responseDecoder: .json))?.get())
+    }
+
+    func testPerRequestRetryPolicyOverridesTheHost() {
+        server.route("GET", "/once") { _ in .status(500) }
+        let host = makeHost()
+        host.retryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: 0.01)
+        struct NoRetry: BaseAPIRequest {
+            var api: String { "/once" }
+            var method: NetworkService.Method { .get }
+            var query: NetworkService.QueryType { .path }
+            var params: [String: Any]? { nil }
+            var headers: [String: String]? { nil }
+            var retryPolicy: RetryPolicy? { RetryPolicy.none }
+        }
+        _ = run(RequestOperation(request: NoRetry(), configuration: host, responseDecoder: .json))
+        XCTAssertEqual(server.requests(path: "/once").count, 1)
+    }
+
+    func testMetricsAreReportedEverywhere() throws {
+        let host = makeHost()
+        let seen = Collector<RequestMetrics>()
+        host.interceptors = [ClosureInterceptor(didFinish: { outcome, _ in seen.append(outcome.metrics) })]
+        let queue = NetworkQueue(maxConcurrentOperationCount: 1)
+        let blocker = RequestOperation(request: TestRequest("/delay/200"), configuration: host, responseDecoder: .json)
+        let op = RequestOperation(request: TestRequest("/delay/100", method: .post, query: .json, params: ["k": "v"]), configuration: host, responseDecoder: .json)
+        queue.addOperations([blocker, op], waitUntilFinished: false)
+        waitUntilFinished(op)
+        let metrics = try XCTUnwrap(op.metrics)
+        XCTAssertEqual(metrics.attempts, 1)
+        XCTAssertEqual(metrics.bytesSent, #"{"k":"v"}"#.utf8.count)
+        XCTAssertGreaterThan(metrics.bytesReceived, 0)
+        XCTAssertGreaterThanOrEqual(metrics.duration, 0.1)
+        XCTAssertGreaterThanOrEqual(metrics.queuedDuration, 0.15, "it waited behind the blocker")
+        XCTAssertEqual(seen.count, 2)
+        XCTAssertTrue(seen.values.contains(metrics))
+    }
+}
