@@ -90,3 +90,22 @@ struct PlaceOrder: APIRequest {
     var method: NetworkService.Method { .post }
     var encodableBody: (any Encodable)? { order }
 }
+
+/// The token refresh call; it must not carry the (expired) token itself.
+struct RefreshTokenRequest: APIRequest {
+    struct Token: Decodable { let token: String }
+    typealias Response = Token
+    var api: String { "/v3/refresh" }
+    var method: NetworkService.Method { .post }
+    var requiresAuthentication: Bool { false }
+}
+
+struct GetMe: APIRequest {
+    typealias Response = Profile
+    var api: String { "/v3/me" }
+}
+
+struct GetNews: APIRequest {
+    typealias Response = [String]
+    var api: String { "/v3/news" }
+}

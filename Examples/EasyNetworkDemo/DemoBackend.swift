@@ -35,6 +35,30 @@ enum DemoBackend {
         server.route("POST", "/v2/orders") { _ in
             .json(#"{"code": 8888, "msg": "item out of stock", "data": {"sku": "TEA-1"}, "traceId": "c3d4"}"#)
         }
+        // A third style: bearer tokens that expire, and a flaky endpoint.
+        let flaky = FlakyCounter()
+        server.route("GET", "/v3/me") { request in
+            request.header("Authorization") == "Bearer fresh-token"
+                ? .json(#"{"id": 7, "name": "Ana", "email": "ana@example.com"}"#)
+                : .json(#"{"error": "token expired"}"#, status: 401)
+        }
+        server.route("POST", "/v3/refresh") { _ in .json(#"{"token": "fresh-token"}"#) }
+        server.route("GET", "/v3/news") { _ in
+            flaky.next() <= 2 ? .status(503, headers: ["Retry-After": "0.3"]) : .json(#"["EasyNetwork 1.0 ships"]"#)
+        }
         return server
+    }
+}
+
+/// Counts calls, for an endpoint that fails twice before it works.
+final class FlakyCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+
+    func next() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        count += 1
+        return count
     }
 }

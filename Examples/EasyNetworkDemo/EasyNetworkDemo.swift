@@ -37,6 +37,7 @@ struct EasyNetworkDemo {
         await failing(path: "/broken", title: "5. A 500 carries the server's message")
         await cancellation()
         await envelopeBackend()
+        await tokensAndRetries()
 
         NotificationCenter.default.removeObserver(unauthorized)
         server?.stop()
@@ -110,6 +111,26 @@ struct EasyNetworkDemo {
             print("   business error \(error.businessCode ?? "-"): \(error.localizedDescription)")
         } catch {
             print("   unexpected: \(error)")
+        }
+    }
+
+    static func tokensAndRetries() async {
+        print("8. An expired token refreshed once, a flaky endpoint retried, a logger at info level")
+        guard let baseURL = HostConfiguration.shared.baseURL else { return }
+        let host = HostConfiguration(baseURL: baseURL)
+        host.authenticator = TokenAuthenticator(token: "stale-token") {
+            print("   (refreshing the token)")
+            return try await NetworkQueue.shared.send(RefreshTokenRequest(), configuration: host).token
+        }
+        host.retryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: 0.2)
+        host.interceptors = [LoggingInterceptor.console(level: .info)]
+        do {
+            let me = try await NetworkQueue.shared.send(GetMe(), configuration: host)
+            print("   signed in again without asking: \(me.name)")
+            let news = try await NetworkQueue.shared.send(GetNews(), configuration: host)
+            print("   news after retries: \(news.joined(separator: ", "))")
+        } catch {
+            print("   failed: \(error.localizedDescription)")
         }
     }
 

@@ -43,7 +43,9 @@ public final class NetworkService: @unchecked Sendable {
         let delegate = delegate
         let task = session.dataTask(with: request) { data, response, error in
             var outcome = TransportOutcome(request: request, response: response as? HTTPURLResponse, data: data ?? Data(), error: error)
-            if let challenged = delegate.complete(record), (error as? URLError)?.code == .cancelled {
+            let findings = delegate.complete(record)
+            outcome.firstByteAt = findings.firstByteAt
+            if let challenged = findings.challengeResponse, (error as? URLError)?.code == .cancelled {
                 // A 401 whose challenge was cancelled to avoid a hang: report the 401.
                 outcome.response = challenged
                 outcome.error = nil

@@ -27,6 +27,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         var lastRequest: URLRequest?
         var lastResponse: HTTPURLResponse?
         var lastData: Data?
+        var firstByteAt: Date?
     }
 
     private let id: Int
@@ -177,6 +178,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
             state.task = nil
             state.lastResponse = outcome.response
             state.lastData = outcome.data
+            state.firstByteAt = outcome.firstByteAt
             state.bytesReceived += outcome.data.count
             return (state.cancelled, state.timedOutAttempt == attempt)
         }
@@ -273,7 +275,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         let metrics = RequestMetrics(
             queuedAt: min(queuedAt, snapshot.startedAt ?? ended),
             startedAt: snapshot.startedAt ?? ended,
-            firstByteAt: nil,
+            firstByteAt: snapshot.firstByteAt,
             endedAt: ended,
             bytesSent: snapshot.bytesSent,
             bytesReceived: snapshot.bytesReceived,

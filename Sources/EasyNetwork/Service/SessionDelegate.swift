@@ -13,6 +13,13 @@ import FoundationNetworking
 final class SessionDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
     private struct TaskState {
         var challengeResponse: HTTPURLResponse?
+        var firstByteAt: Date?
+    }
+
+    /// What the delegate learned about a task by the time it completed.
+    struct Findings {
+        var challengeResponse: HTTPURLResponse?
+        var firstByteAt: Date?
     }
 
     private let tasks = Protected([ObjectIdentifier: TaskState]())
@@ -31,10 +38,10 @@ final class SessionDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sendab
         tasks.write { $0[key] = TaskState() }
     }
 
-    /// Removes the task's state and returns the response its challenge carried, if any.
-    func complete(_ record: TaskRecord) -> HTTPURLResponse? {
-        guard let key = record.key else { return nil }
-        return tasks.write { $0.removeValue(forKey: key)?.challengeResponse }
+    /// Removes the task's state and returns what was learned about it.
+    func complete(_ record: TaskRecord) -> Findings {
+        guard let key = record.key, let state = tasks.write({ $0.removeValue(forKey: key) }) else { return Findings() }
+        return Findings(challengeResponse: state.challengeResponse, firstByteAt: state.firstByteAt)
     }
 
     func urlSession(
@@ -57,6 +64,17 @@ final class SessionDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sendab
         completionHandler(.performDefaultHandling, nil)
         #endif
     }
+
+    #if !canImport(FoundationNetworking)
+    /// Apple platforms report task metrics (Linux never does): keep the first byte time.
+    func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
+        let key = ObjectIdentifier(task)
+        let firstByte = metrics.transactionMetrics.last?.responseStartDate
+        tasks.write { tasks in
+            if tasks[key] != nil { tasks[key]?.firstByteAt = firstByte }
+        }
+    }
+    #endif
 
     func urlSession(
         _ session: URLSession,

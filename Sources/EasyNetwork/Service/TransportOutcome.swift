@@ -9,6 +9,8 @@ struct TransportOutcome: @unchecked Sendable {
     var response: HTTPURLResponse?
     var data: Data
     var error: (any Error)?
+    /// When the response began to arrive, where the platform tells.
+    var firstByteAt: Date?
 
     init(request: URLRequest, response: HTTPURLResponse? = nil, data: Data = Data(), error: (any Error)? = nil) {
         self.request = request
