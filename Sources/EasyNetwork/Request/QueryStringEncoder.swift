@@ -37,14 +37,8 @@ public struct QueryStringEncoder: Sendable {
 
     /// `string` percent-encoded so that only RFC 3986 unreserved characters remain.
     public static func escape(_ string: String) -> String {
-        string.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+        PercentEncoding.encode(string, allowed: PercentEncoding.unreserved, keepingEscapes: false)
     }
-
-    private static let unreserved: CharacterSet = {
-        var set = CharacterSet()
-        set.insert(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-        return set
-    }()
 
     private func append(_ value: Any, name: String, to result: inout [(name: String, value: String)]) {
         if let dictionary = value as? [String: Any] {

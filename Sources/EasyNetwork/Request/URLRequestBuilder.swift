@@ -86,12 +86,12 @@ struct URLRequestBuilder {
             apiPath = String(api[..<mark])
             apiQuery = String(api[api.index(after: mark)...])
         }
-        let path = escaped(apiPath, allowed: pathAllowed).drop { $0 == "/" }
+        let path = PercentEncoding.encode(apiPath, allowed: PercentEncoding.path, keepingEscapes: true).drop { $0 == "/" }
         if !path.isEmpty || !apiPath.isEmpty {
             if head.hasSuffix("/") { head.removeLast() }
             head += "/" + path
         }
-        let queries = [baseQuery, apiQuery.map { escaped($0, allowed: queryAllowed) }, query.map { QueryStringEncoder().encode($0) }]
+        let queries = [baseQuery, apiQuery.map { PercentEncoding.encode($0, allowed: PercentEncoding.query, keepingEscapes: true) }, query.map { QueryStringEncoder().encode($0) }]
             .compactMap { $0 }
             .filter { !$0.isEmpty }
         if !queries.isEmpty {
@@ -118,44 +118,6 @@ struct URLRequestBuilder {
         }
         return .success(result)
     }
-
-    /// `text` percent-encoded outside `allowed`; a `%` that does not start a valid
-    /// `%XX` escape is encoded too, so text that is already encoded stays as it is.
-    static func escaped(_ text: String, allowed: CharacterSet) -> String {
-        let encoded = text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
-        guard encoded.contains("%") else { return encoded }
-        let bytes = Array(encoded.utf8)
-        var result = [UInt8]()
-        result.reserveCapacity(bytes.count)
-        for (index, byte) in bytes.enumerated() {
-            result.append(byte)
-            if byte == UInt8(ascii: "%") {
-                let valid = index + 2 < bytes.count && isHex(bytes[index + 1]) && isHex(bytes[index + 2])
-                if !valid { result.append(contentsOf: Array("25".utf8)) }
-            }
-        }
-        return String(decoding: result, as: UTF8.self)
-    }
-
-    private static func isHex(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-            || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
-    }
-
-    /// Characters left as they are in an api path: RFC 3986 path characters and `%`.
-    private static let pathAllowed: CharacterSet = {
-        var allowed = CharacterSet.urlPathAllowed
-        allowed.insert("%")
-        return allowed
-    }()
-
-    /// Characters left as they are in an api's own query: RFC 3986 query characters and `%`.
-    private static let queryAllowed: CharacterSet = {
-        var allowed = CharacterSet.urlQueryAllowed
-        allowed.insert("%")
-        return allowed
-    }()
 
     /// `value` encoded by `encoder`, or an encoding error naming what failed.
     static func encodedBody(_ value: any Encodable, encoder: JSONEncoder, url: URL) -> Result<Data, NetworkError> {

@@ -16,9 +16,12 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         var task: TransportTask?
         /// A scheduled retry, cancelled with the exchange.
         var backoff: DispatchWorkItem?
-        /// The deadline of the attempt in flight.
-        var deadline: DispatchWorkItem?
+        /// The ``DeadlineScheduler`` key of the attempt in flight.
+        var deadline: Int?
         var timedOutAttempt: Int?
+        /// The last attempt whose transport completed (it may complete before `send`
+        /// has stored its task).
+        var completedAttempt = 0
         var cancelled = false
         var finished = false
         var startedAt: Date?
@@ -139,19 +142,29 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
             received(outcome, attempt: attempt, base: base, credential: credential, context: requestContext)
         }
         guard let task else { return }  // the session is gone; the completion reported it
-        let deadline = DispatchWorkItem { [weak self] in self?.deadlinePassed(attempt: attempt) }
         let proceed: Bool = state.write { state in
             state.lastRequest = sent
             state.bytesSent += sent.httpBody?.count ?? 0
             guard !state.cancelled, !state.finished else { return false }
-            state.task = task
+            if state.completedAttempt < attempt {
+                state.task = task
+            }
+            return true
+        }
+        guard proceed else {
+            task.cancel()
+            return
+        }
+        let deadline = DeadlineScheduler.shared.schedule(at: .now() + timeout) { [weak self] in
+            self?.deadlinePassed(attempt: attempt)
+        }
+        let armed: Bool = state.write { state in
+            guard state.attempt == attempt, state.task != nil, !state.finished else { return false }
             state.deadline = deadline
             return true
         }
-        if proceed {
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: deadline)
-        } else {
-            task.cancel()
+        if !armed {
+            DeadlineScheduler.shared.cancel(deadline)
         }
     }
 
@@ -173,9 +186,10 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
     ) {
         var outcome = outcome
         let (cancelled, timedOut): (Bool, Bool) = state.write { state in
-            state.deadline?.cancel()
+            state.deadline.map(DeadlineScheduler.shared.cancel)
             state.deadline = nil
             state.task = nil
+            state.completedAttempt = max(state.completedAttempt, attempt)
             state.lastResponse = outcome.response
             state.lastData = outcome.data
             state.firstByteAt = outcome.firstByteAt
@@ -235,7 +249,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
             return true
         }
         if scheduled {
-            DispatchQueue.global().asyncAfter(deadline: .now() + delay, execute: work)
+            ExchangeTimers.queue.asyncAfter(deadline: .now() + delay, execute: work)
         } else {
             finish(.failure(.cancelled(url: base.url)))
         }
@@ -249,7 +263,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
             state.cancelled = true
             state.backoff?.cancel()
             state.backoff = nil
-            state.deadline?.cancel()
+            state.deadline.map(DeadlineScheduler.shared.cancel)
             state.deadline = nil
             return (state.task, state.task == nil)
         }
@@ -268,7 +282,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
             guard !state.finished else { return nil }
             state.finished = true
             state.backoff?.cancel()
-            state.deadline?.cancel()
+            state.deadline.map(DeadlineScheduler.shared.cancel)
             return state
         }
         guard let snapshot else { return }
@@ -315,4 +329,9 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
             underlyingError: error
         )
     }
+}
+
+/// Where request deadlines and retry backoffs fire.
+enum ExchangeTimers {
+    static let queue = DispatchQueue(label: "EasyNetwork.timers", attributes: .concurrent)
 }

@@ -1,0 +1,59 @@
+/// RFC 3986 percent-encoding over UTF-8 bytes with lookup tables: the hot path of
+/// every request URL, where Foundation's `CharacterSet` is slow on Linux.
+enum PercentEncoding {
+    /// `A–Z a–z 0–9 - . _ ~`: the only characters a query key or value keeps.
+    static let unreserved = table("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    /// Path characters (`pchar` and `/`).
+    static let path = table("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/")
+    /// Query characters (`pchar`, `/` and `?`).
+    static let query = table("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?")
+
+    /// `text` with every byte outside `allowed` written as `%XX`. With
+    /// `keepingEscapes`, a `%` that starts a valid `%XX` stays, so encoded text is kept.
+    static func encode(_ text: String, allowed: [Bool], keepingEscapes: Bool) -> String {
+        let bytes = Array(text.utf8)
+        var plain = true
+        for (index, byte) in bytes.enumerated() where !isAllowed(byte, allowed) {
+            if keepingEscapes, byte == UInt8(ascii: "%"), isEscape(bytes, at: index) { continue }
+            plain = false
+            break
+        }
+        if plain { return text }
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count * 3)
+        for (index, byte) in bytes.enumerated() {
+            if isAllowed(byte, allowed) || (keepingEscapes && byte == UInt8(ascii: "%") && isEscape(bytes, at: index)) {
+                output.append(byte)
+            } else {
+                output.append(UInt8(ascii: "%"))
+                output.append(hexDigits[Int(byte >> 4)])
+                output.append(hexDigits[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
+
+    private static func isAllowed(_ byte: UInt8, _ allowed: [Bool]) -> Bool {
+        byte < 128 && allowed[Int(byte)]
+    }
+
+    private static func isEscape(_ bytes: [UInt8], at index: Int) -> Bool {
+        index + 2 < bytes.count && isHex(bytes[index + 1]) && isHex(bytes[index + 2])
+    }
+
+    private static func isHex(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+            || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+    }
+
+    private static func table(_ characters: String) -> [Bool] {
+        var table = [Bool](repeating: false, count: 128)
+        for byte in characters.utf8 {
+            table[Int(byte)] = true
+        }
+        return table
+    }
+}
