@@ -22,6 +22,7 @@ open class NetworkOperation: Operation, @unchecked Sendable {
         var finishRequestedBeforeStart = false
         var enqueued = false
         var enqueuedAt: Date?
+        var tags: Set<String> = []
     }
 
     private let state = Protected(State())
@@ -29,6 +30,13 @@ open class NetworkOperation: Operation, @unchecked Sendable {
     /// Creates an operation in the ready state.
     public override init() {
         super.init()
+    }
+
+    /// Labels for cancelling operations together with
+    /// ``NetworkQueue/cancelOperations(tagged:)`` (a screen, a feature, a user session).
+    public var tags: Set<String> {
+        get { state.read { $0.tags } }
+        set { state.write { $0.tags = newValue } }
     }
 
     /// Always `true`: network operations finish when their work calls ``finish()``.

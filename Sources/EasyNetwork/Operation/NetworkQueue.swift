@@ -53,6 +53,14 @@ public final class NetworkQueue: @unchecked Sendable {
         operationQueue.isSuspended = wasSuspended
     }
 
+    /// Cancels every operation of this queue that carries `tag` (see
+    /// ``NetworkOperation/tags``); each finishes and reports a cancellation.
+    public func cancelOperations(tagged tag: String) {
+        for case let operation as NetworkOperation in operationQueue.operations where operation.tags.contains(tag) {
+            operation.cancel()
+        }
+    }
+
     /// Blocks until every operation has finished. Never call it on the callback queue.
     public func waitUntilAllOperationsAreFinished() {
         operationQueue.waitUntilAllOperationsAreFinished()

@@ -47,6 +47,9 @@ public protocol BaseAPIRequest {
     /// `false` sends this request without the host's token and never refreshes for it
     /// (the sign-in request itself). Default `true`.
     var requiresAuthentication: Bool { get }
+    /// `true` lets this GET or HEAD share one network request with identical ones in
+    /// flight, `false` never, `nil` (the default) follows the host's `coalescesRequests`.
+    var coalescesIdenticalRequests: Bool? { get }
 }
 
 extension BaseAPIRequest {
@@ -70,6 +73,9 @@ extension BaseAPIRequest {
 
     /// `true`: the host's token is sent, and refreshed when needed.
     public var requiresAuthentication: Bool { true }
+
+    /// `nil`: the host decides whether identical requests share a transfer.
+    public var coalescesIdenticalRequests: Bool? { nil }
 
     /// `["Content-Type": "application/json"]`, the header most JSON APIs expect.
     public func defaultJsonHeader() -> [String: String] {

@@ -49,6 +49,7 @@ public final class HostConfiguration: @unchecked Sendable {
         var interceptors: [any RequestInterceptor] = []
         var retryPolicy: RetryPolicy = .none
         var authenticator: TokenAuthenticator?
+        var coalescesRequests = false
 
         /// The base URL, or the error a request must fail with when there is none.
         var resolvedBaseURL: Result<URL, NetworkError> {
@@ -184,6 +185,15 @@ public final class HostConfiguration: @unchecked Sendable {
             newValue?.host = self
             settings.write { $0.authenticator = newValue }
         }
+    }
+
+    /// Whether identical GET and HEAD requests in flight share one network request
+    /// (each caller still gets its own callback; cancelling one caller cancels the
+    /// network request only when all have cancelled). Default `false`; a request may
+    /// decide for itself (``BaseAPIRequest/coalescesIdenticalRequests``).
+    public var coalescesRequests: Bool {
+        get { settings.read { $0.coalescesRequests } }
+        set { settings.write { $0.coalescesRequests = newValue } }
     }
 
     /// Decides each redirect: return the request to follow (changed or not), or `nil`

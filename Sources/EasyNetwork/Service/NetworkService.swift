@@ -19,6 +19,8 @@ public final class NetworkService: @unchecked Sendable {
 
     private let state: Protected<State>
     private let delegate = SessionDelegate()
+    /// Shares transfers among identical requests that ask for it.
+    let coalescer = RequestCoalescer()
     private let delegateQueue: OperationQueue
 
     init(configuration: URLSessionConfiguration) {
@@ -57,7 +59,7 @@ public final class NetworkService: @unchecked Sendable {
         }
         delegate.register(record, for: task)
         task.resume()
-        return TransportTask(task: task)
+        return TransportTask(task)
     }
 
     /// The host's redirect decision; see ``HostConfiguration/redirectHandler``.

@@ -45,6 +45,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
     private let method: NetworkService.Method
     private let timeout: TimeInterval
     private let priority: Float?
+    private let coalesces: Bool
     private let queuedAt: Date
     private let callbackQueue: DispatchQueue
     private let errorHandler: UncheckedSendable<(NetworkError) -> Void>?
@@ -74,6 +75,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         method = request.method
         timeout = request.timeout ?? settings.timeout
         self.priority = priority
+        coalesces = request.coalescesIdenticalRequests ?? settings.coalescesRequests
         self.queuedAt = queuedAt
         callbackQueue = settings.callbackQueue
         errorHandler = request.suppressesErrorHandler ? nil : settings.errorHandler.map { handler in
@@ -138,8 +140,16 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         }
         interceptors.forEach { $0.willSend(urlRequest, context: requestContext) }
         let sent = urlRequest
-        let task = host.transport.dataTask(with: sent, priority: priority) { [self] outcome in
+        let arrived: @Sendable (TransportOutcome) -> Void = { [self] outcome in
             received(outcome, attempt: attempt, base: base, credential: credential, context: requestContext)
+        }
+        let transport = host.transport
+        let priority = priority
+        let task: TransportTask?
+        if coalesces, RequestCoalescer.canCoalesce(sent) {
+            task = transport.coalescer.dataTask(with: sent, start: { transport.dataTask(with: sent, priority: priority, completion: $0) }, completion: arrived)
+        } else {
+            task = transport.dataTask(with: sent, priority: priority, completion: arrived)
         }
         guard let task else { return }  // the session is gone; the completion reported it
         let proceed: Bool = state.write { state in

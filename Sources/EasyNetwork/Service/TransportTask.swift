@@ -3,12 +3,22 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A running data task that can be cancelled from any thread.
-struct TransportTask: @unchecked Sendable {
-    let task: URLSessionTask
+/// A running transfer that can be cancelled from any thread: a task of its own, or a
+/// seat on a shared (coalesced) one.
+struct TransportTask: Sendable {
+    private let cancelAction: @Sendable () -> Void
 
-    /// Cancels the task; its completion reports a cancellation.
+    init(_ task: URLSessionTask) {
+        let task = UncheckedSendable(task)
+        cancelAction = { task.value.cancel() }
+    }
+
+    init(cancel: @escaping @Sendable () -> Void) {
+        cancelAction = cancel
+    }
+
+    /// Cancels; the transfer's completion reports a cancellation.
     func cancel() {
-        task.cancel()
+        cancelAction()
     }
 }
