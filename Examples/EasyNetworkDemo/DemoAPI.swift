@@ -109,3 +109,25 @@ struct GetNews: APIRequest {
     typealias Response = [String]
     var api: String { "/v3/news" }
 }
+
+struct Cart: Decodable, Sendable { let cartId: Int; let items: Int }
+struct Quote: Decodable, Sendable { let cartId: Int; let total: Int }
+struct Thumb: Decodable, Sendable { let id: Int; let bytes: Int }
+
+struct GetCart: APIRequest {
+    typealias Response = Cart
+    var api: String { "/v4/cart" }
+}
+
+struct GetQuote: APIRequest {
+    typealias Response = Quote
+    let cartId: Int
+    var api: String { "/v4/quote" }
+    var params: [String: Any]? { ["cart": cartId] }
+}
+
+struct GetThumb: APIRequest {
+    typealias Response = Thumb
+    let id: Int
+    var api: String { "/v4/thumb/\(id)" }
+}

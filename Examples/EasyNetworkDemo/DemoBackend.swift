@@ -46,6 +46,16 @@ enum DemoBackend {
         server.route("GET", "/v3/news") { _ in
             flaky.next() <= 2 ? .status(503, headers: ["Retry-After": "0.3"]) : .json(#"["EasyNetwork 1.0 ships"]"#)
         }
+        // Orchestration: a chain's steps and a batch's members.
+        server.route("GET", "/v4/cart") { _ in .json(#"{"cartId": 9, "items": 3}"#) }
+        server.route("GET", "/v4/quote") { request in
+            .json(#"{"cartId": \#(request.queryItems.first?.value ?? "0"), "total": 4200}"#)
+        }
+        server.route("GET", prefix: "/v4/thumb/") { request in
+            let id = Int(request.path.split(separator: "/").last ?? "") ?? 0
+            let reply = LoopbackReply.json(#"{"id": \#(id), "bytes": \#(id * 1000)}"#)
+            return id == 4 ? .status(404) : .delayed(Double(5 - id % 5) * 0.03, reply)
+        }
         return server
     }
 }

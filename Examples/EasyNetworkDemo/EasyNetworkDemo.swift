@@ -38,6 +38,7 @@ struct EasyNetworkDemo {
         await cancellation()
         await envelopeBackend()
         await tokensAndRetries()
+        await chainAndBatch()
 
         NotificationCenter.default.removeObserver(unauthorized)
         server?.stop()
@@ -132,6 +133,27 @@ struct EasyNetworkDemo {
         } catch {
             print("   failed: \(error.localizedDescription)")
         }
+    }
+
+    static func chainAndBatch() async {
+        print("9. A chain (each step built from the last) and a batch (results as they arrive)")
+        do {
+            let outcome = try await RequestChain(GetCart())
+                .then { cart in GetQuote(cartId: cart.cartId) }
+                .run(on: NetworkQueue.shared)
+            print("   chain: cart → quote total \(outcome.last?.total ?? 0) after \(outcome.results.count) steps")
+        } catch {
+            print("   chain failed: \(error.localizedDescription)")
+        }
+        let batch = RequestBatch(requests: (1...6).map { GetThumb(id: $0) }, policy: .settleAll)
+        batch.onResult = { index, result in
+            switch result {
+            case .success(let thumb): print("   batch: #\(index + 1) arrived (\(thumb.bytes) bytes)")
+            case .failure(let error): print("   batch: #\(index + 1) failed (\(error.statusCode ?? 0))")
+            }
+        }
+        let results = await batch.run(on: NetworkQueue.shared)
+        print("   batch done: \(results.filter { (try? $0.get()) != nil }.count) of \(results.count) succeeded")
     }
 
     static func cancellation() async {
