@@ -222,12 +222,23 @@ final class OrchestrationTests: ServerTestCase {
         ops.forEach { screen?.requests.insert($0) }
         queue.addOperations(ops, waitUntilFinished: false)
         waitForRequests(path: "/delay/3000", count: 3)
-        weak var weakOp = ops.first
         screen = nil
         ops.forEach { waitUntilFinished($0, timeout: 2) }
         callbackQueue.sync {}
         XCTAssertTrue(ops.allSatisfy { if case .failure(let e)? = $0.result { return e.isCancelled } else { return false } })
-        XCTAssertNotNil(weakOp, "the bag never held the operations; the test does")
+    }
+
+    func testBagDoesNotKeepOperationsAlive() {
+        let bag = CancellationBag()
+        weak var weakOp: Operation?
+        do {
+            let op = BlockOperation {}
+            bag.insert(op)
+            weakOp = op
+        }
+        XCTAssertNil(weakOp)
+        XCTAssertTrue(bag.operations.isEmpty)
+        bag.cancelAll()
     }
 
     func testCancelByTag() {

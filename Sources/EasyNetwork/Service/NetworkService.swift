@@ -35,6 +35,7 @@ public final class NetworkService: @unchecked Sendable {
     func dataTask(
         with request: URLRequest,
         priority: Float?,
+        uploadProgress: (@Sendable (Int64, Int64) -> Void)? = nil,
         completion: @escaping @Sendable (TransportOutcome) -> Void
     ) -> TransportTask? {
         guard let session = currentSession() else {
@@ -57,7 +58,25 @@ public final class NetworkService: @unchecked Sendable {
         if let priority {
             task.priority = priority
         }
-        delegate.register(record, for: task)
+        delegate.register(record, for: task, uploadProgress: uploadProgress)
+        task.resume()
+        return TransportTask(task)
+    }
+
+    /// Starts a transfer whose every event goes to `observer` (downloads written to
+    /// disk as they arrive); `nil` when the session is gone.
+    func streamingTask(
+        with request: URLRequest,
+        priority: Float?,
+        observer: any TransferObserver,
+        uploadProgress: (@Sendable (Int64, Int64) -> Void)? = nil
+    ) -> TransportTask? {
+        guard let session = currentSession() else { return nil }
+        let task = session.dataTask(with: request)
+        if let priority {
+            task.priority = priority
+        }
+        delegate.register(observer: observer, for: task, uploadProgress: uploadProgress)
         task.resume()
         return TransportTask(task)
     }

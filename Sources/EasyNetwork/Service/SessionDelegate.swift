@@ -5,15 +5,19 @@ import FoundationNetworking
 
 /// The delegate of a host's session: answers authentication challenges so that a 401
 /// never hangs, and keeps the response such a challenge carried until the task's
-/// completion handler collects it. Data arrives through each task's completion
-/// handler, one hop per request.
+/// completion handler collects it. Data of ordinary requests arrives through each
+/// task's completion handler, one hop per request; streaming transfers (downloads to
+/// disk) get every event through their ``TransferObserver``. Upload progress goes to
+/// whoever asked for it.
 ///
 /// It holds no reference to the host, so the session (which keeps its delegate alive
 /// until invalidated) never keeps a host alive.
-final class SessionDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private struct TaskState {
         var challengeResponse: HTTPURLResponse?
         var firstByteAt: Date?
+        var uploadProgress: (@Sendable (_ sent: Int64, _ expected: Int64) -> Void)?
+        var observer: (any TransferObserver)?
     }
 
     /// What the delegate learned about a task by the time it completed.
@@ -32,10 +36,62 @@ final class SessionDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     }
 
     /// Files `record` under `task` before the task resumes.
-    func register(_ record: TaskRecord, for task: URLSessionTask) {
+    func register(
+        _ record: TaskRecord,
+        for task: URLSessionTask,
+        uploadProgress: (@Sendable (Int64, Int64) -> Void)? = nil
+    ) {
         let key = ObjectIdentifier(task)
         record.key = key
-        tasks.write { $0[key] = TaskState() }
+        tasks.write { $0[key] = TaskState(uploadProgress: uploadProgress) }
+    }
+
+    /// Files a streaming task's observer before the task resumes.
+    func register(observer: any TransferObserver, for task: URLSessionTask, uploadProgress: (@Sendable (Int64, Int64) -> Void)?) {
+        tasks.write { $0[ObjectIdentifier(task)] = TaskState(uploadProgress: uploadProgress, observer: observer) }
+    }
+
+    private func observer(for task: URLSessionTask) -> (any TransferObserver)? {
+        tasks.read { $0[ObjectIdentifier(task)]?.observer }
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        dataTask: URLSessionDataTask,
+        didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        guard let observer = observer(for: dataTask), let http = response as? HTTPURLResponse else {
+            completionHandler(.allow)
+            return
+        }
+        completionHandler(observer.transferDidReceive(http) ? .allow : .cancel)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        observer(for: dataTask)?.transferDidReceive(data)
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didSendBodyData bytesSent: Int64,
+        totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        tasks.read { $0[ObjectIdentifier(task)]?.uploadProgress }?(totalBytesSent, totalBytesExpectedToSend)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let key = ObjectIdentifier(task)
+        guard let state = tasks.read({ $0[key] }), let observer = state.observer else { return }
+        tasks.write { _ = $0.removeValue(forKey: key) }
+        if let challenged = state.challengeResponse, (error as? URLError)?.code == .cancelled {
+            _ = observer.transferDidReceive(challenged)
+            observer.transferDidComplete(nil)
+        } else {
+            observer.transferDidComplete(error)
+        }
     }
 
     /// Removes the task's state and returns what was learned about it.
