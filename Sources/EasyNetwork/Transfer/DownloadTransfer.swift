@@ -1,0 +1,240 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One download written to disk as it arrives, resumed from an earlier attempt's bytes
+/// when the server allows (`Range` + `If-Range`), started over cleanly when it does not.
+final class DownloadTransfer: TransferObserver, @unchecked Sendable {
+    private struct State {
+        var writer: FileWriter?
+        var written: Int64 = 0
+        var expected: Int64?
+        var failure: NetworkError?
+        var restart = false
+        var restarted = false
+        var cancelled = false
+        var finished = false
+        var task: TransportTask?
+        var rangeOffset: Int64 = 0
+    }
+
+    private let request: URLRequest
+    private let partial: PartialDownload
+    private let options: DownloadOptions
+    private let transport: NetworkService
+    private let priority: Float?
+    private let progress: @Sendable (_ written: Int64, _ expected: Int64?) -> Void
+    private let completion: @Sendable (Result<URL, NetworkError>) -> Void
+    private let state = Protected(State())
+
+    init(
+        request: URLRequest,
+        destination: URL,
+        options: DownloadOptions,
+        transport: NetworkService,
+        priority: Float?,
+        progress: @escaping @Sendable (Int64, Int64?) -> Void,
+        completion: @escaping @Sendable (Result<URL, NetworkError>) -> Void
+    ) {
+        self.request = request
+        partial = PartialDownload(destination: destination)
+        self.options = options
+        self.transport = transport
+        self.priority = priority
+        self.progress = progress
+        self.completion = completion
+    }
+
+    /// The offset the last attempt asked the server to resume from (0 for a full download).
+    var resumedFrom: Int64 {
+        state.read { $0.rangeOffset }
+    }
+
+    func start() {
+        let destination = partial.destination
+        if options.existing == .fail, FileManager.default.fileExists(atPath: destination.path) {
+            end(.failure(NetworkError(kind: .invalidRequest, message: "'\(destination.path)' exists already", url: request.url)))
+            return
+        }
+        do {
+            try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        } catch {
+            end(.failure(NetworkError(kind: .invalidRequest, message: "cannot create the folder for '\(destination.path)': \(error.localizedDescription)", url: request.url, underlyingError: error)))
+            return
+        }
+        var attempt = request
+        var offset: Int64 = 0
+        if options.resumable, let url = request.url, let point = partial.resumePoint(for: url) {
+            offset = point.offset
+            attempt.setValue("bytes=\(point.offset)-", forHTTPHeaderField: "Range")
+            if let validator = point.validator.etag ?? point.validator.lastModified {
+                attempt.setValue(validator, forHTTPHeaderField: "If-Range")
+            }
+        } else {
+            partial.discard()
+        }
+        state.write { $0.rangeOffset = offset }
+        guard let task = transport.streamingTask(with: attempt, priority: priority, observer: self) else {
+            end(.failure(.cancelled(url: request.url)))
+            return
+        }
+        let cancelNow: Bool = state.write { state in
+            state.task = task
+            return state.cancelled
+        }
+        if cancelNow { task.cancel() }
+    }
+
+    func cancel() {
+        let task: TransportTask? = state.write { state in
+            state.cancelled = true
+            return state.task
+        }
+        task?.cancel()
+    }
+
+    // MARK: TransferObserver
+
+    func transferDidReceive(_ response: HTTPURLResponse) -> Bool {
+        let offset = state.read { $0.rangeOffset }
+        let status = response.statusCode
+        if status == 416, offset > 0 {
+            state.write { $0.restart = true }
+            return false
+        }
+        guard (200..<300).contains(status) else {
+            state.write {
+                $0.failure = NetworkError(kind: .unacceptableStatus, url: response.url ?? request.url, response: response)
+            }
+            return false
+        }
+        let resumes = status == 206 && offset > 0 && Self.contentRangeStart(response) == offset
+        let total: Int64? = resumes
+            ? Self.contentRangeTotal(response)
+            : (response.expectedContentLength > 0 ? response.expectedContentLength : nil)
+        do {
+            let writer = try FileWriter(url: partial.dataURL, appending: resumes)
+            if options.resumable, let url = request.url {
+                partial.save(PartialDownload.Validator(
+                    url: url.absoluteString,
+                    etag: response.value(forHTTPHeaderField: "ETag"),
+                    lastModified: response.value(forHTTPHeaderField: "Last-Modified"),
+                    totalLength: total
+                ))
+            }
+            state.write { state in
+                state.writer = writer
+                state.written = resumes ? offset : 0
+                state.expected = total
+            }
+            progress(resumes ? offset : 0, total)
+            return true
+        } catch {
+            state.write { $0.failure = Self.fileError(error, url: request.url) }
+            return false
+        }
+    }
+
+    func transferDidReceive(_ data: Data) {
+        let (writer, failed): (FileWriter?, Bool) = state.read { ($0.writer, $0.failure != nil) }
+        guard let writer, !failed else { return }
+        do {
+            try writer.write(data)
+            let (written, expected) = state.write { state -> (Int64, Int64?) in
+                state.written += Int64(data.count)
+                return (state.written, state.expected)
+            }
+            progress(written, expected)
+        } catch {
+            state.write { $0.failure = Self.fileError(error, url: request.url) }
+            cancel()
+        }
+    }
+
+    func transferDidComplete(_ error: (any Error)?) {
+        let snapshot: State = state.write { state in
+            state.writer?.close()
+            state.writer = nil
+            state.task = nil
+            return state
+        }
+        if snapshot.restart, !snapshot.restarted, !snapshot.cancelled {
+            partial.discard()
+            state.write {
+                $0.restart = false
+                $0.restarted = true
+            }
+            start()
+            return
+        }
+        if let failure = snapshot.failure {
+            end(.failure(failure))
+            return
+        }
+        if let error {
+            if snapshot.cancelled || (error as? URLError)?.code == .cancelled {
+                end(.failure(.cancelled(url: request.url)))
+            } else {
+                end(.failure(.transport(error, url: request.url)))
+            }
+            return
+        }
+        if let expected = snapshot.expected, snapshot.written != expected {
+            end(.failure(NetworkError(
+                kind: .transport,
+                message: "the download ended after \(snapshot.written) of \(expected) bytes",
+                url: request.url,
+                underlyingError: URLError(.networkConnectionLost)
+            )))
+            return
+        }
+        do {
+            let destination = partial.destination
+            if FileManager.default.fileExists(atPath: destination.path) {
+                try FileManager.default.removeItem(at: destination)
+            }
+            try FileManager.default.moveItem(at: partial.dataURL, to: destination)
+            partial.discard()
+            progress(snapshot.written, snapshot.written)
+            end(.success(destination))
+        } catch {
+            end(.failure(Self.fileError(error, url: request.url)))
+        }
+    }
+
+    private func end(_ result: Result<URL, NetworkError>) {
+        let first: Bool = state.write { state in
+            defer { state.finished = true }
+            return !state.finished
+        }
+        guard first else { return }
+        if case .failure = result, !options.resumable {
+            partial.discard()
+        }
+        completion(result)
+    }
+
+    // MARK: Helpers
+
+    /// `bytes 100-199/1000` → 100.
+    static func contentRangeStart(_ response: HTTPURLResponse) -> Int64? {
+        guard let value = response.value(forHTTPHeaderField: "Content-Range"),
+              let range = value.split(separator: " ").last?.split(separator: "/").first,
+              let start = range.split(separator: "-").first
+        else { return nil }
+        return Int64(start)
+    }
+
+    /// `bytes 100-199/1000` → 1000; `nil` for `*`.
+    static func contentRangeTotal(_ response: HTTPURLResponse) -> Int64? {
+        guard let value = response.value(forHTTPHeaderField: "Content-Range"),
+              let total = value.split(separator: "/").last
+        else { return nil }
+        return Int64(total)
+    }
+
+    static func fileError(_ error: any Error, url: URL?) -> NetworkError {
+        NetworkError(kind: .transport, message: "cannot write the download: \(error.localizedDescription)", url: url, underlyingError: error)
+    }
+}
