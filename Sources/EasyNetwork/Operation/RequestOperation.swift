@@ -20,6 +20,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     private struct Outcome {
         var result: Result<Output, NetworkError>?
         var metrics: RequestMetrics?
+        var reportedUpload: Double = -1
         var delivered = false
         var observers: [@Sendable (Result<Output, NetworkError>) -> Void] = []
     }
@@ -32,6 +33,12 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     public var failure: ((NetworkError) -> Void)?
     /// Called with the result, after `success` or `failure`.
     public var completion: ((Result<Output, NetworkError>) -> Void)?
+    /// Bytes of the request body sent, of all (uploads; stays 0 of 0 for requests
+    /// without a body).
+    public let uploadProgress = Progress(totalUnitCount: 0)
+    /// Called on the callback queue as the body goes out (at most every half percent),
+    /// monotonic, and with 100 % before `success`.
+    public var onUploadProgress: ((Progress) -> Void)?
 
     /// An operation that maps the response with `transform`, which runs off the
     /// callback queue and may throw (a thrown error becomes a decoding error).
@@ -99,11 +106,45 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// Sends the request and reports its result; subclasses rarely override it.
     open override func execute() {
         let operation = UncheckedSendable(self)
-        service.perform(request, transform: transform) { (result: Result<Output, NetworkError>, metrics: RequestMetrics) in
+        let queue = service.configuration.callbackQueue
+        service.perform(request, transform: transform, uploadProgress: { sent, expected in
+            operation.value.reportUpload(sent: sent, expected: expected, on: queue)
+        }, completion: { (result: Result<Output, NetworkError>, metrics: RequestMetrics) in
             operation.value.outcome.write { $0.metrics = $0.metrics ?? metrics }
+            if case .success = result {
+                operation.value.completeUpload()
+            }
             operation.value.report(result)
             operation.value.finish()
+        })
+    }
+
+    private func reportUpload(sent: Int64, expected: Int64, on queue: DispatchQueue) {
+        let total = max(expected, sent)
+        guard total > 0 else { return }
+        let fraction = Double(sent) / Double(total)
+        let report: Bool = outcome.write { outcome in
+            guard fraction >= outcome.reportedUpload + 0.005 || (fraction >= 1 && outcome.reportedUpload < 1) else { return false }
+            outcome.reportedUpload = fraction
+            return true
         }
+        guard report else { return }
+        let operation = UncheckedSendable(self)
+        queue.async {
+            let progress = operation.value.uploadProgress
+            guard sent >= progress.completedUnitCount else { return }
+            progress.totalUnitCount = total
+            progress.completedUnitCount = sent
+            operation.value.onUploadProgress?(progress)
+        }
+    }
+
+    /// On the callback queue before `success`: a body that went out is at 100 %.
+    private func completeUpload() {
+        let progress = uploadProgress
+        guard progress.totalUnitCount > 0, progress.completedUnitCount < progress.totalUnitCount else { return }
+        progress.completedUnitCount = progress.totalUnitCount
+        onUploadProgress?(progress)
     }
 
     override func willFinish() {

@@ -50,6 +50,10 @@ public protocol BaseAPIRequest {
     /// `true` lets this GET or HEAD share one network request with identical ones in
     /// flight, `false` never, `nil` (the default) follows the host's `coalescesRequests`.
     var coalescesIdenticalRequests: Bool? { get }
+    /// A `multipart/form-data` body (fields and files), or `nil` (the default). When
+    /// set, `params` become text fields ahead of its parts, and the body is streamed
+    /// from a temporary file.
+    var multipartBody: MultipartFormData? { get }
 }
 
 extension BaseAPIRequest {
@@ -76,6 +80,9 @@ extension BaseAPIRequest {
 
     /// `nil`: the host decides whether identical requests share a transfer.
     public var coalescesIdenticalRequests: Bool? { nil }
+
+    /// `nil`: the body comes from `params` or `encodableBody`.
+    public var multipartBody: MultipartFormData? { nil }
 
     /// `["Content-Type": "application/json"]`, the header most JSON APIs expect.
     public func defaultJsonHeader() -> [String: String] {

@@ -24,6 +24,14 @@ public struct QueryStringEncoder: Sendable {
         pairs(parameters).map { "\($0.name)=\($0.value)" }.joined(separator: "&")
     }
 
+    /// The name/value pairs, not percent-encoded, in the same order and bracket
+    /// convention: what multipart fields are made of.
+    static func flatten(_ parameters: [String: Any]) -> [(name: String, value: String)] {
+        QueryStringEncoder().pairs(parameters).map { pair in
+            (pair.name.removingPercentEncoding ?? pair.name, pair.value.removingPercentEncoding ?? pair.value)
+        }
+    }
+
     /// The percent-encoded `name=value` pairs, in order.
     public func pairs(_ parameters: [String: Any]) -> [(name: String, value: String)] {
         var result: [(name: String, value: String)] = []

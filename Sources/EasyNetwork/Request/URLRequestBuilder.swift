@@ -15,8 +15,10 @@ struct URLRequestBuilder {
     func build(_ request: BaseAPIRequest) -> Result<URLRequest, NetworkError> {
         let method = request.method
         let params = request.params
-        let encodable = method.sendsParametersInQuery ? nil : request.encodableBody
-        let queryParams = (request.query == .path || method.sendsParametersInQuery || encodable != nil) ? params : nil
+        let multipart = method.sendsParametersInQuery ? nil : request.multipartBody
+        let encodable = method.sendsParametersInQuery || multipart != nil ? nil : request.encodableBody
+        let queryParams = multipart != nil ? nil
+            : (request.query == .path || method.sendsParametersInQuery || encodable != nil) ? params : nil
 
         let urlResult: Result<URL, NetworkError>
         if let absolute = request.absoluteURL {
@@ -38,7 +40,9 @@ struct URLRequestBuilder {
         var headers = HeaderFields(settings.defaultHeaders)
         headers.merge(request.headers ?? [:])
 
-        if let encodable {
+        if let multipart {
+            headers.set("Content-Type", multipart.contentType)
+        } else if let encodable {
             switch Self.encodedBody(encodable, encoder: settings.jsonEncoder, url: url) {
             case .success(let body): urlRequest.httpBody = body
             case .failure(let error): return .failure(error)

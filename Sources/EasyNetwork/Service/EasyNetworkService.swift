@@ -71,10 +71,12 @@ public final class EasyNetworkService: @unchecked Sendable {
         perform(request, transform: transform) { result, _ in completion(result) }
     }
 
-    /// ``perform(_:transform:completion:)`` that also hands over the request's metrics.
+    /// ``perform(_:transform:completion:)`` that also hands over the request's metrics
+    /// and reports upload progress (bytes sent, bytes to send) from the session's queue.
     func perform<Output>(
         _ request: BaseAPIRequest,
         transform: @escaping @Sendable (NetworkResponse) throws -> Output,
+        uploadProgress: (@Sendable (Int64, Int64) -> Void)? = nil,
         completion: @escaping @Sendable (Result<Output, NetworkError>, RequestMetrics) -> Void
     ) {
         let id = Self.nextID.write { id -> Int in
@@ -89,6 +91,7 @@ public final class EasyNetworkService: @unchecked Sendable {
             priority: priority,
             queuedAt: queuedAt ?? Date(),
             transform: transform,
+            uploadProgress: uploadProgress,
             completion: completion
         )
         let admitted = state.write { state -> Bool in

@@ -34,6 +34,7 @@ public final class NetworkService: @unchecked Sendable {
     /// delegate queue, with what arrived.
     func dataTask(
         with request: URLRequest,
+        bodyFile: URL? = nil,
         priority: Float?,
         uploadProgress: (@Sendable (Int64, Int64) -> Void)? = nil,
         completion: @escaping @Sendable (TransportOutcome) -> Void
@@ -44,7 +45,7 @@ public final class NetworkService: @unchecked Sendable {
         }
         let record = TaskRecord(request: request)
         let delegate = delegate
-        let task = session.dataTask(with: request) { data, response, error in
+        let handler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = { data, response, error in
             var outcome = TransportOutcome(request: request, response: response as? HTTPURLResponse, data: data ?? Data(), error: error)
             let findings = delegate.complete(record)
             outcome.firstByteAt = findings.firstByteAt
@@ -54,6 +55,20 @@ public final class NetworkService: @unchecked Sendable {
                 outcome.error = nil
             }
             completion(outcome)
+        }
+        let task: URLSessionTask
+        if let bodyFile, let uploadProgress {
+            // Progress of sent bytes reaches only tasks without a completion handler.
+            let observer = BufferingObserver(request: request, completion: completion)
+            let upload = session.uploadTask(with: request, fromFile: bodyFile)
+            if let priority { upload.priority = priority }
+            delegate.register(observer: observer, for: upload, uploadProgress: uploadProgress)
+            upload.resume()
+            return TransportTask(upload)
+        } else if let bodyFile {
+            task = session.uploadTask(with: request, fromFile: bodyFile, completionHandler: handler)
+        } else {
+            task = session.dataTask(with: request, completionHandler: handler)
         }
         if let priority {
             task.priority = priority

@@ -31,6 +31,8 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         var lastResponse: HTTPURLResponse?
         var lastData: Data?
         var firstByteAt: Date?
+        /// The temporary file a multipart body was written to, removed at the end.
+        var bodyFile: (url: URL, length: Int64)?
     }
 
     private let id: Int
@@ -51,6 +53,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
     private let errorHandler: UncheckedSendable<(NetworkError) -> Void>?
     private let transform: @Sendable (NetworkResponse) throws -> Output
     private let completion: @Sendable (Result<Output, NetworkError>, RequestMetrics) -> Void
+    private let uploadProgress: (@Sendable (Int64, Int64) -> Void)?
     private let state = Protected(State())
 
     init(
@@ -60,8 +63,10 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         priority: Float?,
         queuedAt: Date,
         transform: @escaping @Sendable (NetworkResponse) throws -> Output,
+        uploadProgress: (@Sendable (Int64, Int64) -> Void)? = nil,
         completion: @escaping @Sendable (Result<Output, NetworkError>, RequestMetrics) -> Void
     ) {
+        self.uploadProgress = uploadProgress
         self.id = id
         self.service = service
         host = service.configuration
@@ -94,9 +99,34 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
             // URLSession's own timeout (whole seconds on Linux) is only a backstop
             // behind the exact deadline each attempt keeps.
             urlRequest.timeoutInterval = (timeout + 1).rounded(.up)
+            if let form = request.value.multipartBody, !method.sendsParametersInQuery {
+                switch writeMultipart(form, url: urlRequest.url) {
+                case .success(let file):
+                    state.write { $0.bodyFile = file }
+                    urlRequest.setValue(String(file.length), forHTTPHeaderField: "Content-Length")
+                case .failure(let error):
+                    return finish(.failure(error))
+                }
+            }
             sendAttempt(urlRequest)
         case .failure(let error):
             finish(.failure(error))
+        }
+    }
+
+    /// Writes params (as text fields) and `form` to a temporary file.
+    private func writeMultipart(_ form: MultipartFormData, url: URL?) -> Result<(url: URL, length: Int64), NetworkError> {
+        var body = MultipartFormData(boundary: form.boundary)
+        for (name, value) in QueryStringEncoder.flatten(request.value.params ?? [:]) {
+            body.append(value, name: name)
+        }
+        body.append(contentsOf: form)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("EasyNetwork-upload-\(UUID().uuidString)")
+        do {
+            return .success((file, try body.write(to: file)))
+        } catch {
+            try? FileManager.default.removeItem(at: file)
+            return .failure(NetworkError(kind: .encoding, message: "cannot write the multipart body: \(error.localizedDescription)", url: url, underlyingError: error))
         }
     }
 
@@ -145,16 +175,17 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         }
         let transport = host.transport
         let priority = priority
+        let bodyFile = state.read { $0.bodyFile }
         let task: TransportTask?
-        if coalesces, RequestCoalescer.canCoalesce(sent) {
+        if coalesces, bodyFile == nil, RequestCoalescer.canCoalesce(sent) {
             task = transport.coalescer.dataTask(with: sent, start: { transport.dataTask(with: sent, priority: priority, completion: $0) }, completion: arrived)
         } else {
-            task = transport.dataTask(with: sent, priority: priority, completion: arrived)
+            task = transport.dataTask(with: sent, bodyFile: bodyFile?.url, priority: priority, uploadProgress: uploadProgress, completion: arrived)
         }
         guard let task else { return }  // the session is gone; the completion reported it
         let proceed: Bool = state.write { state in
             state.lastRequest = sent
-            state.bytesSent += sent.httpBody?.count ?? 0
+            state.bytesSent += sent.httpBody?.count ?? Int(state.bodyFile?.length ?? 0)
             guard !state.cancelled, !state.finished else { return false }
             if state.completedAttempt < attempt {
                 state.task = task
@@ -296,6 +327,9 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
             return state
         }
         guard let snapshot else { return }
+        if let file = snapshot.bodyFile {
+            try? FileManager.default.removeItem(at: file.url)
+        }
         let metrics = RequestMetrics(
             queuedAt: min(queuedAt, snapshot.startedAt ?? ended),
             startedAt: snapshot.startedAt ?? ended,

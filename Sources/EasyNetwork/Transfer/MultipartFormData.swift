@@ -1,0 +1,149 @@
+import Foundation
+
+/// A `multipart/form-data` body: text fields and files, from memory or from disk.
+///
+/// ```swift
+/// var form = MultipartFormData()
+/// form.append("Holiday", name: "title")
+/// form.append(fileAt: photoURL, name: "photo")              // filename and MIME type from the URL
+/// form.append(jsonData, name: "meta", fileName: "meta.json", mimeType: "application/json")
+/// ```
+///
+/// Give it to a request (``BaseAPIRequest/multipartBody``): EasyNetwork writes the body
+/// to a temporary file, copying files in 64 KB pieces, and uploads from that file, so a
+/// 200 MB photo is never held in memory; the file is removed when the request ends,
+/// whatever the outcome. Names and file names are escaped as browsers do (`"` as `%22`,
+/// CR and LF as `%0D` and `%0A`).
+public struct MultipartFormData: Sendable {
+    /// One part of the body.
+    enum Part: Sendable {
+        case data(Data, headers: String)
+        case file(URL, headers: String)
+    }
+
+    /// The boundary between parts.
+    public let boundary: String
+    private(set) var parts: [Part] = []
+
+    /// An empty body with a random boundary (or the one given).
+    public init(boundary: String? = nil) {
+        self.boundary = boundary ?? "EasyNetwork-" + UUID().uuidString
+    }
+
+    /// The `Content-Type` header value for this body.
+    public var contentType: String {
+        "multipart/form-data; boundary=\(boundary)"
+    }
+
+    /// Adds a text field.
+    public mutating func append(_ value: String, name: String) {
+        parts.append(.data(Data(value.utf8), headers: Self.headers(name: name, fileName: nil, mimeType: nil)))
+    }
+
+    /// Adds bytes from memory, as a file when `fileName` is given. The MIME type is
+    /// guessed from the file name's extension when not given.
+    public mutating func append(_ data: Data, name: String, fileName: String? = nil, mimeType: String? = nil) {
+        let type = mimeType ?? fileName.map { Self.mimeType(forPathExtension: ($0 as NSString).pathExtension) }
+        parts.append(.data(data, headers: Self.headers(name: name, fileName: fileName, mimeType: type)))
+    }
+
+    /// Adds a file from disk, read in pieces when the body is written. File name and
+    /// MIME type default to the URL's last component and its extension's type.
+    public mutating func append(fileAt url: URL, name: String, fileName: String? = nil, mimeType: String? = nil) {
+        let fileName = fileName ?? url.lastPathComponent
+        let type = mimeType ?? Self.mimeType(forPathExtension: url.pathExtension)
+        parts.append(.file(url, headers: Self.headers(name: name, fileName: fileName, mimeType: type)))
+    }
+
+    /// Adds every part of `other`.
+    mutating func append(contentsOf other: MultipartFormData) {
+        parts.append(contentsOf: other.parts)
+    }
+
+    /// Writes the whole body to `url`.
+    /// - Returns: its length in bytes.
+    /// - Throws: when a file cannot be read or the body cannot be written.
+    @discardableResult
+    func write(to url: URL) throws -> Int64 {
+        let writer = try FileWriter(url: url, appending: false)
+        defer { writer.close() }
+        var length: Int64 = 0
+        func emit(_ data: Data) throws {
+            try writer.write(data)
+            length += Int64(data.count)
+        }
+        for part in parts {
+            try emit(Data("--\(boundary)\r\n".utf8))
+            switch part {
+            case .data(let data, let headers):
+                try emit(Data(headers.utf8))
+                try emit(data)
+            case .file(let file, let headers):
+                try emit(Data(headers.utf8))
+                let reader = try FileHandle(forReadingFrom: file)
+                defer { try? reader.close() }
+                while true {
+                    let chunk: Data
+                    if #available(iOS 13.4, macOS 10.15.4, tvOS 13.4, watchOS 6.2, *) {
+                        chunk = try reader.read(upToCount: 64 * 1024) ?? Data()
+                    } else {
+                        chunk = reader.readData(ofLength: 64 * 1024)
+                    }
+                    if chunk.isEmpty { break }
+                    try emit(chunk)
+                }
+            }
+            try emit(Data("\r\n".utf8))
+        }
+        try emit(Data("--\(boundary)--\r\n".utf8))
+        return length
+    }
+
+    /// The part headers, ending with the blank line.
+    static func headers(name: String, fileName: String?, mimeType: String?) -> String {
+        var text = "Content-Disposition: form-data; name=\"\(escape(name))\""
+        if let fileName {
+            text += "; filename=\"\(escape(fileName))\""
+        }
+        text += "\r\n"
+        if let mimeType {
+            text += "Content-Type: \(mimeType)\r\n"
+        }
+        return text + "\r\n"
+    }
+
+    /// Escapes a name as the HTML standard's form encoding does.
+    static func escape(_ value: String) -> String {
+        value
+            .replacingOccurrences(of: "\r", with: "%0D")
+            .replacingOccurrences(of: "\n", with: "%0A")
+            .replacingOccurrences(of: "\"", with: "%22")
+    }
+
+    /// A MIME type for a file extension, from a small built-in table (no platform API);
+    /// `application/octet-stream` when unknown.
+    public static func mimeType(forPathExtension pathExtension: String) -> String {
+        switch pathExtension.lowercased() {
+        case "jpg", "jpeg": return "image/jpeg"
+        case "png": return "image/png"
+        case "gif": return "image/gif"
+        case "webp": return "image/webp"
+        case "heic": return "image/heic"
+        case "svg": return "image/svg+xml"
+        case "pdf": return "application/pdf"
+        case "json": return "application/json"
+        case "xml": return "application/xml"
+        case "zip": return "application/zip"
+        case "gz": return "application/gzip"
+        case "txt", "log": return "text/plain"
+        case "csv": return "text/csv"
+        case "html", "htm": return "text/html"
+        case "mp4": return "video/mp4"
+        case "mov": return "video/quicktime"
+        case "mp3": return "audio/mpeg"
+        case "m4a": return "audio/mp4"
+        case "wav": return "audio/wav"
+        default: return "application/octet-stream"
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import EasyNetwork
+import EasyNetworkTesting
+import Foundation
+import XCTest
+
+/// One part of a multipart body as the server saw it.
+struct ReceivedPart: Equatable {
+    var headers: [String: String]
+    var body: Data
+}
+
+/// Splits a multipart/form-data body, as a server would.
+func parseMultipart(_ body: Data, contentType: String?) -> [ReceivedPart]? {
+    guard let boundary = contentType?.components(separatedBy: "boundary=").last else { return nil }
+    let delimiter = Data("--\(boundary)".utf8)
+    var parts: [ReceivedPart] = []
+    var cursor = body.startIndex
+    guard let first = body.range(of: delimiter, in: cursor..<body.endIndex) else { return nil }
+    cursor = first.upperBound
+    while true {
+        if body[cursor...].starts(with: Data("--".utf8)) { return parts }
+        cursor += 2  // CRLF after the delimiter
+        guard let next = body.range(of: Data("\r\n".utf8) + delimiter, in: cursor..<body.endIndex),
+              let headerEnd = body.range(of: Data("\r\n\r\n".utf8), in: cursor..<next.lowerBound)
+        else { return nil }
+        var headers: [String: String] = [:]
+        for line in String(decoding: body[cursor..<headerEnd.lowerBound], as: UTF8.self).components(separatedBy: "\r\n") {
+            let pieces = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if pieces.count == 2 { headers[pieces[0].lowercased()] = pieces[1] }
+        }
+        parts.append(ReceivedPart(headers: headers, body: Data(body[headerEnd.upperBound..<next.lowerBound])))
+        cursor = next.upperBound
+    }
+}
+
+struct UploadRequest: BaseAPIRequest {
+    let form: MultipartFormData
+    var api: String { "/upload" }
+    var method: NetworkService.Method { .post }
+    var query: NetworkService.QueryType { .json }
+    var params: [String: Any]? { ["album": "summer", "tags": ["a", "b"]] }
+    var headers: [String: String]? { nil }
+    var multipartBody: MultipartFormData? { form }
+}
+
+final class UploadTests: ServerTestCase {
+    private var folder: URL!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("easynetwork-uploads-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: folder)
+        super.tearDown()
+    }
+
+    private func leftoverTemporaryFiles() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)) ?? [])
+            .filter { $0.hasPrefix("EasyNetwork-upload-") }
+    }
+
+    private func upload(_ form: MultipartFormData, progress: Collector<Double>? = nil, cancelAfter: TimeInterval? = nil) -> RequestOperation<Any?> {
+        let op = RequestOperation(request: UploadRequest(form: form), configuration: makeHost(), responseDecoder: .json)
+        op.onUploadProgress = { progress?.append($0.fractionCompleted) }
+        let done = expectation(description: "upload")
+        op.completion = { _ in done.fulfill() }
+        NetworkQueue().addOperation(op)
+        if let cancelAfter {
+            DispatchQueue.global().asyncAfter(deadline: .now() + cancelAfter) { op.cancel() }
+        }
+        wait(for: [done], timeout: 30)
+        return op
+    }
+
+    func testMultipartFieldsAndFilesArriveByteForByte() throws {
+        server.route("POST", "/upload") { _ in .json(#"{"stored": true}"#) }
+        let photo = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let photoURL = folder.appendingPathComponent("beach.JPG")
+        try photo.write(to: photoURL)
+        let notes = Data("line1\r\n--not-a-boundary\r\nline3".utf8)
+        var form = MultipartFormData()
+        form.append("Holiday \"2026\"\r\nsecond line", name: "title")
+        form.append(fileAt: photoURL, name: "photo")
+        form.append(notes, name: "notes", fileName: "my \"notes\".txt")
+        form.append(Data([0, 1, 2, 255]), name: "raw", fileName: "blob", mimeType: "application/x-custom")
+        let op = upload(form)
+        XCTAssertNoThrow(try op.result?.get())
+
+        let recorded = try XCTUnwrap(server.requests(path: "/upload").first)
+        let parts = try XCTUnwrap(parseMultipart(recorded.body, contentType: recorded.header("Content-Type")))
+        XCTAssertEqual(recorded.header("Content-Type"), form.contentType)
+        XCTAssertEqual(parts.count, 7)
+        XCTAssertEqual(parts[0].headers["content-disposition"], #"form-data; name="album""#)
+        XCTAssertEqual(parts[0].body, Data("summer".utf8))
+        XCTAssertEqual(parts[1].headers["content-disposition"], #"form-data; name="tags[]""#)
+        XCTAssertEqual(parts[3].body, Data("Holiday \"2026\"\r\nsecond line".utf8))
+        XCTAssertEqual(parts[4].headers["content-disposition"], #"form-data; name="photo"; filename="beach.JPG""#)
+        XCTAssertEqual(parts[4].headers["content-type"], "image/jpeg")
+        XCTAssertEqual(parts[4].body, photo)
+        XCTAssertEqual(parts[5].headers["content-disposition"], #"form-data; name="notes"; filename="my %22notes%22.txt""#)
+        XCTAssertEqual(parts[5].headers["content-type"], "text/plain")
+        XCTAssertEqual(parts[5].body, notes)
+        XCTAssertEqual(parts[6].headers["content-type"], "application/x-custom")
+        XCTAssertEqual(parts[6].body, Data([0, 1, 2, 255]))
+        XCTAssertEqual(op.metrics?.bytesSent, recorded.body.count)
+        XCTAssertEqual(leftoverTemporaryFiles(), [], "the temporary body file is removed")
+    }
+
+    func testUploadProgressIsMonotonicAndComplete() throws {
+        server.route("POST", "/upload") { _ in .json("{}") }
+        let big = folder.appendingPathComponent("big.bin")
+        try Data(count: 8_000_000).write(to: big)
+        var form = MultipartFormData()
+        form.append(fileAt: big, name: "file")
+        let fractions = Collector<Double>()
+        let op = upload(form, progress: fractions)
+        XCTAssertNoThrow(try op.result?.get())
+        XCTAssertFalse(fractions.values.isEmpty)
+        XCTAssertEqual(fractions.values, fractions.values.sorted())
+        XCTAssertEqual(fractions.values.last, 1)
+        XCTAssertEqual(op.uploadProgress.completedUnitCount, op.uploadProgress.totalUnitCount)
+    }
+
+    func testTemporaryFileIsRemovedOnFailureAndCancel() throws {
+        server.route("POST", "/upload") { _ in .delayed(2, .status(500)) }
+        var form = MultipartFormData()
+        form.append(Data(count: 100_000), name: "file", fileName: "f.bin")
+        let cancelled = upload(form, cancelAfter: 0.2)
+        if case .failure(let error)? = cancelled.result { XCTAssertTrue(error.isCancelled) } else { XCTFail("must be cancelled") }
+        XCTAssertEqual(leftoverTemporaryFiles(), [])
+        server.route("POST", "/upload") { _ in .status(500) }
+        let failed = upload(form)
+        if case .failure(let error)? = failed.result { XCTAssertEqual(error.statusCode, 500) } else { XCTFail("must fail") }
+        XCTAssertEqual(leftoverTemporaryFiles(), [])
+    }
+
+    func testMissingFileIsAnEncodingErrorAndNothingIsSent() {
+        var form = MultipartFormData()
+        form.append(fileAt: folder.appendingPathComponent("nope.png"), name: "file")
+        let op = upload(form)
+        if case .failure(let error)? = op.result { XCTAssertEqual(error.kind, .encoding) } else { XCTFail("must fail") }
+        XCTAssertEqual(server.requests.count, 0)
+        XCTAssertEqual(leftoverTemporaryFiles(), [])
+    }
+
+    func testMimeTypesFromExtensions() {
+        XCTAssertEqual(MultipartFormData.mimeType(forPathExtension: "PNG"), "image/png")
+        XCTAssertEqual(MultipartFormData.mimeType(forPathExtension: "json"), "application/json")
+        XCTAssertEqual(MultipartFormData.mimeType(forPathExtension: "weird"), "application/octet-stream")
+    }
+}
