@@ -33,6 +33,9 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     public var failure: ((NetworkError) -> Void)?
     /// Called with the result, after `success` or `failure`.
     public var completion: ((Result<Output, NetworkError>) -> Void)?
+    /// Called once, before the network's result, with the value decoded from a stored
+    /// response when the request's cache policy is `.cacheThenNetwork` and one is stored.
+    public var onCachedValue: ((Output) -> Void)?
     /// Bytes of the request body sent, of all (uploads; stays 0 of 0 for requests
     /// without a body).
     public let uploadProgress = Progress(totalUnitCount: 0)
@@ -109,6 +112,8 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         let queue = service.configuration.callbackQueue
         service.perform(request, transform: transform, uploadProgress: { sent, expected in
             operation.value.reportUpload(sent: sent, expected: expected, on: queue)
+        }, cachedValue: { value in
+            operation.value.onCachedValue?(value)
         }, completion: { (result: Result<Output, NetworkError>, metrics: RequestMetrics) in
             operation.value.outcome.write { $0.metrics = $0.metrics ?? metrics }
             if case .success = result {

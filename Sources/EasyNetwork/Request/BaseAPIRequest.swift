@@ -54,6 +54,9 @@ public protocol BaseAPIRequest {
     /// set, `params` become text fields ahead of its parts, and the body is streamed
     /// from a temporary file.
     var multipartBody: MultipartFormData? { get }
+    /// How this request uses the host's ``ResponseCache``, or `nil` (the default) for
+    /// the host's ``HostConfiguration/cachePolicy``.
+    var cachePolicy: CachePolicy? { get }
 }
 
 extension BaseAPIRequest {
@@ -83,6 +86,9 @@ extension BaseAPIRequest {
 
     /// `nil`: the body comes from `params` or `encodableBody`.
     public var multipartBody: MultipartFormData? { nil }
+
+    /// `nil`: the host's cache policy applies.
+    public var cachePolicy: CachePolicy? { nil }
 
     /// `["Content-Type": "application/json"]`, the header most JSON APIs expect.
     public func defaultJsonHeader() -> [String: String] {

@@ -77,6 +77,7 @@ public final class EasyNetworkService: @unchecked Sendable {
         _ request: BaseAPIRequest,
         transform: @escaping @Sendable (NetworkResponse) throws -> Output,
         uploadProgress: (@Sendable (Int64, Int64) -> Void)? = nil,
+        cachedValue: (@Sendable (Output) -> Void)? = nil,
         completion: @escaping @Sendable (Result<Output, NetworkError>, RequestMetrics) -> Void
     ) {
         let id = Self.nextID.write { id -> Int in
@@ -92,6 +93,7 @@ public final class EasyNetworkService: @unchecked Sendable {
             queuedAt: queuedAt ?? Date(),
             transform: transform,
             uploadProgress: uploadProgress,
+            cachedValue: cachedValue,
             completion: completion
         )
         let admitted = state.write { state -> Bool in

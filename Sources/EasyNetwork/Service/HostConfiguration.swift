@@ -50,6 +50,8 @@ public final class HostConfiguration: @unchecked Sendable {
         var retryPolicy: RetryPolicy = .none
         var authenticator: TokenAuthenticator?
         var coalescesRequests = false
+        var responseCache: ResponseCache?
+        var cachePolicy: CachePolicy = .networkOnly
 
         /// The base URL, or the error a request must fail with when there is none.
         var resolvedBaseURL: Result<URL, NetworkError> {
@@ -194,6 +196,19 @@ public final class HostConfiguration: @unchecked Sendable {
     public var coalescesRequests: Bool {
         get { settings.read { $0.coalescesRequests } }
         set { settings.write { $0.coalescesRequests = newValue } }
+    }
+
+    /// The disk cache this host's requests may use, or `nil` (the default) for none.
+    public var responseCache: ResponseCache? {
+        get { settings.read { $0.responseCache } }
+        set { settings.write { $0.responseCache = newValue } }
+    }
+
+    /// The cache policy of requests that set none (``BaseAPIRequest/cachePolicy``).
+    /// Default `.networkOnly`. It matters only with a ``responseCache``.
+    public var cachePolicy: CachePolicy {
+        get { settings.read { $0.cachePolicy } }
+        set { settings.write { $0.cachePolicy = newValue } }
     }
 
     /// Decides each redirect: return the request to follow (changed or not), or `nil`

@@ -33,6 +33,9 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         var firstByteAt: Date?
         /// The temporary file a multipart body was written to, removed at the end.
         var bodyFile: (url: URL, length: Int64)?
+        /// The cache key and the stored response found when the request started.
+        var cacheKey: String?
+        var cached: CachedResponse?
     }
 
     private let id: Int
@@ -54,6 +57,9 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
     private let transform: @Sendable (NetworkResponse) throws -> Output
     private let completion: @Sendable (Result<Output, NetworkError>, RequestMetrics) -> Void
     private let uploadProgress: (@Sendable (Int64, Int64) -> Void)?
+    private let cachedValue: (@Sendable (Output) -> Void)?
+    private let cache: ResponseCache?
+    private let cachePolicy: CachePolicy
     private let state = Protected(State())
 
     init(
@@ -64,9 +70,11 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         queuedAt: Date,
         transform: @escaping @Sendable (NetworkResponse) throws -> Output,
         uploadProgress: (@Sendable (Int64, Int64) -> Void)? = nil,
+        cachedValue: (@Sendable (Output) -> Void)? = nil,
         completion: @escaping @Sendable (Result<Output, NetworkError>, RequestMetrics) -> Void
     ) {
         self.uploadProgress = uploadProgress
+        self.cachedValue = cachedValue
         self.id = id
         self.service = service
         host = service.configuration
@@ -88,6 +96,8 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         }
         self.transform = transform
         self.completion = completion
+        cachePolicy = request.cachePolicy ?? settings.cachePolicy
+        cache = cachePolicy == .networkOnly ? nil : settings.responseCache
     }
 
     // MARK: Flow
@@ -99,6 +109,9 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
             // URLSession's own timeout (whole seconds on Linux) is only a backstop
             // behind the exact deadline each attempt keeps.
             urlRequest.timeoutInterval = (timeout + 1).rounded(.up)
+            if useCache(&urlRequest) {
+                return
+            }
             if let form = request.value.multipartBody, !method.sendsParametersInQuery {
                 switch writeMultipart(form, url: urlRequest.url) {
                 case .success(let file):
@@ -112,6 +125,49 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         case .failure(let error):
             finish(.failure(error))
         }
+    }
+
+    /// Applies the cache policy before sending: answers from the cache (returns `true`),
+    /// delivers a cached copy first, or adds revalidation headers.
+    private func useCache(_ urlRequest: inout URLRequest) -> Bool {
+        guard let cache else { return false }
+        let key = ResponseCache.key(for: urlRequest)
+        let cached = cache.response(for: key)
+        state.write {
+            $0.cacheKey = key
+            $0.cached = cached
+        }
+        guard let cached else { return false }
+        switch cachePolicy {
+        case .networkOnly:
+            return false
+        case .cacheElseNetwork(let maxAge):
+            guard Date().timeIntervalSince(cached.storedAt) < maxAge, let response = cachedResponse(cached, request: urlRequest) else { return false }
+            finish(Result { try transform(response) }.mapError { NetworkError.decoding($0, response: response) })
+            return true
+        case .cacheThenNetwork:
+            if let cachedValue, let response = cachedResponse(cached, request: urlRequest), let value = try? transform(response) {
+                let box = UncheckedSendable(value)
+                callbackQueue.async { cachedValue(box.value) }
+            }
+            return false
+        case .revalidate:
+            if let etag = cached.etag {
+                urlRequest.setValue(etag, forHTTPHeaderField: "If-None-Match")
+            }
+            if let lastModified = cached.lastModified {
+                urlRequest.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since")
+            }
+            return false
+        }
+    }
+
+    /// A stored response as a ``NetworkResponse``.
+    private func cachedResponse(_ cached: CachedResponse, request urlRequest: URLRequest) -> NetworkResponse? {
+        guard let url = urlRequest.url,
+              let http = HTTPURLResponse(url: url, statusCode: cached.statusCode, httpVersion: "HTTP/1.1", headerFields: cached.headers)
+        else { return nil }
+        return NetworkResponse(request: urlRequest, httpResponse: http, data: cached.body, envelope: context.envelope, jsonDecoder: context.jsonDecoder)
     }
 
     /// Writes params (as text fields) and `form` to a temporary file.
@@ -240,6 +296,18 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         if timedOut && !cancelled {
             outcome.response = nil
             outcome.error = URLError(.timedOut)
+        }
+        let (cacheKey, cached) = state.read { ($0.cacheKey, $0.cached) }
+        if let cache, let cacheKey, outcome.error == nil, let response = outcome.response {
+            if response.statusCode == 304, let cached, let url = outcome.request.url,
+               let stored = HTTPURLResponse(url: url, statusCode: cached.statusCode, httpVersion: "HTTP/1.1", headerFields: cached.headers) {
+                // Not modified: answer with the stored body.
+                outcome.response = stored
+                outcome.data = cached.body
+                cache.touch(cacheKey)
+            } else if context.acceptableStatusCodes.contains(response.statusCode) {
+                cache.store(response, body: outcome.data, for: cacheKey)
+            }
         }
         interceptors.forEach { $0.didReceive(outcome.response, data: outcome.data, error: outcome.error, context: requestContext) }
 
