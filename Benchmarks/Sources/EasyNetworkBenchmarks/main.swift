@@ -2,13 +2,25 @@ import EasyNetwork
 import EasyNetworkTesting
 import Foundation
 
-// EasyNetworkBenchmarks [requests-per-round] [rounds] [--no-memory] [--decode-only]
+// EasyNetworkBenchmarks [requests-per-round] [rounds] [--no-memory] [--decode-only] [--transfers]
 // 1. Throughput of EasyNetwork against raw URLSession, interleaved rounds in one run,
 //    then memory after many finished requests.
+// --transfers: a 200 MB multipart upload and a 1 GB download, with peak RSS.
 // 2. Decoding a 100,000-item array through EasyNetwork's mappers against hand-written
 //    code (last, so its large allocations do not show in the memory figures).
 
 let arguments = CommandLine.arguments
+if arguments.contains("--serve") {
+    TransferBenchmark.serve()
+}
+if arguments.contains("--transfers") {
+    do {
+        try TransferBenchmark.run(uploadBytes: 200 << 20, downloadBytes: 1 << 30)
+    } catch {
+        print("transfer benchmark failed: \(error)")
+    }
+    exit(0)
+}
 let numbers = arguments.dropFirst().compactMap { Int($0) }
 let perRound = numbers.first ?? 1000
 let rounds = numbers.dropFirst().first ?? 7
