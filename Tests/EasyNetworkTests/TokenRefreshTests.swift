@@ -2,6 +2,9 @@ import EasyNetwork
 import EasyNetworkTesting
 import Foundation
 import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// The server side of a token: which token is valid, how many refreshes happened.
 final class TokenBackend: @unchecked Sendable {
@@ -26,7 +29,8 @@ final class TokenBackend: @unchecked Sendable {
             if !alwaysUnauthorized, request.header("Authorization") == "Bearer \(validToken)" {
                 return .json(#"{"ok": true}"#)
             }
-            return .json(#"{"error": "token expired"}"#, status: 401, headers: ["WWW-Authenticate": #"Bearer realm="api""#])
+            // A little late, so that requests sent together all get their 401 before the refresh.
+            return .delayed(0.2, .json(#"{"error": "token expired"}"#, status: 401, headers: ["WWW-Authenticate": #"Bearer realm="api""#]))
         }
         server.route("POST", "/refresh") { [self] _ in
             lock.lock(); defer { lock.unlock() }
@@ -58,7 +62,10 @@ final class TokenRefreshTests: ServerTestCase {
     /// A host whose authenticator refreshes through the host itself (the refresh
     /// request opts out of authentication).
     private func makeAuthenticatedHost(token: String? = "t0") -> HostConfiguration {
-        let host = makeHost()
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 64
+        let host = HostConfiguration(baseURL: server.baseURL, sessionConfiguration: configuration)
+        host.callbackQueue = callbackQueue
         let refreshHost = makeHost()
         host.authenticator = TokenAuthenticator(token: token) { done in
             EasyNetworkService(refreshHost).request(RefreshRequest(), success: { json in
