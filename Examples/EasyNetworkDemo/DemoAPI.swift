@@ -131,3 +131,27 @@ struct GetThumb: APIRequest {
     let id: Int
     var api: String { "/v4/thumb/\(id)" }
 }
+
+/// A file of `bytes` bytes from the server (the loopback server's `/large/{n}` route).
+struct GetAsset: BaseAPIRequest {
+    let bytes: Int
+    var api: String { "/large/\(bytes)" }
+    var method: NetworkService.Method { .get }
+    var query: NetworkService.QueryType { .path }
+    var params: [String: Any]? { nil }
+    var headers: [String: String]? { nil }
+}
+
+/// A multipart upload of a file and a caption.
+struct UploadPhoto: APIRequest {
+    typealias Response = [String: Int]
+    let file: URL
+    var api: String { "/v5/upload" }
+    var method: NetworkService.Method { .post }
+    var params: [String: Any]? { ["caption": "Holiday"] }
+    var multipartBody: MultipartFormData? {
+        var form = MultipartFormData()
+        form.append(fileAt: file, name: "photo")
+        return form
+    }
+}

@@ -56,6 +56,8 @@ enum DemoBackend {
             let reply = LoopbackReply.json(#"{"id": \#(id), "bytes": \#(id * 1000)}"#)
             return id == 4 ? .status(404) : .delayed(Double(5 - id % 5) * 0.03, reply)
         }
+        // Transfers: an upload that reports what it received.
+        server.route("POST", "/v5/upload") { request in .json(#"{"received": \#(request.body.count)}"#) }
         return server
     }
 }

@@ -39,6 +39,7 @@ struct EasyNetworkDemo {
         await envelopeBackend()
         await tokensAndRetries()
         await chainAndBatch()
+        await transfers()
 
         NotificationCenter.default.removeObserver(unauthorized)
         server?.stop()
@@ -154,6 +155,48 @@ struct EasyNetworkDemo {
         }
         let results = await batch.run(on: NetworkQueue.shared)
         print("   batch done: \(results.filter { (try? $0.get()) != nil }.count) of \(results.count) succeeded")
+    }
+
+    static func transfers() async {
+        print("10. A download to disk and a multipart upload, with progress bars")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("easynetwork-demo-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("asset.bin")
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let op = DownloadOperation(request: GetAsset(bytes: 30_000_000), to: file)
+            op.onProgress = { progress in bar("download", progress.fractionCompleted) }
+            op.completion = { result in
+                print("")
+                switch result {
+                case .success(let url): print("   saved \(url.lastPathComponent)")
+                case .failure(let error): print("   download failed: \(error.localizedDescription)")
+                }
+                done.resume()
+            }
+            NetworkQueue.shared.addOperation(op)
+        }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let op = RequestOperation(request: UploadPhoto(file: file), responseDecoder: UploadPhoto(file: file).responseDecoder)
+            op.onUploadProgress = { progress in bar("upload  ", progress.fractionCompleted) }
+            op.completion = { result in
+                print("")
+                switch result {
+                case .success(let reply): print("   the server received \(reply["received"] ?? 0) bytes")
+                case .failure(let error): print("   upload failed: \(error.localizedDescription)")
+                }
+                done.resume()
+            }
+            NetworkQueue.shared.addOperation(op)
+        }
+    }
+
+    /// Draws a progress bar on one terminal line.
+    static func bar(_ label: String, _ fraction: Double) {
+        let width = 30
+        let filled = Int((fraction * Double(width)).rounded(.down))
+        let text = "   \(label) [" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled) + "] "
+            + String(format: "%3.0f%%", fraction * 100)
+        FileHandle.standardOutput.write(Data(("\r" + text).utf8))
     }
 
     static func cancellation() async {
