@@ -52,7 +52,18 @@ enum LoopbackBuiltInRoutes {
         guard let count = Int(request.path.dropFirst("/large/".count)), count >= 0 else {
             return .json(object: ["error": "bad size"], status: 400)
         }
-        return .pattern(count: count)
+        // Range requests (one range, `bytes=a-b` or `bytes=a-`), honoured unless an
+        // If-Range names another validator.
+        guard let range = request.header("Range"), range.hasPrefix("bytes="), count > 0,
+              request.header("If-Range").map({ $0 == "\"large-\(count)\"" }) ?? true
+        else { return .pattern(count: count) }
+        let bounds = range.dropFirst("bytes=".count).split(separator: "-", omittingEmptySubsequences: false)
+        guard bounds.count == 2, let start = Int(bounds[0]), start < count else {
+            return .status(416, headers: ["Content-Range": "bytes */\(count)"])
+        }
+        let end = min(Int(bounds[1]) ?? (count - 1), count - 1)
+        guard end >= start else { return .status(416, headers: ["Content-Range": "bytes */\(count)"]) }
+        return .pattern(total: count, start: start, end: end)
     }
 
     private static func echo(_ request: RecordedRequest) -> LoopbackReply {

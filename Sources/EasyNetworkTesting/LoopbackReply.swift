@@ -9,8 +9,9 @@ public struct LoopbackReply: Sendable {
     enum Body: Sendable {
         /// Fixed bytes, sent with `Content-Length`.
         case bytes(Data)
-        /// `count` bytes where byte `i` is `UInt8(i % 251)`, generated while sending.
-        case pattern(count: Int)
+        /// `count` bytes of the pattern where byte `i` is `UInt8(i % 251)`, from offset
+        /// `start`, generated while sending.
+        case pattern(start: Int, count: Int)
         /// `Transfer-Encoding: chunked`, pausing `interval` seconds between chunks.
         case chunks([Data], interval: TimeInterval)
     }
@@ -107,7 +108,7 @@ public struct LoopbackReply: Sendable {
         return LoopbackReply(
             status: 200,
             headers: ["Content-Type": "application/octet-stream"],
-            body: .pattern(count: min(max(0, sentBytes), declared)),
+            body: .pattern(start: 0, count: min(max(0, sentBytes), declared)),
             delay: 0,
             ending: .reset(declaredLength: declared)
         )
@@ -123,8 +124,24 @@ public struct LoopbackReply: Sendable {
     static func pattern(count: Int) -> LoopbackReply {
         LoopbackReply(
             status: 200,
-            headers: ["Content-Type": "application/octet-stream"],
-            body: .pattern(count: max(0, count)),
+            headers: ["Content-Type": "application/octet-stream", "ETag": "\"large-\(count)\"", "Accept-Ranges": "bytes"],
+            body: .pattern(start: 0, count: max(0, count)),
+            delay: 0,
+            ending: .normal
+        )
+    }
+
+    /// A 206 with bytes `start...end` of a `total`-byte pattern and its `Content-Range`.
+    static func pattern(total: Int, start: Int, end: Int) -> LoopbackReply {
+        LoopbackReply(
+            status: 206,
+            headers: [
+                "Content-Type": "application/octet-stream",
+                "ETag": "\"large-\(total)\"",
+                "Accept-Ranges": "bytes",
+                "Content-Range": "bytes \(start)-\(end)/\(total)",
+            ],
+            body: .pattern(start: start, count: end - start + 1),
             delay: 0,
             ending: .normal
         )

@@ -33,8 +33,8 @@ enum LoopbackReplyWriter {
             return .close
         case .reset(let declaredLength):
             let head = makeHead(reply, framing: "Content-Length: \(declaredLength)", close: true)
-            if LoopbackSocket.sendAll(fd, head), !headOnly, case .pattern(let count) = reply.body {
-                _ = sendPattern(fd, count: count)
+            if LoopbackSocket.sendAll(fd, head), !headOnly, case .pattern(let start, let count) = reply.body {
+                _ = sendPattern(fd, start: start, count: count)
             }
             LoopbackSocket.setResetOnClose(fd)
             return .close
@@ -64,9 +64,9 @@ enum LoopbackReplyWriter {
                     sent = LoopbackSocket.sendAll(fd, message) && LoopbackSocket.sendAll(fd, data)
                 }
             }
-        case .pattern(let count):
+        case .pattern(let start, let count):
             let head = makeHead(reply, framing: hasNoBody ? nil : "Content-Length: \(count)", close: close)
-            sent = LoopbackSocket.sendAll(fd, head) && (headOnly || hasNoBody || sendPattern(fd, count: count))
+            sent = LoopbackSocket.sendAll(fd, head) && (headOnly || hasNoBody || sendPattern(fd, start: start, count: count))
         case .chunks(let chunks, let interval):
             let head = makeHead(reply, framing: hasNoBody ? nil : "Transfer-Encoding: chunked", close: close)
             sent = LoopbackSocket.sendAll(fd, head)
@@ -101,12 +101,12 @@ enum LoopbackReplyWriter {
         return Data(text.utf8)
     }
 
-    private static func sendPattern(_ fd: Int32, count: Int) -> Bool {
+    private static func sendPattern(_ fd: Int32, start first: Int, count: Int) -> Bool {
         patternBlock.withUnsafeBytes { block in
             var offset = 0
             while offset < count {
                 let length = min(64 * 1024, count - offset)
-                let start = offset % 251
+                let start = (first + offset) % 251
                 guard LoopbackSocket.sendAll(fd, UnsafeRawBufferPointer(rebasing: block[start..<(start + length)])) else {
                     return false
                 }

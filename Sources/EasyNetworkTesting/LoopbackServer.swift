@@ -14,7 +14,8 @@ import Foundation
 /// - `/reset`: 200 with `Content-Length: 100000`, 1000 bytes, then a TCP RST.
 /// - `/malformed-json`: 200 `application/json` body `{"broken": [1, 2`.
 /// - `/no-content`: 204.
-/// - `/large/{bytes}`: that many `application/octet-stream` bytes, byte `i` = `UInt8(i % 251)`.
+/// - `/large/{bytes}`: that many `application/octet-stream` bytes, byte `i` = `UInt8(i % 251)`, with an
+///   ETag and single `Range` requests (206 with `Content-Range`, `If-Range` honoured, 416 when out of range).
 /// - `/echo`: JSON describing the request (method, path, query, queryItems, headers, body, bodyLength).
 /// - anything else: 404 JSON `{"error": "not found"}`.
 ///

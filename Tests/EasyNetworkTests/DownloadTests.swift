@@ -23,18 +23,24 @@ final class RangeResource: @unchecked Sendable {
 
     func reply(to request: RecordedRequest) -> LoopbackReply {
         lock.lock(); defer { lock.unlock() }
-        var headers = ["ETag": etag, "Accept-Ranges": "bytes"]
+        var headers = ["ETag": etag, "Accept-Ranges": "bytes", "Content-Type": "application/octet-stream"]
+        var status = 200
+        var slice = body
         if honoursRange, let range = request.header("Range"), range.hasPrefix("bytes="),
-           request.header("If-Range").map({ $0 == etag }) ?? true,
-           let start = Int(range.dropFirst(6).split(separator: "-").first ?? ""), start < body.count {
-            headers["Content-Range"] = "bytes \(start)-\(body.count - 1)/\(body.count)"
-            return .data(body.subdata(in: start..<body.count), status: 206, headers: headers)
+           request.header("If-Range").map({ $0 == etag }) ?? true {
+            let bounds = range.dropFirst(6).split(separator: "-", omittingEmptySubsequences: false)
+            if let start = Int(bounds.first ?? ""), start < body.count {
+                let end = min(bounds.count > 1 ? Int(bounds[1]) ?? body.count - 1 : body.count - 1, body.count - 1)
+                headers["Content-Range"] = "bytes \(start)-\(end)/\(body.count)"
+                status = 206
+                slice = body.subdata(in: start..<(end + 1))
+            }
         }
         if slow {
-            let chunks = stride(from: 0, to: body.count, by: 32 * 1024).map { body.subdata(in: $0..<min($0 + 32 * 1024, body.count)) }
-            return .chunked(chunks, headers: headers.merging(["Content-Type": "application/octet-stream"]) { $1 }, interval: 0.02)
+            let chunks = stride(from: 0, to: slice.count, by: 32 * 1024).map { slice.subdata(in: $0..<min($0 + 32 * 1024, slice.count)) }
+            return .chunked(chunks, status: status, headers: headers, interval: 0.02)
         }
-        return .data(body, headers: headers)
+        return .data(slice, status: status, headers: headers)
     }
 }
 
@@ -91,6 +97,7 @@ final class DownloadTests: ServerTestCase {
         resource.slow = true
         server.route("GET", "/file") { resource.reply(to: $0) }
         let (first, firstResult) = download("/file", to: "big.bin", cancelWhen: { self.size($0) >= 1_600_000 })
+        let firstAttemptRequests = server.requests(path: "/file").count
         guard case .failure(let error)? = firstResult else { return XCTFail("must be cancelled") }
         XCTAssertTrue(error.isCancelled)
         XCTAssertEqual(first.resumedFromOffset, 0)
@@ -102,8 +109,8 @@ final class DownloadTests: ServerTestCase {
         let (second, secondResult) = download("/file", to: "big.bin")
         let url = try XCTUnwrap(secondResult).get()
         XCTAssertEqual(second.resumedFromOffset, Int64(kept))
-        let resumeRequest = try XCTUnwrap(server.requests(path: "/file").last)
-        XCTAssertEqual(resumeRequest.header("Range"), "bytes=\(kept)-")
+        let resumeRequest = try XCTUnwrap(server.requests(path: "/file").dropFirst(firstAttemptRequests).first)
+        XCTAssertTrue(resumeRequest.header("Range")?.hasPrefix("bytes=\(kept)-") ?? false, "kept \(kept): " + server.requests(path: "/file").map { $0.header("Range") ?? "-" }.joined(separator: " "))
         XCTAssertEqual(resumeRequest.header("If-Range"), "\"v1\"")
         let data = try Data(contentsOf: url)
         XCTAssertEqual(SHA256.hex(data), SHA256.hex(resource.body))
@@ -159,6 +166,34 @@ final class DownloadTests: ServerTestCase {
         guard case .failure(let resetError)? = reset else { return XCTFail("must fail") }
         XCTAssertEqual(resetError.kind, .transport)
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("reset.bin").path))
+    }
+
+    func testLargeBodyComesInRangesWithoutAGap() throws {
+        let resource = RangeResource(size: 1_000_000)
+        server.route("GET", "/file") { resource.reply(to: $0) }
+        let destination = folder.appendingPathComponent("ranges.bin")
+        let op = DownloadOperation(request: TestRequest("/file"), to: destination, options: DownloadOptions(segmentSize: 300_000), configuration: makeHost())
+        let done = expectation(description: "download")
+        op.completion = { _ in done.fulfill() }
+        queue.addOperation(op)
+        wait(for: [done], timeout: 10)
+        XCTAssertEqual(try Data(contentsOf: try XCTUnwrap(op.result).get()), resource.body)
+        XCTAssertEqual(server.requests(path: "/file").map { $0.header("Range") ?? "" },
+                       ["bytes=0-299999", "bytes=300000-599999", "bytes=600000-899999", "bytes=900000-1199999"])
+        XCTAssertEqual(server.requests(path: "/file").dropFirst().map { $0.header("If-Range") ?? "" }, Array(repeating: "\"v1\"", count: 3))
+    }
+
+    func testBuiltInLargeRouteServesRanges() throws {
+        let destination = folder.appendingPathComponent("large.bin")
+        let op = DownloadOperation(request: TestRequest("/large/700000"), to: destination, options: DownloadOptions(segmentSize: 256 * 1024), configuration: makeHost())
+        let done = expectation(description: "download")
+        op.completion = { _ in done.fulfill() }
+        queue.addOperation(op)
+        wait(for: [done], timeout: 10)
+        let data = try Data(contentsOf: try XCTUnwrap(op.result).get())
+        XCTAssertEqual(data.count, 700_000)
+        XCTAssertTrue(data.enumerated().allSatisfy { $0.element == UInt8($0.offset % 251) })
+        XCTAssertEqual(server.requests(path: "/large/700000").count, 3)
     }
 
     func testCancelledBeforeStartReportsOnce() {

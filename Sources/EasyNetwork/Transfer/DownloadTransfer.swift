@@ -16,7 +16,17 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         var cancelled = false
         var finished = false
         var task: TransportTask?
+        /// Where the current request's bytes start in the file.
         var rangeOffset: Int64 = 0
+        /// Where the attempt started (0 for a full download), for reporting.
+        var resumedFrom: Int64 = 0
+        /// The last byte the current range response carries, when it is a range.
+        var segmentEnd: Int64?
+        /// The validator to send with later ranges.
+        var validator: String?
+        /// The size of the next range, and when the current one was asked for.
+        var segment: Int64 = 0
+        var segmentStarted = Date()
     }
 
     private let request: URLRequest
@@ -48,7 +58,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
 
     /// The offset the last attempt asked the server to resume from (0 for a full download).
     var resumedFrom: Int64 {
-        state.read { $0.rangeOffset }
+        state.read { $0.resumedFrom }
     }
 
     func start() {
@@ -63,18 +73,49 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             end(.failure(NetworkError(kind: .invalidRequest, message: "cannot create the folder for '\(destination.path)': \(error.localizedDescription)", url: request.url, underlyingError: error)))
             return
         }
-        var attempt = request
         var offset: Int64 = 0
+        var validator: String?
         if options.resumable, let url = request.url, let point = partial.resumePoint(for: url) {
             offset = point.offset
-            attempt.setValue("bytes=\(point.offset)-", forHTTPHeaderField: "Range")
-            if let validator = point.validator.etag ?? point.validator.lastModified {
-                attempt.setValue(validator, forHTTPHeaderField: "If-Range")
-            }
+            validator = point.validator.etag ?? point.validator.lastModified
         } else {
             partial.discard()
         }
-        state.write { $0.rangeOffset = offset }
+        state.write {
+            $0.resumedFrom = offset
+            $0.validator = validator
+        }
+        requestRange(from: offset)
+    }
+
+    /// Sends the request for the bytes from `offset` (a range when segmented or resuming).
+    private func requestRange(from offset: Int64) {
+        var attempt = request
+        let (validator, segment): (String?, Int64?) = state.write { state in
+            guard let initial = options.segmentSize.map(Int64.init) else { return (state.validator, nil) }
+            let elapsed = Date().timeIntervalSince(state.segmentStarted)
+            if state.segment == 0 {
+                state.segment = initial
+            } else if elapsed > 0.2 {
+                state.segment = min(state.segment * 2, initial * 32)
+            } else if elapsed < 0.05 {
+                state.segment = max(state.segment / 2, initial)
+            }
+            state.segmentStarted = Date()
+            return (state.validator, state.segment)
+        }
+        if let segment {
+            attempt.setValue("bytes=\(offset)-\(offset + segment - 1)", forHTTPHeaderField: "Range")
+        } else if offset > 0 {
+            attempt.setValue("bytes=\(offset)-", forHTTPHeaderField: "Range")
+        }
+        if offset > 0, let validator {
+            attempt.setValue(validator, forHTTPHeaderField: "If-Range")
+        }
+        state.write {
+            $0.rangeOffset = offset
+            $0.segmentEnd = nil
+        }
         guard let task = transport.streamingTask(with: attempt, priority: priority, observer: self) else {
             end(.failure(.cancelled(url: request.url)))
             return
@@ -109,13 +150,15 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             }
             return false
         }
-        let resumes = status == 206 && offset > 0 && Self.contentRangeStart(response) == offset
-        let total: Int64? = resumes
+        let isRange = status == 206 && Self.contentRangeStart(response) == offset
+        let resumes = isRange && offset > 0
+        let total: Int64? = isRange
             ? Self.contentRangeTotal(response)
             : (response.expectedContentLength > 0 ? response.expectedContentLength : nil)
+        let validator = response.value(forHTTPHeaderField: "ETag") ?? response.value(forHTTPHeaderField: "Last-Modified")
         do {
             let writer = try FileWriter(url: partial.dataURL, appending: resumes)
-            if options.resumable, let url = request.url {
+            if options.resumable, let url = request.url, !resumes || state.read({ $0.validator == nil }) {
                 partial.save(PartialDownload.Validator(
                     url: url.absoluteString,
                     etag: response.value(forHTTPHeaderField: "ETag"),
@@ -127,6 +170,8 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
                 state.writer = writer
                 state.written = resumes ? offset : 0
                 state.expected = total
+                state.segmentEnd = isRange ? Self.contentRangeEnd(response) : nil
+                if let validator { state.validator = validator }
             }
             progress(resumes ? offset : 0, total)
             return true
@@ -180,6 +225,15 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             }
             return
         }
+        if let last = snapshot.segmentEnd, let expected = snapshot.expected, last + 1 < expected {
+            // One range done; ask for the next.
+            guard snapshot.written == last + 1 else {
+                end(.failure(NetworkError(kind: .transport, message: "a range ended early", url: request.url, underlyingError: URLError(.networkConnectionLost))))
+                return
+            }
+            requestRange(from: last + 1)
+            return
+        }
         if let expected = snapshot.expected, snapshot.written != expected {
             end(.failure(NetworkError(
                 kind: .transport,
@@ -224,6 +278,15 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
               let start = range.split(separator: "-").first
         else { return nil }
         return Int64(start)
+    }
+
+    /// `bytes 100-199/1000` → 199.
+    static func contentRangeEnd(_ response: HTTPURLResponse) -> Int64? {
+        guard let value = response.value(forHTTPHeaderField: "Content-Range"),
+              let range = value.split(separator: " ").last?.split(separator: "/").first,
+              let end = range.split(separator: "-").last
+        else { return nil }
+        return Int64(end)
     }
 
     /// `bytes 100-199/1000` → 1000; `nil` for `*`.
