@@ -76,6 +76,21 @@ enum TransferBenchmark {
         try writer.close()
 
         resetPeak()
+        let downloadBaseline = memoryKiB().rss
+        let downloadStart = Date()
+        let destination = folder.appendingPathComponent("download.bin")
+        let download = DownloadOperation(request: Download(bytes: downloadBytes), to: destination, configuration: host)
+        let downloaded = DispatchSemaphore(value: 0)
+        download.completion = { _ in downloaded.signal() }
+        queue.addOperation(download)
+        downloaded.wait()
+        let downloadSeconds = Date().timeIntervalSince(downloadStart)
+        let downloadPeak = memoryKiB().peak
+        let size = ((try? FileManager.default.attributesOfItem(atPath: destination.path))?[.size] as? NSNumber)?.intValue ?? -1
+        print(String(format: "download %d MB to disk: %.2f s, %.0f MB/s, file %d bytes, peak RSS %.1f MiB (%.1f MiB before; target < 50 MB)",
+                     downloadBytes >> 20, downloadSeconds, Double(downloadBytes) / 1e6 / downloadSeconds, size, Double(downloadPeak) / 1024, Double(downloadBaseline) / 1024))
+
+        resetPeak()
         let uploadBaseline = memoryKiB().rss
         let uploadStart = Date()
         var form = MultipartFormData()
@@ -90,21 +105,6 @@ enum TransferBenchmark {
         let received = ((try? upload.result?.get()) as? [String: Any])?["received"] as? Int ?? -1
         print(String(format: "upload %d MB (multipart from disk): %.2f s, %.0f MB/s, server received %d bytes, peak RSS %.1f MiB (%.1f MiB before; target < 50 MB)",
                      uploadBytes >> 20, uploadSeconds, Double(uploadBytes) / 1e6 / uploadSeconds, received, Double(uploadPeak) / 1024, Double(uploadBaseline) / 1024))
-
-        resetPeak()
-        let downloadBaseline = memoryKiB().rss
-        let downloadStart = Date()
-        let destination = folder.appendingPathComponent("download.bin")
-        let download = DownloadOperation(request: Download(bytes: downloadBytes), to: destination, configuration: host)
-        let downloaded = DispatchSemaphore(value: 0)
-        download.completion = { _ in downloaded.signal() }
-        queue.addOperation(download)
-        downloaded.wait()
-        let downloadSeconds = Date().timeIntervalSince(downloadStart)
-        let downloadPeak = memoryKiB().peak
-        let size = ((try? FileManager.default.attributesOfItem(atPath: destination.path))?[.size] as? NSNumber)?.intValue ?? -1
-        print(String(format: "download %d MB to disk: %.2f s, %.0f MB/s, file %d bytes, peak RSS %.1f MiB (%.1f MiB before; target < 50 MB)",
-                     downloadBytes >> 20, downloadSeconds, Double(downloadBytes) / 1e6 / downloadSeconds, size, Double(downloadPeak) / 1024, Double(downloadBaseline) / 1024))
     }
 
     /// Resets the kernel's peak-RSS mark (Linux), so each phase reports its own peak.
