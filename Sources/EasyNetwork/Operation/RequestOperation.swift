@@ -20,7 +20,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     private struct Outcome {
         var result: Result<Output, NetworkError>?
         var metrics: RequestMetrics?
-        var reportedUpload: Double = -1
+        var uploadGate = ProgressGate()
         var delivered = false
         var observers: [@Sendable (Result<Output, NetworkError>) -> Void] = []
     }
@@ -128,12 +128,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         let total = max(expected, sent)
         guard total > 0 else { return }
         let fraction = Double(sent) / Double(total)
-        let report: Bool = outcome.write { outcome in
-            guard fraction >= outcome.reportedUpload + 0.005 || (fraction >= 1 && outcome.reportedUpload < 1) else { return false }
-            outcome.reportedUpload = fraction
-            return true
-        }
-        guard report else { return }
+        guard outcome.write({ $0.uploadGate.admit(fraction) }) else { return }
         let operation = UncheckedSendable(self)
         queue.async {
             let progress = operation.value.uploadProgress

@@ -28,7 +28,7 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {
     private struct State {
         var transfer: DownloadTransfer?
         var result: Result<URL, NetworkError>?
-        var reportedFraction: Double = -1
+        var gate = ProgressGate()
     }
 
     private let request: any BaseAPIRequest
@@ -128,12 +128,7 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {
     private func reportProgress(written: Int64, expected: Int64?, on queue: DispatchQueue) {
         let total = max(expected ?? 0, written)
         let fraction = total > 0 ? Double(written) / Double(total) : 0
-        let report: Bool = state.write { state in
-            guard fraction >= state.reportedFraction + 0.005 || (fraction >= 1 && state.reportedFraction < 1) else { return false }
-            state.reportedFraction = fraction
-            return true
-        }
-        guard report else { return }
+        guard state.write({ $0.gate.admit(fraction) }) else { return }
         let operation = UncheckedSendable(self)
         queue.async {
             let progress = operation.value.progress

@@ -150,10 +150,11 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             }
             return false
         }
-        let isRange = status == 206 && Self.contentRangeStart(response) == offset
+        let range = status == 206 ? Self.contentRange(response) : nil
+        let isRange = range?.start == offset
         let resumes = isRange && offset > 0
         let total: Int64? = isRange
-            ? Self.contentRangeTotal(response)
+            ? range?.total
             : (response.expectedContentLength > 0 ? response.expectedContentLength : nil)
         let validator = response.value(forHTTPHeaderField: "ETag") ?? response.value(forHTTPHeaderField: "Last-Modified")
         do {
@@ -170,7 +171,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
                 state.writer = writer
                 state.written = resumes ? offset : 0
                 state.expected = total
-                state.segmentEnd = isRange ? Self.contentRangeEnd(response) : nil
+                state.segmentEnd = isRange ? range?.end : nil
                 if let validator { state.validator = validator }
             }
             progress(resumes ? offset : 0, total)
@@ -271,30 +272,15 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
 
     // MARK: Helpers
 
-    /// `bytes 100-199/1000` → 100.
-    static func contentRangeStart(_ response: HTTPURLResponse) -> Int64? {
+    /// `Content-Range: bytes 100-199/1000` → (100, 199, 1000); the total is `nil` for `*`.
+    static func contentRange(_ response: HTTPURLResponse) -> (start: Int64, end: Int64, total: Int64?)? {
         guard let value = response.value(forHTTPHeaderField: "Content-Range"),
-              let range = value.split(separator: " ").last?.split(separator: "/").first,
-              let start = range.split(separator: "-").first
+              let spec = value.split(separator: " ").last
         else { return nil }
-        return Int64(start)
-    }
-
-    /// `bytes 100-199/1000` → 199.
-    static func contentRangeEnd(_ response: HTTPURLResponse) -> Int64? {
-        guard let value = response.value(forHTTPHeaderField: "Content-Range"),
-              let range = value.split(separator: " ").last?.split(separator: "/").first,
-              let end = range.split(separator: "-").last
-        else { return nil }
-        return Int64(end)
-    }
-
-    /// `bytes 100-199/1000` → 1000; `nil` for `*`.
-    static func contentRangeTotal(_ response: HTTPURLResponse) -> Int64? {
-        guard let value = response.value(forHTTPHeaderField: "Content-Range"),
-              let total = value.split(separator: "/").last
-        else { return nil }
-        return Int64(total)
+        let parts = spec.split(separator: "/")
+        let bounds = parts.first?.split(separator: "-") ?? []
+        guard bounds.count == 2, let start = Int64(bounds[0]), let end = Int64(bounds[1]) else { return nil }
+        return (start, end, parts.count == 2 ? Int64(parts[1]) : nil)
     }
 
     static func fileError(_ error: any Error, url: URL?) -> NetworkError {
