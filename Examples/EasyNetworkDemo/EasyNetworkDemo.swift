@@ -120,7 +120,8 @@ struct EasyNetworkDemo {
         print("8. An expired token refreshed once, a flaky endpoint retried, a logger at info level")
         guard let baseURL = HostConfiguration.shared.baseURL else { return }
         let host = HostConfiguration(baseURL: baseURL)
-        host.authenticator = TokenAuthenticator(token: "stale-token") {
+        host.authenticator = TokenAuthenticator(token: "stale-token") { [weak host] in
+            guard let host else { throw CancellationError() }
             print("   (refreshing the token)")
             return try await NetworkQueue.shared.send(RefreshTokenRequest(), configuration: host).token
         }

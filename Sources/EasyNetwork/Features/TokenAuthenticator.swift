@@ -29,6 +29,9 @@ import FoundationNetworking
 ///     refreshSession { result in done(result) }     // Result<String, Error>
 /// }
 /// ```
+///
+/// The host keeps its authenticator: a refresh that calls the same host must capture
+/// it weakly (`{ [weak host] in … }`), or the two keep each other alive.
 public final class TokenAuthenticator: @unchecked Sendable {
     /// Starts a refresh; call the completion once with the new token or an error.
     public typealias Refresh = @Sendable (_ completion: @escaping @Sendable (Result<String, any Error>) -> Void) -> Void
@@ -52,12 +55,21 @@ public final class TokenAuthenticator: @unchecked Sendable {
     }
 
     private let state: Protected<State>
+    private let owner = Protected(WeakHost())
     private let refresh: Refresh
     private let apply: Apply
     private let maxRefreshes: Int
     private let refreshWindow: TimeInterval
     /// The host whose notification a failed refresh posts; set when assigned to a host.
-    weak var host: HostConfiguration?
+    var host: HostConfiguration? {
+        get { owner.read { $0.host } }
+        set { owner.write { $0.host = newValue } }
+    }
+
+    /// A weak reference, so the authenticator never keeps its host alive.
+    private struct WeakHost {
+        weak var host: HostConfiguration?
+    }
 
     /// An authenticator starting with `token` (or none: the first request refreshes).
     public init(
