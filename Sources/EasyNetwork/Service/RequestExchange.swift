@@ -113,13 +113,30 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
                 return
             }
             if let form = request.value.multipartBody, !method.sendsParametersInQuery {
-                switch writeMultipart(form, url: urlRequest.url) {
-                case .success(let file):
-                    state.write { $0.bodyFile = file }
-                    urlRequest.setValue(String(file.length), forHTTPHeaderField: "Content-Length")
-                case .failure(let error):
-                    return finish(.failure(error))
+                // Copying large files takes a while: never on the caller's thread,
+                // which may be the main one.
+                let prepared = UncheckedSendable(urlRequest)
+                DispatchQueue.global(qos: .utility).async { [self] in
+                    var urlRequest = prepared.value
+                    switch writeMultipart(form, url: urlRequest.url) {
+                    case .success(let file):
+                        let kept: Bool = state.write { state in
+                            guard !state.finished else { return false }
+                            state.bodyFile = file
+                            return true
+                        }
+                        guard kept else {
+                            // Cancelled while the body was written.
+                            try? FileManager.default.removeItem(at: file.url)
+                            return
+                        }
+                        urlRequest.setValue(String(file.length), forHTTPHeaderField: "Content-Length")
+                        sendAttempt(urlRequest)
+                    case .failure(let error):
+                        finish(.failure(error))
+                    }
                 }
+                return
             }
             sendAttempt(urlRequest)
         case .failure(let error):
