@@ -11,6 +11,9 @@ enum PercentEncoding {
     /// `text` with every byte outside `allowed` written as `%XX`. With
     /// `keepingEscapes`, a `%` that starts a valid `%XX` stays, so encoded text is kept.
     static func encode(_ text: String, allowed: [Bool], keepingEscapes: Bool) -> String {
+        if text.utf8.allSatisfy({ isAllowed($0, allowed) }) {
+            return text
+        }
         let bytes = Array(text.utf8)
         var plain = true
         for (index, byte) in bytes.enumerated() where !isAllowed(byte, allowed) {

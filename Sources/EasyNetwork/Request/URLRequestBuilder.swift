@@ -35,7 +35,9 @@ struct URLRequestBuilder {
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = method.rawValue
         urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
-        urlRequest.timeoutInterval = request.timeout ?? settings.timeout
+        // URLSession's own timeout (whole seconds on Linux) is only a backstop behind
+        // the exact deadline each attempt keeps.
+        urlRequest.timeoutInterval = ((request.timeout ?? settings.timeout) + 1).rounded(.up)
 
         var headers = HeaderFields(settings.defaultHeaders)
         headers.merge(request.headers ?? [:])
@@ -75,33 +77,40 @@ struct URLRequestBuilder {
     /// Built as text and parsed once with `URL(string:)`, which answers `nil` for a bad
     /// string: `URLComponents`' percent-encoded setters stop the process instead.
     static func url(base: URL, api: String, query: [String: Any]?) -> Result<URL, NetworkError> {
-        var head = base.absoluteString
-        if let hash = head.firstIndex(of: "#") {
-            head = String(head[..<hash])
+        // Searched byte-wise: these run for every request.
+        let question = UInt8(ascii: "?"), slash = UInt8(ascii: "/")
+        let baseString = base.absoluteString
+        var head = Substring(baseString)
+        if let hash = head.utf8.firstIndex(of: UInt8(ascii: "#")) {
+            head = head[..<hash]
         }
-        var baseQuery: String?
-        if let mark = head.firstIndex(of: "?") {
-            baseQuery = String(head[head.index(after: mark)...])
-            head = String(head[..<mark])
+        var baseQuery: Substring?
+        if let mark = head.utf8.firstIndex(of: question) {
+            baseQuery = head[head.utf8.index(after: mark)...]
+            head = head[..<mark]
         }
-        var apiPath = api
-        var apiQuery: String?
-        if let mark = api.firstIndex(of: "?") {
-            apiPath = String(api[..<mark])
-            apiQuery = String(api[api.index(after: mark)...])
+        var apiPath = Substring(api)
+        var apiQuery: Substring?
+        if let mark = apiPath.utf8.firstIndex(of: question) {
+            apiQuery = apiPath[apiPath.utf8.index(after: mark)...]
+            apiPath = apiPath[..<mark]
         }
-        let path = PercentEncoding.encode(apiPath, allowed: PercentEncoding.path, keepingEscapes: true).drop { $0 == "/" }
-        if !path.isEmpty || !apiPath.isEmpty {
-            if head.hasSuffix("/") { head.removeLast() }
-            head += "/" + path
+        var result = String(head)
+        if !apiPath.isEmpty {
+            let encoded = PercentEncoding.encode(String(apiPath), allowed: PercentEncoding.path, keepingEscapes: true)
+            let path = encoded.utf8.firstIndex { $0 != slash }.map { encoded[$0...] } ?? ""
+            if result.utf8.last == slash { result.removeLast() }
+            result += "/"
+            result += path
         }
-        let queries = [baseQuery, apiQuery.map { PercentEncoding.encode($0, allowed: PercentEncoding.query, keepingEscapes: true) }, query.map { QueryStringEncoder().encode($0) }]
-            .compactMap { $0 }
-            .filter { !$0.isEmpty }
-        if !queries.isEmpty {
-            head += "?" + queries.joined(separator: "&")
+        var separator = "?"
+        for part in [baseQuery.map(String.init), apiQuery.map { PercentEncoding.encode(String($0), allowed: PercentEncoding.query, keepingEscapes: true) }, query.map { QueryStringEncoder().encode($0) }] {
+            guard let part, !part.isEmpty else { continue }
+            result += separator
+            result += part
+            separator = "&"
         }
-        guard let url = URL(string: head), url.scheme != nil else {
+        guard let url = URL(string: result), url.scheme != nil else {
             return .failure(NetworkError(kind: .invalidRequest, message: "'\(api)' does not make a valid URL with base '\(base)'", url: base))
         }
         return .success(url)

@@ -106,10 +106,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
     func start() {
         switch builder.build(request.value) {
         case .success(var urlRequest):
-            // URLSession's own timeout (whole seconds on Linux) is only a backstop
-            // behind the exact deadline each attempt keeps.
-            urlRequest.timeoutInterval = (timeout + 1).rounded(.up)
-            if useCache(&urlRequest) {
+            if cache != nil, useCache(&urlRequest) {
                 return
             }
             if let form = request.value.multipartBody, !method.sendsParametersInQuery {
