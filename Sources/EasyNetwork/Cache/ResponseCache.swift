@@ -85,11 +85,7 @@ public final class ResponseCache: @unchecked Sendable {
             bodyLength: body.count,
             bodyChecksum: CachedResponse.checksum(body)
         )
-        guard let header = try? JSONEncoder().encode(entry) else { return }
-        var data = Self.magic
-        withUnsafeBytes(of: UInt32(header.count).bigEndian) { data.append(contentsOf: $0) }
-        data.append(header)
-        data.append(body)
+        guard let data = Self.encode(entry, body: body) else { return }
         lock.lock()
         defer { lock.unlock() }
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -97,18 +93,24 @@ public final class ResponseCache: @unchecked Sendable {
         evict()
     }
 
-    /// Marks a stored response fresh again (after a `304`).
-    func touch(_ key: String) {
-        guard var entry = response(for: key) else { return }
+    /// Marks a stored response fresh again (after a `304`), from the copy in hand.
+    func touch(_ entry: CachedResponse) {
+        var entry = entry
+        entry.storedAt = Date()
+        guard let data = Self.encode(entry, body: entry.body) else { return }
         lock.lock()
         defer { lock.unlock() }
-        entry.storedAt = Date()
-        guard let header = try? JSONEncoder().encode(entry) else { return }
-        var data = Self.magic
+        try? data.write(to: fileURL(for: entry.key), options: .atomic)
+    }
+
+    /// An entry as stored: magic, header length, JSON header, body.
+    private static func encode(_ entry: CachedResponse, body: Data) -> Data? {
+        guard let header = try? JSONEncoder().encode(entry) else { return nil }
+        var data = magic
         withUnsafeBytes(of: UInt32(header.count).bigEndian) { data.append(contentsOf: $0) }
         data.append(header)
-        data.append(entry.body)
-        try? data.write(to: fileURL(for: key), options: .atomic)
+        data.append(body)
+        return data
     }
 
     // MARK: Files

@@ -31,10 +31,6 @@ struct HeaderFields {
         }
     }
 
-    func value(for name: String) -> String? {
-        storage[name.lowercased()]?.value
-    }
-
     /// The fields in the order their names were first added.
     var fields: [(name: String, value: String)] {
         order.compactMap { storage[$0] }

@@ -124,11 +124,6 @@ public final class NetworkService: @unchecked Sendable {
         old?.finishTasksAndInvalidate()
     }
 
-    /// The identity of the current session, if one was made; tests check it stays one.
-    var sessionIdentity: ObjectIdentifier? {
-        state.read { $0.session.map(ObjectIdentifier.init) }
-    }
-
     private func currentSession() -> URLSession? {
         state.write { state in
             if state.invalidated { return nil }

@@ -318,7 +318,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
                 // Not modified: answer with the stored body.
                 outcome.response = stored
                 outcome.data = cached.body
-                cache.touch(cacheKey)
+                cache.touch(cached)
             } else if context.acceptableStatusCodes.contains(response.statusCode) {
                 cache.store(response, body: outcome.data, for: cacheKey)
             }

@@ -26,9 +26,4 @@ final class Protected<Value>: @unchecked Sendable {
         defer { lock.unlock() }
         return try body(&value)
     }
-
-    /// The current value.
-    var wrappedValue: Value {
-        read { $0 }
-    }
 }
