@@ -61,4 +61,34 @@ final class HostConfigurationTests: ServerTestCase {
         }
         XCTAssertEqual(host.defaultHeaders.count, 1)
     }
+
+    func testSettingChangesReachTheNextRequest() throws {
+        let otherServer = try LoopbackServer()
+        defer { otherServer.stop() }
+        let host = makeHost()
+        host.defaultHeaders = ["X-Step": "1"]
+        _ = send(TestRequest("/echo"), host: host)
+        host.defaultHeaders = ["X-Step": "2"]
+        _ = send(TestRequest("/echo"), host: host)
+        XCTAssertEqual(server.requests.map { $0.header("X-Step") }, ["1", "2"])
+
+        // The same api on a new base URL goes to the new server, not to a URL
+        // remembered for the old base.
+        host.baseURL = otherServer.baseURL
+        _ = send(TestRequest("/echo"), host: host)
+        XCTAssertEqual(server.requests.count, 2)
+        XCTAssertEqual(otherServer.requests.map(\.path), ["/echo"])
+        XCTAssertTrue(host.setBaseURL(string: server.baseURL.absoluteString + "/v2"))
+        _ = send(TestRequest("/echo"), host: host)
+        XCTAssertEqual(server.requests.last?.path, "/v2/echo")
+    }
+
+    func testRepeatedRequestsKeepTheirOwnQueries() {
+        let host = makeHost()
+        for page in [1, 2, 1, 3] {
+            _ = send(TestRequest("/echo", params: ["page": page]), host: host)
+            _ = send(TestRequest("/echo"), host: host)
+        }
+        XCTAssertEqual(server.requests.map(\.query), ["page=1", nil, "page=2", nil, "page=1", nil, "page=3", nil])
+    }
 }

@@ -3,6 +3,7 @@ import EasyNetworkTesting
 import Foundation
 
 // EasyNetworkBenchmarks [requests-per-round] [rounds] [--no-memory] [--decode-only] [--transfers]
+//                       [--profile PATHS N WIDTH [REPEATS]]
 // 1. Throughput of EasyNetwork against raw URLSession, interleaved rounds in one run,
 //    then memory after many finished requests.
 // --transfers: a 200 MB multipart upload and a 1 GB download, with peak RSS.
@@ -62,6 +63,33 @@ let viaOperationQueue: @Sendable (@escaping @Sendable (Bool) -> Void) -> Void = 
 }
 let viaEasyNetwork: @Sendable (@escaping @Sendable (Bool) -> Void) -> Void = { done in
     queue.addOperation(BenchOperation(configuration: host, onDone: done))
+}
+
+// --profile PATHS N WIDTH [REPEATS]: only the named paths (comma-separated: raw,
+// operation, easynetwork), N requests WIDTH at a time, repeated in turn; for `perf`.
+if let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 3,
+   let count = Int(arguments[index + 2]), let width = Int(arguments[index + 3]) {
+    let known = ["raw": viaRaw, "operation": viaOperationQueue, "easynetwork": viaEasyNetwork]
+    let names = arguments[index + 1].split(separator: ",").map(String.init)
+    let repeats = arguments.count > index + 4 ? Int(arguments[index + 4]) ?? 1 : 1
+    guard !names.isEmpty, names.allSatisfy({ known[$0] != nil }) else {
+        FileHandle.standardError.write(Data("unknown path in \(arguments[index + 1]); use raw, operation, easynetwork\n".utf8))
+        exit(2)
+    }
+    Thread.detachNewThread {
+        for name in names {
+            _ = throughput(count: 200, width: width, start: known[name] ?? viaRaw)
+        }
+        for _ in 0..<repeats {
+            for name in names {
+                let rate = throughput(count: count, width: width, start: known[name] ?? viaRaw)
+                print(String(format: "%@ width %d: %.0f req/s", name as NSString, width, rate))
+            }
+        }
+        server.stop()
+        exit(0)
+    }
+    dispatchMain()
 }
 
 Thread.detachNewThread {

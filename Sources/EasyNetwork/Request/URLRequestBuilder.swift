@@ -6,10 +6,15 @@ import FoundationNetworking
 /// Builds the `URLRequest` for a ``BaseAPIRequest`` on a host: URL, query, body,
 /// merged headers and timeout. Pure: it touches no network and no shared state.
 struct URLRequestBuilder {
-    let settings: HostConfiguration.Settings
+    let snapshot: HostConfiguration.SettingsSnapshot
 
     init(configuration: HostConfiguration) {
-        settings = configuration.snapshot()
+        snapshot = configuration.snapshot()
+    }
+
+    /// The host's settings when the request started.
+    var settings: HostConfiguration.Settings {
+        _read { yield snapshot.settings }
     }
 
     func build(_ request: BaseAPIRequest) -> Result<URLRequest, NetworkError> {
@@ -24,7 +29,9 @@ struct URLRequestBuilder {
         if let absolute = request.absoluteURL {
             urlResult = Self.url(absolute, addingQuery: queryParams)
         } else {
-            urlResult = settings.resolvedBaseURL.flatMap { Self.url(base: $0, api: request.api, query: queryParams) }
+            urlResult = settings.resolvedBaseURL.flatMap { base in
+                Self.url(base: base, api: request.api, query: queryParams, memo: settings.urlMemo)
+            }
         }
         let url: URL
         switch urlResult {
@@ -32,12 +39,17 @@ struct URLRequestBuilder {
         case .failure(let error): return .failure(error)
         }
 
-        var urlRequest = URLRequest(url: url)
-        urlRequest.httpMethod = method.rawValue
-        urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
         // URLSession's own timeout (whole seconds on Linux) is only a backstop behind
         // the exact deadline each attempt keeps.
-        urlRequest.timeoutInterval = ((request.timeout ?? settings.timeout) + 1).rounded(.up)
+        var urlRequest = URLRequest(
+            url: url,
+            cachePolicy: .reloadIgnoringLocalCacheData,
+            timeoutInterval: ((request.timeout ?? settings.timeout) + 1).rounded(.up)
+        )
+        if method != .get {
+            // GET is the default; each setter copies the request on Linux.
+            urlRequest.httpMethod = method.rawValue
+        }
 
         var headers = HeaderFields(settings.defaultHeaders)
         headers.merge(request.headers ?? [:])
@@ -76,7 +88,12 @@ struct URLRequestBuilder {
     ///
     /// Built as text and parsed once with `URL(string:)`, which answers `nil` for a bad
     /// string: `URLComponents`' percent-encoded setters stop the process instead.
-    static func url(base: URL, api: String, query: [String: Any]?) -> Result<URL, NetworkError> {
+    static func url(base: URL, api: String, query: [String: Any]?, memo: URLMemo? = nil) -> Result<URL, NetworkError> {
+        let encodedQuery = query.map { QueryStringEncoder().encode($0) }
+        let key = encodedQuery.map { api + "\u{0}" + $0 } ?? api
+        if let known = memo?.url(for: key) {
+            return .success(known)
+        }
         // Searched byte-wise: these run for every request.
         let question = UInt8(ascii: "?"), slash = UInt8(ascii: "/")
         let baseString = base.absoluteString
@@ -104,7 +121,7 @@ struct URLRequestBuilder {
             result += path
         }
         var separator = "?"
-        for part in [baseQuery.map(String.init), apiQuery.map { PercentEncoding.encode(String($0), allowed: PercentEncoding.query, keepingEscapes: true) }, query.map { QueryStringEncoder().encode($0) }] {
+        for part in [baseQuery.map(String.init), apiQuery.map { PercentEncoding.encode(String($0), allowed: PercentEncoding.query, keepingEscapes: true) }, encodedQuery] {
             guard let part, !part.isEmpty else { continue }
             result += separator
             result += part
@@ -113,6 +130,7 @@ struct URLRequestBuilder {
         guard let url = URL(string: result), url.scheme != nil else {
             return .failure(NetworkError(kind: .invalidRequest, message: "'\(api)' does not make a valid URL with base '\(base)'", url: base))
         }
+        memo?.remember(url, for: key)
         return .success(url)
     }
 

@@ -36,8 +36,12 @@ public final class HostConfiguration: @unchecked Sendable {
 
     /// The settings of a host, read together.
     struct Settings {
-        var baseURL: URL?
+        var baseURL: URL? {
+            didSet { urlMemo = URLMemo() }
+        }
         var baseURLProblem: String?
+        /// URLs built on `baseURL`, emptied whenever it changes.
+        var urlMemo = URLMemo()
         var defaultHeaders: [String: String] = [:]
         var timeout: TimeInterval = HostConfiguration.defaultTimeout
         var callbackQueue: DispatchQueue = .main
@@ -63,7 +67,23 @@ public final class HostConfiguration: @unchecked Sendable {
         }
     }
 
-    private let settings: Protected<Settings>
+    /// Settings shared, unchanged, by the requests that start before the next change:
+    /// a request takes one reference instead of copying every setting.
+    final class SettingsSnapshot: @unchecked Sendable {
+        let settings: Settings
+
+        init(_ settings: Settings) {
+            self.settings = settings
+        }
+    }
+
+    private struct Stored {
+        var settings: Settings
+        /// Made on the first request after a change; dropped by every change.
+        var snapshot: SettingsSnapshot?
+    }
+
+    private let settings: Protected<Stored>
 
     /// A handler for every failed request of a host; see ``errorHandler``.
     public typealias ErrorHandler = (_ request: any BaseAPIRequest, _ error: NetworkError) -> Void
@@ -90,7 +110,7 @@ public final class HostConfiguration: @unchecked Sendable {
     ///     taken and its `urlCache` is removed. Defaults to `.ephemeral`. Tests pass one
     ///     with `protocolClasses` to stub the network.
     public init(baseURL: URL?, sessionConfiguration: URLSessionConfiguration = .ephemeral) {
-        settings = Protected(Settings(baseURL: baseURL))
+        settings = Protected(Stored(settings: Settings(baseURL: baseURL)))
         transport = NetworkService(configuration: sessionConfiguration)
     }
 
@@ -104,56 +124,56 @@ public final class HostConfiguration: @unchecked Sendable {
 
     /// The URL every request's `api` is appended to; `nil` when not configured.
     public var baseURL: URL? {
-        get { settings.read { $0.baseURL } }
-        set { settings.write { $0.baseURL = newValue; $0.baseURLProblem = nil } }
+        get { settings.read { $0.settings.baseURL } }
+        set { update { $0.baseURL = newValue; $0.baseURLProblem = nil } }
     }
 
     /// Headers sent with every request of this host. A request's own headers win;
     /// names are compared case-insensitively.
     public var defaultHeaders: [String: String] {
-        get { settings.read { $0.defaultHeaders } }
-        set { settings.write { $0.defaultHeaders = newValue } }
+        get { settings.read { $0.settings.defaultHeaders } }
+        set { update { $0.defaultHeaders = newValue } }
     }
 
     /// The timeout of a request in seconds when the request sets none. Default 60.
     public var timeout: TimeInterval {
-        get { settings.read { $0.timeout } }
-        set { settings.write { $0.timeout = newValue } }
+        get { settings.read { $0.settings.timeout } }
+        set { update { $0.timeout = newValue } }
     }
 
     /// The queue every callback of this host's requests is delivered on. Default `.main`.
     public var callbackQueue: DispatchQueue {
-        get { settings.read { $0.callbackQueue } }
-        set { settings.write { $0.callbackQueue = newValue } }
+        get { settings.read { $0.settings.callbackQueue } }
+        set { update { $0.callbackQueue = newValue } }
     }
 
     /// The status codes that count as success. Default `200..<300` (all of it,
     /// 299 included). Any other status fails the request with
     /// ``NetworkError/Kind-swift.enum/unacceptableStatus``.
     public var acceptableStatusCodes: Set<Int> {
-        get { settings.read { $0.acceptableStatusCodes } }
-        set { settings.write { $0.acceptableStatusCodes = newValue } }
+        get { settings.read { $0.settings.acceptableStatusCodes } }
+        set { update { $0.acceptableStatusCodes = newValue } }
     }
 
     /// How this backend wraps its answers (`{"code": 0, "data": …}`), or `nil` (the
     /// default) when it does not. See ``ResponseEnvelope``.
     public var envelope: ResponseEnvelope? {
-        get { settings.read { $0.envelope } }
-        set { settings.write { $0.envelope = newValue } }
+        get { settings.read { $0.settings.envelope } }
+        set { update { $0.envelope = newValue } }
     }
 
     /// The decoder for `Decodable` results: set its date and key strategies here.
     /// Do not change its settings while requests run; assign a new decoder instead.
     public var jsonDecoder: JSONDecoder {
-        get { settings.read { $0.jsonDecoder } }
-        set { settings.write { $0.jsonDecoder = newValue } }
+        get { settings.read { $0.settings.jsonDecoder } }
+        set { update { $0.jsonDecoder = newValue } }
     }
 
     /// The encoder for `Encodable` request bodies (``BaseAPIRequest/encodableBody``).
     /// Do not change its settings while requests run; assign a new encoder instead.
     public var jsonEncoder: JSONEncoder {
-        get { settings.read { $0.jsonEncoder } }
-        set { settings.write { $0.jsonEncoder = newValue } }
+        get { settings.read { $0.settings.jsonEncoder } }
+        set { update { $0.jsonEncoder = newValue } }
     }
 
     /// Called once for every failed request of this host, on the callback queue and
@@ -161,31 +181,31 @@ public final class HostConfiguration: @unchecked Sendable {
     /// one "please sign in again" prompt. Not called for cancellations, nor for
     /// requests whose ``BaseAPIRequest/suppressesErrorHandler`` is `true`.
     public var errorHandler: ErrorHandler? {
-        get { settings.read { $0.errorHandler } }
-        set { settings.write { $0.errorHandler = newValue } }
+        get { settings.read { $0.settings.errorHandler } }
+        set { update { $0.errorHandler = newValue } }
     }
 
     /// Plugins every request of this host passes through, in order, before the
     /// request's own. See ``RequestInterceptor``.
     public var interceptors: [any RequestInterceptor] {
-        get { settings.read { $0.interceptors } }
-        set { settings.write { $0.interceptors = newValue } }
+        get { settings.read { $0.settings.interceptors } }
+        set { update { $0.interceptors = newValue } }
     }
 
     /// When failed requests are sent again; `.none` (the default) never retries.
     /// A request may bring its own (``BaseAPIRequest/retryPolicy``).
     public var retryPolicy: RetryPolicy {
-        get { settings.read { $0.retryPolicy } }
-        set { settings.write { $0.retryPolicy = newValue } }
+        get { settings.read { $0.settings.retryPolicy } }
+        set { update { $0.retryPolicy = newValue } }
     }
 
     /// Tokens for this host's requests, refreshed once however many fail together;
     /// `nil` (the default) sends no token. See ``TokenAuthenticator``.
     public var authenticator: TokenAuthenticator? {
-        get { settings.read { $0.authenticator } }
+        get { settings.read { $0.settings.authenticator } }
         set {
             newValue?.host = self
-            settings.write { $0.authenticator = newValue }
+            update { $0.authenticator = newValue }
         }
     }
 
@@ -194,21 +214,21 @@ public final class HostConfiguration: @unchecked Sendable {
     /// network request only when all have cancelled). Default `false`; a request may
     /// decide for itself (``BaseAPIRequest/coalescesIdenticalRequests``).
     public var coalescesRequests: Bool {
-        get { settings.read { $0.coalescesRequests } }
-        set { settings.write { $0.coalescesRequests = newValue } }
+        get { settings.read { $0.settings.coalescesRequests } }
+        set { update { $0.coalescesRequests = newValue } }
     }
 
     /// The disk cache this host's requests may use, or `nil` (the default) for none.
     public var responseCache: ResponseCache? {
-        get { settings.read { $0.responseCache } }
-        set { settings.write { $0.responseCache = newValue } }
+        get { settings.read { $0.settings.responseCache } }
+        set { update { $0.responseCache = newValue } }
     }
 
     /// The cache policy of requests that set none (``BaseAPIRequest/cachePolicy``).
     /// Default `.networkOnly`. It matters only with a ``responseCache``.
     public var cachePolicy: CachePolicy {
-        get { settings.read { $0.cachePolicy } }
-        set { settings.write { $0.cachePolicy = newValue } }
+        get { settings.read { $0.settings.cachePolicy } }
+        set { update { $0.cachePolicy = newValue } }
     }
 
     /// Decides each redirect: return the request to follow (changed or not), or `nil`
@@ -230,16 +250,29 @@ public final class HostConfiguration: @unchecked Sendable {
     @discardableResult
     public func setBaseURL(string: String) -> Bool {
         let url = Self.validatedURL(string)
-        settings.write {
+        update {
             $0.baseURL = url
             $0.baseURLProblem = url == nil ? "'\(string)' is not a valid base URL" : nil
         }
         return url != nil
     }
 
-    /// A snapshot of all settings, read under one lock.
-    func snapshot() -> Settings {
-        settings.read { $0 }
+    /// The current settings, read under one lock and shared until the next change.
+    func snapshot() -> SettingsSnapshot {
+        settings.write { stored in
+            if let snapshot = stored.snapshot { return snapshot }
+            let snapshot = SettingsSnapshot(stored.settings)
+            stored.snapshot = snapshot
+            return snapshot
+        }
+    }
+
+    /// Changes settings; requests that start afterwards see the change.
+    private func update(_ body: (inout Settings) -> Void) {
+        settings.write { stored in
+            body(&stored.settings)
+            stored.snapshot = nil
+        }
     }
 
     static func validatedURL(_ string: String) -> URL? {

@@ -80,7 +80,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         host = service.configuration
         self.request = UncheckedSendable(request)
         builder = URLRequestBuilder(configuration: host)
-        let settings = builder.settings
+        let settings = builder.snapshot.settings
         context = ResponseContext(settings: settings)
         interceptors = settings.interceptors + request.interceptors
         retryPolicy = request.retryPolicy ?? settings.retryPolicy
@@ -219,13 +219,13 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         if let credential {
             authenticator?.authorize(&urlRequest, with: credential)
         }
-        let attempt: Int? = state.write { state in
+        let started: (attempt: Int, bodyFile: (url: URL, length: Int64)?)? = state.write { state in
             guard !state.cancelled, !state.finished else { return nil }
             state.attempt += 1
             if state.startedAt == nil { state.startedAt = Date() }
-            return state.attempt
+            return (state.attempt, state.bodyFile)
         }
-        guard let attempt else {
+        guard let (attempt, bodyFile) = started else {
             finish(.failure(.cancelled(url: base.url)))
             return
         }
@@ -245,7 +245,6 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         }
         let transport = host.transport
         let priority = priority
-        let bodyFile = state.read { $0.bodyFile }
         let task: TransportTask?
         if coalesces, bodyFile == nil, RequestCoalescer.canCoalesce(sent) {
             task = transport.coalescer.dataTask(with: sent, start: { transport.dataTask(with: sent, priority: priority, completion: $0) }, completion: arrived)
@@ -259,23 +258,16 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
             guard !state.cancelled, !state.finished else { return false }
             if state.completedAttempt < attempt {
                 state.task = task
+                // A strong reference (a weak one costs every request a side table):
+                // every way the exchange ends removes the deadline.
+                state.deadline = DeadlineScheduler.shared.schedule(at: .now() + timeout) { [self] in
+                    deadlinePassed(attempt: attempt)
+                }
             }
             return true
         }
-        guard proceed else {
+        if !proceed {
             task.cancel()
-            return
-        }
-        let deadline = DeadlineScheduler.shared.schedule(at: .now() + timeout) { [weak self] in
-            self?.deadlinePassed(attempt: attempt)
-        }
-        let armed: Bool = state.write { state in
-            guard state.attempt == attempt, state.task != nil, !state.finished else { return false }
-            state.deadline = deadline
-            return true
-        }
-        if !armed {
-            DeadlineScheduler.shared.cancel(deadline)
         }
     }
 
@@ -311,8 +303,8 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
             outcome.response = nil
             outcome.error = URLError(.timedOut)
         }
-        let (cacheKey, cached) = state.read { ($0.cacheKey, $0.cached) }
-        if let cache, let cacheKey, outcome.error == nil, let response = outcome.response {
+        if let cache, outcome.error == nil, let response = outcome.response,
+           case let (cacheKey?, cached) = state.read({ ($0.cacheKey, $0.cached) }) {
             if response.statusCode == 304, let cached, let url = outcome.request.url,
                let stored = HTTPURLResponse(url: url, statusCode: cached.statusCode, httpVersion: "HTTP/1.1", headerFields: cached.headers) {
                 // Not modified: answer with the stored body.
@@ -323,7 +315,9 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
                 cache.store(response, body: outcome.data, for: cacheKey)
             }
         }
-        interceptors.forEach { $0.didReceive(outcome.response, data: outcome.data, error: outcome.error, context: requestContext) }
+        for interceptor in interceptors {
+            interceptor.didReceive(outcome.response, data: outcome.data, error: outcome.error, context: requestContext)
+        }
 
         let result = context.classify(outcome, cancelled: cancelled).flatMap { response -> Result<Output, NetworkError> in
             do {
@@ -426,17 +420,20 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
             error.attempts = snapshot.attempt
             result = .failure(error)
         }
-        let outcome = RequestOutcome(
-            urlRequest: snapshot.lastRequest,
-            response: snapshot.lastResponse,
-            data: snapshot.lastData,
-            error: { if case .failure(let error) = result { return error } else { return nil } }(),
-            metrics: metrics
-        )
-        let requestContext = RequestContext(request: request.value, host: host, attempt: snapshot.attempt, requestID: id)
-        interceptors.forEach { $0.didFinish(outcome, context: requestContext) }
-        service.exchangeFinished(id)
+        if !interceptors.isEmpty {
+            let outcome = RequestOutcome(
+                urlRequest: snapshot.lastRequest,
+                response: snapshot.lastResponse,
+                data: snapshot.lastData,
+                error: { if case .failure(let error) = result { return error } else { return nil } }(),
+                metrics: metrics
+            )
+            let requestContext = RequestContext(request: request.value, host: host, attempt: snapshot.attempt, requestID: id)
+            interceptors.forEach { $0.didFinish(outcome, context: requestContext) }
+        }
+        // The callback first: it is what the caller waits for.
         service.deliver(result, metrics: metrics, on: callbackQueue, errorHandler: errorHandler, completion: completion)
+        service.exchangeFinished(id)
     }
 
     private static func adaptationError(_ error: any Error, url: URL?) -> NetworkError {
