@@ -3,7 +3,7 @@ import Foundation
 
 /// The EasyNetwork side: a seed-style ServiceOperation subclass.
 final class BenchOperation: ServiceOperation, @unchecked Sendable {
-    private struct Request: BaseAPIRequest {
+    struct Request: BaseAPIRequest {
         var api: String { "/bench" }
         var method: NetworkService.Method { .get }
         var query: NetworkService.QueryType { .path }

@@ -65,15 +65,15 @@ let viaEasyNetwork: @Sendable (@escaping @Sendable (Bool) -> Void) -> Void = { d
     queue.addOperation(BenchOperation(configuration: host, onDone: done))
 }
 
-// --profile PATHS N WIDTH [REPEATS]: only the named paths (comma-separated: raw,
-// operation, easynetwork), N requests WIDTH at a time, repeated in turn; for `perf`.
+// --profile PATHS N WIDTH [REPEATS]: only the named paths (comma-separated, see
+// ProfilePaths), N requests WIDTH at a time, repeated in turn; for `perf`.
 if let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 3,
    let count = Int(arguments[index + 2]), let width = Int(arguments[index + 3]) {
-    let known = ["raw": viaRaw, "operation": viaOperationQueue, "easynetwork": viaEasyNetwork]
+    let known = ProfilePaths.all(host: host, raw: raw, queue: queue, referenceQueue: referenceQueue)
     let names = arguments[index + 1].split(separator: ",").map(String.init)
     let repeats = arguments.count > index + 4 ? Int(arguments[index + 4]) ?? 1 : 1
     guard !names.isEmpty, names.allSatisfy({ known[$0] != nil }) else {
-        FileHandle.standardError.write(Data("unknown path in \(arguments[index + 1]); use raw, operation, easynetwork\n".utf8))
+        FileHandle.standardError.write(Data("unknown path in \(arguments[index + 1]); use \(known.keys.sorted().joined(separator: ", "))\n".utf8))
         exit(2)
     }
     Thread.detachNewThread {

@@ -1,0 +1,52 @@
+import EasyNetwork
+import Foundation
+
+/// Starts one request and calls back on the main queue with whether it succeeded.
+typealias RequestPath = @Sendable (@escaping @Sendable (Bool) -> Void) -> Void
+
+/// The paths `--profile` can run, each one step between raw URLSession and the full
+/// EasyNetwork path, so the cost of each step can be measured on its own.
+enum ProfilePaths {
+    static func all(host: HostConfiguration, raw: RawClient, queue: NetworkQueue, referenceQueue: OperationQueue) -> [String: RequestPath] {
+        [
+            // Raw URLSession, started on the main queue (the benchmark's baseline).
+            "raw": { done in raw.get(done) },
+            // Raw URLSession started from a global-queue thread: the cost of one hop.
+            "raw-hop": { done in DispatchQueue.global().async { raw.get(done) } },
+            // Raw URLSession inside a BlockOperation on an OperationQueue.
+            "operation": { done in referenceQueue.addOperation { raw.get(done) } },
+            // EasyNetworkService called on the main queue: no operation, no hop.
+            "service": { done in request(host, done) },
+            // The same from a global-queue thread.
+            "service-hop": { done in DispatchQueue.global().async { request(host, done) } },
+            // The benchmark's ServiceOperation, started in place on the main queue.
+            "operation-inline": { done in kept(BenchOperation.self, host: host, done).start() },
+            // The same operation started on a global-queue thread, with no OperationQueue.
+            "operation-dispatch": { done in
+                let operation = kept(BenchOperation.self, host: host, done)
+                DispatchQueue.global().async { operation.start() }
+            },
+            // The benchmark's path: the ServiceOperation on a NetworkQueue.
+            "easynetwork": { done in queue.addOperation(BenchOperation(configuration: host, onDone: done)) },
+        ]
+    }
+
+    private static func request(_ host: HostConfiguration, _ done: @escaping @Sendable (Bool) -> Void) {
+        EasyNetworkService(host).request(BenchOperation.Request(), success: { done($0 != nil) }, failure: { _ in done(false) })
+    }
+
+    /// An operation kept alive until it reports (no queue holds it).
+    private static func kept(_ type: BenchOperation.Type, host: HostConfiguration, _ done: @escaping @Sendable (Bool) -> Void) -> BenchOperation {
+        let holder = Holder()
+        let operation = BenchOperation(configuration: host) { ok in
+            done(ok)
+            holder.operation = nil
+        }
+        holder.operation = operation
+        return operation
+    }
+
+    private final class Holder: @unchecked Sendable {
+        var operation: BenchOperation?
+    }
+}
