@@ -90,5 +90,11 @@ final class HostConfigurationTests: ServerTestCase {
             _ = send(TestRequest("/echo"), host: host)
         }
         XCTAssertEqual(server.requests.map(\.query), ["page=1", nil, "page=2", nil, "page=1", nil, "page=3", nil])
+
+        // An api that spells another request's api and query is still its own URL.
+        _ = send(TestRequest("/echo", params: ["a": 1]), host: host)
+        _ = send(TestRequest("/echoa=1"), host: host)
+        XCTAssertEqual(server.requests.suffix(2).map(\.path), ["/echo", "/echoa=1"])
+        XCTAssertEqual(server.requests.suffix(2).map(\.query), ["a=1", nil])
     }
 }

@@ -90,7 +90,8 @@ struct URLRequestBuilder {
     /// string: `URLComponents`' percent-encoded setters stop the process instead.
     static func url(base: URL, api: String, query: [String: Any]?, memo: URLMemo? = nil) -> Result<URL, NetworkError> {
         let encodedQuery = query.map { QueryStringEncoder().encode($0) }
-        let key = encodedQuery.map { api + "\u{0}" + $0 } ?? api
+        // The api's length first, so that no api and query pair can spell another's key.
+        let key = "\(api.utf8.count):" + api + (encodedQuery ?? "")
         if let known = memo?.url(for: key) {
             return .success(known)
         }
