@@ -53,15 +53,19 @@ let host = HostConfiguration(baseURL: server.baseURL)
 let queue = NetworkQueue(maxConcurrentOperationCount: 8)
 let raw = RawClient(url: server.baseURL.appendingPathComponent("bench"))
 
-let viaRaw: @Sendable (@escaping @Sendable (Bool) -> Void) -> Void = { done in raw.get(done) }
+let viaRaw: RequestPath = { done in raw.get(done) }
 // Reference: the raw call wrapped in a BlockOperation on an OperationQueue, i.e. the cost
 // of the Operation hop alone, with no EasyNetwork code in the path.
 let referenceQueue = OperationQueue()
 referenceQueue.maxConcurrentOperationCount = 8
-let viaOperationQueue: @Sendable (@escaping @Sendable (Bool) -> Void) -> Void = { done in
+let viaOperationQueue: RequestPath = { done in
     referenceQueue.addOperation { raw.get(done) }
 }
-let viaEasyNetwork: @Sendable (@escaping @Sendable (Bool) -> Void) -> Void = { done in
+// Reference: the raw call started from a global-queue thread, i.e. one thread hop.
+let viaHop: RequestPath = { done in
+    DispatchQueue.global().async { raw.get(done) }
+}
+let viaEasyNetwork: RequestPath = { done in
     queue.addOperation(BenchOperation(configuration: host, onDone: done))
 }
 
@@ -100,27 +104,27 @@ Thread.detachNewThread {
 
     var ratios: [String: [Double]] = ["sequential": [], "8-wide": []]
     var referenceRatios: [String: [Double]] = ["sequential": [], "8-wide": []]
+    var hopRatios: [String: [Double]] = ["sequential": [], "8-wide": []]
     var rates: [String: [Double]] = [:]
     for round in 1...rounds {
         for (label, width) in [("sequential", 1), ("8-wide", 8)] {
-            // Alternate which side goes first so drift does not favour one.
-            let rawFirst = round % 2 == 1
-            var rawRate = 0.0, enRate = 0.0
-            if rawFirst {
-                rawRate = throughput(count: perRound, width: width, start: viaRaw)
-                enRate = throughput(count: perRound, width: width, start: viaEasyNetwork)
-            } else {
-                enRate = throughput(count: perRound, width: width, start: viaEasyNetwork)
-                rawRate = throughput(count: perRound, width: width, start: viaRaw)
+            // Rotate the order of the paths so that neither drift nor position
+            // (the run right after another one inherits its warm state) favours one.
+            var rate: [String: Double] = [:]
+            let paths: [(String, RequestPath)] = [("raw", viaRaw), ("easynetwork", viaEasyNetwork), ("reference", viaOperationQueue), ("hop", viaHop)]
+            for offset in 0..<paths.count {
+                let (name, path) = paths[(round + offset) % paths.count]
+                rate[name] = throughput(count: perRound, width: width, start: path)
             }
-            let referenceRate = throughput(count: perRound, width: width, start: viaOperationQueue)
+            let rawRate = rate["raw"] ?? 0, enRate = rate["easynetwork"] ?? 0, referenceRate = rate["reference"] ?? 0
+            hopRatios[label, default: []].append((rate["hop"] ?? 0) / rawRate)
             server.resetRecords()
             ratios[label, default: []].append(enRate / rawRate)
             referenceRatios[label, default: []].append(referenceRate / rawRate)
             rates["raw \(label)", default: []].append(rawRate)
             rates["EasyNetwork \(label)", default: []].append(enRate)
-            print(String(format: "round %d %-10@ raw %8.0f req/s  EasyNetwork %8.0f req/s  ratio %.3f  (raw in an OperationQueue: %.3f)",
-                         round, label as NSString, rawRate, enRate, enRate / rawRate, referenceRate / rawRate))
+            print(String(format: "round %d %-10@ raw %8.0f req/s  EasyNetwork %8.0f req/s  ratio %.3f  (raw in an OperationQueue: %.3f, raw after one hop: %.3f)",
+                         round, label as NSString, rawRate, enRate, enRate / rawRate, referenceRate / rawRate, (rate["hop"] ?? 0) / rawRate))
         }
     }
     for label in ["sequential", "8-wide"] {
@@ -130,6 +134,8 @@ Thread.detachNewThread {
                      median(ratios[label] ?? [])))
         print(String(format: "median %-10@ reference: raw URLSession inside a BlockOperation on an OperationQueue / raw = %.3f",
                      label as NSString, median(referenceRatios[label] ?? [])))
+        print(String(format: "median %-10@ reference: raw URLSession started from a global-queue thread / raw = %.3f",
+                     label as NSString, median(hopRatios[label] ?? [])))
     }
 
     if arguments.contains("--no-memory") {
