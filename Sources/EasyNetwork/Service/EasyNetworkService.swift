@@ -50,7 +50,7 @@ public final class EasyNetworkService: @unchecked Sendable {
     ) {
         perform(request, transform: { response in
             UncheckedSendable(try response.jsonObject())
-        }, completion: { result in
+        }, completion: { result, _ in
             switch result {
             case .success(let json): success?(json.value)
             case .failure(let error): failure?(error)

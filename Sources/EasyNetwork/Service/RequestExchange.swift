@@ -229,16 +229,19 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
             finish(.failure(.cancelled(url: base.url)))
             return
         }
-        let requestContext = RequestContext(request: request.value, host: host, attempt: attempt, requestID: id)
-        do {
-            for interceptor in interceptors {
-                urlRequest = try interceptor.adapt(urlRequest, context: requestContext)
+        // Only interceptors read the context: most requests never make one.
+        let requestContext = interceptors.isEmpty ? nil : RequestContext(request: request.value, host: host, attempt: attempt, requestID: id)
+        if let requestContext {
+            do {
+                for interceptor in interceptors {
+                    urlRequest = try interceptor.adapt(urlRequest, context: requestContext)
+                }
+            } catch {
+                finish(.failure(Self.adaptationError(error, url: urlRequest.url)))
+                return
             }
-        } catch {
-            finish(.failure(Self.adaptationError(error, url: urlRequest.url)))
-            return
+            interceptors.forEach { $0.willSend(urlRequest, context: requestContext) }
         }
-        interceptors.forEach { $0.willSend(urlRequest, context: requestContext) }
         let sent = urlRequest
         let arrived: @Sendable (TransportOutcome) -> Void = { [self] outcome in
             received(outcome, attempt: attempt, base: base, credential: credential, context: requestContext)
@@ -285,7 +288,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         attempt: Int,
         base: URLRequest,
         credential: TokenAuthenticator.Credential?,
-        context requestContext: RequestContext
+        context requestContext: RequestContext?
     ) {
         var outcome = outcome
         let (cancelled, timedOut): (Bool, Bool) = state.write { state in
@@ -315,14 +318,18 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
                 cache.store(response, body: outcome.data, for: cacheKey)
             }
         }
-        for interceptor in interceptors {
-            interceptor.didReceive(outcome.response, data: outcome.data, error: outcome.error, context: requestContext)
+        if let requestContext {
+            for interceptor in interceptors {
+                interceptor.didReceive(outcome.response, data: outcome.data, error: outcome.error, context: requestContext)
+            }
         }
 
         let result = context.classify(outcome, cancelled: cancelled).flatMap { response -> Result<Output, NetworkError> in
             do {
-                for interceptor in interceptors {
-                    try interceptor.validate(response, context: requestContext)
+                if let requestContext {
+                    for interceptor in interceptors {
+                        try interceptor.validate(response, context: requestContext)
+                    }
                 }
             } catch {
                 return .failure(Self.validationError(error, response: response))
