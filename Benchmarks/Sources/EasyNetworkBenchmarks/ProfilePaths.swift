@@ -20,10 +20,10 @@ enum ProfilePaths {
             // The same from a global-queue thread.
             "service-hop": { done in DispatchQueue.global().async { request(host, done) } },
             // The benchmark's ServiceOperation, started in place on the main queue.
-            "operation-inline": { done in kept(BenchOperation.self, host: host, done).start() },
+            "operation-inline": { done in kept(host: host, done).start() },
             // The same operation started on a global-queue thread, with no OperationQueue.
             "operation-dispatch": { done in
-                let operation = kept(BenchOperation.self, host: host, done)
+                let operation = kept(host: host, done)
                 DispatchQueue.global().async { operation.start() }
             },
             // The benchmark's path: the ServiceOperation on a NetworkQueue.
@@ -36,7 +36,7 @@ enum ProfilePaths {
     }
 
     /// An operation kept alive until it reports (no queue holds it).
-    private static func kept(_ type: BenchOperation.Type, host: HostConfiguration, _ done: @escaping @Sendable (Bool) -> Void) -> BenchOperation {
+    private static func kept(host: HostConfiguration, _ done: @escaping @Sendable (Bool) -> Void) -> BenchOperation {
         let holder = Holder()
         let operation = BenchOperation(configuration: host) { ok in
             done(ok)

@@ -124,56 +124,56 @@ public final class HostConfiguration: @unchecked Sendable {
 
     /// The URL every request's `api` is appended to; `nil` when not configured.
     public var baseURL: URL? {
-        get { settings.read { $0.settings.baseURL } }
+        get { self[\.baseURL] }
         set { update { $0.baseURL = newValue; $0.baseURLProblem = nil } }
     }
 
     /// Headers sent with every request of this host. A request's own headers win;
     /// names are compared case-insensitively.
     public var defaultHeaders: [String: String] {
-        get { settings.read { $0.settings.defaultHeaders } }
-        set { update { $0.defaultHeaders = newValue } }
+        get { self[\.defaultHeaders] }
+        set { self[\.defaultHeaders] = newValue }
     }
 
     /// The timeout of a request in seconds when the request sets none. Default 60.
     public var timeout: TimeInterval {
-        get { settings.read { $0.settings.timeout } }
-        set { update { $0.timeout = newValue } }
+        get { self[\.timeout] }
+        set { self[\.timeout] = newValue }
     }
 
     /// The queue every callback of this host's requests is delivered on. Default `.main`.
     public var callbackQueue: DispatchQueue {
-        get { settings.read { $0.settings.callbackQueue } }
-        set { update { $0.callbackQueue = newValue } }
+        get { self[\.callbackQueue] }
+        set { self[\.callbackQueue] = newValue }
     }
 
     /// The status codes that count as success. Default `200..<300` (all of it,
     /// 299 included). Any other status fails the request with
     /// ``NetworkError/Kind-swift.enum/unacceptableStatus``.
     public var acceptableStatusCodes: Set<Int> {
-        get { settings.read { $0.settings.acceptableStatusCodes } }
-        set { update { $0.acceptableStatusCodes = newValue } }
+        get { self[\.acceptableStatusCodes] }
+        set { self[\.acceptableStatusCodes] = newValue }
     }
 
     /// How this backend wraps its answers (`{"code": 0, "data": …}`), or `nil` (the
     /// default) when it does not. See ``ResponseEnvelope``.
     public var envelope: ResponseEnvelope? {
-        get { settings.read { $0.settings.envelope } }
-        set { update { $0.envelope = newValue } }
+        get { self[\.envelope] }
+        set { self[\.envelope] = newValue }
     }
 
     /// The decoder for `Decodable` results: set its date and key strategies here.
     /// Do not change its settings while requests run; assign a new decoder instead.
     public var jsonDecoder: JSONDecoder {
-        get { settings.read { $0.settings.jsonDecoder } }
-        set { update { $0.jsonDecoder = newValue } }
+        get { self[\.jsonDecoder] }
+        set { self[\.jsonDecoder] = newValue }
     }
 
     /// The encoder for `Encodable` request bodies (``BaseAPIRequest/encodableBody``).
     /// Do not change its settings while requests run; assign a new encoder instead.
     public var jsonEncoder: JSONEncoder {
-        get { settings.read { $0.settings.jsonEncoder } }
-        set { update { $0.jsonEncoder = newValue } }
+        get { self[\.jsonEncoder] }
+        set { self[\.jsonEncoder] = newValue }
     }
 
     /// Called once for every failed request of this host, on the callback queue and
@@ -181,31 +181,31 @@ public final class HostConfiguration: @unchecked Sendable {
     /// one "please sign in again" prompt. Not called for cancellations, nor for
     /// requests whose ``BaseAPIRequest/suppressesErrorHandler`` is `true`.
     public var errorHandler: ErrorHandler? {
-        get { settings.read { $0.settings.errorHandler } }
-        set { update { $0.errorHandler = newValue } }
+        get { self[\.errorHandler] }
+        set { self[\.errorHandler] = newValue }
     }
 
     /// Plugins every request of this host passes through, in order, before the
     /// request's own. See ``RequestInterceptor``.
     public var interceptors: [any RequestInterceptor] {
-        get { settings.read { $0.settings.interceptors } }
-        set { update { $0.interceptors = newValue } }
+        get { self[\.interceptors] }
+        set { self[\.interceptors] = newValue }
     }
 
     /// When failed requests are sent again; `.none` (the default) never retries.
     /// A request may bring its own (``BaseAPIRequest/retryPolicy``).
     public var retryPolicy: RetryPolicy {
-        get { settings.read { $0.settings.retryPolicy } }
-        set { update { $0.retryPolicy = newValue } }
+        get { self[\.retryPolicy] }
+        set { self[\.retryPolicy] = newValue }
     }
 
     /// Tokens for this host's requests, refreshed once however many fail together;
     /// `nil` (the default) sends no token. See ``TokenAuthenticator``.
     public var authenticator: TokenAuthenticator? {
-        get { settings.read { $0.settings.authenticator } }
+        get { self[\.authenticator] }
         set {
             newValue?.host = self
-            update { $0.authenticator = newValue }
+            self[\.authenticator] = newValue
         }
     }
 
@@ -214,21 +214,21 @@ public final class HostConfiguration: @unchecked Sendable {
     /// network request only when all have cancelled). Default `false`; a request may
     /// decide for itself (``BaseAPIRequest/coalescesIdenticalRequests``).
     public var coalescesRequests: Bool {
-        get { settings.read { $0.settings.coalescesRequests } }
-        set { update { $0.coalescesRequests = newValue } }
+        get { self[\.coalescesRequests] }
+        set { self[\.coalescesRequests] = newValue }
     }
 
     /// The disk cache this host's requests may use, or `nil` (the default) for none.
     public var responseCache: ResponseCache? {
-        get { settings.read { $0.settings.responseCache } }
-        set { update { $0.responseCache = newValue } }
+        get { self[\.responseCache] }
+        set { self[\.responseCache] = newValue }
     }
 
     /// The cache policy of requests that set none (``BaseAPIRequest/cachePolicy``).
     /// Default `.networkOnly`. It matters only with a ``responseCache``.
     public var cachePolicy: CachePolicy {
-        get { settings.read { $0.settings.cachePolicy } }
-        set { update { $0.cachePolicy = newValue } }
+        get { self[\.cachePolicy] }
+        set { self[\.cachePolicy] = newValue }
     }
 
     /// Decides each redirect: return the request to follow (changed or not), or `nil`
@@ -265,6 +265,13 @@ public final class HostConfiguration: @unchecked Sendable {
             stored.snapshot = snapshot
             return snapshot
         }
+    }
+
+    /// One setting, read or changed under the lock; requests that start after a change
+    /// see it.
+    private subscript<Value>(setting: WritableKeyPath<Settings, Value>) -> Value {
+        get { settings.read { $0.settings[keyPath: setting] } }
+        set { update { $0[keyPath: setting] = newValue } }
     }
 
     /// Changes settings; requests that start afterwards see the change.

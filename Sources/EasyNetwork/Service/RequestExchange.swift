@@ -80,24 +80,26 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         host = service.configuration
         self.request = UncheckedSendable(request)
         builder = URLRequestBuilder(configuration: host)
-        let settings = builder.snapshot.settings
-        context = ResponseContext(settings: settings)
-        interceptors = settings.interceptors + request.interceptors
-        retryPolicy = request.retryPolicy ?? settings.retryPolicy
-        authenticator = request.requiresAuthentication ? settings.authenticator : nil
+        // Fields are read from the shared snapshot; copying the whole struct would
+        // retain every setting once more.
+        let snapshot = builder.snapshot
+        context = ResponseContext(settings: snapshot.settings)
+        interceptors = snapshot.settings.interceptors + request.interceptors
+        retryPolicy = request.retryPolicy ?? snapshot.settings.retryPolicy
+        authenticator = request.requiresAuthentication ? snapshot.settings.authenticator : nil
         method = request.method
-        timeout = request.timeout ?? settings.timeout
+        timeout = request.timeout ?? snapshot.settings.timeout
         self.priority = priority
-        coalesces = request.coalescesIdenticalRequests ?? settings.coalescesRequests
+        coalesces = request.coalescesIdenticalRequests ?? snapshot.settings.coalescesRequests
         self.queuedAt = queuedAt
-        callbackQueue = settings.callbackQueue
-        errorHandler = request.suppressesErrorHandler ? nil : settings.errorHandler.map { handler in
+        callbackQueue = snapshot.settings.callbackQueue
+        errorHandler = request.suppressesErrorHandler ? nil : snapshot.settings.errorHandler.map { handler in
             UncheckedSendable { (error: NetworkError) in handler(request, error) }
         }
         self.transform = transform
         self.completion = completion
-        cachePolicy = request.cachePolicy ?? settings.cachePolicy
-        cache = cachePolicy == .networkOnly ? nil : settings.responseCache
+        cachePolicy = request.cachePolicy ?? snapshot.settings.cachePolicy
+        cache = cachePolicy == .networkOnly ? nil : snapshot.settings.responseCache
     }
 
     // MARK: Flow
