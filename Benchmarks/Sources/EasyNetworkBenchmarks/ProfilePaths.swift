@@ -7,10 +7,12 @@ typealias RequestPath = @Sendable (@escaping @Sendable (Bool) -> Void) -> Void
 /// The paths `--profile` can run, each one step between raw URLSession and the full
 /// EasyNetwork path, so the cost of each step can be measured on its own.
 enum ProfilePaths {
-    static func all(host: HostConfiguration, raw: RawClient, queue: NetworkQueue, referenceQueue: OperationQueue) -> [String: RequestPath] {
+    static func all(host: HostConfiguration, raw: RawClient, twin: RawClient, queue: NetworkQueue, referenceQueue: OperationQueue) -> [String: RequestPath] {
         [
             // Raw URLSession, started on the main queue (the benchmark's baseline).
             "raw": { done in raw.get(done) },
+            // The same code on a second session: how far two identical paths drift apart.
+            "raw-twin": { done in twin.get(done) },
             // Raw URLSession started from a global-queue thread: the cost of one hop.
             "raw-hop": { done in DispatchQueue.global().async { raw.get(done) } },
             // Raw URLSession inside a BlockOperation on an OperationQueue.

@@ -73,7 +73,8 @@ let viaEasyNetwork: RequestPath = { done in
 // ProfilePaths), N requests WIDTH at a time, repeated in turn; for `perf`.
 if let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 3,
    let count = Int(arguments[index + 2]), let width = Int(arguments[index + 3]) {
-    let known = ProfilePaths.all(host: host, raw: raw, queue: queue, referenceQueue: referenceQueue)
+    let twin = RawClient(url: server.baseURL.appendingPathComponent("bench"))
+    let known = ProfilePaths.all(host: host, raw: raw, twin: twin, queue: queue, referenceQueue: referenceQueue)
     let names = arguments[index + 1].split(separator: ",").map(String.init)
     let repeats = arguments.count > index + 4 ? Int(arguments[index + 4]) ?? 1 : 1
     guard !names.isEmpty, names.allSatisfy({ known[$0] != nil }) else {
