@@ -148,7 +148,7 @@ public struct LoopbackReply: Sendable {
     }
 
     private static func adding(_ name: String, _ value: String, to headers: [String: String]) -> [String: String] {
-        guard !headers.keys.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) else { return headers }
+        guard !headers.keys.contains(where: { HTTPFieldText.sameName($0, name) }) else { return headers }
         var result = headers
         result[name] = value
         return result

@@ -23,7 +23,7 @@ public struct RecordedRequest: Sendable {
 
     /// The first value of the header `name`, compared case-insensitively; nil if absent.
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.first { HTTPFieldText.sameName($0.name, name) }?.value
     }
 
     /// The body parsed with `JSONSerialization` (fragments allowed), or nil if it is empty or not JSON.
