@@ -64,6 +64,25 @@ final class InterceptorTests: ServerTestCase {
         XCTAssertEqual(log.values, ["A.adapt#1", "A.willSend", "A.didReceive 502", "A.adapt#2", "A.willSend", "A.didReceive 200", "A.validate", "A.didFinish ok"])
     }
 
+    func testRequestIDIsKeptAcrossAttemptsAndDiffersBetweenRequests() {
+        let seen = Collector<String>()
+        let script = Script([.status(502), .json("{}"), .json("{}")])
+        server.route("GET", "/retry") { _ in script.next() }
+        let host = makeHost()
+        host.retryPolicy = RetryPolicy(maxAttempts: 2, baseDelay: 0.01)
+        host.interceptors = [ClosureInterceptor(
+            willSend: { _, context in seen.append("\(context.requestID)#\(context.attempt)") },
+            didFinish: { _, context in seen.append("\(context.requestID) done") }
+        )]
+        _ = send(TestRequest("/retry"), host: host)
+        _ = send(TestRequest("/retry"), host: host)
+        let ids = seen.values.compactMap { Int($0.prefix { $0.isNumber }) }
+        XCTAssertEqual(ids.count, 5, "\(seen.values)")
+        XCTAssertTrue(ids.allSatisfy { $0 > 0 }, "\(seen.values)")
+        XCTAssertEqual(Set(ids.prefix(3)).count, 1, "one number across both attempts and the end: \(seen.values)")
+        XCTAssertEqual(Set(ids).count, 2, "another for the second request: \(seen.values)")
+    }
+
     func testAdaptFailureFailsTheRequestWithoutSendingIt() {
         let host = makeHost()
         host.interceptors = [ClosureInterceptor(adapt: { _, _ in throw Refused() })]

@@ -11,4 +11,14 @@ public struct RequestContext: @unchecked Sendable {
     public let attempt: Int
     /// A number that identifies the request across its attempts, unique in the process.
     public let requestID: Int
+
+    private static let lastRequestID = Protected(0)
+
+    /// The next process-wide request number (taken only by requests that interceptors see).
+    static func nextRequestID() -> Int {
+        lastRequestID.write { id -> Int in
+            id += 1
+            return id
+        }
+    }
 }

@@ -15,7 +15,7 @@ import FoundationNetworking
 public final class EasyNetworkService: @unchecked Sendable {
     private struct State {
         var cancelled = false
-        var exchanges: [Int: any CancellableExchange] = [:]
+        var exchanges: [ObjectIdentifier: any CancellableExchange] = [:]
         var priority: Float?
         var queuedAt: Date?
         var onCancellationDelivered: (@Sendable () -> Void)?
@@ -24,7 +24,6 @@ public final class EasyNetworkService: @unchecked Sendable {
     /// The host this service talks to.
     public let configuration: HostConfiguration
     private let state = Protected(State())
-    private static let nextID = Protected(0)
 
     /// Creates a service for `configuration` (the seed's `EasyNetworkService(conf)`).
     public init(_ configuration: HostConfiguration) {
@@ -80,13 +79,8 @@ public final class EasyNetworkService: @unchecked Sendable {
         cachedValue: (@Sendable (Output) -> Void)? = nil,
         completion: @escaping @Sendable (Result<Output, NetworkError>, RequestMetrics) -> Void
     ) {
-        let id = Self.nextID.write { id -> Int in
-            id += 1
-            return id
-        }
         let (priority, queuedAt) = state.read { ($0.priority, $0.queuedAt) }
         let exchange = RequestExchange(
-            id: id,
             service: self,
             request: request,
             priority: priority,
@@ -98,7 +92,7 @@ public final class EasyNetworkService: @unchecked Sendable {
         )
         let admitted = state.write { state -> Bool in
             guard !state.cancelled else { return false }
-            state.exchanges[id] = exchange
+            state.exchanges[ObjectIdentifier(exchange)] = exchange
             return true
         }
         if admitted {
@@ -136,8 +130,8 @@ public final class EasyNetworkService: @unchecked Sendable {
     }
 
     /// Forgets a finished exchange.
-    func exchangeFinished(_ id: Int) {
-        state.write { _ = $0.exchanges.removeValue(forKey: id) }
+    func exchangeFinished(_ exchange: any CancellableExchange & AnyObject) {
+        state.write { _ = $0.exchanges.removeValue(forKey: ObjectIdentifier(exchange)) }
     }
 
     /// Calls back on `queue`: first the unauthorized notification and the host's

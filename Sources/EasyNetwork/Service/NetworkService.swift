@@ -96,6 +96,11 @@ public final class NetworkService: @unchecked Sendable {
         return TransportTask(task)
     }
 
+    /// How many tasks the session delegate keeps state for.
+    var trackedTaskCount: Int {
+        delegate.trackedTaskCount
+    }
+
     /// The host's redirect decision; see ``HostConfiguration/redirectHandler``.
     var redirectHandler: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)? {
         get { delegate.redirectHandler }

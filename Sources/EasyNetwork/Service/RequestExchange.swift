@@ -27,6 +27,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         var startedAt: Date?
         var bytesSent = 0
         var bytesReceived = 0
+        /// The last attempt's request and answer, kept only for interceptors.
         var lastRequest: URLRequest?
         var lastResponse: HTTPURLResponse?
         var lastData: Data?
@@ -38,7 +39,8 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         var cached: CachedResponse?
     }
 
-    private let id: Int
+    /// The number interceptors see; 0 when there are none.
+    private let requestID: Int
     private let service: EasyNetworkService
     private let host: HostConfiguration
     private let request: UncheckedSendable<any BaseAPIRequest>
@@ -63,7 +65,6 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
     private let state = Protected(State())
 
     init(
-        id: Int,
         service: EasyNetworkService,
         request: any BaseAPIRequest,
         priority: Float?,
@@ -75,7 +76,6 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
     ) {
         self.uploadProgress = uploadProgress
         self.cachedValue = cachedValue
-        self.id = id
         self.service = service
         host = service.configuration
         self.request = UncheckedSendable(request)
@@ -85,6 +85,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         let snapshot = builder.snapshot
         context = ResponseContext(settings: snapshot.settings)
         interceptors = snapshot.settings.interceptors + request.interceptors
+        requestID = interceptors.isEmpty ? 0 : RequestContext.nextRequestID()
         retryPolicy = request.retryPolicy ?? snapshot.settings.retryPolicy
         authenticator = request.requiresAuthentication ? snapshot.settings.authenticator : nil
         method = request.method
@@ -232,7 +233,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
             return
         }
         // Only interceptors read the context: most requests never make one.
-        let requestContext = interceptors.isEmpty ? nil : RequestContext(request: request.value, host: host, attempt: attempt, requestID: id)
+        let requestContext = interceptors.isEmpty ? nil : RequestContext(request: request.value, host: host, attempt: attempt, requestID: requestID)
         if let requestContext {
             do {
                 for interceptor in interceptors {
@@ -257,8 +258,9 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
             task = transport.dataTask(with: sent, bodyFile: bodyFile?.url, priority: priority, uploadProgress: uploadProgress, completion: arrived)
         }
         guard let task else { return }  // the session is gone; the completion reported it
+        let seen = requestContext != nil
         let proceed: Bool = state.write { state in
-            state.lastRequest = sent
+            if seen { state.lastRequest = sent }
             state.bytesSent += sent.httpBody?.count ?? Int(state.bodyFile?.length ?? 0)
             guard !state.cancelled, !state.finished else { return false }
             if state.completedAttempt < attempt {
@@ -293,13 +295,16 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         context requestContext: RequestContext?
     ) {
         var outcome = outcome
+        let seen = requestContext != nil
         let (cancelled, timedOut): (Bool, Bool) = state.write { state in
             state.deadline.map(DeadlineScheduler.shared.cancel)
             state.deadline = nil
             state.task = nil
             state.completedAttempt = max(state.completedAttempt, attempt)
-            state.lastResponse = outcome.response
-            state.lastData = outcome.data
+            if seen {
+                state.lastResponse = outcome.response
+                state.lastData = outcome.data
+            }
             state.firstByteAt = outcome.firstByteAt
             state.bytesReceived += outcome.data.count
             return (state.cancelled, state.timedOutAttempt == attempt)
@@ -404,45 +409,51 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
 
     private func finish(_ result: Result<Output, NetworkError>) {
         let ended = Date()
-        let snapshot: State? = state.write { state in
+        let queuedAt = queuedAt
+        let seen = !interceptors.isEmpty
+        // Only what the ending needs leaves the lock: copying the whole state would
+        // retain every field once more.
+        let ending: (metrics: RequestMetrics, bodyFile: URL?, last: (URLRequest?, HTTPURLResponse?, Data?)?)? = state.write { state in
             guard !state.finished else { return nil }
             state.finished = true
             state.backoff?.cancel()
             state.deadline.map(DeadlineScheduler.shared.cancel)
-            return state
+            let startedAt = state.startedAt ?? ended
+            let metrics = RequestMetrics(
+                queuedAt: min(queuedAt, startedAt),
+                startedAt: startedAt,
+                firstByteAt: state.firstByteAt,
+                endedAt: ended,
+                bytesSent: state.bytesSent,
+                bytesReceived: state.bytesReceived,
+                attempts: state.attempt
+            )
+            return (metrics, state.bodyFile?.url, seen ? (state.lastRequest, state.lastResponse, state.lastData) : nil)
         }
-        guard let snapshot else { return }
-        if let file = snapshot.bodyFile {
-            try? FileManager.default.removeItem(at: file.url)
+        guard let ending else { return }
+        if let file = ending.bodyFile {
+            try? FileManager.default.removeItem(at: file)
         }
-        let metrics = RequestMetrics(
-            queuedAt: min(queuedAt, snapshot.startedAt ?? ended),
-            startedAt: snapshot.startedAt ?? ended,
-            firstByteAt: snapshot.firstByteAt,
-            endedAt: ended,
-            bytesSent: snapshot.bytesSent,
-            bytesReceived: snapshot.bytesReceived,
-            attempts: snapshot.attempt
-        )
+        let metrics = ending.metrics
         var result = result
         if case .failure(var error) = result {
-            error.attempts = snapshot.attempt
+            error.attempts = metrics.attempts
             result = .failure(error)
         }
-        if !interceptors.isEmpty {
+        if let (lastRequest, lastResponse, lastData) = ending.last {
             let outcome = RequestOutcome(
-                urlRequest: snapshot.lastRequest,
-                response: snapshot.lastResponse,
-                data: snapshot.lastData,
+                urlRequest: lastRequest,
+                response: lastResponse,
+                data: lastData,
                 error: { if case .failure(let error) = result { return error } else { return nil } }(),
                 metrics: metrics
             )
-            let requestContext = RequestContext(request: request.value, host: host, attempt: snapshot.attempt, requestID: id)
+            let requestContext = RequestContext(request: request.value, host: host, attempt: metrics.attempts, requestID: requestID)
             interceptors.forEach { $0.didFinish(outcome, context: requestContext) }
         }
         // The callback first: it is what the caller waits for.
         service.deliver(result, metrics: metrics, on: callbackQueue, errorHandler: errorHandler, completion: completion)
-        service.exchangeFinished(id)
+        service.exchangeFinished(self)
     }
 
     private static func adaptationError(_ error: any Error, url: URL?) -> NetworkError {

@@ -51,6 +51,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         tasks.write { $0[ObjectIdentifier(task)] = TaskState(uploadProgress: uploadProgress, observer: observer) }
     }
 
+    /// How many tasks the delegate keeps state for (tests check that none lingers).
+    var trackedTaskCount: Int {
+        tasks.read { $0.count }
+    }
+
     private func observer(for task: URLSessionTask) -> (any TransferObserver)? {
         tasks.read { $0[ObjectIdentifier(task)]?.observer }
     }
