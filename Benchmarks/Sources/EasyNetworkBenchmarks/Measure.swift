@@ -1,4 +1,8 @@
+import EasyNetworkTesting
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Runs `count` requests with `width` in flight at a time and returns requests per second.
 /// `start` must call its completion on the main queue; this thread blocks meanwhile.
@@ -65,4 +69,31 @@ func memoryKiB() -> (rss: Int, peak: Int) {
         return 0
     }
     return (field("VmRSS:"), field("VmHWM:"))
+}
+
+/// Runs `batches` × 1,000 requests 8 wide, prints resident memory after each batch and
+/// returns the growth over the second half in KiB per request. Freed heap is handed
+/// back to the system before each reading, so the figure follows what stays alive
+/// rather than how the allocator's arenas happen to be cut.
+func memoryGrowth(label: String, batches: Int, server: LoopbackServer, start: @escaping RequestPath) -> Double {
+    var checkpoints: [Int] = []
+    for _ in 1...batches {
+        _ = throughput(count: 1000, width: 8, start: start)
+        server.resetRecords()
+        releaseFreedMemory()
+        checkpoints.append(memoryKiB().rss)
+    }
+    print("memory (\(label)): RSS after each 1,000 requests: " + checkpoints.map(String.init).joined(separator: ", ") + " KiB")
+    let half = batches / 2
+    return Double(checkpoints[batches - 1] - checkpoints[half - 1]) / Double((batches - half) * 1000)
+}
+
+/// Asks glibc to return freed heap to the system (`malloc_trim`); does nothing elsewhere.
+func releaseFreedMemory() {
+    #if canImport(Glibc)
+    typealias Trim = @convention(c) (Int) -> Int32
+    if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") {
+        _ = unsafeBitCast(symbol, to: Trim.self)(0)
+    }
+    #endif
 }

@@ -2,10 +2,10 @@ import EasyNetwork
 import EasyNetworkTesting
 import Foundation
 
-// EasyNetworkBenchmarks [requests-per-round] [rounds] [--no-memory] [--decode-only] [--transfers]
-//                       [--profile PATHS N WIDTH [REPEATS]]
+// EasyNetworkBenchmarks [requests-per-round] [rounds] [--no-memory] [--long-memory] [--decode-only]
+//                       [--transfers] [--profile PATHS N WIDTH [REPEATS]]
 // 1. Throughput of EasyNetwork against raw URLSession, interleaved rounds in one run,
-//    then memory after many finished requests.
+//    then memory after 10,000 finished requests through each (60,000 with --long-memory).
 // --transfers: a 200 MB multipart upload and a 1 GB download, with peak RSS.
 // 2. Decoding a 100,000-item array through EasyNetwork's mappers against hand-written
 //    code (last, so its large allocations do not show in the memory figures).
@@ -145,22 +145,18 @@ Thread.detachNewThread {
         runDecodeBenchmark()
         exit(0)
     }
-    // Memory: finished requests must not accumulate (the server's own log is cleared).
+    // Memory: finished requests must not accumulate (the server's own log is cleared
+    // after every batch). The same batches through raw URLSession afterwards show how
+    // much of any growth is the platform's own.
     raw.invalidate()
     server.resetRecords()
-    let before = memoryKiB()
-    var checkpoints: [(Int, Int)] = []
-    for batch in 1...10 {
-        _ = throughput(count: 1000, width: 8, start: viaEasyNetwork)
-        server.resetRecords()
-        checkpoints.append((batch * 1000, memoryKiB().rss))
-    }
-    let after = memoryKiB()
-    print("memory: RSS before \(before.rss) KiB; after " +
-          checkpoints.map { "\($0.0): \($0.1)" }.joined(separator: ", ") + " KiB")
-    let growth = Double(checkpoints[checkpoints.count - 1].1 - checkpoints[4].1) / 5000.0
-    print(String(format: "memory: peak RSS %d KiB (%.1f MiB) after 10,000 EasyNetwork requests; growth from 5,000 to 10,000: %.2f KiB per request",
-                 after.peak, Double(after.peak) / 1024, growth))
+    let batches = arguments.contains("--long-memory") ? 60 : 10
+    let easyGrowth = memoryGrowth(label: "EasyNetwork", batches: batches, server: server, start: viaEasyNetwork)
+    let peak = memoryKiB().peak
+    let rawForMemory = RawClient(url: server.baseURL.appendingPathComponent("bench"))
+    let rawGrowth = memoryGrowth(label: "raw URLSession", batches: batches, server: server) { done in rawForMemory.get(done) }
+    print(String(format: "memory: peak RSS %d KiB (%.1f MiB) after %d EasyNetwork requests; growth over the second half: EasyNetwork %.2f KiB per request, raw URLSession afterwards %.2f KiB per request",
+                 peak, Double(peak) / 1024, batches * 1000, easyGrowth, rawGrowth))
     server.stop()
     print("")
     runDecodeBenchmark()
