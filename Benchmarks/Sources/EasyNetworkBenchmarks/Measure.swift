@@ -71,21 +71,35 @@ func memoryKiB() -> (rss: Int, peak: Int) {
     return (field("VmRSS:"), field("VmHWM:"))
 }
 
-/// Runs `batches` × 1,000 requests 8 wide, prints resident memory after each batch and
-/// returns the growth over the second half in KiB per request. Freed heap is handed
-/// back to the system before each reading, so the figure follows what stays alive
-/// rather than how the allocator's arenas happen to be cut.
-func memoryGrowth(label: String, batches: Int, server: LoopbackServer, start: @escaping RequestPath) -> Double {
-    var checkpoints: [Int] = []
-    for _ in 1...batches {
-        _ = throughput(count: 1000, width: 8, start: start)
-        server.resetRecords()
-        releaseFreedMemory()
-        checkpoints.append(memoryKiB().rss)
+/// Runs `batches` rounds of 1,000 requests 8 wide through each path in turn, prints
+/// resident memory after each batch and returns, per path, how much memory grew over
+/// the batches of the second half, in KiB per request. Interleaving gives both paths
+/// the same heap to grow in; freed heap is handed back to the system before each
+/// reading, so the figures follow what stays alive rather than how the allocator's
+/// arenas happen to be cut.
+func memoryGrowth(batches: Int, server: LoopbackServer, paths: [(label: String, start: RequestPath)]) -> [Double] {
+    var growth = [Double](repeating: 0, count: paths.count)
+    var readings = [[Int]](repeating: [], count: paths.count)
+    releaseFreedMemory()
+    var last = memoryKiB().rss
+    for batch in 1...batches {
+        for (index, path) in paths.enumerated() {
+            _ = throughput(count: 1000, width: 8, start: path.start)
+            server.resetRecords()
+            releaseFreedMemory()
+            let now = memoryKiB().rss
+            readings[index].append(now)
+            if batch > batches / 2 {
+                growth[index] += Double(now - last)
+            }
+            last = now
+        }
     }
-    print("memory (\(label)): RSS after each 1,000 requests: " + checkpoints.map(String.init).joined(separator: ", ") + " KiB")
-    let half = batches / 2
-    return Double(checkpoints[batches - 1] - checkpoints[half - 1]) / Double((batches - half) * 1000)
+    for (index, path) in paths.enumerated() {
+        print("memory (\(path.label)): RSS after each of its 1,000 requests: " + readings[index].map(String.init).joined(separator: ", ") + " KiB")
+    }
+    let counted = Double((batches - batches / 2) * 1000)
+    return growth.map { $0 / counted }
 }
 
 /// Asks glibc to return freed heap to the system (`malloc_trim`); does nothing elsewhere.

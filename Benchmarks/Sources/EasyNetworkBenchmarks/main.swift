@@ -5,7 +5,8 @@ import Foundation
 // EasyNetworkBenchmarks [requests-per-round] [rounds] [--no-memory] [--long-memory] [--decode-only]
 //                       [--transfers] [--profile PATHS N WIDTH [REPEATS]]
 // 1. Throughput of EasyNetwork against raw URLSession, interleaved rounds in one run,
-//    then memory after 10,000 finished requests through each (60,000 with --long-memory).
+//    then memory over 10,000 finished requests through each, interleaved (60,000 with
+//    --long-memory).
 // --transfers: a 200 MB multipart upload and a 1 GB download, with peak RSS.
 // 2. Decoding a 100,000-item array through EasyNetwork's mappers against hand-written
 //    code (last, so its large allocations do not show in the memory figures).
@@ -146,17 +147,19 @@ Thread.detachNewThread {
         exit(0)
     }
     // Memory: finished requests must not accumulate (the server's own log is cleared
-    // after every batch). The same batches through raw URLSession afterwards show how
-    // much of any growth is the platform's own.
+    // after every batch). Batches through raw URLSession, interleaved, show how much of
+    // any growth is the platform's own.
     raw.invalidate()
     server.resetRecords()
     let batches = arguments.contains("--long-memory") ? 60 : 10
-    let easyGrowth = memoryGrowth(label: "EasyNetwork", batches: batches, server: server, start: viaEasyNetwork)
-    let peak = memoryKiB().peak
     let rawForMemory = RawClient(url: server.baseURL.appendingPathComponent("bench"))
-    let rawGrowth = memoryGrowth(label: "raw URLSession", batches: batches, server: server) { done in rawForMemory.get(done) }
-    print(String(format: "memory: peak RSS %d KiB (%.1f MiB) after %d EasyNetwork requests; growth over the second half: EasyNetwork %.2f KiB per request, raw URLSession afterwards %.2f KiB per request",
-                 peak, Double(peak) / 1024, batches * 1000, easyGrowth, rawGrowth))
+    let growth = memoryGrowth(batches: batches, server: server, paths: [
+        ("EasyNetwork", viaEasyNetwork),
+        ("raw URLSession", { done in rawForMemory.get(done) }),
+    ])
+    let peak = memoryKiB().peak
+    print(String(format: "memory: peak RSS %d KiB (%.1f MiB) after %d requests through each; growth over the second half: EasyNetwork %.2f KiB per request, raw URLSession %.2f KiB per request",
+                 peak, Double(peak) / 1024, batches * 1000, growth[0], growth.count > 1 ? growth[1] : 0))
     server.stop()
     print("")
     runDecodeBenchmark()
