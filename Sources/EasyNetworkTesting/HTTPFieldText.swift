@@ -8,7 +8,8 @@ enum HTTPFieldText {
         lhs.utf8.elementsEqual(rhs.utf8) { lowered($0) == lowered($1) }
     }
 
-    /// `text` without leading and trailing spaces and tabs.
+    /// `text` without leading and trailing spaces and tabs; other white space (a
+    /// no-break space, for example) is part of the value, as RFC 9110 has it.
     static func trimmed(_ text: Substring) -> String {
         let bytes = text.utf8
         guard let first = bytes.firstIndex(where: { !isSpace($0) }),

@@ -36,13 +36,15 @@ struct LoopbackRequestHead {
         }
         headers = fields
 
-        let lengths = Set(fields.filter { HTTPFieldText.sameName($0.name, "Content-Length") }.map(\.value))
-        if lengths.isEmpty {
-            contentLength = nil
-        } else {
-            guard lengths.count == 1, let text = lengths.first, let length = Int(text), length >= 0 else { return nil }
-            contentLength = length
+        // Digits only (no sign); repeated fields must agree on the number.
+        var lengths = Set<Int>()
+        for field in fields where HTTPFieldText.sameName(field.name, "Content-Length") {
+            guard !field.value.isEmpty, field.value.utf8.allSatisfy({ (48...57).contains($0) }),
+                  let length = Int(field.value) else { return nil }
+            lengths.insert(length)
         }
+        guard lengths.count <= 1 else { return nil }
+        contentLength = lengths.first
     }
 
     /// The first value of the header `name`, compared case-insensitively.
@@ -50,14 +52,14 @@ struct LoopbackRequestHead {
         headers.first { HTTPFieldText.sameName($0.name, name) }?.value
     }
 
-    /// The target's path, without scheme, authority or query.
+    /// The target's path, without scheme, authority, query or fragment.
     var path: String {
         let form = originForm
-        guard let mark = form.utf8.firstIndex(of: UInt8(ascii: "?")) else { return String(form) }
+        guard let mark = form.utf8.firstIndex(of: UInt8(ascii: "?")) else { return form }
         return String(form[..<mark])
     }
 
-    /// The raw text after the first `?`, or nil when the target has none.
+    /// The raw text after the first `?` (without any fragment), or nil when the target has none.
     var query: String? {
         let form = originForm
         guard let mark = form.utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
@@ -85,13 +87,21 @@ struct LoopbackRequestHead {
         return version != "HTTP/1.1" || tokens.contains { HTTPFieldText.trimmed($0) == "close" }
     }
 
-    /// The target reduced to origin form (`/path?query`), dropping `scheme://authority` if present.
-    private var originForm: Substring {
-        let whole = Substring(target)
-        guard !target.hasPrefix("/"), let scheme = target.range(of: "://") else { return whole }
-        let rest = target[scheme.upperBound...]
-        guard let slash = rest.utf8.firstIndex(of: UInt8(ascii: "/")) else { return "/" }
-        return rest[slash...]
+    /// The target reduced to origin form (`/path?query`): `scheme://authority` dropped
+    /// (the authority ends at the first `/`, `?` or `#`), and any `#fragment` cut off.
+    private var originForm: String {
+        var form = Substring(target)
+        var absolute = false
+        if !target.hasPrefix("/"), let scheme = target.range(of: "://") {
+            let rest = target[scheme.upperBound...]
+            let ends: Set<UInt8> = [UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#")]
+            form = rest.utf8.firstIndex(where: ends.contains).map { rest[$0...] } ?? ""
+            absolute = true
+        }
+        if let hash = form.utf8.firstIndex(of: UInt8(ascii: "#")) {
+            form = form[..<hash]
+        }
+        return absolute && form.utf8.first != UInt8(ascii: "/") ? "/" + form : String(form)
     }
 
     private static func splitLines(_ bytes: ArraySlice<UInt8>) -> [String] {

@@ -70,12 +70,23 @@ final class InterceptorTests: ServerTestCase {
         server.route("GET", "/retry") { _ in script.next() }
         let host = makeHost()
         host.retryPolicy = RetryPolicy(maxAttempts: 2, baseDelay: 0.01)
+        let endings = Collector<RequestOutcome>()
         host.interceptors = [ClosureInterceptor(
             willSend: { _, context in seen.append("\(context.requestID)#\(context.attempt)") },
-            didFinish: { _, context in seen.append("\(context.requestID) done") }
+            didFinish: { outcome, context in
+                endings.append(outcome)
+                seen.append("\(context.requestID) done")
+            }
         )]
         _ = send(TestRequest("/retry"), host: host)
         _ = send(TestRequest("/retry"), host: host)
+        // What didFinish gets is the last attempt's request and answer.
+        let first = endings.values.first
+        XCTAssertEqual(first?.urlRequest?.url?.path, "/retry")
+        XCTAssertEqual(first?.response?.statusCode, 200, "the retry's answer, not the 502")
+        XCTAssertEqual(first?.data, Data("{}".utf8))
+        XCTAssertNil(first?.error)
+        XCTAssertEqual(first?.metrics.attempts, 2)
         let ids = seen.values.compactMap { Int($0.prefix { $0.isNumber }) }
         XCTAssertEqual(ids.count, 5, "\(seen.values)")
         XCTAssertTrue(ids.allSatisfy { $0 > 0 }, "\(seen.values)")

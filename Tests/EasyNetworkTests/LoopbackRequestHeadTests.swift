@@ -24,6 +24,9 @@ final class LoopbackRequestHeadTests: XCTestCase {
         XCTAssertEqual(head("POST / HTTP/1.1\r\nContent-Length: 5\r\ncontent-length: 5")?.contentLength, 5)
         XCTAssertNil(head("POST / HTTP/1.1\r\nContent-Length: 5\r\ncontent-length: 6"))
         XCTAssertNil(head("POST / HTTP/1.1\r\nContent-Length: -1"))
+        XCTAssertNil(head("POST / HTTP/1.1\r\nContent-Length: +5"))
+        XCTAssertNil(head("POST / HTTP/1.1\r\nContent-Length: "))
+        XCTAssertEqual(head("POST / HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 05")?.contentLength, 5, "the same number twice")
     }
 
     func testTargetsSplitIntoPathAndQuery() throws {
@@ -33,6 +36,15 @@ final class LoopbackRequestHeadTests: XCTestCase {
         let bare = try XCTUnwrap(head("GET http://127.0.0.1 HTTP/1.1"))
         XCTAssertEqual(bare.path, "/")
         XCTAssertNil(bare.query)
+        let authorityThenQuery = try XCTUnwrap(head("GET http://h?x=1&to=/b HTTP/1.1"))
+        XCTAssertEqual(authorityThenQuery.path, "/")
+        XCTAssertEqual(authorityThenQuery.query, "x=1&to=/b")
+        let fragments = try XCTUnwrap(head("GET /p?x#f HTTP/1.1"))
+        XCTAssertEqual(fragments.path, "/p")
+        XCTAssertEqual(fragments.query, "x")
+        XCTAssertEqual(try XCTUnwrap(head("GET /p#f?x HTTP/1.1")).path, "/p")
+        XCTAssertNil(try XCTUnwrap(head("GET /p#f?x HTTP/1.1")).query)
+        XCTAssertEqual(try XCTUnwrap(head("OPTIONS * HTTP/1.1")).path, "*")
         let emptyQuery = try XCTUnwrap(head("GET /p%20q? HTTP/1.1"))
         XCTAssertEqual(emptyQuery.path, "/p%20q")
         XCTAssertEqual(emptyQuery.query, "")
@@ -53,5 +65,6 @@ final class LoopbackRequestHeadTests: XCTestCase {
         XCTAssertFalse(HTTPFieldText.sameName("X-[", "x-{"), "punctuation next to the letters does not fold")
         XCTAssertEqual(HTTPFieldText.trimmed(" \t\t "), "")
         XCTAssertEqual(HTTPFieldText.trimmed("\tä b\t"), "ä b")
+        XCTAssertEqual(HTTPFieldText.trimmed("\u{00A0}v\u{00A0} "), "\u{00A0}v\u{00A0}", "only spaces and tabs surround a value")
     }
 }

@@ -84,8 +84,8 @@ func memoryGrowth(batches: Int, server: LoopbackServer, paths: [(label: String, 
     var last = memoryKiB().rss
     for batch in 1...batches {
         // The order turns every batch: growth tends to show in whichever runs first.
-        let order = batch % 2 == 1 ? Array(paths.indices) : paths.indices.reversed()
-        for index in order {
+        for offset in paths.indices {
+            let index = (batch + offset) % paths.count
             let path = paths[index]
             _ = throughput(count: 1000, width: 8, start: path.start)
             server.resetRecords()
@@ -99,7 +99,7 @@ func memoryGrowth(batches: Int, server: LoopbackServer, paths: [(label: String, 
         }
     }
     for (index, path) in paths.enumerated() {
-        print("memory (\(path.label)): RSS after each of its 1,000 requests: " + readings[index].map(String.init).joined(separator: ", ") + " KiB")
+        print("memory (\(path.label)): RSS after each of its batches of 1,000 requests: " + readings[index].map(String.init).joined(separator: ", ") + " KiB")
     }
     let counted = Double((batches - batches / 2) * 1000)
     return growth.map { $0 / counted }

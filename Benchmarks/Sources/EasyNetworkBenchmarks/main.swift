@@ -147,8 +147,8 @@ Thread.detachNewThread {
         exit(0)
     }
     // Memory: finished requests must not accumulate (the server's own log is cleared
-    // after every batch). Batches through raw URLSession, interleaved, show how much of
-    // any growth is the platform's own.
+    // after every batch). Batches through raw URLSession, alone and in an
+    // OperationQueue, interleaved, show how much of any growth is the platform's own.
     raw.invalidate()
     server.resetRecords()
     let batches = arguments.contains("--long-memory") ? 60 : 10
@@ -156,10 +156,11 @@ Thread.detachNewThread {
     let growth = memoryGrowth(batches: batches, server: server, paths: [
         ("EasyNetwork", viaEasyNetwork),
         ("raw URLSession", { done in rawForMemory.get(done) }),
+        ("raw URLSession in an OperationQueue", { done in referenceQueue.addOperation { rawForMemory.get(done) } }),
     ])
     let peak = memoryKiB().peak
-    print(String(format: "memory: peak RSS %d KiB (%.1f MiB) after %d requests through each; growth over the second half: EasyNetwork %.2f KiB per request, raw URLSession %.2f KiB per request",
-                 peak, Double(peak) / 1024, batches * 1000, growth[0], growth.count > 1 ? growth[1] : 0))
+    print(String(format: "memory: peak RSS %d KiB (%.1f MiB) after %d requests through each path; growth over the second half, KiB per request: EasyNetwork %.2f, raw URLSession %.2f, raw URLSession in an OperationQueue %.2f",
+                 peak, Double(peak) / 1024, batches * 1000, growth[0], growth[1], growth[2]))
     server.stop()
     print("")
     runDecodeBenchmark()

@@ -9,7 +9,8 @@ public struct RequestContext: @unchecked Sendable {
     public let host: HostConfiguration
     /// 1 for the first send, 2 for the first retry or replay, and so on.
     public let attempt: Int
-    /// A number that identifies the request across its attempts, unique in the process.
+    /// A number that identifies the request across its attempts, unique in the process
+    /// (requests without interceptors take none).
     public let requestID: Int
 
     private static let lastRequestID = Protected(0)

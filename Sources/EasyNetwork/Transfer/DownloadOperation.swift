@@ -83,9 +83,10 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {
         if request.requiresAuthentication, let token = host.authenticator {
             token.authorize(&urlRequest, with: .init(token: token.token, generation: 0))
         }
-        let context = RequestContext(request: request, host: host, attempt: 1, requestID: 0)
+        let interceptors = host.interceptors + request.interceptors
+        let context = RequestContext(request: request, host: host, attempt: 1, requestID: interceptors.isEmpty ? 0 : RequestContext.nextRequestID())
         do {
-            for interceptor in host.interceptors + request.interceptors {
+            for interceptor in interceptors {
                 urlRequest = try interceptor.adapt(urlRequest, context: context)
             }
         } catch {
