@@ -43,7 +43,7 @@ enum LoopbackReplyWriter {
         }
 
         let userWantsClose = reply.headers.contains {
-            $0.key.lowercased() == "connection" && $0.value.lowercased().contains("close")
+            HTTPFieldText.sameName($0.key, "Connection") && $0.value.lowercased().contains("close")
         }
         let isInterim = reply.status < 200
         let close = closeAfter || userWantsClose || isInterim

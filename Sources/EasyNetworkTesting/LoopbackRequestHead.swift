@@ -52,18 +52,12 @@ struct LoopbackRequestHead {
         headers.first { HTTPFieldText.sameName($0.name, name) }?.value
     }
 
-    /// The target's path, without scheme, authority, query or fragment.
-    var path: String {
+    /// The target's path (without scheme, authority, query or fragment) and the raw
+    /// text after its first `?` (nil when it has none), found in one pass.
+    var pathAndQuery: (path: String, query: String?) {
         let form = originForm
-        guard let mark = form.utf8.firstIndex(of: UInt8(ascii: "?")) else { return form }
-        return String(form[..<mark])
-    }
-
-    /// The raw text after the first `?` (without any fragment), or nil when the target has none.
-    var query: String? {
-        let form = originForm
-        guard let mark = form.utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
-        return String(form[form.utf8.index(after: mark)...])
+        guard let mark = form.utf8.firstIndex(of: UInt8(ascii: "?")) else { return (form, nil) }
+        return (String(form[..<mark]), String(form[form.utf8.index(after: mark)...]))
     }
 
     /// True if the body uses `Transfer-Encoding: chunked`.

@@ -35,9 +35,8 @@ public struct RecordedRequest: Sendable {
     /// Builds a record from a parsed head and its body.
     init(head: LoopbackRequestHead, body: Data, connectionID: Int) {
         method = head.method
-        path = head.path
-        query = head.query
-        if let query = head.query, let components = URLComponents(string: "http://127.0.0.1/?" + query) {
+        (path, query) = head.pathAndQuery
+        if let query, let components = URLComponents(string: "http://127.0.0.1/?" + query) {
             queryItems = components.queryItems ?? []
         } else {
             queryItems = []
