@@ -196,4 +196,85 @@ final class EnvelopeTests: ServerTestCase {
         XCTAssertEqual(error?.traceId, "t-9")
         XCTAssertEqual(error?.message, "bad")
     }
+
+    // MARK: one reader decides codes for every path
+
+    /// Whether each path (Decodable, `.json`, a ResponseMapper through
+    /// `request(_:success:failure:)`) succeeded for `body` under `host`'s envelope.
+    private func outcomes(_ body: String, host: HostConfiguration, path: String) -> [String: Bool] {
+        route(path, body)
+        let mapped: Result<Product, Error> = send(TestRequest(path), host: host).mapError { $0 as Error }.flatMap { json in
+            Result { try ProductMapper.process(json) }
+        }
+        let results: [String: Result<Any?, Error>?] = [
+            "decodable": fetch(ResponseDecoder<User>.decodable(), path, host: host).map { $0.map { $0 as Any? }.mapError { $0 as Error } },
+            "json": fetch(ResponseDecoder<Any?>.json, path, host: host).map { $0.mapError { $0 as Error } },
+            "mapper": mapped.map { $0 as Any? },
+        ]
+        return results.mapValues { result in
+            switch result {
+            case .success?: return true
+            case .failure(let error)?:
+                XCTAssertEqual((error as? NetworkError)?.kind, .business, "\(path) \(body): \(error)")
+                return false
+            case nil:
+                XCTFail("no result for \(path)")
+                return false
+            }
+        }
+    }
+
+    func testCodeValuesDecideTheSameOnEveryPath() {
+        let host = makeHost()
+        let data = #""data": {"id": 1, "name": "tea"}"#
+        let table: [(code: String, zero: Bool, text000: Bool)] = [
+            ("0", true, false),
+            (#""0""#, true, false),
+            ("0.0", true, false),
+            ("false", false, false),
+            ("true", false, false),
+            ("1", false, false),
+            ("null", false, false),
+            ("", false, false),            // code missing
+            (#"{"value": 0}"#, false, false),
+            ("[0]", false, false),
+            ("[]", false, false),
+            (#""000""#, false, true),
+        ]
+        for (index, row) in table.enumerated() {
+            let body = row.code.isEmpty ? "{\(data)}" : #"{"code": \#(row.code), \#(data)}"#
+            host.envelope = .codeEquals(0)
+            let zero = outcomes(body, host: host, path: "/zero\(index)")
+            XCTAssertEqual(zero, ["decodable": row.zero, "json": row.zero, "mapper": row.zero], ".codeEquals(0) with \(body)")
+            host.envelope = .codeEquals("000")
+            let text = outcomes(body, host: host, path: "/text\(index)")
+            XCTAssertEqual(text, ["decodable": row.text000, "json": row.text000, "mapper": row.text000], ".codeEquals(\"000\") with \(body)")
+        }
+    }
+
+    func testSuccessFlagIsABooleanNotANumberOnEveryPath() {
+        let host = makeHost()
+        host.envelope = .successFlag()
+        let data = #""data": {"id": 1, "name": "tea"}"#
+        let table: [(flag: String, success: Bool)] = [
+            ("true", true), (#""true""#, true), ("false", false), ("1", false), ("0", false), ("null", false), ("", false),
+        ]
+        for (index, row) in table.enumerated() {
+            let body = row.flag.isEmpty ? "{\(data)}" : #"{"success": \#(row.flag), \#(data)}"#
+            let seen = outcomes(body, host: host, path: "/flag\(index)")
+            XCTAssertEqual(seen, ["decodable": row.success, "json": row.success, "mapper": row.success], body)
+        }
+    }
+
+    func testABooleanCodeIsReportedAsABoolean() {
+        let host = makeHost()
+        host.envelope = .codeEquals(0, unauthorizedCodes: ["0"])
+        route("/false", #"{"code": false, "msg": "no"}"#)
+        let decoded = businessError(fetch(ResponseDecoder<User>.decodable(), "/false", host: host))
+        let json = businessError(fetch(ResponseDecoder<Any?>.json, "/false", host: host))
+        XCTAssertEqual(decoded?.businessCode, "false")
+        XCTAssertEqual(json?.businessCode, "false")
+        XCTAssertFalse(decoded?.isUnauthorized ?? true)
+        XCTAssertFalse(json?.isUnauthorized ?? true)
+    }
 }

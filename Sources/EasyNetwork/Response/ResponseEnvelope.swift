@@ -28,11 +28,12 @@ import Foundation
 public struct ResponseEnvelope: Sendable {
     /// How the envelope says "success".
     public enum SuccessRule: Sendable {
-        /// A Boolean field that is `true` on success (`"success": true`). A missing
-        /// field counts as failure.
+        /// A Boolean field that is `true` on success (`"success": true`, or the string
+        /// `"true"`). A missing field, `null` or a number (`1`) counts as failure.
         case flag(String)
         /// A code field equal to one of the values, compared as text so that `0`, `"0"`
-        /// and `0.0` match `"0"`.
+        /// and `0.0` match `"0"`. A boolean reads as `"true"`/`"false"`, never as a
+        /// number; `null`, objects and arrays match nothing.
         case code(String, equals: Set<String>)
         /// Your own test of the decoded top-level object (without the payload). When
         /// the host's decoder converts keys (`.convertFromSnakeCase`), a `Decodable`
@@ -107,8 +108,8 @@ public struct ResponseEnvelope: Sendable {
     func isSuccess(_ object: [String: Any]) -> Bool {
         switch success {
         case .flag(let key):
-            if let bool = object[key] as? Bool { return bool }
-            return Self.codeText(object[key]) == "true"
+            if let bool = object[key].flatMap(Self.jsonBool) { return bool }
+            return object[key] as? String == "true"
         case .code(let key, let values):
             return Self.codeText(object[key]).map(values.contains) ?? false
         case .custom(let test):
@@ -155,21 +156,38 @@ public struct ResponseEnvelope: Sendable {
         return String(first) + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
     }
 
-    /// The text form of a JSON scalar used for codes: `0`, `"0"` and `0.0` are all `"0"`.
+    /// The text form of a JSON scalar used for codes, the one reader every path uses:
+    /// `0`, `"0"` and `0.0` are all `"0"`; a boolean is `"true"` or `"false"` (never a
+    /// number); `null`, objects and arrays have none.
     static func codeText(_ value: Any?) -> String? {
-        switch value {
-        case let string as String:
+        guard let value else { return nil }
+        if let string = value as? String {
             return string
-        case let bool as Bool where type(of: value) == Bool.self:
+        }
+        if let bool = jsonBool(value) {
             return bool ? "true" : "false"
-        case let number as NSNumber:
-            let double = number.doubleValue
-            if double.rounded() == double, abs(double) < 1e15 {
-                return String(Int64(double))
-            }
-            return number.stringValue
-        default:
+        }
+        guard let number = value as? NSNumber else {
             return nil
         }
+        let double = number.doubleValue
+        if double.rounded() == double, abs(double) < 1e15 {
+            return String(Int64(double))
+        }
+        return number.stringValue
+    }
+
+    /// `value` as a JSON boolean: a Swift `Bool` (from `Decodable`) or the boolean
+    /// `NSNumber` `JSONSerialization` gives for `true`/`false`; `nil` for a number,
+    /// which Foundation would otherwise happily cast to `Bool`.
+    static func jsonBool(_ value: Any) -> Bool? {
+        if type(of: value) == Bool.self {
+            return value as? Bool
+        }
+        guard let number = value as? NSNumber else {
+            return nil
+        }
+        // Foundation boxes JSON booleans in its own NSNumber subclass, on every platform.
+        return type(of: number) == type(of: NSNumber(value: true)) ? number.boolValue : nil
     }
 }
