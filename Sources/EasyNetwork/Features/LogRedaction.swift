@@ -1,22 +1,40 @@
 import Foundation
 
-/// What a log must never show: header values and parameter values by name
-/// (case-insensitive), replaced by `<redacted>` in headers, URL queries, form bodies
-/// and JSON bodies at any depth.
+/// What a log must never show: header values and parameter values by name, replaced
+/// by `<redacted>` in headers, URL queries, form bodies and JSON bodies at any depth
+/// (objects inside arrays too).
+///
+/// Names compare case-insensitively however they are added
+/// (`redaction.headers.insert("X-Client-Secret")` hides `x-client-secret`), and
+/// parameter names also ignore `_` and `-` (`client_secret` hides `clientSecret`).
+/// A form or query field hides when any part of its name does (`user[password]`).
 public struct LogRedaction: Sendable {
-    /// Header names whose values are hidden.
-    public var headers: Set<String>
-    /// Parameter names whose values are hidden.
-    public var parameters: Set<String>
+    /// Header names whose values are hidden, kept lowercased.
+    public var headers: Set<String> {
+        didSet { headers = Set(headers.map { $0.lowercased() }) }
+    }
+    /// Parameter names whose values are hidden (JSON keys, form and query fields), kept lowercased.
+    public var parameters: Set<String> {
+        didSet {
+            parameters = Set(parameters.map { $0.lowercased() })
+            parameterKeys = Set(parameters.map(Self.parameterKey))
+        }
+    }
+    /// `parameters` as compared: lowercased, without `_` and `-`.
+    private var parameterKeys: Set<String>
 
     /// A redaction; the defaults hide `Authorization`, `Proxy-Authorization`, `Cookie`,
-    /// `Set-Cookie`, and parameters named like passwords, tokens and secrets.
+    /// `Set-Cookie`, `X-API-Key`, and parameters named like passwords, tokens and secrets.
     public init(
         headers: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"],
-        parameters: Set<String> = ["password", "passwd", "token", "access_token", "refresh_token", "accesstoken", "refreshtoken", "secret", "client_secret", "api_key", "apikey"]
+        parameters: Set<String> = [
+            "password", "passwd", "token", "access_token", "refresh_token", "id_token", "session_token",
+            "auth_token", "secret", "client_secret", "api_key", "private_key",
+        ]
     ) {
         self.headers = Set(headers.map { $0.lowercased() })
         self.parameters = Set(parameters.map { $0.lowercased() })
+        parameterKeys = Set(parameters.map(Self.parameterKey))
     }
 
     /// The default redaction.
@@ -25,19 +43,23 @@ public struct LogRedaction: Sendable {
     /// The text that replaces a hidden value.
     public static let mask = "<redacted>"
 
-    /// Whether the header `name` is hidden.
+    /// Whether the header `name` is hidden (case-insensitive).
     public func hidesHeader(_ name: String) -> Bool {
         headers.contains(name.lowercased())
     }
 
-    /// Whether the parameter `name` is hidden.
+    /// Whether the parameter `name` is hidden (case-insensitive, ignoring `_` and `-`).
     public func hidesParameter(_ name: String) -> Bool {
-        parameters.contains(name.lowercased())
+        parameterKeys.contains(Self.parameterKey(name))
+    }
+
+    private static func parameterKey(_ name: String) -> String {
+        String(name.lowercased().unicodeScalars.filter { $0 != "_" && $0 != "-" })
     }
 
     /// `url` as text with hidden query values masked (for display, not a URL).
     public func redact(_ url: URL?) -> String {
-        guard let url else { return "(no URL)" }
+        guard let url else { return "(no URL)" }  // only for a request whose URL could not be made
         let string = url.absoluteString
         guard let mark = string.firstIndex(of: "?") else { return string }
         var query = String(string[string.index(after: mark)...])
@@ -89,9 +111,10 @@ public struct LogRedaction: Sendable {
         body.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = String(parts.first ?? "")
-            let decoded = name.removingPercentEncoding ?? name
-            let bare = decoded.components(separatedBy: "[").first ?? decoded
-            return hidesParameter(bare) ? "\(name)=\(Self.mask)" : String(pair)
+            let decoded = (name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? name)
+            // `user[password]`, `items[0][token]`: any part of the name counts.
+            let hidden = decoded.split(whereSeparator: { $0 == "[" || $0 == "]" }).contains { hidesParameter(String($0)) }
+            return hidden ? "\(name)=\(Self.mask)" : String(pair)
         }.joined(separator: "&")
     }
 }

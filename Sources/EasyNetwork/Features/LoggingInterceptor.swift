@@ -61,7 +61,7 @@ public struct LoggingInterceptor: RequestInterceptor {
         guard level <= messageLevel else { return }
         if outcome.error?.isCancelled == true, level > .debug { return }
         let method = outcome.urlRequest?.httpMethod ?? context.request.method.rawValue
-        let url = redaction.redact(outcome.urlRequest?.url)
+        let url = redaction.redact(outcome.urlRequest?.url ?? outcome.error?.url ?? Self.intendedURL(of: context))
         let status = outcome.response.map { String($0.statusCode) } ?? "---"
         let milliseconds = Int((outcome.metrics.duration * 1000).rounded())
         let attempts = outcome.metrics.attempts > 1 ? ", \(outcome.metrics.attempts) attempts" : ""
@@ -82,6 +82,15 @@ public struct LoggingInterceptor: RequestInterceptor {
             }
         }
         sink(messageLevel, lines.joined(separator: "\n"))
+    }
+
+    /// The URL a request that ended before it was sent (a failed adapt, token refresh
+    /// or build, a cancel) was meant for, so that no line lacks one.
+    static func intendedURL(of context: RequestContext) -> URL? {
+        if let url = try? URLRequestBuilder(configuration: context.host).build(context.request).get().url {
+            return url
+        }
+        return context.request.absoluteURL ?? URL(string: context.request.api, relativeTo: context.host.baseURL)
     }
 
     private func indent(_ text: String) -> String {
