@@ -7,6 +7,7 @@ final class ChainRun: @unchecked Sendable {
         var results: [Any] = []
         var error: ChainError?
         var ended = false
+        var cancelled = false
         var reported = false
     }
 
@@ -40,7 +41,10 @@ final class ChainRun: @unchecked Sendable {
         queue.operationQueue.addOperation(finisher)
     }
 
+    /// Cancels every step. Sticky: called before ``enqueue(on:)``, the steps are queued
+    /// already cancelled and none runs; called later, no step starts after it.
     func cancel() {
+        state.write { $0.cancelled = true }
         operations.forEach { $0.cancel() }
     }
 
@@ -51,7 +55,7 @@ final class ChainRun: @unchecked Sendable {
 
     /// Whether the chain already stopped (failed, cancelled or ended early).
     var isStopped: Bool {
-        state.read { $0.error != nil || $0.ended }
+        state.read { $0.error != nil || $0.ended || $0.cancelled }
     }
 
     func stepSucceeded(_ index: Int, value: Any?) {

@@ -22,25 +22,23 @@ public final class NetworkQueue: @unchecked Sendable {
     }
 
     /// Adds an operation; it starts when its dependencies are done and a slot is free.
-    /// An operation that is already in a queue, running or finished is ignored
-    /// (Foundation would stop the app for it).
+    ///
+    /// An operation of any class that was already handed to a ``NetworkQueue`` (this one
+    /// or another), is running or has finished is ignored, on every platform (Foundation
+    /// would stop the app for it). An operation that sits, not yet started, in a plain
+    /// `OperationQueue` (including ``operationQueue``, used directly) cannot be seen:
+    /// add every operation through a `NetworkQueue`.
     public func addOperation(_ operation: Operation) {
-        guard Self.canEnqueue(operation) else { return }
+        guard EnqueueRegistry.claim(operation) else { return }
         operationQueue.addOperation(operation)
     }
 
     /// Adds operations, optionally blocking until all have finished. Never wait on the
     /// callback queue of the operations' host (by default the main queue). Operations
-    /// already in a queue, running or finished are left out.
+    /// ignored by ``addOperation(_:)`` are left out, and so is every repeat of one
+    /// within `operations`.
     public func addOperations(_ operations: [Operation], waitUntilFinished: Bool) {
-        operationQueue.addOperations(operations.filter(Self.canEnqueue), waitUntilFinished: waitUntilFinished)
-    }
-
-    private static func canEnqueue(_ operation: Operation) -> Bool {
-        if let networkOperation = operation as? NetworkOperation {
-            return networkOperation.claimEnqueue()
-        }
-        return !operation.isExecuting && !operation.isFinished
+        operationQueue.addOperations(operations.filter(EnqueueRegistry.claim), waitUntilFinished: waitUntilFinished)
     }
 
     /// Cancels every operation in the queue; each finishes and reports a cancellation.

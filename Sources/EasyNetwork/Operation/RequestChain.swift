@@ -49,31 +49,44 @@ public struct RequestChain<Last>: @unchecked Sendable {
     /// - Returns: a handle whose `cancel()` stops the chain.
     @discardableResult
     public func start(on queue: NetworkQueue, completion: @escaping (Result<ChainOutcome<Last>, ChainError>) -> Void) -> ChainHandle {
-        let run = ChainRun(configuration: configuration, steps: steps) { results, error, endedEarly in
-            if let error {
-                completion(.failure(error))
-            } else {
-                completion(.success(ChainOutcome(results: results, endedEarly: endedEarly)))
-            }
-        }
+        let run = makeRun(completion)
         run.enqueue(on: queue)
         return ChainHandle(run: run)
     }
 
     /// Runs the chain on `queue` and returns its outcome; cancelling the calling task
-    /// cancels the chain.
+    /// cancels the chain, at any moment: a task cancelled before the chain was queued
+    /// sends nothing, and one cancelled later sends no further step. It throws a
+    /// cancellation unless every step had already answered.
     /// - Throws: ``ChainError``.
     public func run(on queue: NetworkQueue) async throws -> ChainOutcome<Last> {
-        let box = Protected<ChainHandle?>(nil)
+        let waiter = Protected<CheckedContinuation<ChainOutcome<Last>, any Error>?>(nil)
+        // The run exists before the cancellation handler, so a cancel that comes first is
+        // kept by the run itself (its operations are cancelled before they are queued).
+        let run = makeRun { result in
+            let continuation: CheckedContinuation<ChainOutcome<Last>, any Error>? = waiter.write { waiting in
+                defer { waiting = nil }
+                return waiting
+            }
+            continuation?.resume(with: result.mapError { $0 as any Error })
+        }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ChainOutcome<Last>, any Error>) in
-                let handle = start(on: queue) { result in
-                    continuation.resume(with: result.mapError { $0 as any Error })
-                }
-                box.write { $0 = handle }
+                waiter.write { $0 = continuation }
+                run.enqueue(on: queue)
             }
         } onCancel: {
-            box.read { $0 }?.cancel()
+            run.cancel()
+        }
+    }
+
+    private func makeRun(_ completion: @escaping (Result<ChainOutcome<Last>, ChainError>) -> Void) -> ChainRun {
+        ChainRun(configuration: configuration, steps: steps) { results, error, endedEarly in
+            if let error {
+                completion(.failure(error))
+            } else {
+                completion(.success(ChainOutcome(results: results, endedEarly: endedEarly)))
+            }
         }
     }
 

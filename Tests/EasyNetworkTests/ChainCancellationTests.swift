@@ -1,0 +1,131 @@
+import EasyNetwork
+import EasyNetworkTesting
+import Foundation
+import XCTest
+
+/// Step `step` of chain run `run`: `/cc/<step>?run=<run>`, answering its step number.
+private struct CountedStep: APIRequest {
+    typealias Response = Int
+    let step: Int
+    let run: Int
+    var api: String { "/cc/\(step)" }
+    var params: [String: Any]? { ["run": run] }
+}
+
+/// A chain cancelled at any moment ends cancelled, exactly once, and sends no step after
+/// the one it names.
+final class ChainCancellationTests: ServerTestCase {
+    private let queue = NetworkQueue(maxConcurrentOperationCount: 8)
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        server.route("GET", prefix: "/cc/") { request in
+            .delayed(0.01, .json(String(request.path.dropFirst(4))))
+        }
+    }
+
+    private func chain(run: Int, host: HostConfiguration) -> RequestChain<Int> {
+        RequestChain(CountedStep(step: 0, run: run), configuration: host)
+            .then { CountedStep(step: $0 + 1, run: run) }
+            .then { CountedStep(step: $0 + 1, run: run) }
+    }
+
+    /// The steps of `run` the server saw.
+    private func stepsSent(run: Int) -> [Int] {
+        server.requests
+            .filter { $0.queryItems.first { $0.name == "run" }?.value == String(run) }
+            .compactMap { Int($0.path.dropFirst(4)) }
+            .sorted()
+    }
+
+    func testTaskCancelledAtOnceEndsCancelledAndSendsNothing() async {
+        let host = makeHost()
+        let queue = queue
+        var tasks: [Task<ChainOutcome<Int>, any Error>] = []
+        for run in 0..<200 {
+            let chain = chain(run: run, host: host)
+            let task = Task { try await chain.run(on: queue) }
+            task.cancel()
+            tasks.append(task)
+        }
+        var outcomes: [String] = []
+        for task in tasks {
+            switch await task.result {
+            case .success(let outcome): outcomes.append("success \(outcome.results.count) steps")
+            case .failure(let error as ChainError) where error.isCancelled: outcomes.append("cancelled")
+            case .failure(let error): outcomes.append("failed: \(error)")
+            }
+        }
+        try? await Task.sleep(nanoseconds: 200_000_000)
+        let summary = Dictionary(grouping: outcomes) { $0 }.mapValues(\.count)
+        XCTAssertEqual(summary, ["cancelled": 200], "every chain ends cancelled")
+        XCTAssertEqual(server.requests.count, 0, "no step was sent: \(server.requests.map { "\($0.path)?\($0.query ?? "")" })")
+    }
+
+    func testTaskCancelledAtRandomMomentsEndsOnceAndSendsNoLaterStep() async {
+        let host = makeHost()
+        let runs = 120
+        var tasks: [Task<(Result<ChainOutcome<Int>, any Error>, Date), Never>] = []
+        for run in 0..<runs {
+            let chain = chain(run: run, host: host)
+            let queue = queue
+            tasks.append(Task {
+                let task = Task { try await chain.run(on: queue) }
+                // A quarter cancel at once, the rest within the chain's ~30 ms.
+                if run % 4 != 0 {
+                    try? await Task.sleep(nanoseconds: UInt64.random(in: 0...40_000_000))
+                }
+                let cancelledAt = Date()
+                task.cancel()
+                return (await task.result, cancelledAt)
+            })
+        }
+        var cancelled = 0
+        var results: [(run: Int, result: Result<ChainOutcome<Int>, any Error>, cancelledAt: Date)] = []
+        for (run, task) in tasks.enumerated() {
+            let (result, cancelledAt) = await task.value
+            results.append((run, result, cancelledAt))
+        }
+        try? await Task.sleep(nanoseconds: 200_000_000)
+        for (run, result, cancelledAt) in results {
+            switch result {
+            case .success(let outcome):
+                // Only a chain whose last step was answered before the cancel may succeed.
+                XCTAssertEqual(outcome.results.count, 3)
+                XCTAssertEqual(stepsSent(run: run), [0, 1, 2])
+                let lastSent = server.requests(path: "/cc/2").first { $0.query == "run=\(run)" }?.receivedAt
+                XCTAssertLessThan(lastSent ?? .distantFuture, cancelledAt, "run \(run) succeeded although cancelled before its last step")
+            case .failure(let error as ChainError) where error.isCancelled:
+                cancelled += 1
+                XCTAssertTrue(stepsSent(run: run).allSatisfy { $0 <= error.step },
+                              "run \(run) cancelled at step \(error.step) sent \(stepsSent(run: run))")
+            case .failure(let error):
+                XCTFail("run \(run): \(error)")
+            }
+        }
+        XCTAssertGreaterThan(cancelled, 0)
+    }
+
+    func testHandleCancelledAtRandomMomentsCompletesExactlyOnce() {
+        let host = makeHost()
+        let reports = (0..<100).map { _ in Collector<Result<ChainOutcome<Int>, ChainError>>() }
+        for run in 0..<100 {
+            let handle = chain(run: run, host: host).start(on: queue) { reports[run].append($0) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int.random(in: 0...40))) {
+                handle.cancel()
+            }
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while reports.contains(where: { $0.count == 0 }) && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        Thread.sleep(forTimeInterval: 0.2)
+        for (run, report) in reports.enumerated() {
+            XCTAssertEqual(report.count, 1, "run \(run)")
+            if case .failure(let error)? = report.values.first {
+                XCTAssertTrue(error.isCancelled, "run \(run): \(error)")
+                XCTAssertTrue(stepsSent(run: run).allSatisfy { $0 <= error.step }, "run \(run)")
+            }
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import EasyNetwork
+import Foundation
+import XCTest
+
+/// `NetworkQueue.addOperation` ignores an operation that is already in a queue, running
+/// or finished, whatever its class: Foundation would stop the process for it.
+final class NetworkQueueTests: XCTestCase {
+    func testABlockOperationAddedTwiceRunsOnce() {
+        let queue = NetworkQueue(maxConcurrentOperationCount: 2)
+        queue.isSuspended = true
+        let runs = Collector<Int>()
+        let operation = BlockOperation { runs.append(1) }
+        queue.addOperation(operation)
+        queue.addOperation(operation)
+        XCTAssertEqual(queue.operationCount, 1)
+        queue.isSuspended = false
+        queue.waitUntilAllOperationsAreFinished()
+        XCTAssertEqual(runs.count, 1)
+    }
+
+    func testDuplicatesInsideOneArrayAndAcrossTwoQueuesAreLeftOut() {
+        let first = NetworkQueue(maxConcurrentOperationCount: 2)
+        let second = NetworkQueue(maxConcurrentOperationCount: 2)
+        first.isSuspended = true
+        second.isSuspended = true
+        let runs = Collector<String>()
+        let a = BlockOperation { runs.append("a") }
+        let b = BlockOperation { runs.append("b") }
+        let c = NetworkOperationProbe { runs.append("c") }
+        first.addOperations([a, b, a, c, c, b], waitUntilFinished: false)
+        second.addOperations([b, a, c], waitUntilFinished: false)
+        second.addOperation(a)
+        second.addOperation(c)
+        XCTAssertEqual(first.operationCount, 3)
+        XCTAssertEqual(second.operationCount, 0)
+        first.isSuspended = false
+        second.isSuspended = false
+        first.waitUntilAllOperationsAreFinished()
+        second.waitUntilAllOperationsAreFinished()
+        XCTAssertEqual(runs.values.sorted(), ["a", "b", "c"])
+    }
+
+    func testFinishedAndRunningOperationsAreIgnored() {
+        let queue = NetworkQueue(maxConcurrentOperationCount: 2)
+        let runs = Collector<Int>()
+        let finished = BlockOperation { runs.append(1) }
+        finished.start()
+        XCTAssertTrue(finished.isFinished)
+        queue.addOperation(finished)
+        queue.addOperations([finished], waitUntilFinished: true)
+
+        // One finished in another NetworkQueue, then handed to this one again.
+        let other = NetworkQueue(maxConcurrentOperationCount: 1)
+        let elsewhere = BlockOperation { runs.append(2) }
+        other.addOperations([elsewhere], waitUntilFinished: true)
+        queue.addOperation(elsewhere)
+
+        let release = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        let running = BlockOperation {
+            started.signal()
+            release.wait()
+            runs.append(3)
+        }
+        queue.addOperation(running)
+        XCTAssertEqual(started.wait(timeout: .now() + 10), .success)
+        queue.addOperation(running)
+        other.addOperation(running)
+        release.signal()
+        queue.waitUntilAllOperationsAreFinished()
+        other.waitUntilAllOperationsAreFinished()
+        XCTAssertEqual(runs.values, [1, 2, 3])
+        XCTAssertEqual(queue.operationCount, 0)
+    }
+
+    func testTheSameOperationAddedFromManyThreadsAtOnceRunsOnce() {
+        let queues = [NetworkQueue(maxConcurrentOperationCount: 4), NetworkQueue(maxConcurrentOperationCount: 4)]
+        let runs = Collector<Int>()
+        let operations = (0..<200).map { index in BlockOperation { runs.append(index) } }
+        queues.forEach { $0.isSuspended = true }
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for operation in operations {
+                queues[thread % 2].addOperation(operation)
+            }
+        }
+        queues.forEach { $0.isSuspended = false }
+        queues.forEach { $0.waitUntilAllOperationsAreFinished() }
+        XCTAssertEqual(runs.values.sorted(), Array(0..<200))
+    }
+}
+
+/// A ``NetworkOperation`` that runs a closure.
+private final class NetworkOperationProbe: NetworkOperation, @unchecked Sendable {
+    private let body: @Sendable () -> Void
+
+    init(_ body: @escaping @Sendable () -> Void) {
+        self.body = body
+        super.init()
+    }
+
+    override func execute() {
+        body()
+        finish()
+    }
+}
