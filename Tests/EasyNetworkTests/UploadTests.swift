@@ -43,6 +43,44 @@ struct UploadRequest: BaseAPIRequest {
     var multipartBody: MultipartFormData? { form }
 }
 
+/// What the README's upload answers with.
+struct Photo: Decodable, Equatable {
+    let caption: String
+    let fileName: String
+    let bytes: Int
+}
+
+/// Declared exactly as README's "Uploads" shows it: `multipartBody` is computed, so
+/// every read makes a new form with a new random boundary.
+struct UploadPhoto: APIRequest {
+    typealias Response = Photo
+    let file: URL
+    var api: String { "/photos" }
+    var method: NetworkService.Method { .post }
+    var params: [String: Any]? { ["caption": "Holiday"] }          // become text fields
+    var multipartBody: MultipartFormData? {
+        var form = MultipartFormData()
+        form.append(fileAt: file, name: "photo")                    // filename and MIME type from the URL
+        return form
+    }
+}
+
+/// A computed multipart body that counts how often it is read.
+struct CountingUpload: BaseAPIRequest {
+    let reads: Collector<Int>
+    var api: String { "/upload" }
+    var method: NetworkService.Method { .post }
+    var query: NetworkService.QueryType { .json }
+    var params: [String: Any]? { ["album": "summer"] }
+    var headers: [String: String]? { nil }
+    var multipartBody: MultipartFormData? {
+        reads.append(1)
+        var form = MultipartFormData()
+        form.append("x", name: "field")
+        return form
+    }
+}
+
 final class UploadTests: ServerTestCase {
     private var folder: URL!
 
@@ -144,6 +182,52 @@ final class UploadTests: ServerTestCase {
         if case .failure(let error)? = op.result { XCTAssertEqual(error.kind, .encoding) } else { XCTFail("must fail") }
         XCTAssertEqual(server.requests.count, 0)
         XCTAssertEqual(leftoverTemporaryFiles(), [])
+    }
+
+    /// The server splits the body by the boundary its Content-Type names, as any
+    /// server does, and answers with what it found.
+    private func routePhotos() {
+        server.route("POST", "/photos") { request in
+            guard let parts = parseMultipart(request.body, contentType: request.header("Content-Type")),
+                  let caption = parts.first(where: { $0.headers["content-disposition"] == #"form-data; name="caption""# }),
+                  let photo = parts.first(where: { $0.headers["content-disposition"]?.hasPrefix(#"form-data; name="photo""#) == true })
+            else { return .json(object: ["error": "no parts for the boundary in the Content-Type"], status: 400) }
+            let fileName = photo.headers["content-disposition"]?.components(separatedBy: #"filename=""#).last?.dropLast() ?? ""
+            return .json(object: ["caption": String(decoding: caption.body, as: UTF8.self), "fileName": String(fileName), "bytes": photo.body.count])
+        }
+    }
+
+    func testReadmeUploadWithComputedMultipartBodyReachesTheServerParsed() throws {
+        routePhotos()
+        let url = folder.appendingPathComponent("beach.jpg")
+        try Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: url)
+        // As README shows it, with progress (delegate-driven) ...
+        let upload = RequestOperation(request: UploadPhoto(file: url), configuration: makeHost(), decoding: Photo.self)
+        upload.onUploadProgress = { _ in }
+        let done = expectation(description: "upload")
+        upload.completion = { _ in done.fulfill() }
+        NetworkQueue().addOperation(upload)
+        wait(for: [done], timeout: 30)
+        XCTAssertEqual(try upload.result?.get(), Photo(caption: "Holiday", fileName: "beach.jpg", bytes: 200_000))
+
+        // ... and without (the session's completion handler).
+        let plain = try XCTUnwrap(try send(UploadPhoto(file: url)).get() as? [String: Any])
+        XCTAssertEqual(plain["caption"] as? String, "Holiday")
+        XCTAssertEqual(plain["bytes"] as? Int, 200_000)
+        let recorded = server.requests(path: "/photos")
+        XCTAssertEqual(recorded.count, 2)
+        for request in recorded {
+            let boundary = try XCTUnwrap(request.header("Content-Type")?.components(separatedBy: "boundary=").last)
+            XCTAssertTrue(request.body.starts(with: Data("--\(boundary)\r\n".utf8)), "the body uses the boundary its header names")
+        }
+        XCTAssertEqual(leftoverTemporaryFiles(), [])
+    }
+
+    func testComputedMultipartBodyIsReadOncePerRequest() {
+        server.route("POST", "/upload") { _ in .json("{}") }
+        let reads = Collector<Int>()
+        XCTAssertNoThrow(try send(CountingUpload(reads: reads)).get())
+        XCTAssertEqual(reads.count, 1, "multipartBody is read once; header and body come from that one value")
     }
 
     func testMimeTypesFromExtensions() {

@@ -52,7 +52,8 @@ public protocol BaseAPIRequest {
     var coalescesIdenticalRequests: Bool? { get }
     /// A `multipart/form-data` body (fields and files), or `nil` (the default). When
     /// set, `params` become text fields ahead of its parts, and the body is streamed
-    /// from a temporary file.
+    /// from a temporary file. Read once per request: a computed property that builds a
+    /// new form (with a new random boundary) on every read is fine.
     var multipartBody: MultipartFormData? { get }
     /// How this request uses the host's ``ResponseCache``, or `nil` (the default) for
     /// the host's ``HostConfiguration/cachePolicy``.

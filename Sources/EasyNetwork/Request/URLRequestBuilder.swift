@@ -17,10 +17,23 @@ struct URLRequestBuilder {
         _read { yield snapshot.settings }
     }
 
+    /// The multipart form `request` sends, or `nil`. Read it once per request and give
+    /// that value to ``build(_:multipart:)`` and to the body: a computed `multipartBody`
+    /// makes a new form, with a new random boundary, on every read.
+    static func multipartForm(of request: BaseAPIRequest) -> MultipartFormData? {
+        request.method.sendsParametersInQuery ? nil : request.multipartBody
+    }
+
     func build(_ request: BaseAPIRequest) -> Result<URLRequest, NetworkError> {
+        build(request, multipart: Self.multipartForm(of: request))
+    }
+
+    /// The request, with `multipart` (read by ``multipartForm(of:)``) naming the
+    /// Content-Type boundary.
+    func build(_ request: BaseAPIRequest, multipart: MultipartFormData?) -> Result<URLRequest, NetworkError> {
         let method = request.method
         let params = request.params
-        let multipart = method.sendsParametersInQuery ? nil : request.multipartBody
+        let multipart = method.sendsParametersInQuery ? nil : multipart
         let encodable = method.sendsParametersInQuery || multipart != nil ? nil : request.encodableBody
         let queryParams = multipart != nil ? nil
             : (request.query == .path || method.sendsParametersInQuery || encodable != nil) ? params : nil

@@ -107,40 +107,46 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
 
     /// Builds the request and sends the first attempt.
     func start() {
-        switch builder.build(request.value) {
+        // Read once: a computed `multipartBody` makes a new boundary on every read, and
+        // the Content-Type header and the body must name the same one.
+        let form = URLRequestBuilder.multipartForm(of: request.value)
+        switch builder.build(request.value, multipart: form) {
         case .success(var urlRequest):
             if cache != nil, useCache(&urlRequest) {
                 return
             }
-            if let form = request.value.multipartBody, !method.sendsParametersInQuery {
-                // Copying large files takes a while: never on the caller's thread,
-                // which may be the main one.
-                let prepared = UncheckedSendable(urlRequest)
-                DispatchQueue.global(qos: .utility).async { [self] in
-                    var urlRequest = prepared.value
-                    switch writeMultipart(form, url: urlRequest.url) {
-                    case .success(let file):
-                        let kept: Bool = state.write { state in
-                            guard !state.finished else { return false }
-                            state.bodyFile = file
-                            return true
-                        }
-                        guard kept else {
-                            // Cancelled while the body was written.
-                            try? FileManager.default.removeItem(at: file.url)
-                            return
-                        }
-                        urlRequest.setValue(String(file.length), forHTTPHeaderField: "Content-Length")
-                        sendAttempt(urlRequest)
-                    case .failure(let error):
-                        finish(.failure(error))
-                    }
-                }
+            if let form {
+                sendMultipart(MultipartBodyFile.body(form, fields: request.value.params), urlRequest)
                 return
             }
             sendAttempt(urlRequest)
         case .failure(let error):
             finish(.failure(error))
+        }
+    }
+
+    /// Writes the multipart body to a temporary file (off the caller's thread), then sends.
+    private func sendMultipart(_ body: MultipartFormData, _ urlRequest: URLRequest) {
+        let prepared = UncheckedSendable(urlRequest)
+        MultipartBodyFile.write(body, for: urlRequest.url) { [self] result in
+            switch result {
+            case .success(let file):
+                let kept: Bool = state.write { state in
+                    guard !state.finished else { return false }
+                    state.bodyFile = (file.url, file.length)
+                    return true
+                }
+                guard kept else {
+                    // Cancelled while the body was written.
+                    file.remove()
+                    return
+                }
+                var urlRequest = prepared.value
+                urlRequest.setValue(String(file.length), forHTTPHeaderField: "Content-Length")
+                sendAttempt(urlRequest)
+            case .failure(let error):
+                finish(.failure(error))
+            }
         }
     }
 
@@ -185,22 +191,6 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
               let http = HTTPURLResponse(url: url, statusCode: cached.statusCode, httpVersion: "HTTP/1.1", headerFields: cached.headers)
         else { return nil }
         return NetworkResponse(request: urlRequest, httpResponse: http, data: cached.body, envelope: context.envelope, jsonDecoder: context.jsonDecoder)
-    }
-
-    /// Writes params (as text fields) and `form` to a temporary file.
-    private func writeMultipart(_ form: MultipartFormData, url: URL?) -> Result<(url: URL, length: Int64), NetworkError> {
-        var body = MultipartFormData(boundary: form.boundary)
-        for (name, value) in QueryStringEncoder.flatten(request.value.params ?? [:]) {
-            body.append(value, name: name)
-        }
-        body.append(contentsOf: form)
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("EasyNetwork-upload-\(UUID().uuidString)")
-        do {
-            return .success((file, try body.write(to: file)))
-        } catch {
-            try? FileManager.default.removeItem(at: file)
-            return .failure(NetworkError(kind: .encoding, message: "cannot write the multipart body: \(error.localizedDescription)", url: url, underlyingError: error))
-        }
     }
 
     /// Gets a credential (when the host has an authenticator), then sends.
