@@ -14,6 +14,8 @@ public struct LoopbackReply: Sendable {
         case pattern(start: Int, count: Int)
         /// `Transfer-Encoding: chunked`, pausing `interval` seconds between chunks.
         case chunks([Data], interval: TimeInterval)
+        /// Fixed bytes with `Content-Length`, sent one byte at a time, `interval` seconds apart.
+        case trickle(Data, interval: TimeInterval)
     }
 
     /// How the exchange ends.
@@ -24,6 +26,13 @@ public struct LoopbackReply: Sendable {
         case closeWithoutResponse
         /// Send the head with this `Content-Length`, then the (shorter) body, then a TCP RST.
         case reset(declaredLength: Int)
+        /// Send the head with this `Content-Length`, then the (shorter) body, then close normally (FIN).
+        case truncate(declaredLength: Int)
+        /// Send nothing (nil) or the head with this `Content-Length` and the (shorter) body, then stay
+        /// silent until the client closes the connection or the server stops.
+        case stall(declaredLength: Int?)
+        /// Send these bytes exactly as given (no head is added), then close.
+        case raw(Data)
     }
 
     let status: Int

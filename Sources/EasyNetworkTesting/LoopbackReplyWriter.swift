@@ -38,6 +38,8 @@ enum LoopbackReplyWriter {
             }
             LoopbackSocket.setResetOnClose(fd)
             return .close
+        case .truncate, .stall, .raw:
+            return writeFault(reply, to: fd, headOnly: headOnly)
         case .normal:
             break
         }
@@ -71,6 +73,9 @@ enum LoopbackReplyWriter {
             let head = makeHead(reply, framing: hasNoBody ? nil : "Transfer-Encoding: chunked", close: close)
             sent = LoopbackSocket.sendAll(fd, head)
                 && (headOnly || hasNoBody || sendChunks(fd, chunks: chunks, interval: interval))
+        case .trickle(let data, let interval):
+            let head = makeHead(reply, framing: hasNoBody ? nil : "Content-Length: \(data.count)", close: close)
+            sent = LoopbackSocket.sendAll(fd, head) && (headOnly || hasNoBody || sendTrickle(fd, data, interval: interval))
         }
         return sent && !close ? .keepOpen : .close
     }
@@ -85,7 +90,7 @@ enum LoopbackReplyWriter {
         LoopbackSocket.sendAll(fd, Data("HTTP/1.1 100 Continue\r\n\r\n".utf8))
     }
 
-    private static func makeHead(_ reply: LoopbackReply, framing: String?, close: Bool) -> Data {
+    static func makeHead(_ reply: LoopbackReply, framing: String?, close: Bool) -> Data {
         var text = "HTTP/1.1 \(reply.status) \(reasons[reply.status] ?? "Status \(reply.status)")\r\n"
         let reserved: Set<String> = ["content-length", "transfer-encoding", "connection"]
         for (name, value) in reply.headers.sorted(by: { $0.key < $1.key }) where !reserved.contains(name.lowercased()) {
@@ -101,7 +106,7 @@ enum LoopbackReplyWriter {
         return Data(text.utf8)
     }
 
-    private static func sendPattern(_ fd: Int32, start first: Int, count: Int) -> Bool {
+    static func sendPattern(_ fd: Int32, start first: Int, count: Int) -> Bool {
         patternBlock.withUnsafeBytes { block in
             var offset = 0
             while offset < count {
