@@ -242,7 +242,11 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
             state.write { $0.lastRequest = sent }
         }
         let arrived: @Sendable (TransportOutcome) -> Void = { [self] outcome in
-            received(outcome, attempt: attempt, base: base, credential: credential, context: requestContext)
+            // On the session's delegate queue: end the attempt, then leave that queue.
+            let ending = transportEnded(outcome, attempt: attempt, seen: requestContext != nil)
+            ResponseStage.run { [self] in
+                received(outcome, ending: ending, attempt: attempt, base: base, credential: credential, context: requestContext)
+            }
         }
         let transport = host.transport
         let priority = priority
@@ -280,16 +284,10 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         task?.cancel()
     }
 
-    private func received(
-        _ outcome: TransportOutcome,
-        attempt: Int,
-        base: URLRequest,
-        credential: TokenAuthenticator.Credential?,
-        context requestContext: RequestContext?
-    ) {
-        var outcome = outcome
-        let seen = requestContext != nil
-        let (cancelled, timedOut): (Bool, Bool) = state.write { state in
+    /// The attempt's transport ended: disarms its deadline (before any user code runs)
+    /// and records what arrived. Returns whether it was cancelled and whether it timed out.
+    private func transportEnded(_ outcome: TransportOutcome, attempt: Int, seen: Bool) -> (cancelled: Bool, timedOut: Bool) {
+        state.write { state in
             state.deadline.map(DeadlineScheduler.shared.cancel)
             state.deadline = nil
             state.task = nil
@@ -302,6 +300,19 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
             state.bytesReceived += outcome.data.count
             return (state.cancelled, state.timedOutAttempt == attempt)
         }
+    }
+
+    /// On the ``ResponseStage`` queue: everything after the transport.
+    private func received(
+        _ outcome: TransportOutcome,
+        ending: (cancelled: Bool, timedOut: Bool),
+        attempt: Int,
+        base: URLRequest,
+        credential: TokenAuthenticator.Credential?,
+        context requestContext: RequestContext?
+    ) {
+        var outcome = outcome
+        let (cancelled, timedOut) = ending
         if timedOut && !cancelled {
             outcome.response = nil
             outcome.error = URLError(.timedOut)

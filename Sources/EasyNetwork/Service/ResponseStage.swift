@@ -1,0 +1,22 @@
+import Dispatch
+
+/// Where everything after the transport runs: the cache, interceptors' `didReceive`
+/// and `validate`, the status and envelope checks, the caller's mapper or decoder,
+/// the retry decision and the ending.
+///
+/// A host's session calls back on one serial delegate queue. User code there (a slow
+/// mapper, a validator that blocks) would hold up every other request of the host:
+/// their bytes would have arrived, yet their completions would wait, and their
+/// timeouts would fire. So the delegate queue only ends the attempt (its deadline is
+/// disarmed there, before any user code runs) and hands the outcome over to this
+/// concurrent queue, shared by the process, as Alamofire's serialization queue is.
+/// Timeouts therefore cover the network only.
+enum ResponseStage {
+    /// The concurrent queue the stages after the transport run on.
+    static let queue = DispatchQueue(label: "EasyNetwork.response", attributes: .concurrent)
+
+    /// Runs `work` on ``queue``.
+    static func run(_ work: @escaping @Sendable () -> Void) {
+        queue.async(execute: work)
+    }
+}
