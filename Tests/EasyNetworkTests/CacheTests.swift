@@ -284,7 +284,7 @@ final class CacheTests: ServerTestCase {
     }
 
     func testCredentialsAreNeverWrittenToDiskInClear() throws {
-        server.route("GET", "/profile") { _ in .json(#"{"user": "someone"}"#, headers: ["Set-Cookie": "session=s3cr3t-token-0123456789"]) }
+        server.route("GET", "/profile") { _ in .json(#"{"user": "someone"}"#, headers: ["Set-Cookie": "session=s3cr3t-token-0123456789", "Vary": "Authorization, Cookie"]) }
         let host = self.host()
         let secret = "s3cr3t-token-0123456789"
         _ = fetchUser(CachedUserGet(api: "/profile", policy: .cacheElseNetwork(maxAge: 60), extraHeaders: ["Authorization": "Bearer \(secret)", "Cookie": "session=\(secret)"]), host: host)

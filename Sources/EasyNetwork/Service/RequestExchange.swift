@@ -56,7 +56,6 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
     private let transform: @Sendable (NetworkResponse) throws -> Output
     private let completion: @Sendable (Result<Output, NetworkError>, RequestMetrics) -> Void
     private let uploadProgress: (@Sendable (Int64, Int64) -> Void)?
-    private let cachedValue: (@Sendable (Output) -> Void)?
     private let cacheStage: CacheStage<Output>?
     private let state = Protected(State())
 
@@ -71,7 +70,6 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         completion: @escaping @Sendable (Result<Output, NetworkError>, RequestMetrics) -> Void
     ) {
         self.uploadProgress = uploadProgress
-        self.cachedValue = cachedValue
         self.service = service
         host = service.configuration
         self.request = UncheckedSendable(request)
