@@ -268,6 +268,21 @@ final class CacheTests: ServerTestCase {
         XCTAssertEqual(try fetchUser(me, host: host)?.get(), ["user": "bob"], "after setToken the cache of the old token is not served")
     }
 
+    /// A guard for the fix (passes on the old code too): a response to a request replayed
+    /// after a refresh is stored under the token it was sent with, not the stale one.
+    func testAResponseAfterARefreshIsStoredUnderTheNewToken() throws {
+        server.route("GET", "/me") { request in
+            let user = request.header("Authorization").map { String($0.dropFirst("Bearer ".count)) } ?? "anonymous"
+            return user == "stale" ? .status(401) : .json(#"{"user": "\#(user)"}"#)
+        }
+        let host = self.host()
+        host.authenticator = TokenAuthenticator(token: "stale") { done in done(.success("fresh")) }
+        let me = CachedUserGet(api: "/me", policy: .cacheElseNetwork(maxAge: 60))
+        XCTAssertEqual(try fetchUser(me, host: host)?.get(), ["user": "fresh"])
+        XCTAssertEqual(try fetchUser(me, host: host)?.get(), ["user": "fresh"])
+        XCTAssertEqual(server.requests(path: "/me").count, 2, "the 401, then the replay; the second fetch is answered from the cache")
+    }
+
     func testCacheThenNetworkNeverShowsAnotherUsersCopy() {
         routeMe()
         let host = self.host()
