@@ -1,11 +1,14 @@
 import Foundation
 
 /// How a request uses its host's ``ResponseCache``.
+///
+/// Whatever the policy, only a response that passed validation and mapping is stored,
+/// under the credentials it was sent with (see ``ResponseCache``).
 public enum CachePolicy: Sendable, Equatable {
     /// Always the network; nothing is read or stored (the default).
     case networkOnly
     /// A stored response younger than `maxAge` seconds is the result, without the
-    /// network; otherwise the network, and its response is stored.
+    /// network (when it still maps); otherwise the network, and its response is stored.
     case cacheElseNetwork(maxAge: TimeInterval)
     /// A stored response is delivered at once through the operation's `onCachedValue`,
     /// then the network's result through the usual callbacks (two deliveries, the

@@ -12,29 +12,63 @@ import FoundationNetworking
 /// // per request: var cachePolicy: CachePolicy? { .revalidate }
 /// ```
 ///
-/// Entries are keyed by method, URL and a hash of the body, stored under the caches
-/// directory, and checked when read: a corrupt or truncated entry is removed and
-/// treated as a miss. Only 2xx responses without `Cache-Control: no-store` are stored.
+/// Only a response that passed validation and mapping is stored: a 2xx the envelope,
+/// the interceptors' `validate` and the request's mapping all accepted. Entries are
+/// keyed by method, URL, a hash of the body and a SHA-256 of the credentials sent
+/// (the authenticator's token, `Authorization`, `Proxy-Authorization`, `Cookie`), and
+/// answer only a request that sends the same values of the headers the response's
+/// `Vary` names. Nothing is stored for `Cache-Control: no-store` (request or
+/// response) or `Vary: *`; a `private` response is stored only for a request that
+/// carried a credential, under that credential. `Set-Cookie` is never written to disk.
+/// Entries are checked when read: a corrupt or truncated entry, or one written by an
+/// older version of the format, is removed and treated as a miss.
 public final class ResponseCache: @unchecked Sendable {
     /// The folder the entries live in.
     public let directory: URL
     /// The most bytes the entries may take; the least recently used go first.
     public let maxBytes: Int
     private let lock = NSLock()
-    private static let magic = Data("ENC1".utf8)
+    /// Whether entries of older formats were removed yet; read under `lock`.
+    private var swept = false
+    /// The format of an entry; older entries are ignored and removed.
+    private static let magic = Data("ENC2".utf8)
+    /// The file name prefix of the current format.
+    private static let filePrefix = "v2-"
 
-    /// A cache in `directory`, or in `<caches>/EasyNetwork/<name>` when `nil`.
-    public init(name: String = "default", directory: URL? = nil, maxBytes: Int = 50 << 20) {
+    /// A cache in `directory`, or in `<caches>/EasyNetwork/<name>` when `directory` is
+    /// `nil`. Without a `name`, the folder is named after the module that makes the
+    /// cache (your SDK), so two SDKs in one app never share entries or a size cap;
+    /// give each host its own `name` to give it its own folder and cap. A name is
+    /// escaped into one folder name (no `/`, no `..`). Leave `fileID` out: it tells the
+    /// cache which module made it.
+    public init(name: String? = nil, directory: URL? = nil, maxBytes: Int = 50 << 20, fileID: String = #fileID) {
         let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
             ?? FileManager.default.temporaryDirectory
-        self.directory = directory ?? caches.appendingPathComponent("EasyNetwork").appendingPathComponent(name)
+        let folder = Self.folderName(name ?? String(fileID.prefix { $0 != "/" }))
+        self.directory = directory ?? caches.appendingPathComponent("EasyNetwork").appendingPathComponent(folder)
         self.maxBytes = max(0, maxBytes)
+    }
+
+    /// `name` as one folder name: letters, digits, `-`, `_` and inner dots are kept,
+    /// every other byte is written `%XX`; the empty name is `%`.
+    static func folderName(_ name: String) -> String {
+        guard !name.isEmpty else { return "%" }
+        var folder = ""
+        for byte in name.utf8 {
+            let kept = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+                || (byte == UInt8(ascii: ".") && !folder.isEmpty)
+            let hex = String(byte, radix: 16, uppercase: true)
+            folder += kept ? String(UnicodeScalar(byte)) : "%" + (byte < 16 ? "0" + hex : hex)
+        }
+        return folder
     }
 
     /// The bytes the entries take now.
     public var totalBytes: Int {
         lock.lock()
         defer { lock.unlock() }
+        sweepOldFormats()
         return files().reduce(0) { $0 + $1.size }
     }
 
@@ -45,17 +79,12 @@ public final class ResponseCache: @unchecked Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    /// The key of a request: method, URL and a hash of its body.
-    static func key(for request: URLRequest) -> String {
-        let body = request.httpBody.map { String(CachedResponse.checksum($0), radix: 16) } ?? "-"
-        return "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "") \(body)"
-    }
-
     /// The stored response for `key`, or `nil`; a bad entry is removed. Reading an
     /// entry makes it the most recently used.
     func response(for key: String) -> CachedResponse? {
         lock.lock()
         defer { lock.unlock() }
+        sweepOldFormats()
         let file = fileURL(for: key)
         guard let data = try? Data(contentsOf: file) else { return nil }
         guard let entry = Self.decode(data), entry.key == key else {
@@ -66,41 +95,29 @@ public final class ResponseCache: @unchecked Sendable {
         return entry
     }
 
-    /// Stores a successful response, then evicts down to the cap.
-    func store(_ response: HTTPURLResponse, body: Data, for key: String) {
-        guard (200..<300).contains(response.statusCode),
-              !(response.value(forHTTPHeaderField: "Cache-Control")?.lowercased().contains("no-store") ?? false),
-              body.count <= maxBytes
-        else { return }
-        var headers: [String: String] = [:]
-        for (name, value) in response.allHeaderFields {
-            if let name = name as? String { headers[name] = "\(value)" }
+    /// Stores `entry` with `body` (``CacheStage`` decided it may be stored), then
+    /// evicts down to the cap.
+    func store(_ entry: CachedResponse, body: Data) {
+        var entry = entry
+        entry.bodyLength = body.count
+        entry.bodyChecksum = CachedResponse.checksum(body)
+        guard body.count <= maxBytes, let data = Self.encode(entry, body: body) else {
+            remove(key: entry.key)
+            return
         }
-        let entry = CachedResponse(
-            key: key,
-            url: response.url?.absoluteString ?? "",
-            statusCode: response.statusCode,
-            headers: headers,
-            storedAt: Date(),
-            bodyLength: body.count,
-            bodyChecksum: CachedResponse.checksum(body)
-        )
-        guard let data = Self.encode(entry, body: body) else { return }
         lock.lock()
         defer { lock.unlock() }
+        sweepOldFormats()
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try? data.write(to: fileURL(for: key), options: .atomic)
+        try? data.write(to: fileURL(for: entry.key), options: .atomic)
         evict()
     }
 
-    /// Marks a stored response fresh again (after a `304`), from the copy in hand.
-    func touch(_ entry: CachedResponse) {
-        var entry = entry
-        entry.storedAt = Date()
-        guard let data = Self.encode(entry, body: entry.body) else { return }
+    /// Removes the entry for `key`, if any.
+    func remove(key: String) {
         lock.lock()
         defer { lock.unlock() }
-        try? data.write(to: fileURL(for: entry.key), options: .atomic)
+        try? FileManager.default.removeItem(at: fileURL(for: key))
     }
 
     /// An entry as stored: magic, header length, JSON header, body.
@@ -116,9 +133,17 @@ public final class ResponseCache: @unchecked Sendable {
     // MARK: Files
 
     private func fileURL(for key: String) -> URL {
-        let low = CachedResponse.checksum(Data(key.utf8))
-        let high = CachedResponse.checksum(Data(String(key.reversed()).utf8))
-        return directory.appendingPathComponent(String(high, radix: 16) + String(low, radix: 16) + ".cache")
+        directory.appendingPathComponent(Self.filePrefix + SHA256.hex(Data(key.utf8)) + ".cache")
+    }
+
+    /// Once per cache, under `lock`: removes the entries an older format wrote (they
+    /// may hold responses keyed without credentials).
+    private func sweepOldFormats() {
+        guard !swept else { return }
+        swept = true
+        for file in files() where !file.url.lastPathComponent.hasPrefix(Self.filePrefix) {
+            try? FileManager.default.removeItem(at: file.url)
+        }
     }
 
     private func files() -> [(url: URL, size: Int, used: Date)] {

@@ -34,9 +34,6 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         var firstByteAt: Date?
         /// The temporary file a multipart body was written to, removed at the end.
         var bodyFile: (url: URL, length: Int64)?
-        /// The cache key and the stored response found when the request started.
-        var cacheKey: String?
-        var cached: CachedResponse?
     }
 
     /// The number interceptors see; 0 when there are none.
@@ -59,9 +56,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
     private let transform: @Sendable (NetworkResponse) throws -> Output
     private let completion: @Sendable (Result<Output, NetworkError>, RequestMetrics) -> Void
     private let uploadProgress: (@Sendable (Int64, Int64) -> Void)?
-    private let cachedValue: (@Sendable (Output) -> Void)?
-    private let cache: ResponseCache?
-    private let cachePolicy: CachePolicy
+    private let cacheStage: CacheStage<Output>?
     private let state = Protected(State())
 
     init(
@@ -75,7 +70,6 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         completion: @escaping @Sendable (Result<Output, NetworkError>, RequestMetrics) -> Void
     ) {
         self.uploadProgress = uploadProgress
-        self.cachedValue = cachedValue
         self.service = service
         host = service.configuration
         self.request = UncheckedSendable(request)
@@ -99,8 +93,14 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         }
         self.transform = transform
         self.completion = completion
-        cachePolicy = request.cachePolicy ?? snapshot.settings.cachePolicy
-        cache = cachePolicy == .networkOnly ? nil : snapshot.settings.responseCache
+        cacheStage = CacheStage(
+            cache: snapshot.settings.responseCache,
+            policy: request.cachePolicy ?? snapshot.settings.cachePolicy,
+            context: context,
+            callbackQueue: callbackQueue,
+            transform: transform,
+            cachedValue: cachedValue
+        )
     }
 
     // MARK: Flow
@@ -111,10 +111,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         // the Content-Type header and the body must name the same one.
         let form = URLRequestBuilder.multipartForm(of: request.value)
         switch builder.build(request.value, multipart: form) {
-        case .success(var urlRequest):
-            if cache != nil, useCache(&urlRequest) {
-                return
-            }
+        case .success(let urlRequest):
             if let form {
                 sendMultipart(MultipartBodyFile.body(form, fields: request.value.params), urlRequest)
                 return
@@ -148,49 +145,6 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
                 finish(.failure(error))
             }
         }
-    }
-
-    /// Applies the cache policy before sending: answers from the cache (returns `true`),
-    /// delivers a cached copy first, or adds revalidation headers.
-    private func useCache(_ urlRequest: inout URLRequest) -> Bool {
-        guard let cache else { return false }
-        let key = ResponseCache.key(for: urlRequest)
-        let cached = cache.response(for: key)
-        state.write {
-            $0.cacheKey = key
-            $0.cached = cached
-        }
-        guard let cached else { return false }
-        switch cachePolicy {
-        case .networkOnly:
-            return false
-        case .cacheElseNetwork(let maxAge):
-            guard Date().timeIntervalSince(cached.storedAt) < maxAge, let response = cachedResponse(cached, request: urlRequest) else { return false }
-            finish(Result { try transform(response) }.mapError { NetworkError.decoding($0, response: response) })
-            return true
-        case .cacheThenNetwork:
-            if let cachedValue, let response = cachedResponse(cached, request: urlRequest), let value = try? transform(response) {
-                let box = UncheckedSendable(value)
-                callbackQueue.async { cachedValue(box.value) }
-            }
-            return false
-        case .revalidate:
-            if let etag = cached.etag {
-                urlRequest.setValue(etag, forHTTPHeaderField: "If-None-Match")
-            }
-            if let lastModified = cached.lastModified {
-                urlRequest.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since")
-            }
-            return false
-        }
-    }
-
-    /// A stored response as a ``NetworkResponse``.
-    private func cachedResponse(_ cached: CachedResponse, request urlRequest: URLRequest) -> NetworkResponse? {
-        guard let url = urlRequest.url,
-              let http = HTTPURLResponse(url: url, statusCode: cached.statusCode, httpVersion: "HTTP/1.1", headerFields: cached.headers)
-        else { return nil }
-        return NetworkResponse(request: urlRequest, httpResponse: http, data: cached.body, envelope: context.envelope, jsonDecoder: context.jsonDecoder)
     }
 
     /// Gets a credential (when the host has an authenticator), then sends.
@@ -233,6 +187,13 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
                 finish(.failure(Self.adaptationError(error, url: urlRequest.url)))
                 return
             }
+        }
+        // The cache is asked with the request as sent, so its key holds the credentials.
+        if attempt == 1, bodyFile == nil, let cacheStage, let value = cacheStage.lookUp(&urlRequest, token: credential?.token) {
+            finishFromCache(value)
+            return
+        }
+        if let requestContext {
             interceptors.forEach { $0.willSend(urlRequest, context: requestContext) }
         }
         let sent = urlRequest
@@ -317,18 +278,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
             outcome.response = nil
             outcome.error = URLError(.timedOut)
         }
-        if let cache, outcome.error == nil, let response = outcome.response,
-           case let (cacheKey?, cached) = state.read({ ($0.cacheKey, $0.cached) }) {
-            if response.statusCode == 304, let cached, let url = outcome.request.url,
-               let stored = HTTPURLResponse(url: url, statusCode: cached.statusCode, httpVersion: "HTTP/1.1", headerFields: cached.headers) {
-                // Not modified: answer with the stored body.
-                outcome.response = stored
-                outcome.data = cached.body
-                cache.touch(cached)
-            } else if context.acceptableStatusCodes.contains(response.statusCode) {
-                cache.store(response, body: outcome.data, for: cacheKey)
-            }
-        }
+        cacheStage?.useStoredBody(for: &outcome)
         if let requestContext {
             for interceptor in interceptors {
                 interceptor.didReceive(outcome.response, data: outcome.data, error: outcome.error, context: requestContext)
@@ -345,7 +295,11 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
             } catch {
                 return .failure(Self.validationError(error, response: response))
             }
-            return Result { try transform(response) }.mapError { NetworkError.decoding($0, response: response) }
+            let mapped = Result { try transform(response) }.mapError { NetworkError.decoding($0, response: response) }
+            if case .success = mapped {
+                cacheStage?.storeIfAllowed(response, token: credential?.token)
+            }
+            return mapped
         }
         guard case .failure(let error) = result, !error.isCancelled else {
             finish(result)
@@ -410,6 +364,12 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
     }
 
     // MARK: End
+
+    /// Ends the request with a stored answer: nothing was sent, so no attempt counts.
+    private func finishFromCache(_ value: Output) {
+        state.write { $0.attempt = 0 }
+        finish(.success(value))
+    }
 
     private func finish(_ result: Result<Output, NetworkError>) {
         let ended = Date()
