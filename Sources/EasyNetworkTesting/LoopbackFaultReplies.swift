@@ -24,21 +24,6 @@ extension LoopbackReply {
         )
     }
 
-    /// Sends a 200 head with `Content-Length: declaredLength` and `sentBytes` body bytes, then closes the
-    /// connection normally (a FIN, not a reset): a body cut short.
-    ///
-    /// `sentBytes` is clamped to `0...declaredLength`; body byte `i` is `UInt8(i % 251)`.
-    public static func truncatedBody(declaredLength: Int, sentBytes: Int) -> LoopbackReply {
-        let declared = max(0, declaredLength)
-        return LoopbackReply(
-            status: 200,
-            headers: ["Content-Type": "application/octet-stream"],
-            body: .pattern(start: 0, count: min(max(0, sentBytes), declared)),
-            delay: 0,
-            ending: .truncate(declaredLength: declared)
-        )
-    }
-
     /// A response with `Content-Length` whose body goes out one byte at a time, `interval` seconds apart
     /// (a slow trickle).
     public static func trickle(_ body: Data, status: Int = 200, contentType: String = "application/octet-stream", interval: TimeInterval) -> LoopbackReply {

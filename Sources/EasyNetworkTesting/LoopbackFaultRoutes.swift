@@ -6,13 +6,18 @@ enum LoopbackFaultRoutes {
     static func register(on core: LoopbackServerCore) {
         core.addRoute(method: nil, path: "/stall-headers") { _ in .stalledHead }
         core.addRoute(method: nil, path: "/stall-body") { _ in .stalledBody(declaredLength: 100_000, sentBytes: 1000) }
-        core.addRoute(method: nil, path: "/truncated") { _ in .truncatedBody(declaredLength: 100_000, sentBytes: 1000) }
+        core.addRoute(method: nil, path: "/truncated") { _ in .raw(truncated) }
         core.addRoute(method: nil, path: "/trickle", handler: trickle)
         core.addRoute(method: nil, path: "/bad-chunk") { _ in .raw(badChunk) }
         core.addRoute(method: nil, path: "/html") { _ in .text(html, contentType: "text/html; charset=utf-8") }
         core.addRoute(method: nil, path: "/redirect-loop") { _ in .status(302, headers: ["Location": "/redirect-loop"]) }
         core.addRoute(method: nil, prefix: "/unavailable/", handler: unavailable)
     }
+
+    /// A 200 that declares 100,000 bytes, sends 1000 (pattern bytes) and closes normally (a FIN, not a reset).
+    static let truncated = Data(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: 100000\r\nConnection: close\r\n\r\n".utf8
+    ) + Data((0..<1000).map { UInt8($0 % 251) })
 
     /// A chunked 200 whose second chunk size is not hexadecimal.
     static let badChunk = Data((

@@ -1,21 +1,18 @@
 import Foundation
 
-/// Writes the fault endings of a ``LoopbackReply``: truncated, stalled and raw replies, and trickled bodies.
+/// Writes the fault endings of a ``LoopbackReply``: stalled and raw replies, and trickled bodies.
 extension LoopbackReplyWriter {
-    /// Sends a `.truncate`, `.stall` or `.raw` reply; the connection is always closed afterwards.
+    /// Sends a `.stall` or `.raw` reply; the connection is always closed afterwards.
+    ///
+    /// `if case` rather than a `switch`, so that endings other branches add need no change here.
     static func writeFault(_ reply: LoopbackReply, to fd: Int32, headOnly: Bool) -> Outcome {
-        switch reply.ending {
-        case .raw(let bytes):
+        if case .raw(let bytes) = reply.ending {
             _ = LoopbackSocket.sendAll(fd, bytes)
-        case .truncate(let declaredLength):
-            _ = sendHeadAndPartialBody(reply, declaredLength: declaredLength, to: fd, headOnly: headOnly)
-        case .stall(let declaredLength):
+        } else if case .stall(let declaredLength) = reply.ending {
             if let declaredLength {
                 guard sendHeadAndPartialBody(reply, declaredLength: declaredLength, to: fd, headOnly: headOnly) else { return .close }
             }
             waitUntilPeerCloses(fd)
-        case .normal, .closeWithoutResponse, .reset:
-            break
         }
         return .close
     }

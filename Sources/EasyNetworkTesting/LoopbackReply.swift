@@ -20,19 +20,17 @@ public struct LoopbackReply: Sendable {
 
     /// How the exchange ends.
     enum Ending: Sendable {
+        /// Send nothing (nil) or the head with this `Content-Length` and the (shorter) body, then stay
+        /// silent until the client closes the connection or the server stops.
+        case stall(declaredLength: Int?)
+        /// Send these bytes exactly as given (no head is added), then close.
+        case raw(Data)
         /// Send the response; keep the connection if the client allows.
         case normal
         /// Send nothing and close the connection.
         case closeWithoutResponse
         /// Send the head with this `Content-Length`, then the (shorter) body, then a TCP RST.
         case reset(declaredLength: Int)
-        /// Send the head with this `Content-Length`, then the (shorter) body, then close normally (FIN).
-        case truncate(declaredLength: Int)
-        /// Send nothing (nil) or the head with this `Content-Length` and the (shorter) body, then stay
-        /// silent until the client closes the connection or the server stops.
-        case stall(declaredLength: Int?)
-        /// Send these bytes exactly as given (no head is added), then close.
-        case raw(Data)
     }
 
     let status: Int

@@ -29,6 +29,8 @@ enum LoopbackReplyWriter {
             Thread.sleep(forTimeInterval: reply.delay)
         }
         switch reply.ending {
+        case .stall, .raw:
+            return writeFault(reply, to: fd, headOnly: headOnly)
         case .closeWithoutResponse:
             return .close
         case .reset(let declaredLength):
@@ -38,8 +40,6 @@ enum LoopbackReplyWriter {
             }
             LoopbackSocket.setResetOnClose(fd)
             return .close
-        case .truncate, .stall, .raw:
-            return writeFault(reply, to: fd, headOnly: headOnly)
         case .normal:
             break
         }

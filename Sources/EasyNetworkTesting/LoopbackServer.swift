@@ -17,6 +17,12 @@ import Foundation
 /// - `/large/{bytes}`: that many `application/octet-stream` bytes, byte `i` = `UInt8(i % 251)`, with an
 ///   ETag and single `Range` requests (206 with `Content-Range`, `If-Range` honoured, 416 when out of range).
 /// - `/echo`: JSON describing the request (method, path, query, queryItems, headers, body, bodyLength).
+/// - anything else: 404 JSON `{"error": "not found"}`.
+///
+/// Handlers that capture the server itself keep it alive; call ``stop()`` explicitly in that case.
+///
+/// Fault routes, also replaceable:
+///
 /// - `/stall-headers`: reads the request, then sends nothing until the client gives up.
 /// - `/stall-body`: 200 with `Content-Length: 100000`, 1000 bytes, then nothing until the client gives up.
 /// - `/truncated`: 200 with `Content-Length: 100000`, 1000 bytes, then a normal close (FIN).
@@ -25,9 +31,6 @@ import Foundation
 /// - `/html`: 200 `text/html` (a sign-in page, as a captive portal sends).
 /// - `/redirect-loop`: 302 to itself.
 /// - `/unavailable/{seconds}`: 503 JSON with `Retry-After: seconds`.
-/// - anything else: 404 JSON `{"error": "not found"}`.
-///
-/// Handlers that capture the server itself keep it alive; call ``stop()`` explicitly in that case.
 public final class LoopbackServer: @unchecked Sendable {
     /// The port the server listens on.
     public let port: UInt16
