@@ -76,7 +76,7 @@ final class IdleTimeoutTests: ServerTestCase {
         guard case .failure(let error)? = result else { return XCTFail("a stalled upload must fail: \(String(describing: result))") }
         XCTAssertTrue(error.isTimeout, "\(error)")
         XCTAssertGreaterThanOrEqual(elapsed, 1)
-        XCTAssertLessThan(elapsed, 1 + 1.5)
+        XCTAssertLessThan(elapsed, 1 + 3, "the multipart file is written before the clock starts")
     }
 
     func testResponseThatStallsTimesOutAboutTheTimeoutAfterTheStall() {
@@ -86,7 +86,7 @@ final class IdleTimeoutTests: ServerTestCase {
         guard case .failure(let error)? = result else { return XCTFail("a stalled body must fail: \(String(describing: result))") }
         XCTAssertTrue(error.isTimeout, "\(error)")
         XCTAssertGreaterThanOrEqual(elapsed, 0.5)
-        XCTAssertLessThan(elapsed, 0.5 + 1.5)
+        XCTAssertLessThan(elapsed, 0.5 + 2.5)
     }
 
     func testResponseTrickledSteadilyForLongerThanTheTimeoutSucceeds() {
@@ -126,7 +126,7 @@ final class IdleTimeoutTests: ServerTestCase {
         XCTAssertTrue(error.isTimeout, "\(error)")
         XCTAssertEqual(error.kind, .transport)
         XCTAssertGreaterThanOrEqual(elapsed, 0.8)
-        XCTAssertLessThan(elapsed, 0.8 + 1.5)
+        XCTAssertLessThan(elapsed, 0.8 + 2.5)
     }
 
     func testHostTotalTimeoutCutsAnUploadThatKeepsMoving() {
@@ -144,7 +144,8 @@ final class IdleTimeoutTests: ServerTestCase {
         let (result, elapsed) = run(op, host: host)
         guard case .failure(let error)? = result else { return XCTFail("the total timeout must end the upload: \(String(describing: result))") }
         XCTAssertTrue(error.isTimeout, "\(error)")
-        XCTAssertLessThan(moved.values.last ?? 1, 1, "the upload was cut before its end")
-        XCTAssertLessThan(elapsed, 0.8 + 2.5, "the multipart file is written before the clock starts")
+        XCTAssertLessThan(moved.values.last ?? 0, 1, "the upload was cut before its end")
+        XCTAssertGreaterThanOrEqual(elapsed, 0.8)
+        XCTAssertLessThan(elapsed, 0.8 + 3, "the multipart file is written before the clock starts")
     }
 }
