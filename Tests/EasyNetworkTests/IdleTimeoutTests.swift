@@ -35,7 +35,7 @@ final class IdleTimeoutTests: ServerTestCase {
     }
 
     /// Runs `op` and returns its result and how long it took.
-    private func run(_ op: RequestOperation<Any?>, host: HostConfiguration) -> (Result<Any?, NetworkError>?, TimeInterval) {
+    private func run(_ op: RequestOperation<Any?>) -> (Result<Any?, NetworkError>?, TimeInterval) {
         let done = expectation(description: "done")
         op.completion = { _ in done.fulfill() }
         let started = Date()
@@ -55,7 +55,7 @@ final class IdleTimeoutTests: ServerTestCase {
         let op = RequestOperation(request: request, configuration: host, responseDecoder: .json)
         let progress = Collector<(Date, Double)>()
         op.onUploadProgress = { progress.append((Date(), $0.fractionCompleted)) }
-        let (result, elapsed) = run(op, host: host)
+        let (result, elapsed) = run(op)
         guard case .success(let json)? = result else {
             let reached = progress.values.last?.1 ?? 0
             return XCTFail("the upload failed after \(elapsed) s at \(Int(reached * 100)) %: \(String(describing: result))")
@@ -72,7 +72,7 @@ final class IdleTimeoutTests: ServerTestCase {
             form: form(megabytes: 8),
             timeout: 1
         )
-        let (result, elapsed) = run(RequestOperation(request: request, configuration: host, responseDecoder: .json), host: host)
+        let (result, elapsed) = run(RequestOperation(request: request, configuration: host, responseDecoder: .json))
         guard case .failure(let error)? = result else { return XCTFail("a stalled upload must fail: \(String(describing: result))") }
         XCTAssertTrue(error.isTimeout, "\(error)")
         XCTAssertGreaterThanOrEqual(elapsed, 1)
@@ -82,7 +82,7 @@ final class IdleTimeoutTests: ServerTestCase {
     func testResponseThatStallsTimesOutAboutTheTimeoutAfterTheStall() {
         let host = makeHost()
         let request = TransferRequest(url: url("/slow-body?chunks=3&interval_ms=4000"), timeout: 0.5)
-        let (result, elapsed) = run(RequestOperation(request: request, configuration: host, responseDecoder: .json), host: host)
+        let (result, elapsed) = run(RequestOperation(request: request, configuration: host, responseDecoder: .json))
         guard case .failure(let error)? = result else { return XCTFail("a stalled body must fail: \(String(describing: result))") }
         XCTAssertTrue(error.isTimeout, "\(error)")
         XCTAssertGreaterThanOrEqual(elapsed, 0.5)
@@ -92,7 +92,7 @@ final class IdleTimeoutTests: ServerTestCase {
     func testResponseTrickledSteadilyForLongerThanTheTimeoutSucceeds() {
         let host = makeHost()
         let request = TransferRequest(url: url("/slow-body?chunks=15&interval_ms=150"), timeout: 1)
-        let (result, elapsed) = run(RequestOperation(request: request, configuration: host, responseDecoder: .json), host: host)
+        let (result, elapsed) = run(RequestOperation(request: request, configuration: host, responseDecoder: .json))
         guard case .success(let json)? = result else {
             return XCTFail("a steady trickle failed after \(elapsed) s: \(String(describing: result))")
         }
@@ -120,8 +120,8 @@ final class IdleTimeoutTests: ServerTestCase {
 
     func testTotalTimeoutCutsAResponseThatKeepsMoving() {
         let host = makeHost()
-        let request = TransferRequest(url: url("/slow-body?chunks=30&interval_ms=100"), timeout: 1, totalTimeout: 0.8)
-        let (result, elapsed) = run(RequestOperation(request: request, configuration: host, responseDecoder: .json), host: host)
+        let request = TransferRequest(url: url("/slow-body?chunks=30&interval_ms=100"), timeout: 5, totalTimeout: 0.8)
+        let (result, elapsed) = run(RequestOperation(request: request, configuration: host, responseDecoder: .json))
         guard case .failure(let error)? = result else { return XCTFail("the total timeout must end the transfer: \(String(describing: result))") }
         XCTAssertTrue(error.isTimeout, "\(error)")
         XCTAssertEqual(error.kind, .transport)
@@ -136,12 +136,12 @@ final class IdleTimeoutTests: ServerTestCase {
             url: url("/slow-upload?step=65536&interval_ms=10"),
             method: .post,
             form: form(megabytes: 16),
-            timeout: 1
+            timeout: 5
         )
         let op = RequestOperation(request: request, configuration: host, responseDecoder: .json)
         let moved = Collector<Double>()
         op.onUploadProgress = { moved.append($0.fractionCompleted) }
-        let (result, elapsed) = run(op, host: host)
+        let (result, elapsed) = run(op)
         guard case .failure(let error)? = result else { return XCTFail("the total timeout must end the upload: \(String(describing: result))") }
         XCTAssertTrue(error.isTimeout, "\(error)")
         XCTAssertLessThan(moved.values.last ?? 0, 1, "the upload was cut before its end")
