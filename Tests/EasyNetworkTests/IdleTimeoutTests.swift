@@ -64,6 +64,22 @@ final class IdleTimeoutTests: ServerTestCase {
         XCTAssertGreaterThan(elapsed, 1.5, "the upload must take well over the timeout for this test to mean anything")
     }
 
+    func testUploadWithoutAProgressHandlerAlsoKeepsItsTimeoutReset() {
+        let host = makeHost()
+        let request = TransferRequest(
+            url: url("/slow-upload?step=65536&interval_ms=10"),
+            method: .post,
+            form: form(megabytes: 12),
+            timeout: 1
+        )
+        let (result, elapsed) = run(RequestOperation(request: request, configuration: host, responseDecoder: .json))
+        guard case .success(let json)? = result else {
+            return XCTFail("the upload failed after \(elapsed) s: \(String(describing: result))")
+        }
+        XCTAssertGreaterThan((json as? [String: Any])?["bodyLength"] as? Int ?? 0, 12 << 20)
+        XCTAssertGreaterThan(elapsed, 1.5, "the upload must take well over the timeout for this test to mean anything")
+    }
+
     func testUploadThatStallsTimesOutAboutTheTimeoutAfterTheStall() throws {
         let host = makeHost()
         let request = TransferRequest(
