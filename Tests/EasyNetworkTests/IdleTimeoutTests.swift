@@ -132,6 +132,7 @@ final class IdleTimeoutTests: ServerTestCase {
             guard case .success(let json)? = op.result else { return XCTFail("a shared trickle failed: \(String(describing: op.result))") }
             XCTAssertEqual((json as? [Int])?.count, 15)
         }
+        XCTAssertEqual(server.requests.count, 1, "the two requests shared one transfer")
     }
 
     func testTotalTimeoutCutsAResponseThatKeepsMoving() {
