@@ -13,6 +13,8 @@ enum LoopbackBuiltInRoutes {
         core.addRoute(method: nil, path: "/no-content") { _ in .noContent }
         core.addRoute(method: nil, prefix: "/large/", handler: large)
         core.addRoute(method: nil, path: "/echo", handler: echo)
+        // The body was read slowly (see LoopbackReadPace); the reply says how much came.
+        core.addRoute(method: nil, path: LoopbackReadPace.path) { .json(object: ["bodyLength": $0.body.count]) }
     }
 
     private static func status(_ request: RecordedRequest) -> LoopbackReply {

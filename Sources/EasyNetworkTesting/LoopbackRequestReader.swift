@@ -51,11 +51,12 @@ struct LoopbackRequestReader {
     }
 
     /// Reads the body announced by `head` (Content-Length or chunked; chunked bodies are decoded, trailers dropped).
-    mutating func readBody(for head: LoopbackRequestHead) -> BodyResult {
+    /// A `pace` slows the reading of a Content-Length body down.
+    mutating func readBody(for head: LoopbackRequestHead, pace: LoopbackReadPace? = nil) -> BodyResult {
         if head.isChunked { return readChunkedBody() }
         let length = head.contentLength ?? 0
         guard length <= Self.bodyLimit else { return .tooLarge }
-        guard let body = readExactly(length) else { return .malformed }
+        guard let body = readExactly(length, pace: pace) else { return .malformed }
         return .body(body)
     }
 
@@ -96,20 +97,27 @@ struct LoopbackRequestReader {
         }
     }
 
-    /// Reads exactly `count` bytes, first from the buffer, then straight from the socket.
-    private mutating func readExactly(_ count: Int) -> Data? {
+    /// Reads exactly `count` bytes, first from the buffer, then straight from the socket,
+    /// pausing as `pace` says.
+    private mutating func readExactly(_ count: Int, pace: LoopbackReadPace? = nil) -> Data? {
         var data = Data()
         data.reserveCapacity(min(count, 16 * 1024 * 1024))
         let buffered = min(count, buffer.count - position)
         data.append(contentsOf: buffer[position..<(position + buffered)])
         position += buffered
         while data.count < count {
-            let wanted = min(scratch.count, count - data.count)
+            var wanted = min(scratch.count, count - data.count)
+            if let pace {
+                wanted = min(wanted, pace.step - data.count % pace.step)
+            }
             let received = scratch.withUnsafeMutableBytes { raw in
                 LoopbackSocket.receive(fd, into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<wanted]))
             }
             guard received > 0 else { return nil }
             data.append(contentsOf: scratch[0..<received])
+            if let pause = pace?.pause(from: data.count - received, to: data.count), pause > 0 {
+                Thread.sleep(forTimeInterval: pause)
+            }
         }
         return data
     }

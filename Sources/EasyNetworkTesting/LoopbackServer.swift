@@ -17,6 +17,8 @@ import Foundation
 /// - `/large/{bytes}`: that many `application/octet-stream` bytes, byte `i` = `UInt8(i % 251)`, with an
 ///   ETag and single `Range` requests (206 with `Content-Range`, `If-Range` honoured, 416 when out of range).
 /// - `/echo`: JSON describing the request (method, path, query, queryItems, headers, body, bodyLength).
+/// - `/slow-upload?step=65536&interval_ms=20&stall_after=N&stall_ms=M`: reads the body slowly (`step`
+///   bytes, then a pause; one long pause after `N` bytes), then 200 JSON `{"bodyLength": n}`.
 /// - anything else: 404 JSON `{"error": "not found"}`.
 ///
 /// Handlers that capture the server itself keep it alive; call ``stop()`` explicitly in that case.

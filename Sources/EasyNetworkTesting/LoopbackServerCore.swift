@@ -214,8 +214,12 @@ final class LoopbackServerCore: @unchecked Sendable {
             if head.expectsContinue && head.hasBody {
                 guard LoopbackReplyWriter.writeContinue(to: fd) else { return }
             }
+            let pace = LoopbackReadPace(head: head)
+            if pace != nil {
+                LoopbackSocket.setReceiveBufferSize(fd, 32 * 1024)
+            }
             let body: Data
-            switch reader.readBody(for: head) {
+            switch reader.readBody(for: head, pace: pace) {
             case .body(let data):
                 body = data
             case .tooLarge:

@@ -128,6 +128,12 @@ enum LoopbackSocket {
         _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &value, socklen_t(MemoryLayout<linger>.size))
     }
 
+    /// Limits the socket's receive buffer (and so the window the peer may fill).
+    static func setReceiveBufferSize(_ fd: Int32, _ bytes: Int32) {
+        var value = bytes
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &value, socklen_t(MemoryLayout<Int32>.size))
+    }
+
     /// Releases the descriptor.
     static func closeDescriptor(_ fd: Int32) {
         _ = close(fd)

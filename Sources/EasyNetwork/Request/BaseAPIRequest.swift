@@ -29,7 +29,12 @@ public protocol BaseAPIRequest {
     /// are compared case-insensitively.
     var headers: [String: String]? { get }
     /// A timeout for this request in seconds, or `nil` (the default) for the host's.
+    /// It is an idle timeout, as `URLRequest.timeoutInterval` on Apple platforms: an
+    /// attempt fails only when no byte was sent or received for that long.
     var timeout: TimeInterval? { get }
+    /// The most seconds one attempt may take however steadily bytes move, or `nil`
+    /// (the default) for the host's ``HostConfiguration/totalTimeout``.
+    var totalTimeout: TimeInterval? { get }
     /// A full URL that replaces base URL + `api`, or `nil` (the default).
     /// Such a request works even when the host has no base URL.
     var absoluteURL: URL? { get }
@@ -63,6 +68,9 @@ public protocol BaseAPIRequest {
 extension BaseAPIRequest {
     /// `nil`: use the host's timeout.
     public var timeout: TimeInterval? { nil }
+
+    /// `nil`: use the host's total timeout.
+    public var totalTimeout: TimeInterval? { nil }
 
     /// `nil`: use the host's base URL and ``api``.
     public var absoluteURL: URL? { nil }

@@ -44,6 +44,7 @@ public final class HostConfiguration: @unchecked Sendable {
         var urlMemo = URLMemo()
         var defaultHeaders: [String: String] = [:]
         var timeout: TimeInterval = HostConfiguration.defaultTimeout
+        var totalTimeout: TimeInterval?
         var callbackQueue: DispatchQueue = .main
         var acceptableStatusCodes: Set<Int> = Set(200..<300)
         var envelope: ResponseEnvelope?
@@ -136,9 +137,19 @@ public final class HostConfiguration: @unchecked Sendable {
     }
 
     /// The timeout of a request in seconds when the request sets none. Default 60.
+    /// It is an idle timeout (as Apple's `timeoutIntervalForRequest`): an attempt fails
+    /// only when no byte was sent or received for that long.
     public var timeout: TimeInterval {
         get { self[\.timeout] }
         set { self[\.timeout] = newValue }
+    }
+
+    /// The most seconds one attempt of a request may take however steadily bytes move
+    /// (as Apple's `timeoutIntervalForResource`), when the request sets none; `nil`
+    /// (the default) for no such limit. Passing it fails with `error.isTimeout`.
+    public var totalTimeout: TimeInterval? {
+        get { self[\.totalTimeout] }
+        set { self[\.totalTimeout] = newValue }
     }
 
     /// The queue every callback of this host's requests is delivered on. Default `.main`.

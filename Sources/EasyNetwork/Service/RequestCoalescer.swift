@@ -12,10 +12,23 @@ import FoundationNetworking
 /// last seat leaves.
 final class RequestCoalescer: @unchecked Sendable {
     /// One shared transfer; its fields are touched only under the coalescer's lock.
-    private final class Flight: @unchecked Sendable {
+    /// It passes the transfer's activity on to every seat, each with its own timeout.
+    private final class Flight: TransferActivity, @unchecked Sendable {
         var seats: [Int: @Sendable (TransportOutcome) -> Void] = [:]
+        var activities: [Int: any TransferActivity] = [:]
         var task: TransportTask?
         var cancelled = false
+        /// The coalescer, kept while the flight is in flight (it leaves the coalescer's
+        /// table when it lands or its last seat leaves).
+        let coalescer: RequestCoalescer
+
+        init(coalescer: RequestCoalescer) {
+            self.coalescer = coalescer
+        }
+
+        func transferMoved() {
+            coalescer.state.read { _ in Array(activities.values) }.forEach { $0.transferMoved() }
+        }
     }
 
     private struct State {
@@ -40,27 +53,30 @@ final class RequestCoalescer: @unchecked Sendable {
         return key
     }
 
-    /// Joins the transfer for an identical request in flight, or starts one with `start`.
+    /// Joins the transfer for an identical request in flight, or starts one with `start`
+    /// (which reports the transfer's activity to the flight). `activity` hears of the
+    /// shared transfer's bytes.
     func dataTask(
         with request: URLRequest,
-        start: (_ completion: @escaping @Sendable (TransportOutcome) -> Void) -> TransportTask?,
+        activity: (any TransferActivity)? = nil,
+        start: (_ activity: any TransferActivity, _ completion: @escaping @Sendable (TransportOutcome) -> Void) -> TransportTask?,
         completion: @escaping @Sendable (TransportOutcome) -> Void
     ) -> TransportTask? {
         let key = Self.key(for: request)
         let (seat, flight, isLeader): (Int, Flight, Bool) = state.write { state in
             state.nextSeat += 1
-            if let flight = state.flights[key] {
-                flight.seats[state.nextSeat] = completion
-                return (state.nextSeat, flight, false)
-            }
-            let flight = Flight()
+            let existing = state.flights[key]
+            let flight = existing ?? Flight(coalescer: self)
             flight.seats[state.nextSeat] = completion
-            state.flights[key] = flight
-            return (state.nextSeat, flight, true)
+            flight.activities[state.nextSeat] = activity
+            if existing == nil {
+                state.flights[key] = flight
+            }
+            return (state.nextSeat, flight, existing == nil)
         }
         let handle = TransportTask { [weak self] in self?.leave(seat: seat, of: flight, key: key, request: request) }
         guard isLeader else { return handle }
-        let task = start { [weak self] outcome in
+        let task = start(flight) { [weak self] outcome in
             self?.land(flight, key: key, outcome: outcome)
         }
         let cancelNow: Bool = state.write { _ in
@@ -74,6 +90,7 @@ final class RequestCoalescer: @unchecked Sendable {
     private func leave(seat: Int, of flight: Flight, key: String, request: URLRequest) {
         let (completion, cancelTask): ((@Sendable (TransportOutcome) -> Void)?, TransportTask?) = state.write { state in
             guard let completion = flight.seats.removeValue(forKey: seat) else { return (nil, nil) }
+            flight.activities.removeValue(forKey: seat)
             guard flight.seats.isEmpty else { return (completion, nil) }
             flight.cancelled = true
             if state.flights[key] === flight {
@@ -90,7 +107,10 @@ final class RequestCoalescer: @unchecked Sendable {
             if state.flights[key] === flight {
                 state.flights.removeValue(forKey: key)
             }
-            defer { flight.seats.removeAll() }
+            defer {
+                flight.seats.removeAll()
+                flight.activities.removeAll()
+            }
             return Array(flight.seats.values)
         }
         seats.forEach { $0(outcome) }

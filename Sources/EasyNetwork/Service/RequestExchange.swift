@@ -16,9 +16,10 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         var task: TransportTask?
         /// A scheduled retry, cancelled with the exchange.
         var backoff: DispatchWorkItem?
-        /// The ``DeadlineScheduler`` key of the attempt in flight.
-        var deadline: Int?
-        var timedOutAttempt: Int?
+        /// The clock of the attempt in flight (idle and total timeouts).
+        var deadline: AttemptTimer?
+        /// The attempt that timed out, and which limit it passed.
+        var timedOut: (attempt: Int, error: URLError)?
         /// The last attempt whose transport completed (it may complete before `send`
         /// has stored its task).
         var completedAttempt = 0
@@ -47,7 +48,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
     private let retryPolicy: RetryPolicy
     private let authenticator: TokenAuthenticator?
     private let method: NetworkService.Method
-    private let timeout: TimeInterval
+    private let limits: AttemptDeadline
     private let priority: Float?
     private let coalesces: Bool
     private let queuedAt: Date
@@ -83,7 +84,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         retryPolicy = request.retryPolicy ?? snapshot.settings.retryPolicy
         authenticator = request.requiresAuthentication ? snapshot.settings.authenticator : nil
         method = request.method
-        timeout = request.timeout ?? snapshot.settings.timeout
+        limits = AttemptDeadline(idle: request.timeout ?? snapshot.settings.timeout, total: request.totalTimeout ?? snapshot.settings.totalTimeout)
         self.priority = priority
         coalesces = request.coalescesIdenticalRequests ?? snapshot.settings.coalescesRequests
         self.queuedAt = queuedAt
@@ -211,45 +212,46 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         }
         let transport = host.transport
         let priority = priority
+        let timer = AttemptTimer(limits) { [self] error in deadlinePassed(attempt: attempt, error: error) }
         let task: TransportTask?
         if coalesces, bodyFile == nil, RequestCoalescer.canCoalesce(sent) {
-            task = transport.coalescer.dataTask(with: sent, start: { transport.dataTask(with: sent, priority: priority, completion: $0) }, completion: arrived)
+            task = transport.coalescer.dataTask(with: sent, activity: timer, start: {
+                transport.dataTask(with: sent, priority: priority, activity: $0, completion: $1)
+            }, completion: arrived)
         } else {
-            task = transport.dataTask(with: sent, bodyFile: bodyFile?.url, priority: priority, uploadProgress: uploadProgress, completion: arrived)
+            task = transport.dataTask(with: sent, bodyFile: bodyFile?.url, priority: priority, uploadProgress: uploadProgress, activity: timer, completion: arrived)
         }
         guard let task else { return }  // the session is gone; the completion reported it
-        let proceed: Bool = state.write { state in
+        let (proceed, armed): (Bool, Bool) = state.write { state in
             state.bytesSent += sent.httpBody?.count ?? Int(state.bodyFile?.length ?? 0)
-            guard !state.cancelled, !state.finished else { return false }
-            if state.completedAttempt < attempt {
-                state.task = task
-                // A strong reference (a weak one costs every request a side table):
-                // every way the exchange ends removes the deadline.
-                state.deadline = DeadlineScheduler.shared.schedule(at: .now() + timeout) { [self] in
-                    deadlinePassed(attempt: attempt)
-                }
-            }
-            return true
+            guard !state.cancelled, !state.finished else { return (false, false) }
+            guard state.completedAttempt < attempt else { return (true, false) }
+            state.task = task
+            // Every way the exchange ends stops the timer (and drops it: it holds self).
+            state.deadline = timer
+            return (true, true)
         }
-        if !proceed {
+        if armed {
+            timer.arm()  // outside the lock: it may expire at once; a stopped timer stays off
+        } else if !proceed {
             task.cancel()
         }
     }
 
-    private func deadlinePassed(attempt: Int) {
+    private func deadlinePassed(attempt: Int, error: URLError) {
         let task: TransportTask? = state.write { state in
             guard state.attempt == attempt, !state.finished, let task = state.task else { return nil }
-            state.timedOutAttempt = attempt
+            state.timedOut = (attempt, error)
             return task
         }
         task?.cancel()
     }
 
     /// The attempt's transport ended: disarms its deadline (before any user code runs)
-    /// and records what arrived. Returns whether it was cancelled and whether it timed out.
-    private func transportEnded(_ outcome: TransportOutcome, attempt: Int, seen: Bool) -> (cancelled: Bool, timedOut: Bool) {
+    /// and records what arrived. Returns whether it was cancelled and the timeout it passed.
+    private func transportEnded(_ outcome: TransportOutcome, attempt: Int, seen: Bool) -> (cancelled: Bool, timedOut: URLError?) {
         state.write { state in
-            state.deadline.map(DeadlineScheduler.shared.cancel)
+            state.deadline?.stop()
             state.deadline = nil
             state.task = nil
             state.completedAttempt = max(state.completedAttempt, attempt)
@@ -259,14 +261,14 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
             }
             state.firstByteAt = outcome.firstByteAt
             state.bytesReceived += outcome.data.count
-            return (state.cancelled, state.timedOutAttempt == attempt)
+            return (state.cancelled, state.timedOut?.attempt == attempt ? state.timedOut?.error : nil)
         }
     }
 
     /// On the ``ResponseStage`` queue: everything after the transport.
     private func received(
         _ outcome: TransportOutcome,
-        ending: (cancelled: Bool, timedOut: Bool),
+        ending: (cancelled: Bool, timedOut: URLError?),
         attempt: Int,
         base: URLRequest,
         credential: TokenAuthenticator.Credential?,
@@ -274,9 +276,9 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
     ) {
         var outcome = outcome
         let (cancelled, timedOut) = ending
-        if timedOut && !cancelled {
+        if let timedOut, !cancelled {
             outcome.response = nil
-            outcome.error = URLError(.timedOut)
+            outcome.error = timedOut
         }
         cacheStage?.useStoredBody(for: &outcome)
         if let requestContext {
@@ -352,7 +354,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
             state.cancelled = true
             state.backoff?.cancel()
             state.backoff = nil
-            state.deadline.map(DeadlineScheduler.shared.cancel)
+            state.deadline?.stop()
             state.deadline = nil
             return (state.task, state.task == nil)
         }
@@ -381,7 +383,8 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
             guard !state.finished else { return nil }
             state.finished = true
             state.backoff?.cancel()
-            state.deadline.map(DeadlineScheduler.shared.cancel)
+            state.deadline?.stop()
+            state.deadline = nil
             let startedAt = state.startedAt ?? ended
             let metrics = RequestMetrics(
                 queuedAt: min(queuedAt, startedAt),

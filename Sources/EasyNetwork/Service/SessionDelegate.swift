@@ -4,26 +4,21 @@ import FoundationNetworking
 #endif
 
 /// The delegate of a host's session: answers authentication challenges so that a 401
-/// never hangs, and keeps the response such a challenge carried until the task's
-/// completion handler collects it. Data of ordinary requests arrives through each
-/// task's completion handler, one hop per request; streaming transfers (downloads to
-/// disk) get every event through their ``TransferObserver``. Upload progress goes to
-/// whoever asked for it.
+/// never hangs (the response such a challenge carried is reported instead), and hands
+/// every event of a task to its ``TransferObserver``: ordinary requests collect their
+/// body (``BufferingObserver``), downloads write it to disk. Tasks have no completion
+/// handlers, because swift-corelibs-foundation tells a delegate about bytes received
+/// and sent only for such tasks, and those moments reset the idle timeout
+/// (``TransferActivity``). Upload progress goes to whoever asked for it.
 ///
 /// It holds no reference to the host, so the session (which keeps its delegate alive
 /// until invalidated) never keeps a host alive.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private struct TaskState {
         var challengeResponse: HTTPURLResponse?
-        var firstByteAt: Date?
         var uploadProgress: (@Sendable (_ sent: Int64, _ expected: Int64) -> Void)?
-        var observer: (any TransferObserver)?
-    }
-
-    /// What the delegate learned about a task by the time it completed.
-    struct Findings {
-        var challengeResponse: HTTPURLResponse?
-        var firstByteAt: Date?
+        var observer: any TransferObserver
+        var activity: (any TransferActivity)?
     }
 
     private let tasks = Protected([ObjectIdentifier: TaskState]())
@@ -35,20 +30,14 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         set { redirect.write { $0 = newValue } }
     }
 
-    /// Files `record` under `task` before the task resumes.
+    /// Files a task's observer (and who is told when its bytes move) before the task resumes.
     func register(
-        _ record: TaskRecord,
+        observer: any TransferObserver,
         for task: URLSessionTask,
-        uploadProgress: (@Sendable (Int64, Int64) -> Void)? = nil
+        uploadProgress: (@Sendable (Int64, Int64) -> Void)?,
+        activity: (any TransferActivity)? = nil
     ) {
-        let key = ObjectIdentifier(task)
-        record.key = key
-        tasks.write { $0[key] = TaskState(uploadProgress: uploadProgress) }
-    }
-
-    /// Files a streaming task's observer before the task resumes.
-    func register(observer: any TransferObserver, for task: URLSessionTask, uploadProgress: (@Sendable (Int64, Int64) -> Void)?) {
-        tasks.write { $0[ObjectIdentifier(task)] = TaskState(uploadProgress: uploadProgress, observer: observer) }
+        tasks.write { $0[ObjectIdentifier(task)] = TaskState(uploadProgress: uploadProgress, observer: observer, activity: activity) }
     }
 
     /// How many tasks the delegate keeps state for (tests check that none lingers).
@@ -56,8 +45,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         tasks.read { $0.count }
     }
 
+    /// The task's observer; tells whoever waits on the task's activity that bytes moved.
     private func observer(for task: URLSessionTask) -> (any TransferObserver)? {
-        tasks.read { $0[ObjectIdentifier(task)]?.observer }
+        guard let (observer, activity) = tasks.read({ $0[ObjectIdentifier(task)].map { ($0.observer, $0.activity) } }) else { return nil }
+        activity?.transferMoved()
+        return observer
     }
 
     func urlSession(
@@ -84,25 +76,21 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         totalBytesSent: Int64,
         totalBytesExpectedToSend: Int64
     ) {
-        tasks.read { $0[ObjectIdentifier(task)]?.uploadProgress }?(totalBytesSent, totalBytesExpectedToSend)
+        guard let (progress, activity) = tasks.read({ $0[ObjectIdentifier(task)].map { ($0.uploadProgress, $0.activity) } }) else { return }
+        activity?.transferMoved()
+        progress?(totalBytesSent, totalBytesExpectedToSend)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let key = ObjectIdentifier(task)
-        guard let state = tasks.read({ $0[key] }), let observer = state.observer else { return }
-        tasks.write { _ = $0.removeValue(forKey: key) }
+        guard let state = tasks.write({ $0.removeValue(forKey: key) }) else { return }
+        let observer = state.observer
         if let challenged = state.challengeResponse, (error as? URLError)?.code == .cancelled {
             _ = observer.transferDidReceive(challenged)
             observer.transferDidComplete(nil)
         } else {
             observer.transferDidComplete(error)
         }
-    }
-
-    /// Removes the task's state and returns what was learned about it.
-    func complete(_ record: TaskRecord) -> Findings {
-        guard let key = record.key, let state = tasks.write({ $0.removeValue(forKey: key) }) else { return Findings() }
-        return Findings(challengeResponse: state.challengeResponse, firstByteAt: state.firstByteAt)
     }
 
     func urlSession(
@@ -125,17 +113,6 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         completionHandler(.performDefaultHandling, nil)
         #endif
     }
-
-    #if !canImport(FoundationNetworking)
-    /// Apple platforms report task metrics (Linux never does): keep the first byte time.
-    func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
-        let key = ObjectIdentifier(task)
-        let firstByte = metrics.transactionMetrics.last?.responseStartDate
-        tasks.write { tasks in
-            if tasks[key] != nil { tasks[key]?.firstByteAt = firstByte }
-        }
-    }
-    #endif
 
     func urlSession(
         _ session: URLSession,

@@ -1,0 +1,40 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The two limits of one attempt, as Apple's URLSession has them: `idle` (no byte sent
+/// or received for that long, `timeoutIntervalForRequest`) and an optional `total`
+/// (however steadily bytes move, `timeoutIntervalForResource`).
+///
+/// Both are exact and may be sub-second on every platform (``AttemptTimer`` keeps them).
+struct AttemptDeadline: Sendable {
+    /// Seconds without a byte moving that end the attempt.
+    let idle: TimeInterval
+    /// Seconds after its start that end the attempt, or `nil` for no such limit.
+    let total: TimeInterval?
+
+    /// When the attempt that started at `start` and last moved bytes at `lastActivity`
+    /// expires.
+    func expiry(start: DispatchTime, lastActivity: DispatchTime) -> DispatchTime {
+        let idleEnd = lastActivity + Self.clamped(idle)
+        guard let total else { return idleEnd }
+        return min(idleEnd, start + Self.clamped(total))
+    }
+
+    /// The error of an attempt that expired: the total limit when it came first, else
+    /// the idle one. Both are `URLError.timedOut` (``NetworkError/isTimeout``).
+    func error(start: DispatchTime, lastActivity: DispatchTime) -> URLError {
+        if let total, start + Self.clamped(total) <= lastActivity + Self.clamped(idle) {
+            return URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: "The request exceeded its total timeout of \(total) s."])
+        }
+        return URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: "No byte was sent or received for \(idle) s."])
+    }
+
+    /// Seconds as a `DispatchTime` offset: negative and NaN as 0, huge as ~100 years.
+    private static func clamped(_ seconds: TimeInterval) -> Double {
+        guard seconds > 0 else { return 0 }
+        return min(seconds, 3_153_600_000)
+    }
+}
