@@ -3,14 +3,16 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Collects a delegate-driven transfer into one ``TransportOutcome``: for uploads whose
-/// progress is wanted, since swift-corelibs-foundation reports sent bytes only to
-/// tasks that have no completion handler.
+/// Collects a delegate-driven transfer into one ``TransportOutcome``, with the moment its
+/// response began to arrive. Every ordinary request is delegate-driven, since
+/// swift-corelibs-foundation tells a delegate about bytes received (the first byte's
+/// time) and sent (upload progress) only for tasks that have no completion handler.
 final class BufferingObserver: TransferObserver, @unchecked Sendable {
     private let request: URLRequest
     private let completion: @Sendable (TransportOutcome) -> Void
     private var response: HTTPURLResponse?
     private var body = Data()
+    private var firstByteAt: Date?
 
     init(request: URLRequest, completion: @escaping @Sendable (TransportOutcome) -> Void) {
         self.request = request
@@ -21,14 +23,22 @@ final class BufferingObserver: TransferObserver, @unchecked Sendable {
 
     func transferDidReceive(_ response: HTTPURLResponse) -> Bool {
         self.response = response
+        if firstByteAt == nil { firstByteAt = Date() }
         return true
     }
 
     func transferDidReceive(_ data: Data) {
+        if firstByteAt == nil { firstByteAt = Date() }
         body.append(data)
     }
 
+    func transferDidCollectMetrics(firstByteAt: Date) {
+        self.firstByteAt = firstByteAt  // the platform's own measure is the more exact
+    }
+
     func transferDidComplete(_ error: (any Error)?) {
-        completion(TransportOutcome(request: request, response: response, data: body, error: error))
+        var outcome = TransportOutcome(request: request, response: response, data: body, error: error)
+        outcome.firstByteAt = firstByteAt
+        completion(outcome)
     }
 }

@@ -30,8 +30,9 @@ public final class NetworkService: @unchecked Sendable {
         delegateQueue.maxConcurrentOperationCount = 1
     }
 
-    /// Starts a data task for `request` and calls `completion` once, on the session's
-    /// delegate queue, with what arrived.
+    /// Starts a data task for `request` (an upload from `bodyFile` when given) and calls
+    /// `completion` once, on the session's delegate queue, with what arrived. The task is
+    /// delegate-driven, so that the moment its response began is known on every platform.
     func dataTask(
         with request: URLRequest,
         bodyFile: URL? = nil,
@@ -43,37 +44,17 @@ public final class NetworkService: @unchecked Sendable {
             completion(TransportOutcome(request: request, error: URLError(.cancelled)))
             return nil
         }
-        let record = TaskRecord(request: request)
-        let delegate = delegate
-        let handler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = { data, response, error in
-            var outcome = TransportOutcome(request: request, response: response as? HTTPURLResponse, data: data ?? Data(), error: error)
-            let findings = delegate.complete(record)
-            outcome.firstByteAt = findings.firstByteAt
-            if let challenged = findings.challengeResponse, (error as? URLError)?.code == .cancelled {
-                // A 401 whose challenge was cancelled to avoid a hang: report the 401.
-                outcome.response = challenged
-                outcome.error = nil
-            }
-            completion(outcome)
-        }
         let task: URLSessionTask
-        if let bodyFile, let uploadProgress {
-            // Progress of sent bytes reaches only tasks without a completion handler.
-            let observer = BufferingObserver(request: request, completion: completion)
-            let upload = session.uploadTask(with: request, fromFile: bodyFile)
-            if let priority { upload.priority = priority }
-            delegate.register(observer: observer, for: upload, uploadProgress: uploadProgress)
-            upload.resume()
-            return TransportTask(upload)
-        } else if let bodyFile {
-            task = session.uploadTask(with: request, fromFile: bodyFile, completionHandler: handler)
+        if let bodyFile {
+            task = session.uploadTask(with: request, fromFile: bodyFile)
         } else {
-            task = session.dataTask(with: request, completionHandler: handler)
+            task = session.dataTask(with: request)
         }
         if let priority {
             task.priority = priority
         }
-        delegate.register(record, for: task, uploadProgress: uploadProgress)
+        let observer = BufferingObserver(request: request, completion: completion)
+        delegate.register(observer: observer, for: task, uploadProgress: uploadProgress)
         task.resume()
         return TransportTask(task)
     }

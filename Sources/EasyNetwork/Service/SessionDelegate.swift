@@ -4,30 +4,31 @@ import FoundationNetworking
 #endif
 
 /// The delegate of a host's session: answers authentication challenges so that a 401
-/// never hangs, and keeps the response such a challenge carried until the task's
-/// completion handler collects it. Data of ordinary requests arrives through each
-/// task's completion handler, one hop per request; streaming transfers (downloads to
-/// disk) get every event through their ``TransferObserver``. Upload progress goes to
-/// whoever asked for it.
+/// never hangs (the response such a challenge carried is reported instead), and hands
+/// every event of a task to its ``TransferObserver``: ordinary requests collect their
+/// body (``BufferingObserver``), downloads write it to disk. A task's end waits briefly
+/// for Apple's task metrics when they come late (``MetricsRendezvous``). Upload
+/// progress goes to whoever asked for it.
 ///
 /// It holds no reference to the host, so the session (which keeps its delegate alive
 /// until invalidated) never keeps a host alive.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private struct TaskState {
         var challengeResponse: HTTPURLResponse?
-        var firstByteAt: Date?
         var uploadProgress: (@Sendable (_ sent: Int64, _ expected: Int64) -> Void)?
-        var observer: (any TransferObserver)?
-    }
-
-    /// What the delegate learned about a task by the time it completed.
-    struct Findings {
-        var challengeResponse: HTTPURLResponse?
-        var firstByteAt: Date?
+        var observer: any TransferObserver
+        let metrics: MetricsRendezvous
     }
 
     private let tasks = Protected([ObjectIdentifier: TaskState]())
     private let redirect = Protected<(@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)?>(nil)
+    private let expectsMetrics: Bool
+
+    /// A delegate whose tasks' ends wait for task metrics when `expectsMetrics` (tests
+    /// take Apple's side on Linux).
+    init(expectsMetrics: Bool = MetricsRendezvous.platformReportsMetrics) {
+        self.expectsMetrics = expectsMetrics
+    }
 
     /// The host's redirect decision, if any.
     var redirectHandler: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)? {
@@ -35,20 +36,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         set { redirect.write { $0 = newValue } }
     }
 
-    /// Files `record` under `task` before the task resumes.
-    func register(
-        _ record: TaskRecord,
-        for task: URLSessionTask,
-        uploadProgress: (@Sendable (Int64, Int64) -> Void)? = nil
-    ) {
-        let key = ObjectIdentifier(task)
-        record.key = key
-        tasks.write { $0[key] = TaskState(uploadProgress: uploadProgress) }
-    }
-
-    /// Files a streaming task's observer before the task resumes.
+    /// Files a task's observer before the task resumes.
     func register(observer: any TransferObserver, for task: URLSessionTask, uploadProgress: (@Sendable (Int64, Int64) -> Void)?) {
-        tasks.write { $0[ObjectIdentifier(task)] = TaskState(uploadProgress: uploadProgress, observer: observer) }
+        let metrics = MetricsRendezvous(expectsMetrics: expectsMetrics)
+        tasks.write { $0[ObjectIdentifier(task)] = TaskState(uploadProgress: uploadProgress, observer: observer, metrics: metrics) }
     }
 
     /// How many tasks the delegate keeps state for (tests check that none lingers).
@@ -89,20 +80,21 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let key = ObjectIdentifier(task)
-        guard let state = tasks.read({ $0[key] }), let observer = state.observer else { return }
-        tasks.write { _ = $0.removeValue(forKey: key) }
-        if let challenged = state.challengeResponse, (error as? URLError)?.code == .cancelled {
-            _ = observer.transferDidReceive(challenged)
-            observer.transferDidComplete(nil)
-        } else {
-            observer.transferDidComplete(error)
+        guard let state = tasks.read({ $0[key] }) else { return }
+        let observer = state.observer
+        let challenged = (error as? URLError)?.code == .cancelled ? state.challengeResponse : nil
+        // The task stays referenced (its identity is the key) until its state is removed.
+        let ended = UncheckedSendable((task: task, error: error))
+        state.metrics.taskEnded(on: session.delegateQueue) { [tasks] firstByteAt in
+            tasks.write { _ = $0.removeValue(forKey: ObjectIdentifier(ended.value.task)) }
+            if let firstByteAt { observer.transferDidCollectMetrics(firstByteAt: firstByteAt) }
+            if let challenged {
+                _ = observer.transferDidReceive(challenged)
+                observer.transferDidComplete(nil)
+            } else {
+                observer.transferDidComplete(ended.value.error)
+            }
         }
-    }
-
-    /// Removes the task's state and returns what was learned about it.
-    func complete(_ record: TaskRecord) -> Findings {
-        guard let key = record.key, let state = tasks.write({ $0.removeValue(forKey: key) }) else { return Findings() }
-        return Findings(challengeResponse: state.challengeResponse, firstByteAt: state.firstByteAt)
     }
 
     func urlSession(
@@ -126,14 +118,16 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         #endif
     }
 
+    /// The task's metrics arrived, at times after it completed: hands the moment its last
+    /// response began to the task's ending, which may be waiting for it.
+    func taskDidCollectMetrics(_ task: URLSessionTask, firstByteAt: Date?) {
+        tasks.read { $0[ObjectIdentifier(task)]?.metrics }?.metricsArrived(firstByteAt: firstByteAt)
+    }
+
     #if !canImport(FoundationNetworking)
-    /// Apple platforms report task metrics (Linux never does): keep the first byte time.
+    /// Apple platforms report task metrics (Linux never does).
     func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
-        let key = ObjectIdentifier(task)
-        let firstByte = metrics.transactionMetrics.last?.responseStartDate
-        tasks.write { tasks in
-            if tasks[key] != nil { tasks[key]?.firstByteAt = firstByte }
-        }
+        taskDidCollectMetrics(task, firstByteAt: metrics.transactionMetrics.last?.responseStartDate)
     }
     #endif
 
