@@ -31,6 +31,15 @@ final class RequestMetricsTests: ServerTestCase {
         assertFirstByteWithin(run(RequestOperation(request: TestRequest("/echo", method: .post, query: .json, params: ["k": "v"]), configuration: host, responseDecoder: .json)))
     }
 
+    func testFirstByteAtIsWhenTheResponseBeganNotWhenItEnded() throws {
+        // Six pieces 100 ms apart: the body ends at least 0.5 s after it began.
+        let request = TestRequest("/slow-body?chunks=6&interval_ms=100")
+        let metrics = try XCTUnwrap(run(RequestOperation(request: request, configuration: makeHost(), responseDecoder: .json)))
+        assertFirstByteWithin(metrics)
+        let firstByte = try XCTUnwrap(metrics.firstByteAt)
+        XCTAssertGreaterThanOrEqual(metrics.endedAt.timeIntervalSince(firstByte), 0.2, "\(metrics)")
+    }
+
     func testFirstByteAtOfAnUploadWithProgress() {
         server.route("POST", "/upload") { _ in .json(#"{"stored": true}"#) }
         var form = MultipartFormData()
