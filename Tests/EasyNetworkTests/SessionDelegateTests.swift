@@ -2,6 +2,9 @@
 import EasyNetworkTesting
 import Foundation
 import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// The session delegate keeps per-task state only while a task runs, whatever way it ends.
 final class SessionDelegateTests: ServerTestCase {
@@ -37,5 +40,42 @@ final class SessionDelegateTests: ServerTestCase {
         // by the time the last callback arrived.
         XCTAssertEqual(host.transport.trackedTaskCount, 0)
         withExtendedLifetime(services) {}
+    }
+
+    /// Apple's order, taken on Linux: the task completes, then its metrics arrive. The
+    /// completion waits for them and carries their first byte time.
+    func testMetricsThatArriveAfterTheTaskCompletedReachItsCompletion() throws {
+        let delegate = SessionDelegate(expectsMetrics: true)
+        let delegateQueue = OperationQueue()
+        delegateQueue.maxConcurrentOperationCount = 1
+        let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: delegateQueue)
+        defer { session.invalidateAndCancel() }
+        let outcomes = Collector<TransportOutcome>()
+        let done = expectation(description: "completed")
+        let request = URLRequest(url: server.baseURL.appendingPathComponent("status/200"))
+        let task = session.dataTask(with: request)
+        delegate.register(observer: BufferingObserver(request: request) { outcome in
+            outcomes.append(outcome)
+            done.fulfill()
+        }, for: task, uploadProgress: nil)
+        task.resume()
+        let limit = Date().addingTimeInterval(10)
+        while task.state != .completed, Date() < limit {
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        XCTAssertEqual(task.state, .completed)
+        delegateQueue.waitUntilAllOperationsAreFinished()
+        XCTAssertEqual(outcomes.values.count, 0, "the completion waits for the metrics")
+        XCTAssertEqual(delegate.trackedTaskCount, 1)
+        let measured = Date(timeIntervalSince1970: 1_000)
+        delegate.taskDidCollectMetrics(task, firstByteAt: measured)
+        wait(for: [done], timeout: 10)
+        let outcome = try XCTUnwrap(outcomes.values.first)
+        XCTAssertEqual(outcome.response?.statusCode, 200)
+        XCTAssertEqual(outcome.firstByteAt, measured)
+        XCTAssertEqual(delegate.trackedTaskCount, 0)
+        delegate.taskDidCollectMetrics(task, firstByteAt: Date())  // once only
+        delegateQueue.waitUntilAllOperationsAreFinished()
+        XCTAssertEqual(outcomes.values.count, 1)
     }
 }

@@ -8,8 +8,10 @@ public struct RequestMetrics: Sendable, Equatable {
     public let queuedAt: Date
     /// When the first attempt began to be sent.
     public let startedAt: Date
-    /// When the first byte of the last response arrived, where the platform tells
-    /// (Apple platforms); `nil` on Linux.
+    /// When the last response began to arrive; `nil` only when no response arrived
+    /// (or it came from the cache). Apple platforms take it from the task's metrics;
+    /// Linux has none, so EasyNetwork notes the moment the response head or first byte
+    /// reached the session's delegate.
     public let firstByteAt: Date?
     /// When the result was known.
     public let endedAt: Date

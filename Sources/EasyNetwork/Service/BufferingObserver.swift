@@ -32,6 +32,10 @@ final class BufferingObserver: TransferObserver, @unchecked Sendable {
         body.append(data)
     }
 
+    func transferDidCollectMetrics(firstByteAt: Date) {
+        self.firstByteAt = firstByteAt  // the platform's own measure is the more exact
+    }
+
     func transferDidComplete(_ error: (any Error)?) {
         var outcome = TransportOutcome(request: request, response: response, data: body, error: error)
         outcome.firstByteAt = firstByteAt

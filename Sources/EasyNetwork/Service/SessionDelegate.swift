@@ -9,7 +9,8 @@ import FoundationNetworking
 /// body (``BufferingObserver``), downloads write it to disk. Tasks have no completion
 /// handlers, because swift-corelibs-foundation tells a delegate about bytes received
 /// and sent only for such tasks, and those moments reset the idle timeout
-/// (``TransferActivity``). Upload progress goes to whoever asked for it.
+/// (``TransferActivity``). A task's end waits briefly for Apple's task metrics when
+/// they come late (``MetricsRendezvous``). Upload progress goes to whoever asked for it.
 ///
 /// It holds no reference to the host, so the session (which keeps its delegate alive
 /// until invalidated) never keeps a host alive.
@@ -19,10 +20,18 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         var uploadProgress: (@Sendable (_ sent: Int64, _ expected: Int64) -> Void)?
         var observer: any TransferObserver
         var activity: (any TransferActivity)?
+        let metrics: MetricsRendezvous
     }
 
     private let tasks = Protected([ObjectIdentifier: TaskState]())
     private let redirect = Protected<(@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)?>(nil)
+    private let expectsMetrics: Bool
+
+    /// A delegate whose tasks' ends wait for task metrics when `expectsMetrics` (tests
+    /// take Apple's side on Linux).
+    init(expectsMetrics: Bool = MetricsRendezvous.platformReportsMetrics) {
+        self.expectsMetrics = expectsMetrics
+    }
 
     /// The host's redirect decision, if any.
     var redirectHandler: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)? {
@@ -37,7 +46,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         uploadProgress: (@Sendable (Int64, Int64) -> Void)?,
         activity: (any TransferActivity)? = nil
     ) {
-        tasks.write { $0[ObjectIdentifier(task)] = TaskState(uploadProgress: uploadProgress, observer: observer, activity: activity) }
+        let metrics = MetricsRendezvous(expectsMetrics: expectsMetrics)
+        tasks.write { $0[ObjectIdentifier(task)] = TaskState(uploadProgress: uploadProgress, observer: observer, activity: activity, metrics: metrics) }
     }
 
     /// How many tasks the delegate keeps state for (tests check that none lingers).
@@ -83,13 +93,20 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let key = ObjectIdentifier(task)
-        guard let state = tasks.write({ $0.removeValue(forKey: key) }) else { return }
+        guard let state = tasks.read({ $0[key] }) else { return }
         let observer = state.observer
-        if let challenged = state.challengeResponse, (error as? URLError)?.code == .cancelled {
-            _ = observer.transferDidReceive(challenged)
-            observer.transferDidComplete(nil)
-        } else {
-            observer.transferDidComplete(error)
+        let challenged = (error as? URLError)?.code == .cancelled ? state.challengeResponse : nil
+        // The task stays referenced (its identity is the key) until its state is removed.
+        let ended = UncheckedSendable((task: task, error: error))
+        state.metrics.taskEnded(on: session.delegateQueue) { [tasks] firstByteAt in
+            tasks.write { _ = $0.removeValue(forKey: ObjectIdentifier(ended.value.task)) }
+            if let firstByteAt { observer.transferDidCollectMetrics(firstByteAt: firstByteAt) }
+            if let challenged {
+                _ = observer.transferDidReceive(challenged)
+                observer.transferDidComplete(nil)
+            } else {
+                observer.transferDidComplete(ended.value.error)
+            }
         }
     }
 
@@ -113,6 +130,19 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         completionHandler(.performDefaultHandling, nil)
         #endif
     }
+
+    /// The task's metrics arrived, at times after it completed: hands the moment its last
+    /// response began to the task's ending, which may be waiting for it.
+    func taskDidCollectMetrics(_ task: URLSessionTask, firstByteAt: Date?) {
+        tasks.read { $0[ObjectIdentifier(task)]?.metrics }?.metricsArrived(firstByteAt: firstByteAt)
+    }
+
+    #if !canImport(FoundationNetworking)
+    /// Apple platforms report task metrics (Linux never does).
+    func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
+        taskDidCollectMetrics(task, firstByteAt: metrics.transactionMetrics.last?.responseStartDate)
+    }
+    #endif
 
     func urlSession(
         _ session: URLSession,

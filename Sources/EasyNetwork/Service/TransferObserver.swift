@@ -11,4 +11,12 @@ protocol TransferObserver: AnyObject, Sendable {
     func transferDidReceive(_ data: Data)
     /// The transfer ended, with the transport error if any.
     func transferDidComplete(_ error: (any Error)?)
+    /// Apple's task metrics tell when the last response began; called just before
+    /// ``transferDidComplete(_:)`` when they do.
+    func transferDidCollectMetrics(firstByteAt: Date)
+}
+
+extension TransferObserver {
+    /// Observers that keep no timings ignore metrics.
+    func transferDidCollectMetrics(firstByteAt: Date) {}
 }
