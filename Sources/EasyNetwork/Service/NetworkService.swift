@@ -43,6 +43,18 @@ public final class NetworkService: @unchecked Sendable {
             completion(TransportOutcome(request: request, error: URLError(.cancelled)))
             return nil
         }
+        // Never a file handed to URLSession on Linux: see UploadBody.
+        var upload: (request: URLRequest, body: UploadBody)?
+        if let bodyFile {
+            upload = UploadBody.prepare(bodyFile, for: request)
+            if upload == nil {
+                completion(TransportOutcome(request: request, error: URLError(.fileDoesNotExist)))
+                return nil
+            }
+        }
+        // What URLSession sends; outcomes name the request as built.
+        let sent = upload?.request ?? request
+        let uploadProgress = upload?.body.reporting(uploadProgress) ?? uploadProgress
         let record = TaskRecord(request: request)
         let delegate = delegate
         let handler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = { data, response, error in
@@ -57,16 +69,16 @@ public final class NetworkService: @unchecked Sendable {
             completion(outcome)
         }
         let task: URLSessionTask
-        if let bodyFile, let uploadProgress {
+        if let body = upload?.body, let uploadProgress {
             // Progress of sent bytes reaches only tasks without a completion handler.
             let observer = BufferingObserver(request: request, completion: completion)
-            let upload = session.uploadTask(with: request, fromFile: bodyFile)
-            if let priority { upload.priority = priority }
-            delegate.register(observer: observer, for: upload, uploadProgress: uploadProgress)
-            upload.resume()
-            return TransportTask(upload)
-        } else if let bodyFile {
-            task = session.uploadTask(with: request, fromFile: bodyFile, completionHandler: handler)
+            let task = body.task(in: session, with: sent, completionHandler: nil)
+            if let priority { task.priority = priority }
+            delegate.register(observer: observer, for: task, uploadProgress: uploadProgress)
+            task.resume()
+            return TransportTask(task)
+        } else if let body = upload?.body {
+            task = body.task(in: session, with: sent, completionHandler: handler)
         } else {
             task = session.dataTask(with: request, completionHandler: handler)
         }
