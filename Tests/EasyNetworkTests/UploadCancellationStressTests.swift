@@ -101,7 +101,15 @@ final class UploadCancellationStressTests: ServerTestCase {
         }
         XCTAssertEqual(succeeded + cancelled + timedOut, total)
         XCTAssertGreaterThan(cancelled + timedOut, total / 4, "many uploads are cut off")
-        XCTAssertEqual(temporaryFiles().subtracting(before), [], "every temporary body file is removed")
+        // The temporary folder is shared with other test processes: a body file of theirs
+        // may be there now, but only one nobody removes stays.
+        var leftover = temporaryFiles().subtracting(before)
+        let settled = Date() + 5
+        while !leftover.isEmpty, Date() < settled {
+            Thread.sleep(forTimeInterval: 0.1)
+            leftover.formIntersection(temporaryFiles())
+        }
+        XCTAssertEqual(leftover, [], "every temporary body file is removed")
         print("upload stress: \(succeeded) succeeded, \(cancelled) cancelled, \(timedOut) timed out in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
     }
 }
