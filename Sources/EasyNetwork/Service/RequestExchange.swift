@@ -236,6 +236,12 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
             interceptors.forEach { $0.willSend(urlRequest, context: requestContext) }
         }
         let sent = urlRequest
+        let seen = requestContext != nil
+        // Recorded before the transfer starts: a fast one can end before dataTask returns.
+        state.write { state in
+            if seen { state.lastRequest = sent }
+            state.bytesSent += sent.httpBody?.count ?? Int(bodyFile?.length ?? 0)
+        }
         let arrived: @Sendable (TransportOutcome) -> Void = { [self] outcome in
             received(outcome, attempt: attempt, base: base, credential: credential, context: requestContext)
         }
@@ -248,10 +254,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
             task = transport.dataTask(with: sent, bodyFile: bodyFile?.url, priority: priority, uploadProgress: uploadProgress, completion: arrived)
         }
         guard let task else { return }  // the session is gone; the completion reported it
-        let seen = requestContext != nil
         let proceed: Bool = state.write { state in
-            if seen { state.lastRequest = sent }
-            state.bytesSent += sent.httpBody?.count ?? Int(state.bodyFile?.length ?? 0)
             guard !state.cancelled, !state.finished else { return false }
             if state.completedAttempt < attempt {
                 state.task = task
