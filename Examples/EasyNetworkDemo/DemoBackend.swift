@@ -56,8 +56,19 @@ enum DemoBackend {
             let reply = LoopbackReply.json(#"{"id": \#(id), "bytes": \#(id * 1000)}"#)
             return id == 4 ? .status(404) : .delayed(Double(5 - id % 5) * 0.03, reply)
         }
-        // Transfers: an upload that reports what it received.
-        server.route("POST", "/v5/upload") { request in .json(#"{"received": \#(request.body.count)}"#) }
+        // Transfers: an upload that reports what it received and how many form parts it
+        // found between the boundary its Content-Type names (as any server splits it).
+        server.route("POST", "/v5/upload") { request in
+            let boundary = request.header("Content-Type")?.components(separatedBy: "boundary=").last ?? ""
+            let delimiter = Data("--\(boundary)\r\n".utf8)
+            var parts = 0
+            var rest = request.body.startIndex..<request.body.endIndex
+            while !boundary.isEmpty, let found = request.body.range(of: delimiter, in: rest) {
+                parts += 1
+                rest = found.upperBound..<request.body.endIndex
+            }
+            return .json(#"{"received": \#(request.body.count), "parts": \#(parts)}"#)
+        }
         return server
     }
 }

@@ -182,7 +182,7 @@ struct EasyNetworkDemo {
             op.completion = { result in
                 print("")
                 switch result {
-                case .success(let reply): print("   the server received \(reply["received"] ?? 0) bytes")
+                case .success(let reply): print("   the server received \(reply["received"] ?? 0) bytes in \(reply["parts"] ?? 0) form parts")
                 case .failure(let error): print("   upload failed: \(error.localizedDescription)")
                 }
                 done.resume()

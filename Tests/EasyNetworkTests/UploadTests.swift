@@ -162,6 +162,42 @@ final class UploadTests: ServerTestCase {
         XCTAssertEqual(op.uploadProgress.completedUnitCount, op.uploadProgress.totalUnitCount)
     }
 
+    /// Bodies on both sides of Linux's in-memory limit (see UploadBody: from memory up
+    /// to 8 MiB, streamed above) arrive whole on the delegate-driven and the
+    /// completion-handler path, framed by exactly one of Content-Length and chunked,
+    /// with progress ending at 1.
+    func testBodiesAboveAndBelowTheInMemoryLimitArriveWholeWithOneFraming() throws {
+        server.route("POST", "/upload") { request in .json(object: ["received": request.body.count]) }
+        for size in [1_000_000, 9_000_000] {
+            let file = folder.appendingPathComponent("body-\(size).bin")
+            try Data(repeating: 0x5A, count: size).write(to: file)
+            var form = MultipartFormData()
+            form.append(fileAt: file, name: "file")
+            let fractions = Collector<Double>()
+            let op = upload(form, progress: fractions)
+            XCTAssertNoThrow(try op.result?.get(), "\(size) bytes with progress")
+            XCTAssertEqual(fractions.values.last, 1, "\(size) bytes")
+            XCTAssertEqual(fractions.values, fractions.values.sorted(), "\(size) bytes")
+            XCTAssertNoThrow(try send(UploadRequest(form: form)).get(), "\(size) bytes without progress")
+
+            let recorded = server.requests(path: "/upload")
+            XCTAssertEqual(recorded.count, 2)
+            for request in recorded {
+                let parts = try XCTUnwrap(parseMultipart(request.body, contentType: request.header("Content-Type")))
+                XCTAssertEqual(parts.last?.body, Data(repeating: 0x5A, count: size), "\(size) bytes arrive whole")
+                let length = request.header("Content-Length")
+                let chunked = request.header("Transfer-Encoding")?.lowercased() == "chunked"
+                XCTAssertTrue(chunked ? length == nil : length == String(request.body.count),
+                              "\(size) bytes: one framing, not \(length ?? "no length") with chunked \(chunked)")
+                #if canImport(FoundationNetworking)
+                XCTAssertEqual(chunked, size > 8 << 20, "on Linux only a body over 8 MiB is streamed")
+                #endif
+            }
+            server.resetRecords()
+        }
+        XCTAssertEqual(leftoverTemporaryFiles(), [])
+    }
+
     func testTemporaryFileIsRemovedOnFailureAndCancel() throws {
         server.route("POST", "/upload") { _ in .delayed(2, .status(500)) }
         var form = MultipartFormData()

@@ -45,9 +45,20 @@ public final class NetworkService: @unchecked Sendable {
             completion(TransportOutcome(request: request, error: URLError(.cancelled)))
             return nil
         }
-        let task: URLSessionTask
+        // Never a file handed to URLSession on Linux: see UploadBody.
+        var upload: (request: URLRequest, body: UploadBody)?
         if let bodyFile {
-            task = session.uploadTask(with: request, fromFile: bodyFile)
+            upload = UploadBody.prepare(bodyFile, for: request)
+            if upload == nil {
+                completion(TransportOutcome(request: request, error: URLError(.fileDoesNotExist)))
+                return nil
+            }
+        }
+        // What URLSession sends; outcomes name the request as built.
+        let uploadProgress = upload?.body.reporting(uploadProgress) ?? uploadProgress
+        let task: URLSessionTask
+        if let upload {
+            task = upload.body.task(in: session, with: upload.request)
         } else {
             task = session.dataTask(with: request)
         }

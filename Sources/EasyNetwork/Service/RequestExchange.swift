@@ -199,9 +199,10 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         }
         let sent = urlRequest
         let seen = requestContext != nil
-        if seen {
-            // Before the task starts: its answer may finish the exchange before `dataTask` returns.
-            state.write { $0.lastRequest = sent }
+        // Recorded before the transfer starts: a fast one can end before dataTask returns.
+        state.write { state in
+            if seen { state.lastRequest = sent }
+            state.bytesSent += sent.httpBody?.count ?? Int(bodyFile?.length ?? 0)
         }
         let arrived: @Sendable (TransportOutcome) -> Void = { [self] outcome in
             // On the session's delegate queue: end the attempt, then leave that queue.
@@ -223,7 +224,6 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         }
         guard let task else { return }  // the session is gone; the completion reported it
         let (proceed, armed): (Bool, Bool) = state.write { state in
-            state.bytesSent += sent.httpBody?.count ?? Int(state.bodyFile?.length ?? 0)
             guard !state.cancelled, !state.finished else { return (false, false) }
             guard state.completedAttempt < attempt else { return (true, false) }
             state.task = task
