@@ -13,19 +13,22 @@ public final class NetworkQueue: @unchecked Sendable {
 
     /// The `OperationQueue` underneath, for what this type does not wrap.
     public let operationQueue: OperationQueue
+    /// The limit and the slots lent to operations parked for a token refresh.
+    let slots: Protected<QueueSlots>
 
     /// Creates a queue that runs at most `maxConcurrentOperationCount` operations at once.
     public init(maxConcurrentOperationCount: Int = NetworkQueue.defaultMaxConcurrentOperationCount, name: String? = nil) {
         operationQueue = OperationQueue()
         operationQueue.name = name ?? "EasyNetwork.NetworkQueue"
         operationQueue.maxConcurrentOperationCount = max(1, maxConcurrentOperationCount)
+        slots = Protected(QueueSlots(limit: max(1, maxConcurrentOperationCount)))
     }
 
     /// Adds an operation; it starts when its dependencies are done and a slot is free.
     /// An operation that is already in a queue, running or finished is ignored
     /// (Foundation would stop the app for it).
     public func addOperation(_ operation: Operation) {
-        guard Self.canEnqueue(operation) else { return }
+        guard canEnqueue(operation) else { return }
         operationQueue.addOperation(operation)
     }
 
@@ -33,12 +36,12 @@ public final class NetworkQueue: @unchecked Sendable {
     /// callback queue of the operations' host (by default the main queue). Operations
     /// already in a queue, running or finished are left out.
     public func addOperations(_ operations: [Operation], waitUntilFinished: Bool) {
-        operationQueue.addOperations(operations.filter(Self.canEnqueue), waitUntilFinished: waitUntilFinished)
+        operationQueue.addOperations(operations.filter(canEnqueue), waitUntilFinished: waitUntilFinished)
     }
 
-    private static func canEnqueue(_ operation: Operation) -> Bool {
+    private func canEnqueue(_ operation: Operation) -> Bool {
         if let networkOperation = operation as? NetworkOperation {
-            return networkOperation.claimEnqueue()
+            return networkOperation.claimEnqueue(by: self)
         }
         return !operation.isExecuting && !operation.isFinished
     }
@@ -82,9 +85,15 @@ public final class NetworkQueue: @unchecked Sendable {
         operationQueue.operations
     }
 
-    /// The concurrency limit (at least 1).
+    /// The concurrency limit (at least 1). An operation waiting for a token refresh
+    /// does not count against it: while it waits, the queue runs one more.
     public var maxConcurrentOperationCount: Int {
-        get { operationQueue.maxConcurrentOperationCount }
-        set { operationQueue.maxConcurrentOperationCount = max(1, newValue) }
+        get { slots.read { $0.limit } }
+        set {
+            slots.write { slots in
+                slots.limit = max(1, newValue)
+                operationQueue.maxConcurrentOperationCount = slots.width
+            }
+        }
     }
 }

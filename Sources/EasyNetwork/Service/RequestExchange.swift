@@ -49,6 +49,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
     private let interceptors: [any RequestInterceptor]
     private let retryPolicy: RetryPolicy
     private let authenticator: TokenAuthenticator?
+    private let tokenWait: TokenWait?
     private let method: NetworkService.Method
     private let timeout: TimeInterval
     private let priority: Float?
@@ -88,6 +89,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         requestID = interceptors.isEmpty ? 0 : RequestContext.nextRequestID()
         retryPolicy = request.retryPolicy ?? snapshot.settings.retryPolicy
         authenticator = request.requiresAuthentication ? snapshot.settings.authenticator : nil
+        tokenWait = authenticator.map { TokenWait(authenticator: $0, service: service) }
         method = request.method
         timeout = request.timeout ?? snapshot.settings.timeout
         self.priority = priority
@@ -205,11 +207,11 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
 
     /// Gets a credential (when the host has an authenticator), then sends.
     private func sendAttempt(_ base: URLRequest) {
-        guard let authenticator else {
+        guard let tokenWait else {
             send(base, credential: nil)
             return
         }
-        authenticator.credential { [self] result in
+        tokenWait.credential { [self] result in
             switch result {
             case .success(let credential): send(base, credential: credential)
             case .failure(let error): finish(.failure(error))
@@ -347,8 +349,8 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
             finish(result)
             return
         }
-        if error.isUnauthorized, let authenticator, let credential, takeReplay() {
-            authenticator.unauthorized(sentWith: credential.generation) { [self] refreshed in
+        if error.isUnauthorized, let tokenWait, let credential, takeReplay() {
+            tokenWait.unauthorized(sentWith: credential.generation) { [self] refreshed in
                 switch refreshed {
                 case .success(let credential): send(base, credential: credential)
                 case .failure(let refreshError): finish(.failure(refreshError))
@@ -431,6 +433,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
             return (metrics, state.bodyFile?.url, seen ? (state.lastRequest, state.lastResponse, state.lastData) : nil)
         }
         guard let ending else { return }
+        tokenWait?.end()
         if let file = ending.bodyFile {
             try? FileManager.default.removeItem(at: file)
         }
