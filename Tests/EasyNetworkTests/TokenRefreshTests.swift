@@ -369,6 +369,37 @@ final class TokenRefreshQueueTests: ServerTestCase {
         wait(for: [drained], timeout: 8)
     }
 
+    /// A request cancelled while it waits for the refresh ends at once and gives its
+    /// slot back; the queue's own limit is unchanged throughout.
+    func testCancelledWhileParkedGivesTheSlotBack() {
+        let queue = NetworkQueue(maxConcurrentOperationCount: 1)
+        defer { queue.cancelAllOperations() }
+        let host = makeWideHost()
+        host.authenticator = TokenAuthenticator(token: "t0", refreshTimeout: 20) { _ in }
+        let operation = protectedOperations(1, host: host)[0]
+        let done = expectation(description: "cancelled")
+        operation.completion = { _ in done.fulfill() }
+        queue.addOperation(operation)
+        let parked = expectation(description: "parked: the queue runs one more")
+        DispatchQueue.global().async {
+            let until = ProcessInfo.processInfo.systemUptime + 8
+            while queue.operationQueue.maxConcurrentOperationCount != 2, ProcessInfo.processInfo.systemUptime < until {
+                usleep(10_000)
+            }
+            parked.fulfill()
+        }
+        wait(for: [parked], timeout: 10)
+        XCTAssertEqual(queue.operationQueue.maxConcurrentOperationCount, 2)
+        XCTAssertEqual(queue.maxConcurrentOperationCount, 1, "the limit callers see stays theirs")
+        operation.cancel()
+        wait(for: [done], timeout: 5)
+        callbackQueue.sync {}
+        XCTAssertEqual(operation.result.map { if case .failure(let error) = $0 { return error.isCancelled } else { return false } }, true)
+        XCTAssertEqual(queue.operationQueue.maxConcurrentOperationCount, 1, "the slot came back with the cancellation")
+        queue.maxConcurrentOperationCount = 3
+        XCTAssertEqual(queue.operationQueue.maxConcurrentOperationCount, 3)
+    }
+
     /// The completion form whose refresh never calls back at all.
     func testSilentCompletionRefreshTimesOut() {
         let queue = NetworkQueue(maxConcurrentOperationCount: 1)
