@@ -14,6 +14,7 @@ final class TokenBackend: @unchecked Sendable {
     private var refreshes = 0
     private var refreshFails = false
     private var alwaysUnauthorized = false
+    private var acceptedDelay: TimeInterval = 0
 
     func configure(failRefresh: Bool = false, alwaysUnauthorized: Bool = false) {
         lock.lock(); defer { lock.unlock() }
@@ -22,6 +23,12 @@ final class TokenBackend: @unchecked Sendable {
     }
 
     var refreshCount: Int { lock.lock(); defer { lock.unlock() }; return refreshes }
+
+    /// Requests with the valid token are answered after `delay` seconds.
+    func answerAccepted(after delay: TimeInterval) {
+        lock.lock(); defer { lock.unlock() }
+        acceptedDelay = delay
+    }
 
     /// The server forgets the valid token: every request gets 401 until the next refresh.
     func expire() {
@@ -33,7 +40,7 @@ final class TokenBackend: @unchecked Sendable {
         server.route("GET", prefix: "/protected") { [self] request in
             lock.lock(); defer { lock.unlock() }
             if !alwaysUnauthorized, request.header("Authorization") == "Bearer \(validToken)" {
-                return .json(#"{"ok": true}"#)
+                return acceptedDelay > 0 ? .delayed(acceptedDelay, .json(#"{"ok": true}"#)) : .json(#"{"ok": true}"#)
             }
             // A little late, so that requests sent together all get their 401 before the refresh.
             return .delayed(0.2, .json(#"{"error": "token expired"}"#, status: 401, headers: ["WWW-Authenticate": #"Bearer realm="api""#]))
@@ -400,6 +407,22 @@ final class TokenRefreshQueueTests: ServerTestCase {
         XCTAssertEqual(queue.operationQueue.maxConcurrentOperationCount, 3)
     }
 
+    /// Eight requests parked for one refresh do not all replay at once: they re-enter
+    /// the queue, which never has more requests on the network than its limit.
+    func testReplaysAfterARefreshStayWithinTheQueueLimit() {
+        backend.answerAccepted(after: 0.2)
+        let queue = NetworkQueue(maxConcurrentOperationCount: 2)
+        defer { queue.cancelAllOperations() }
+        let counter = InFlightCounter()
+        let host = makeReadmeHost(refreshingOn: queue)
+        host.interceptors = [counter]
+        let results = runAll(protectedOperations(8, host: host), on: queue)
+        XCTAssertEqual(successes(results), 8)
+        XCTAssertEqual(server.requests(path: "/refresh").count, 1)
+        XCTAssertLessThanOrEqual(counter.maxInFlight, 2, "requests on the network at once")
+        XCTAssertEqual(queue.operationQueue.maxConcurrentOperationCount, 2, "the lent slots are given back")
+    }
+
     /// The completion form whose refresh never calls back at all.
     func testSilentCompletionRefreshTimesOut() {
         let queue = NetworkQueue(maxConcurrentOperationCount: 1)
@@ -440,6 +463,24 @@ final class TokenAuthenticatorClockTests: XCTestCase {
         let before = ProcessInfo.processInfo.systemUptime
         let reading = authenticator.uptime()
         XCTAssertEqual(reading, before, accuracy: 1, "the system uptime, not seconds since 1970")
+    }
+}
+
+/// Counts the attempts on the network at once (sent, no answer yet).
+final class InFlightCounter: RequestInterceptor {
+    private let counts = Protected<(now: Int, max: Int)>((0, 0))
+
+    var maxInFlight: Int { counts.read { $0.max } }
+
+    func willSend(_ urlRequest: URLRequest, context: RequestContext) {
+        counts.write { counts in
+            counts.now += 1
+            counts.max = max(counts.max, counts.now)
+        }
+    }
+
+    func didReceive(_ response: HTTPURLResponse?, data: Data, error: (any Error)?, context: RequestContext) {
+        counts.write { $0.now -= 1 }
     }
 }
 

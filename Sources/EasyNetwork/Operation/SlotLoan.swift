@@ -5,9 +5,11 @@ import Foundation
 ///
 /// While the loan is out, the operation's ``NetworkQueue`` runs one more operation than
 /// its limit (the refresh request, wherever and however the refresh sends it, or other
-/// work); the operations that are not parked never exceed the limit. ``lend()`` and
-/// ``giveBack()`` may arrive in either order from any thread: a loan is lent at most
-/// once, and once given back (or given back before it was lent) it stays closed.
+/// work). To go on, a parked operation re-enters the queue (``giveBack(then:)``): it
+/// resumes when a slot is free, so the operations that are not parked never exceed the
+/// limit, not even right after a refresh that many waited for. ``lend()`` and the give-
+/// backs may arrive in either order from any thread: a loan is lent at most once, and
+/// once given back (or given back before it was lent) it stays closed.
 final class SlotLoan: Sendable {
     private enum Phase { case idle, lent, closed }
 
@@ -31,16 +33,47 @@ final class SlotLoan: Sendable {
         }
     }
 
-    /// The operation resumes (or ends): the queue's limit is restored.
+    /// The operation ends without sending again: the queue's limit is restored now.
     func giveBack() {
-        let wasLent: Bool = phase.write { phase in
-            defer { phase = .closed }
-            return phase == .lent
-        }
-        if wasLent {
+        if close() {
             queue?.returnSlot()
         }
     }
+
+    /// The operation sends again: `resume` runs once the queue has a free slot for it
+    /// (at once when the slot was never lent).
+    func giveBack(then resume: @escaping @Sendable () -> Void) {
+        guard close(), let queue else { return resume() }
+        queue.reenter(resume)
+    }
+
+    /// Closes the loan; whether it was lent.
+    private func close() -> Bool {
+        phase.write { phase in
+            defer { phase = .closed }
+            return phase == .lent
+        }
+    }
+}
+
+/// What a parked operation goes through to take a slot again: a one-step operation on
+/// the same queue, ahead of the waiting ones, that gives the lent slot back and resumes
+/// the parked one. It cannot be cancelled: a cancelled operation's request ends on its
+/// own, and a queue-wide cancel must not strand the parked one.
+final class SlotReentry: Operation, @unchecked Sendable {  // `body` is set once, in init
+    private let body: @Sendable () -> Void
+
+    init(_ body: @escaping @Sendable () -> Void) {
+        self.body = body
+        super.init()
+        queuePriority = .veryHigh
+    }
+
+    override func main() {
+        body()
+    }
+
+    override func cancel() {}
 }
 
 /// The queue's own limit and the slots lent to parked operations on top of it.
@@ -61,7 +94,20 @@ extension NetworkQueue {
         }
     }
 
-    /// A parked operation resumed: back to one slot fewer.
+    /// A parked operation resumes: `resume` runs when a slot is free, with the lent
+    /// one given back. A suspended queue starts nothing, so there it runs at once.
+    func reenter(_ resume: @escaping @Sendable () -> Void) {
+        guard !operationQueue.isSuspended else {
+            returnSlot()
+            return resume()
+        }
+        operationQueue.addOperation(SlotReentry { [weak self] in
+            self?.returnSlot()
+            resume()
+        })
+    }
+
+    /// A parked operation ended: back to one slot fewer.
     func returnSlot() {
         slots.write { slots in
             slots.lent = max(0, slots.lent - 1)

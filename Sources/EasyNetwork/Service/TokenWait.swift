@@ -18,8 +18,7 @@ final class TokenWait: Sendable {
     func credential(_ completion: @escaping @Sendable (Result<TokenAuthenticator.Credential, NetworkError>) -> Void) {
         let loan = newLoan()
         authenticator.credential(parked: loan.lend) { result in
-            loan.giveBack()
-            completion(result)
+            Self.resume(loan, with: result, completion)
         }
     }
 
@@ -28,14 +27,28 @@ final class TokenWait: Sendable {
     func unauthorized(sentWith generation: Int, _ completion: @escaping @Sendable (Result<TokenAuthenticator.Credential, NetworkError>) -> Void) {
         let loan = newLoan()
         authenticator.unauthorized(sentWith: generation, parked: loan.lend) { result in
-            loan.giveBack()
-            completion(result)
+            Self.resume(loan, with: result, completion)
         }
     }
 
     /// The request ended (cancelled while waiting, say): its slot comes back now.
     func end() {
         loan.write { loan in defer { loan = nil }; return loan }?.giveBack()
+    }
+
+    /// A token comes back into the queue's limit before it is sent; a failure ends
+    /// the request and needs no slot.
+    private static func resume(
+        _ loan: SlotLoan,
+        with result: Result<TokenAuthenticator.Credential, NetworkError>,
+        _ completion: @escaping @Sendable (Result<TokenAuthenticator.Credential, NetworkError>) -> Void
+    ) {
+        switch result {
+        case .success: loan.giveBack { completion(result) }
+        case .failure:
+            loan.giveBack()
+            completion(result)
+        }
     }
 
     private func newLoan() -> SlotLoan {
