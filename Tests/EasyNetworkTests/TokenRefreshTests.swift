@@ -458,6 +458,16 @@ final class TokenAuthenticatorClockTests: XCTestCase {
         XCTAssertEqual(refreshes.read { $0 }, 2)
     }
 
+    func testOutOfRangeRefreshTimeoutsNeitherCrashNorFireAtOnce() {
+        for timeout in [0, -1, .nan, .infinity, .greatestFiniteMagnitude] as [TimeInterval] {
+            let authenticator = TokenAuthenticator(token: "t0", refreshTimeout: timeout) { _ in }
+            let outcome = Protected<Result<TokenAuthenticator.Credential, NetworkError>?>(nil)
+            authenticator.unauthorized(sentWith: 0) { result in outcome.write { $0 = result } }
+            usleep(50_000)
+            XCTAssertNil(outcome.read { $0 }, "timeout \(timeout): still waiting")
+        }
+    }
+
     func testDefaultClockIsMonotonic() {
         let authenticator = TokenAuthenticator(token: "t0") { done in done(.success("t1")) }
         let before = ProcessInfo.processInfo.systemUptime

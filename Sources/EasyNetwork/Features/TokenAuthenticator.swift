@@ -31,7 +31,8 @@ import FoundationNetworking
 ///
 /// A request waiting for a refresh gives its ``NetworkQueue`` slot back while it
 /// waits, so the refresh may be sent with `queue.send` on the same queue (or any
-/// other), however wide the queue and however many requests wait. `refreshWindow` is
+/// other), however wide the queue and however many requests wait; to replay, it takes
+/// a slot again, ahead of the requests not yet started. `refreshWindow` is
 /// measured on the system's monotonic clock: changing the device's date or time
 /// neither extends nor ends it.
 ///
@@ -97,7 +98,8 @@ public final class TokenAuthenticator: @unchecked Sendable {
         self.apply = apply
         self.maxRefreshes = max(1, maxRefreshes)
         self.refreshWindow = refreshWindow
-        self.refreshTimeout = refreshTimeout > 0 ? refreshTimeout : Self.defaultRefreshTimeout
+        // Not positive (or NaN): the default; `.infinity` and the like: a year.
+        self.refreshTimeout = refreshTimeout > 0 ? min(refreshTimeout, 365 * 86_400) : Self.defaultRefreshTimeout
     }
 
     /// An authenticator starting with `token` (or none: the first request refreshes).

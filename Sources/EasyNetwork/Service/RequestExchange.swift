@@ -48,7 +48,6 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
     private let context: ResponseContext
     private let interceptors: [any RequestInterceptor]
     private let retryPolicy: RetryPolicy
-    private let authenticator: TokenAuthenticator?
     private let tokenWait: TokenWait?
     private let method: NetworkService.Method
     private let timeout: TimeInterval
@@ -88,8 +87,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         interceptors = snapshot.settings.interceptors + request.interceptors
         requestID = interceptors.isEmpty ? 0 : RequestContext.nextRequestID()
         retryPolicy = request.retryPolicy ?? snapshot.settings.retryPolicy
-        authenticator = request.requiresAuthentication ? snapshot.settings.authenticator : nil
-        tokenWait = authenticator.map { TokenWait(authenticator: $0, service: service) }
+        tokenWait = request.requiresAuthentication ? snapshot.settings.authenticator.map { TokenWait(authenticator: $0, service: service) } : nil
         method = request.method
         timeout = request.timeout ?? snapshot.settings.timeout
         self.priority = priority
@@ -222,7 +220,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
     private func send(_ base: URLRequest, credential: TokenAuthenticator.Credential?) {
         var urlRequest = base
         if let credential {
-            authenticator?.authorize(&urlRequest, with: credential)
+            tokenWait?.authorize(&urlRequest, with: credential)
         }
         let started: (attempt: Int, bodyFile: (url: URL, length: Int64)?)? = state.write { state in
             guard !state.cancelled, !state.finished else { return nil }

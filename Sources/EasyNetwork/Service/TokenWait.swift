@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// A request's dealings with its host's ``TokenAuthenticator`` when it may have to wait
 /// for a refresh: while it waits, its operation's ``NetworkQueue`` slot is lent out
@@ -29,6 +32,11 @@ final class TokenWait: Sendable {
         authenticator.unauthorized(sentWith: generation, parked: loan.lend) { result in
             Self.resume(loan, with: result, completion)
         }
+    }
+
+    /// Puts `credential` on `request`.
+    func authorize(_ request: inout URLRequest, with credential: TokenAuthenticator.Credential) {
+        authenticator.authorize(&request, with: credential)
     }
 
     /// The request ended (cancelled while waiting, say): its slot comes back now.
