@@ -11,7 +11,9 @@ public final class NetworkQueue: @unchecked Sendable {
     /// The shared queue.
     public static let shared = NetworkQueue()
 
-    /// The `OperationQueue` underneath, for what this type does not wrap.
+    /// The `OperationQueue` underneath, for what this type does not wrap. Set the limit
+    /// with ``maxConcurrentOperationCount``: while requests wait for a token refresh,
+    /// the queue underneath is lent one more slot per waiting request.
     public let operationQueue: OperationQueue
     /// The limit and the slots lent to operations parked for a token refresh.
     let slots: Protected<QueueSlots>
