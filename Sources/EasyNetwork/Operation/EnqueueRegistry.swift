@@ -19,11 +19,11 @@ enum EnqueueRegistry {
 
     private static let table = Protected(Table())
 
-    /// Claims `operation` for a queue: `false` when it was claimed before, is running or
+    /// Claims `operation` for `queue`: `false` when it was claimed before, is running or
     /// has finished.
-    static func claim(_ operation: Operation) -> Bool {
+    static func claim(_ operation: Operation, by queue: NetworkQueue) -> Bool {
         if let networkOperation = operation as? NetworkOperation {
-            return networkOperation.claimEnqueue()
+            return networkOperation.claimEnqueue(by: queue)
         }
         guard !operation.isExecuting, !operation.isFinished else { return false }
         let key = ObjectIdentifier(operation)

@@ -22,6 +22,8 @@ open class NetworkOperation: Operation, @unchecked Sendable {
         var finishRequestedBeforeStart = false
         var enqueued = false
         var enqueuedAt: Date?
+        /// The queue that took the operation, which lends it a slot while it is parked.
+        weak var queue: NetworkQueue?
         var tags: Set<String> = []
     }
 
@@ -115,11 +117,12 @@ open class NetworkOperation: Operation, @unchecked Sendable {
 
     /// Marks the operation as handed to a queue; `false` when it already was, so a
     /// second `addOperation` is ignored instead of crashing Foundation.
-    func claimEnqueue() -> Bool {
+    func claimEnqueue(by queue: NetworkQueue) -> Bool {
         state.write { state in
             guard !state.enqueued, state.phase == .ready else { return false }
             state.enqueued = true
             state.enqueuedAt = Date()
+            state.queue = queue
             return true
         }
     }
@@ -127,6 +130,11 @@ open class NetworkOperation: Operation, @unchecked Sendable {
     /// When a ``NetworkQueue`` took the operation, for metrics.
     var enqueuedAt: Date? {
         state.read { $0.enqueuedAt }
+    }
+
+    /// The ``NetworkQueue`` that took the operation, if one did.
+    var networkQueue: NetworkQueue? {
+        state.read { $0.queue }
     }
 
     /// Called on the starting thread right before ``execute()``; a library hook.

@@ -11,14 +11,19 @@ public final class NetworkQueue: @unchecked Sendable {
     /// The shared queue.
     public static let shared = NetworkQueue()
 
-    /// The `OperationQueue` underneath, for what this type does not wrap.
+    /// The `OperationQueue` underneath, for what this type does not wrap. Set the limit
+    /// with ``maxConcurrentOperationCount``: while requests wait for a token refresh,
+    /// the queue underneath is lent one more slot per waiting request.
     public let operationQueue: OperationQueue
+    /// The limit and the slots lent to operations parked for a token refresh.
+    let slots: Protected<QueueSlots>
 
     /// Creates a queue that runs at most `maxConcurrentOperationCount` operations at once.
     public init(maxConcurrentOperationCount: Int = NetworkQueue.defaultMaxConcurrentOperationCount, name: String? = nil) {
         operationQueue = OperationQueue()
         operationQueue.name = name ?? "EasyNetwork.NetworkQueue"
         operationQueue.maxConcurrentOperationCount = max(1, maxConcurrentOperationCount)
+        slots = Protected(QueueSlots(limit: max(1, maxConcurrentOperationCount)))
     }
 
     /// Adds an operation; it starts when its dependencies are done and a slot is free.
@@ -29,7 +34,7 @@ public final class NetworkQueue: @unchecked Sendable {
     /// `OperationQueue` (including ``operationQueue``, used directly) cannot be seen:
     /// add every operation through a `NetworkQueue`.
     public func addOperation(_ operation: Operation) {
-        guard EnqueueRegistry.claim(operation) else { return }
+        guard EnqueueRegistry.claim(operation, by: self) else { return }
         operationQueue.addOperation(operation)
     }
 
@@ -38,7 +43,7 @@ public final class NetworkQueue: @unchecked Sendable {
     /// ignored by ``addOperation(_:)`` are left out, and so is every repeat of one
     /// within `operations`.
     public func addOperations(_ operations: [Operation], waitUntilFinished: Bool) {
-        operationQueue.addOperations(operations.filter(EnqueueRegistry.claim), waitUntilFinished: waitUntilFinished)
+        operationQueue.addOperations(operations.filter { EnqueueRegistry.claim($0, by: self) }, waitUntilFinished: waitUntilFinished)
     }
 
     /// Cancels every operation in the queue; each finishes and reports a cancellation.
@@ -80,9 +85,15 @@ public final class NetworkQueue: @unchecked Sendable {
         operationQueue.operations
     }
 
-    /// The concurrency limit (at least 1).
+    /// The concurrency limit (at least 1). An operation waiting for a token refresh
+    /// does not count against it: while it waits, the queue runs one more.
     public var maxConcurrentOperationCount: Int {
-        get { operationQueue.maxConcurrentOperationCount }
-        set { operationQueue.maxConcurrentOperationCount = max(1, newValue) }
+        get { slots.read { $0.limit } }
+        set {
+            slots.write { slots in
+                slots.limit = max(1, newValue)
+                operationQueue.maxConcurrentOperationCount = slots.width
+            }
+        }
     }
 }

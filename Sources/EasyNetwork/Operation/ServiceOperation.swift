@@ -48,6 +48,7 @@ open class ServiceOperation: NetworkOperation, @unchecked Sendable {
     }
 
     override func willExecute() {
+        service.slotLender = networkQueue
         if let enqueuedAt {
             service.queuedAt = enqueuedAt
         }

@@ -19,6 +19,9 @@ public final class EasyNetworkService: @unchecked Sendable {
         var priority: Float?
         var queuedAt: Date?
         var onCancellationDelivered: (@Sendable () -> Void)?
+        /// The queue running this service's operation, which lends it a slot while a
+        /// request waits for a token refresh.
+        weak var slotLender: NetworkQueue?
     }
 
     /// The host this service talks to.
@@ -122,6 +125,17 @@ public final class EasyNetworkService: @unchecked Sendable {
     var queuedAt: Date? {
         get { state.read { $0.queuedAt } }
         set { state.write { $0.queuedAt = newValue } }
+    }
+
+    /// The queue that lends a slot while a request of this service is parked.
+    var slotLender: NetworkQueue? {
+        get { state.read { $0.slotLender } }
+        set { state.write { $0.slotLender = newValue } }
+    }
+
+    /// A loan of a slot for one wait of a request (empty when no queue runs it).
+    func slotLoan() -> SlotLoan {
+        SlotLoan(from: slotLender)
     }
 
     /// Called on the callback queue right after a cancellation was delivered.

@@ -46,7 +46,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
     private let context: ResponseContext
     private let interceptors: [any RequestInterceptor]
     private let retryPolicy: RetryPolicy
-    private let authenticator: TokenAuthenticator?
+    private let tokenWait: TokenWait?
     private let method: NetworkService.Method
     private let limits: AttemptDeadline
     private let priority: Float?
@@ -82,7 +82,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         interceptors = snapshot.settings.interceptors + request.interceptors
         requestID = interceptors.isEmpty ? 0 : RequestContext.nextRequestID()
         retryPolicy = request.retryPolicy ?? snapshot.settings.retryPolicy
-        authenticator = request.requiresAuthentication ? snapshot.settings.authenticator : nil
+        tokenWait = request.requiresAuthentication ? snapshot.settings.authenticator.map { TokenWait(authenticator: $0, service: service) } : nil
         method = request.method
         limits = AttemptDeadline(idle: request.timeout ?? snapshot.settings.timeout, total: request.totalTimeout ?? snapshot.settings.totalTimeout)
         self.priority = priority
@@ -150,11 +150,11 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
 
     /// Gets a credential (when the host has an authenticator), then sends.
     private func sendAttempt(_ base: URLRequest) {
-        guard let authenticator else {
+        guard let tokenWait else {
             send(base, credential: nil)
             return
         }
-        authenticator.credential { [self] result in
+        tokenWait.credential { [self] result in
             switch result {
             case .success(let credential): send(base, credential: credential)
             case .failure(let error): finish(.failure(error))
@@ -165,7 +165,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
     private func send(_ base: URLRequest, credential: TokenAuthenticator.Credential?) {
         var urlRequest = base
         if let credential {
-            authenticator?.authorize(&urlRequest, with: credential)
+            tokenWait?.authorize(&urlRequest, with: credential)
         }
         let started: (attempt: Int, bodyFile: (url: URL, length: Int64)?)? = state.write { state in
             guard !state.cancelled, !state.finished else { return nil }
@@ -307,8 +307,8 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
             finish(result)
             return
         }
-        if error.isUnauthorized, let authenticator, let credential, takeReplay() {
-            authenticator.unauthorized(sentWith: credential.generation) { [self] refreshed in
+        if error.isUnauthorized, let tokenWait, let credential, takeReplay() {
+            tokenWait.unauthorized(sentWith: credential.generation) { [self] refreshed in
                 switch refreshed {
                 case .success(let credential): send(base, credential: credential)
                 case .failure(let refreshError): finish(.failure(refreshError))
@@ -398,6 +398,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
             return (metrics, state.bodyFile?.url, seen ? (state.lastRequest, state.lastResponse, state.lastData) : nil)
         }
         guard let ending else { return }
+        tokenWait?.end()
         if let file = ending.bodyFile {
             try? FileManager.default.removeItem(at: file)
         }

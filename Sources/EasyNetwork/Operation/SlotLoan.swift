@@ -1,0 +1,57 @@
+import Foundation
+
+/// A queue slot an operation gives up while it is parked: waiting for a token refresh,
+/// it holds no network resource, so it must not hold one of the queue's slots either.
+///
+/// While the loan is out, the operation's ``NetworkQueue`` runs one more operation than
+/// its limit (the refresh request, wherever and however the refresh sends it, or other
+/// work). To go on, a parked operation re-enters the queue (``giveBack(then:)``): it
+/// resumes when a slot is free, so the operations that are not parked never exceed the
+/// limit, not even right after a refresh that many waited for. ``lend()`` and the give-
+/// backs may arrive in either order from any thread: a loan is lent at most once, and
+/// once given back (or given back before it was lent) it stays closed.
+final class SlotLoan: Sendable {
+    private enum Phase { case idle, lent, closed }
+
+    private let phase = Protected(Phase.idle)
+    private weak let queue: NetworkQueue?
+
+    /// A loan from `queue`; a loan from no queue does nothing.
+    init(from queue: NetworkQueue?) {
+        self.queue = queue
+    }
+
+    /// The operation parks: its queue may start one more operation.
+    func lend() {
+        let lend: Bool = phase.write { phase in
+            guard phase == .idle else { return false }
+            phase = .lent
+            return true
+        }
+        if lend {
+            queue?.lendSlot()
+        }
+    }
+
+    /// The operation ends without sending again: the queue's limit is restored now.
+    func giveBack() {
+        if close() {
+            queue?.returnSlot()
+        }
+    }
+
+    /// The operation sends again: `resume` runs once the queue has a free slot for it
+    /// (at once when the slot was never lent).
+    func giveBack(then resume: @escaping @Sendable () -> Void) {
+        guard close(), let queue else { return resume() }
+        queue.reenter(resume)
+    }
+
+    /// Closes the loan; whether it was lent.
+    private func close() -> Bool {
+        phase.write { phase in
+            defer { phase = .closed }
+            return phase == .lent
+        }
+    }
+}
