@@ -51,16 +51,16 @@ struct LoopbackRequestReader {
     }
 
     /// Reads the body announced by `head` (Content-Length or chunked; chunked bodies are decoded, trailers dropped).
-    /// A `pace` slows the reading of a Content-Length body down.
+    /// A `pace` slows the reading of the body down (either framing).
     mutating func readBody(for head: LoopbackRequestHead, pace: LoopbackReadPace? = nil) -> BodyResult {
-        if head.isChunked { return readChunkedBody() }
+        if head.isChunked { return readChunkedBody(pace: pace) }
         let length = head.contentLength ?? 0
         guard length <= Self.bodyLimit else { return .tooLarge }
         guard let body = readExactly(length, pace: pace) else { return .malformed }
         return .body(body)
     }
 
-    private mutating func readChunkedBody() -> BodyResult {
+    private mutating func readChunkedBody(pace: LoopbackReadPace?) -> BodyResult {
         var body = Data()
         while true {
             guard let line = readLine() else { return .malformed }
@@ -77,6 +77,9 @@ struct LoopbackRequestReader {
             guard body.count + size <= Self.bodyLimit else { return .tooLarge }
             guard let chunk = readExactly(size) else { return .malformed }
             body.append(chunk)
+            if let pause = pace?.pause(from: body.count - size, to: body.count), pause > 0 {
+                Thread.sleep(forTimeInterval: pause)
+            }
             guard let end = readLine(), end.isEmpty else { return .malformed }
         }
     }
