@@ -20,15 +20,23 @@ import FoundationNetworking
 /// server ignores the range or the resource changed, it starts over cleanly. This works
 /// on Linux too, where URLSession has no resume data.
 ///
-/// The request gets the host's headers, token (the current one; a download is not
-/// replayed after a refresh) and interceptors' `adapt`. Callbacks run on the host's
+/// A fresh download asks for the whole body, so it works against any server; ranges
+/// are used only once the server has shown it serves them (see ``DownloadOptions``).
+///
+/// The request gets the host's headers, token and interceptors' `adapt`. A 401 with a
+/// host ``TokenAuthenticator`` refreshes the token (or joins the running refresh) and
+/// replays the download once, as data requests do. Transient failures (a body cut
+/// short, a reset, a retryable status) are retried under the request's or host's
+/// ``RetryPolicy``, continuing from the bytes on disk. Callbacks run on the host's
 /// callback queue; progress is monotonic and reaches 1.0 on success; the completion
-/// fires exactly once, also for a cancellation.
+/// fires exactly once, also for a cancellation. `try await queue.run(download)` returns
+/// the file's URL or throws the ``NetworkError``.
 public final class DownloadOperation: ServiceOperation, @unchecked Sendable {
     private struct State {
-        var transfer: DownloadTransfer?
+        var exchange: DownloadExchange?
         var result: Result<URL, NetworkError>?
         var gate = ProgressGate()
+        var observers: [@Sendable (Result<URL, NetworkError>) -> Void] = []
     }
 
     private let request: any BaseAPIRequest
@@ -65,7 +73,7 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {
     /// How many bytes of an earlier attempt the last attempt asked to resume after
     /// (0 when it downloaded from the start).
     public var resumedFromOffset: Int64 {
-        state.read { $0.transfer?.resumedFrom ?? 0 }
+        state.read { $0.exchange?.resumedFrom ?? 0 }
     }
 
     /// Starts the transfer; not for subclasses to override.
@@ -80,42 +88,30 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {
         case .failure(let error): return fail(error)
         }
         urlRequest.timeoutInterval = max(urlRequest.timeoutInterval, 60)
-        if request.requiresAuthentication, let token = host.authenticator {
-            token.authorize(&urlRequest, with: .init(token: token.token, generation: 0))
-        }
-        let interceptors = host.interceptors + request.interceptors
-        let context = RequestContext(request: request, host: host, attempt: 1, requestID: interceptors.isEmpty ? 0 : RequestContext.nextRequestID())
-        do {
-            for interceptor in interceptors {
-                urlRequest = try interceptor.adapt(urlRequest, context: context)
-            }
-        } catch {
-            return fail(error as? NetworkError ?? NetworkError(kind: .invalidRequest, message: error.localizedDescription, url: urlRequest.url, underlyingError: error))
-        }
-        let transfer = DownloadTransfer(
-            request: urlRequest,
+        let exchange = DownloadExchange(
+            base: urlRequest,
+            request: request,
+            host: host,
             destination: destination,
             options: options,
-            transport: host.transport,
-            priority: nil,
             progress: { written, expected in operation.value.reportProgress(written: written, expected: expected, on: queue) },
             completion: { result in queue.async { operation.value.deliver(result) } }
         )
         let cancelled: Bool = state.write { state in
-            state.transfer = transfer
+            state.exchange = exchange
             return isCancelled
         }
         if cancelled {
             fail(.cancelled(url: urlRequest.url))
         } else {
-            transfer.start()
+            exchange.start()
         }
     }
 
     /// Cancels the download; the bytes so far stay on disk for a later resume.
     public override func cancel() {
         super.cancel()
-        state.read { $0.transfer }?.cancel()
+        state.read { $0.exchange }?.cancel()
     }
 
     override func willFinish() {
@@ -139,6 +135,19 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {
         }
     }
 
+    /// Calls `observer` once with the result, after ``completion``, on the callback
+    /// queue (at once when it was delivered already).
+    func observeResult(_ observer: @escaping @Sendable (Result<URL, NetworkError>) -> Void) {
+        let delivered: Result<URL, NetworkError>? = state.write { state in
+            if let result = state.result { return result }
+            state.observers.append(observer)
+            return nil
+        }
+        if let delivered {
+            observer(delivered)
+        }
+    }
+
     private func deliver(_ result: Result<URL, NetworkError>) {
         let first: Bool = state.write { state in
             guard state.result == nil else { return false }
@@ -147,6 +156,11 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {
         }
         guard first else { return }
         completion?(result)
+        let observers: [@Sendable (Result<URL, NetworkError>) -> Void] = state.write { state in
+            defer { state.observers.removeAll() }
+            return state.observers
+        }
+        observers.forEach { $0(result) }
         finish()
     }
 }

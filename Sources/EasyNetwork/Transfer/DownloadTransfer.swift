@@ -5,6 +5,13 @@ import FoundationNetworking
 
 /// One download written to disk as it arrives, resumed from an earlier attempt's bytes
 /// when the server allows (`Range` + `If-Range`), started over cleanly when it does not.
+///
+/// A fresh download asks for the whole body: any server can answer that. Ranges are used
+/// only once the server has shown it serves them for this resource (`Accept-Ranges:
+/// bytes` or a 206, a strong validator for `If-Range`, no content coding): then the first
+/// answer is cut after one segment and the rest comes in ranges, which bound what
+/// URLSession on Linux can pile up in memory. A 416 to a range starts over once with no
+/// ranges at all.
 final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     private struct State {
         var writer: FileWriter?
@@ -13,6 +20,14 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         var failure: NetworkError?
         var restart = false
         var restarted = false
+        /// A 416 answered a range: this download asks for whole bodies only.
+        var rangesRefused = false
+        /// Where the current whole-body answer is cut to continue in ranges.
+        var cutAt: Int64?
+        /// The current answer was cancelled to continue in ranges.
+        var cutting = false
+        /// Whether the current response's head arrived (a body cut short needs one).
+        var responded = false
         var cancelled = false
         var finished = false
         var task: TransportTask?
@@ -75,9 +90,10 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         }
         var offset: Int64 = 0
         var validator: String?
-        if options.resumable, let url = request.url, let point = partial.resumePoint(for: url) {
+        if options.resumable, let url = request.url, let point = partial.resumePoint(for: url),
+           let ifRange = Self.ifRangeValidator(etag: point.validator.etag, lastModified: point.validator.lastModified) {
             offset = point.offset
-            validator = point.validator.etag ?? point.validator.lastModified
+            validator = ifRange
         } else {
             partial.discard()
         }
@@ -88,11 +104,14 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         requestRange(from: offset)
     }
 
-    /// Sends the request for the bytes from `offset` (a range when segmented or resuming).
+    /// Sends the request for the bytes from `offset`: the whole body from 0, else a range
+    /// (one segment long when segmented) guarded by `If-Range`.
     private func requestRange(from offset: Int64) {
         var attempt = request
-        let (validator, segment): (String?, Int64?) = state.write { state in
-            guard let initial = options.segmentSize.map(Int64.init) else { return (state.validator, nil) }
+        let (validator, segment, refused): (String?, Int64?, Bool) = state.write { state in
+            guard let initial = options.segmentSize.map(Int64.init), !state.rangesRefused else {
+                return (state.validator, nil, state.rangesRefused)
+            }
             let elapsed = Date().timeIntervalSince(state.segmentStarted)
             if state.segment == 0 {
                 state.segment = initial
@@ -102,19 +121,23 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
                 state.segment = max(state.segment / 2, initial)
             }
             state.segmentStarted = Date()
-            return (state.validator, state.segment)
+            return (state.validator, state.segment, false)
         }
-        if let segment {
-            attempt.setValue("bytes=\(offset)-\(offset + segment - 1)", forHTTPHeaderField: "Range")
-        } else if offset > 0 {
-            attempt.setValue("bytes=\(offset)-", forHTTPHeaderField: "Range")
-        }
-        if offset > 0, let validator {
+        if offset > 0, !refused, let validator {
+            attempt.setValue(segment.map { "bytes=\(offset)-\(offset + $0 - 1)" } ?? "bytes=\(offset)-", forHTTPHeaderField: "Range")
             attempt.setValue(validator, forHTTPHeaderField: "If-Range")
+            // Offsets count the resource's own bytes, never those of a compressed form.
+            attempt.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        } else if attempt.value(forHTTPHeaderField: "Accept-Encoding") == nil {
+            // The file holds the resource's bytes; its length and a later resume need them.
+            attempt.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         }
         state.write {
-            $0.rangeOffset = offset
+            $0.rangeOffset = offset > 0 && !refused && validator != nil ? offset : 0
             $0.segmentEnd = nil
+            $0.cutAt = nil
+            $0.cutting = false
+            $0.responded = false
         }
         guard let task = transport.streamingTask(with: attempt, priority: priority, observer: self) else {
             end(.failure(.cancelled(url: request.url)))
@@ -138,43 +161,63 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     // MARK: TransferObserver
 
     func transferDidReceive(_ response: HTTPURLResponse) -> Bool {
-        let offset = state.read { $0.rangeOffset }
+        let offset: Int64 = state.write { state in
+            state.responded = true
+            return state.rangeOffset
+        }
         let status = response.statusCode
-        if status == 416, offset > 0 {
-            state.write { $0.restart = true }
+        let range = status == 206 ? Self.contentRange(response) : nil
+        let isRange = status == 206 && range?.start == offset
+        if offset > 0 && (status == 416 || (status == 206 && !isRange)) {
+            // The server refuses ranges (or answers another one): start over, once, whole.
+            state.write { state in
+                if state.restarted {
+                    state.failure = NetworkError(kind: .unacceptableStatus, url: response.url ?? request.url, response: response)
+                } else {
+                    state.restart = true
+                    state.rangesRefused = true
+                }
+            }
             return false
         }
-        guard (200..<300).contains(status) else {
+        if offset > 0, !isRange, (200..<300).contains(status) {
+            // The range or its validator was ignored: the whole body follows, and no
+            // further ranges (a changing validator would otherwise loop).
+            state.write { $0.rangesRefused = true }
+        }
+        guard (200..<300).contains(status), status != 206 || isRange else {
             state.write {
                 $0.failure = NetworkError(kind: .unacceptableStatus, url: response.url ?? request.url, response: response)
             }
             return false
         }
-        let range = status == 206 ? Self.contentRange(response) : nil
-        let isRange = range?.start == offset
-        let resumes = isRange && offset > 0
+        let coded = Self.isContentCoded(response)
         let total: Int64? = isRange
             ? range?.total
-            : (response.expectedContentLength > 0 ? response.expectedContentLength : nil)
-        let validator = response.value(forHTTPHeaderField: "ETag") ?? response.value(forHTTPHeaderField: "Last-Modified")
+            : (response.expectedContentLength >= 0 && !coded ? response.expectedContentLength : nil)
+        let etag = response.value(forHTTPHeaderField: "ETag")
+        let lastModified = response.value(forHTTPHeaderField: "Last-Modified")
+        let validator = Self.ifRangeValidator(etag: etag, lastModified: lastModified)
         do {
-            let writer = try FileWriter(url: partial.dataURL, appending: resumes)
-            if options.resumable, let url = request.url, !resumes || state.read({ $0.validator == nil }) {
-                partial.save(PartialDownload.Validator(
-                    url: url.absoluteString,
-                    etag: response.value(forHTTPHeaderField: "ETag"),
-                    lastModified: response.value(forHTTPHeaderField: "Last-Modified"),
-                    totalLength: total
-                ))
+            // Bytes from the start of the file, or appended to those on disk.
+            let fresh = offset == 0 || !isRange
+            let writer = try FileWriter(url: partial.dataURL, appending: !fresh)
+            if options.resumable, let url = request.url, fresh || state.read({ $0.validator == nil }), !coded {
+                partial.save(PartialDownload.Validator(url: url.absoluteString, etag: etag, lastModified: lastModified, totalLength: total))
             }
+            let rangesServed = isRange || (response.value(forHTTPHeaderField: "Accept-Ranges")?.lowercased().contains("bytes") ?? false)
             state.write { state in
                 state.writer = writer
-                state.written = resumes ? offset : 0
+                state.written = fresh ? 0 : offset
                 state.expected = total
                 state.segmentEnd = isRange ? range?.end : nil
-                if let validator { state.validator = validator }
+                if fresh { state.validator = validator }
+                if !isRange, rangesServed, validator != nil, !coded, !state.rangesRefused,
+                   let segment = options.segmentSize.map(Int64.init), total.map({ $0 > segment }) ?? true {
+                    state.cutAt = segment
+                }
             }
-            progress(resumes ? offset : 0, total)
+            progress(fresh ? 0 : offset, total)
             return true
         } catch {
             state.write { $0.failure = Self.fileError(error, url: request.url) }
@@ -187,10 +230,17 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         guard let writer, !failed else { return }
         do {
             try writer.write(data)
-            let (written, expected) = state.write { state -> (Int64, Int64?) in
+            let (written, expected, cut) = state.write { state -> (Int64, Int64?, TransportTask?) in
                 state.written += Int64(data.count)
-                return (state.written, state.expected)
+                var cut: TransportTask?
+                if let cutAt = state.cutAt, state.written >= cutAt, !state.cutting, let task = state.task {
+                    // Enough of the whole body: the rest comes in ranges.
+                    state.cutting = true
+                    cut = task
+                }
+                return (state.written, state.expected, cut)
             }
+            cut?.cancel()
             progress(written, expected)
         } catch {
             state.write { $0.failure = Self.fileError(error, url: request.url) }
@@ -218,9 +268,17 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             end(.failure(failure))
             return
         }
+        if snapshot.cutting, !snapshot.cancelled, (error as? URLError)?.code == .cancelled, snapshot.written > 0 {
+            requestRange(from: snapshot.written)
+            return
+        }
         if let error {
             if snapshot.cancelled || (error as? URLError)?.code == .cancelled {
                 end(.failure(.cancelled(url: request.url)))
+            } else if snapshot.responded, let urlError = error as? URLError, urlError.code == .unknown,
+                      snapshot.expected.map({ snapshot.written < $0 }) ?? true {
+                // The body was cut short (libcurl's "transfer closed", -1 on Linux).
+                end(.failure(.transport(TruncatedBody.connectionLost(urlError), url: request.url)))
             } else {
                 end(.failure(.transport(error, url: request.url)))
             }
@@ -281,6 +339,19 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         let bounds = parts.first?.split(separator: "-") ?? []
         guard bounds.count == 2, let start = Int64(bounds[0]), let end = Int64(bounds[1]) else { return nil }
         return (start, end, parts.count == 2 ? Int64(parts[1]) : nil)
+    }
+
+    /// What `If-Range` may carry: a strong ETag, else Last-Modified (a weak ETag must
+    /// not be used there); `nil` when neither is usable.
+    static func ifRangeValidator(etag: String?, lastModified: String?) -> String? {
+        if let etag, !etag.hasPrefix("W/") { return etag }
+        return lastModified
+    }
+
+    /// Whether the body came with a content coding (its bytes are not the resource's).
+    static func isContentCoded(_ response: HTTPURLResponse) -> Bool {
+        guard let coding = response.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces) else { return false }
+        return !coding.isEmpty && coding.lowercased() != "identity"
     }
 
     static func fileError(_ error: any Error, url: URL?) -> NetworkError {
