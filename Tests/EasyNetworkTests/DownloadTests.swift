@@ -247,6 +247,7 @@ final class DownloadTests: ServerTestCase {
         let url = try XCTUnwrap(result).get()
         XCTAssertEqual(try Data(contentsOf: url), Data())
         XCTAssertFalse(FileManager.default.fileExists(atPath: url.path + ".partial"))
+        XCTAssertEqual(fractions.values.last, 1, "progress ends at 1.0 for an empty file too")
     }
 
     func testServerThatAnswersEveryRangeWith416StillDownloads() throws {

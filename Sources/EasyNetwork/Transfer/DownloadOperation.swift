@@ -123,14 +123,18 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {
     }
 
     private func reportProgress(written: Int64, expected: Int64?, on queue: DispatchQueue) {
-        let total = max(expected ?? 0, written)
-        let fraction = total > 0 ? Double(written) / Double(total) : 0
+        // An empty body is complete once its length is known: one unit of one, so that
+        // `fractionCompleted` reaches 1.0 for an empty file too.
+        let empty = expected == 0 && written == 0
+        let total = empty ? 1 : max(expected ?? 0, written)
+        let completed = empty ? 1 : written
+        let fraction = total > 0 ? Double(completed) / Double(total) : 0
         guard state.write({ $0.gate.admit(fraction) }) else { return }
         let operation = UncheckedSendable(self)
         queue.async {
             let progress = operation.value.progress
             progress.totalUnitCount = total
-            progress.completedUnitCount = written
+            progress.completedUnitCount = completed
             operation.value.onProgress?(progress)
         }
     }

@@ -275,12 +275,10 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         if let error {
             if snapshot.cancelled || (error as? URLError)?.code == .cancelled {
                 end(.failure(.cancelled(url: request.url)))
-            } else if snapshot.responded, let urlError = error as? URLError, urlError.code == .unknown,
-                      snapshot.expected.map({ snapshot.written < $0 }) ?? true {
-                // The body was cut short (libcurl's "transfer closed", -1 on Linux).
-                end(.failure(.transport(TruncatedBody.connectionLost(urlError), url: request.url)))
             } else {
-                end(.failure(.transport(error, url: request.url)))
+                // A body cut short (libcurl's "transfer closed", -1 on Linux) is a connection loss.
+                let declared = snapshot.responded ? snapshot.expected : nil
+                end(.failure(.transport(TruncatedBody.classify(error, declared: declared, received: snapshot.written), url: request.url)))
             }
             return
         }
