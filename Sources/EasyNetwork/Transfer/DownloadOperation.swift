@@ -20,8 +20,8 @@ import FoundationNetworking
 /// server ignores the range or the resource changed, it starts over cleanly. This works
 /// on Linux too, where URLSession has no resume data.
 ///
-/// A fresh download asks for the whole body, so it works against any server; ranges
-/// are used only once the server has shown it serves them (see ``DownloadOptions``).
+/// It works against any server: one that ignores or refuses (416) ranges, or serves an
+/// empty file, gets a plain GET (see ``DownloadOptions/segmentSize``).
 ///
 /// The request gets the host's headers, token and interceptors' `adapt`. A 401 with a
 /// host ``TokenAuthenticator`` refreshes the token (or joins the running refresh) and

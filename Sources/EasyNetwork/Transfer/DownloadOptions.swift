@@ -15,16 +15,15 @@ public struct DownloadOptions: Sendable {
     /// Whether the bytes of an earlier failed or cancelled attempt are kept and the
     /// download continues from them (HTTP `Range` guarded by `If-Range`). Default `true`.
     public var resumable: Bool
-    /// Continue in ranges, one request after another, starting with this many bytes
-    /// (default 1 MB), or `nil` for one request. The first request asks for the whole
-    /// body; when the response shows the server serves ranges (`Accept-Ranges: bytes`,
-    /// an ETag or Last-Modified for `If-Range`, no content coding), it is cut after this
-    /// many bytes and the rest comes in ranges. URLSession on Linux hands
+    /// Ask for the body in ranges, one request after another, starting with this many
+    /// bytes (default 1 MB), or `nil` for one request. URLSession on Linux hands
     /// received data to its delegate without limit, so a network faster than the disk
     /// would fill memory; ranges bound what can pile up. A range that takes long
     /// (a slow network, where round trips would cost) doubles the next, up to 32 times
-    /// this size; one that is fast halves it again. A server that ignores or refuses
-    /// (416) ranges sends the whole body in one response, which works too.
+    /// this size; one that is fast halves it again. A server that ignores ranges sends
+    /// the whole body in one response; a 416 (an empty file, a server that refuses
+    /// ranges) starts over once with a plain GET; a server that names no validator for
+    /// `If-Range` is asked for the whole body after the first range. All of these work.
     public var segmentSize: Int?
 
     /// Options; by default replace an existing file, resume from partial data, and ask

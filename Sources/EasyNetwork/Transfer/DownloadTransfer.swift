@@ -6,12 +6,12 @@ import FoundationNetworking
 /// One download written to disk as it arrives, resumed from an earlier attempt's bytes
 /// when the server allows (`Range` + `If-Range`), started over cleanly when it does not.
 ///
-/// A fresh download asks for the whole body: any server can answer that. Ranges are used
-/// only once the server has shown it serves them for this resource (`Accept-Ranges:
-/// bytes` or a 206, a strong validator for `If-Range`, no content coding): then the first
-/// answer is cut after one segment and the rest comes in ranges, which bound what
-/// URLSession on Linux can pile up in memory. A 416 to a range starts over once with no
-/// ranges at all.
+/// When segmented, a fresh download asks for its first segment (`bytes=0-…`) and the
+/// rest in ranges guarded by `If-Range`, which bound what URLSession on Linux can pile up
+/// in memory. Any server still works: one that ignores ranges sends the whole body, a 416
+/// (an empty file, a server that refuses ranges) starts over once with a plain GET, and
+/// one that names no validator for `If-Range` is asked for the whole body after the
+/// first range (a later range without a validator could splice two versions).
 final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     private struct State {
         var writer: FileWriter?
@@ -20,12 +20,11 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         var failure: NetworkError?
         var restart = false
         var restarted = false
-        /// A 416 answered a range: this download asks for whole bodies only.
+        /// A 416 answered a range, or a range was ignored: this download asks for whole
+        /// bodies only.
         var rangesRefused = false
-        /// Where the current whole-body answer is cut to continue in ranges.
-        var cutAt: Int64?
-        /// The current answer was cancelled to continue in ranges.
-        var cutting = false
+        /// Whether the current request asked for a range.
+        var ranged = false
         /// Whether the current response's head arrived (a body cut short needs one).
         var responded = false
         var cancelled = false
@@ -104,8 +103,9 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         requestRange(from: offset)
     }
 
-    /// Sends the request for the bytes from `offset`: the whole body from 0, else a range
-    /// (one segment long when segmented) guarded by `If-Range`.
+    /// Sends the request for the bytes from `offset`: a range (one segment long when
+    /// segmented; from a later offset only with a validator for `If-Range`), else the
+    /// whole body.
     private func requestRange(from offset: Int64) {
         var attempt = request
         let (validator, segment, refused): (String?, Int64?, Bool) = state.write { state in
@@ -123,9 +123,13 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             state.segmentStarted = Date()
             return (state.validator, state.segment, false)
         }
-        if offset > 0, !refused, let validator {
+        // A range from 0 has nothing to splice onto; a later one needs `If-Range`.
+        let ranged = !refused && (offset > 0 ? validator != nil : segment != nil)
+        if ranged {
             attempt.setValue(segment.map { "bytes=\(offset)-\(offset + $0 - 1)" } ?? "bytes=\(offset)-", forHTTPHeaderField: "Range")
-            attempt.setValue(validator, forHTTPHeaderField: "If-Range")
+            if offset > 0, let validator {
+                attempt.setValue(validator, forHTTPHeaderField: "If-Range")
+            }
             // Offsets count the resource's own bytes, never those of a compressed form.
             attempt.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         } else if attempt.value(forHTTPHeaderField: "Accept-Encoding") == nil {
@@ -133,10 +137,9 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             attempt.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         }
         state.write {
-            $0.rangeOffset = offset > 0 && !refused && validator != nil ? offset : 0
+            $0.ranged = ranged
+            $0.rangeOffset = ranged ? offset : 0
             $0.segmentEnd = nil
-            $0.cutAt = nil
-            $0.cutting = false
             $0.responded = false
         }
         guard let task = transport.streamingTask(with: attempt, priority: priority, observer: self) else {
@@ -161,14 +164,14 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     // MARK: TransferObserver
 
     func transferDidReceive(_ response: HTTPURLResponse) -> Bool {
-        let offset: Int64 = state.write { state in
+        let (offset, ranged): (Int64, Bool) = state.write { state in
             state.responded = true
-            return state.rangeOffset
+            return (state.rangeOffset, state.ranged)
         }
         let status = response.statusCode
         let range = status == 206 ? Self.contentRange(response) : nil
         let isRange = status == 206 && range?.start == offset
-        if offset > 0 && (status == 416 || (status == 206 && !isRange)) {
+        if ranged && (status == 416 || (status == 206 && !isRange)) {
             // The server refuses ranges (or answers another one): start over, once, whole.
             state.write { state in
                 if state.restarted {
@@ -180,7 +183,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             }
             return false
         }
-        if offset > 0, !isRange, (200..<300).contains(status) {
+        if ranged, !isRange, (200..<300).contains(status) {
             // The range or its validator was ignored: the whole body follows, and no
             // further ranges (a changing validator would otherwise loop).
             state.write { $0.rangesRefused = true }
@@ -205,17 +208,12 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             if options.resumable, let url = request.url, fresh || state.read({ $0.validator == nil }), !coded {
                 partial.save(PartialDownload.Validator(url: url.absoluteString, etag: etag, lastModified: lastModified, totalLength: total))
             }
-            let rangesServed = isRange || (response.value(forHTTPHeaderField: "Accept-Ranges")?.lowercased().contains("bytes") ?? false)
             state.write { state in
                 state.writer = writer
                 state.written = fresh ? 0 : offset
                 state.expected = total
                 state.segmentEnd = isRange ? range?.end : nil
                 if fresh { state.validator = validator }
-                if !isRange, rangesServed, validator != nil, !coded, !state.rangesRefused,
-                   let segment = options.segmentSize.map(Int64.init), total.map({ $0 > segment }) ?? true {
-                    state.cutAt = segment
-                }
             }
             progress(fresh ? 0 : offset, total)
             return true
@@ -230,17 +228,10 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         guard let writer, !failed else { return }
         do {
             try writer.write(data)
-            let (written, expected, cut) = state.write { state -> (Int64, Int64?, TransportTask?) in
+            let (written, expected) = state.write { state -> (Int64, Int64?) in
                 state.written += Int64(data.count)
-                var cut: TransportTask?
-                if let cutAt = state.cutAt, state.written >= cutAt, !state.cutting, let task = state.task {
-                    // Enough of the whole body: the rest comes in ranges.
-                    state.cutting = true
-                    cut = task
-                }
-                return (state.written, state.expected, cut)
+                return (state.written, state.expected)
             }
-            cut?.cancel()
             progress(written, expected)
         } catch {
             state.write { $0.failure = Self.fileError(error, url: request.url) }
@@ -266,10 +257,6 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         }
         if let failure = snapshot.failure {
             end(.failure(failure))
-            return
-        }
-        if snapshot.cutting, !snapshot.cancelled, (error as? URLError)?.code == .cancelled, snapshot.written > 0 {
-            requestRange(from: snapshot.written)
             return
         }
         if let error {
