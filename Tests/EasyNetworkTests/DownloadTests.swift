@@ -261,6 +261,26 @@ final class DownloadTests: ServerTestCase {
         XCTAssertNil(server.requests(path: "/liar").last?.header("Range"), "after a 416 it asks for the whole body")
     }
 
+    func testServerWithoutAValidatorIsNotSplicedFromRanges() throws {
+        // Ranges honoured, but no ETag or Last-Modified: a later range could not carry
+        // If-Range, so after the first range the whole body comes in one plain GET.
+        let body = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 11) })
+        server.route("GET", "/plain") { request in
+            if let range = request.header("Range"), range.hasPrefix("bytes="),
+               let start = Int(range.dropFirst(6).split(separator: "-").first ?? ""), start < body.count {
+                let bounds = range.dropFirst(6).split(separator: "-", omittingEmptySubsequences: false)
+                let end = min(bounds.count > 1 ? Int(bounds[1]) ?? body.count - 1 : body.count - 1, body.count - 1)
+                return .data(body.subdata(in: start..<(end + 1)), status: 206, headers: ["Content-Range": "bytes \(start)-\(end)/\(body.count)"])
+            }
+            return .data(body)
+        }
+        let (_, result) = download("/plain", to: "plain.bin", options: DownloadOptions(segmentSize: 64 * 1024))
+        XCTAssertEqual(try Data(contentsOf: try XCTUnwrap(result).get()), body)
+        let requests = server.requests(path: "/plain")
+        XCTAssertTrue(requests.allSatisfy { $0.header("If-Range") == nil })
+        XCTAssertEqual(requests.map { $0.header("Range") ?? "-" }, ["bytes=0-65535", "-"], "no range past the first without If-Range")
+    }
+
     func testRangeRequestsAskForIdentityEncodingAndCarryIfRange() throws {
         let resource = RangeResource(size: 2_000_000)
         resource.slow = true
