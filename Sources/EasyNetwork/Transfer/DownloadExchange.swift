@@ -11,7 +11,7 @@ import FoundationNetworking
 ///
 /// All mutable state sits behind one lock; every path ends in ``finish(_:)``, which
 /// runs once.
-final class DownloadExchange: @unchecked Sendable {
+final class DownloadExchange: Sendable {
     private struct State {
         var attempt = 0
         var replayed = false

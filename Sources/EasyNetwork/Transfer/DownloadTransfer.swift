@@ -12,7 +12,7 @@ import FoundationNetworking
 /// (an empty file, a server that refuses ranges) starts over once with a plain GET, and
 /// one that names no validator for `If-Range` is asked for the whole body after the
 /// first range (a later range without a validator could splice two versions).
-final class DownloadTransfer: TransferObserver, @unchecked Sendable {
+final class DownloadTransfer: TransferObserver, Sendable {
     private struct State {
         var writer: FileWriter?
         var written: Int64 = 0
