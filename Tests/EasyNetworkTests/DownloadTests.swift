@@ -316,6 +316,15 @@ final class DownloadTests: ServerTestCase {
         } catch let error as NetworkError {
             XCTAssertEqual(error.statusCode, 404)
         }
+
+        // The same download held as a plain Operation goes through the generic run.
+        let erased: Operation = DownloadOperation(request: TestRequest("/status/404"), to: folder.appendingPathComponent("erased.bin"), configuration: host)
+        do {
+            try await queue.run(erased)
+            XCTFail("a 404 must throw through the generic run too")
+        } catch let error as NetworkError {
+            XCTAssertEqual(error.statusCode, 404)
+        }
     }
 
     func testCancellingTheTaskCancelsTheDownload() async throws {
