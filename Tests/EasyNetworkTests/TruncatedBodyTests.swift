@@ -91,6 +91,31 @@ final class TruncatedBodyTests: ServerTestCase {
         XCTAssertEqual(error.urlError?.code, .networkConnectionLost, "\(error)")
     }
 
+    func testDownloadCancelledWhileWaitingToRetryEndsCancelledOnce() throws {
+        server.route("GET", "/cut") { _ in .truncatedBody(declaredLength: 10_000, sentBytes: 1000) }
+        let host = makeHost()
+        host.retryPolicy = RetryPolicy(baseDelay: 5, jitter: 0)
+        let op = DownloadOperation(request: TestRequest("/cut"), to: folder.appendingPathComponent("wait.bin"), configuration: host)
+        let results = Collector<Bool>()
+        let done = expectation(description: "download")
+        op.completion = { result in
+            if case .failure(let error) = result { results.append(error.isCancelled) } else { results.append(false) }
+            done.fulfill()
+        }
+        queue.addOperation(op)
+        let deadline = Date().addingTimeInterval(10)
+        while server.requests(path: "/cut").isEmpty && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        Thread.sleep(forTimeInterval: 0.3)
+        let cancelledAt = Date()
+        op.cancel()
+        wait(for: [done], timeout: 10)
+        XCTAssertLessThan(Date().timeIntervalSince(cancelledAt), 4, "the 5 s backoff is not waited out")
+        Thread.sleep(forTimeInterval: 0.2)
+        XCTAssertEqual(results.values, [true], "one completion, cancelled")
+        XCTAssertEqual(server.requests(path: "/cut").count, 1, "no retry after the cancel")
+        XCTAssertTrue(op.isFinished)
+    }
+
     /// Bytes `range` of the loopback pattern (byte `i` is `UInt8(i % 251)`).
     private static func pattern(_ range: Range<Int>) -> Data {
         Data(range.map { UInt8($0 % 251) })
