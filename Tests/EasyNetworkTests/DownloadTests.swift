@@ -375,4 +375,26 @@ final class DownloadTests: ServerTestCase {
         XCTAssertEqual(refreshes.count, 1)
         XCTAssertEqual(server.requests(path: "/private").map { $0.header("Authorization") ?? "-" }, ["Bearer stale", "Bearer fresh"])
     }
+
+    func testDownloadCancelledWhileWaitingForARefreshEndsCancelledOnce() throws {
+        server.route("GET", "/private") { _ in .status(401) }
+        let host = makeHost()
+        let refreshing = expectation(description: "refresh started")
+        host.authenticator = TokenAuthenticator(token: "stale") { _ in refreshing.fulfill() }   // never answers
+        let op = DownloadOperation(request: TestRequest("/private"), to: folder.appendingPathComponent("wait.bin"), configuration: host)
+        let results = Collector<Bool>()
+        let done = expectation(description: "download")
+        op.completion = { result in
+            if case .failure(let error) = result { results.append(error.isCancelled) } else { results.append(false) }
+            done.fulfill()
+        }
+        queue.addOperation(op)
+        wait(for: [refreshing], timeout: 10)
+        op.cancel()
+        wait(for: [done], timeout: 10)
+        Thread.sleep(forTimeInterval: 0.2)
+        XCTAssertEqual(results.values, [true], "one completion, cancelled")
+        XCTAssertEqual(server.requests(path: "/private").count, 1)
+        XCTAssertTrue(op.isFinished)
+    }
 }
