@@ -34,9 +34,9 @@ import FoundationNetworking
 public final class DownloadOperation: ServiceOperation, @unchecked Sendable {
     private struct State {
         var exchange: DownloadExchange?
+        var observers: [@Sendable (Result<URL, NetworkError>) -> Void] = []
         var result: Result<URL, NetworkError>?
         var gate = ProgressGate()
-        var observers: [@Sendable (Result<URL, NetworkError>) -> Void] = []
     }
 
     private let request: any BaseAPIRequest
