@@ -281,6 +281,22 @@ final class DownloadTests: ServerTestCase {
         XCTAssertEqual(requests.map { $0.header("Range") ?? "-" }, ["bytes=0-65535", "-"], "no range past the first without If-Range")
     }
 
+    func testRangeOfUnknownTotalIsNotTakenForTheWholeFile() throws {
+        // `Content-Range: bytes 0-65535/*`: the length is unknown, so one range is not the file.
+        let body = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 17) })
+        server.route("GET", "/unknown") { request in
+            if let range = request.header("Range"), range.hasPrefix("bytes="),
+               let start = Int(range.dropFirst(6).split(separator: "-").first ?? ""), start < body.count {
+                let bounds = range.dropFirst(6).split(separator: "-", omittingEmptySubsequences: false)
+                let end = min(bounds.count > 1 ? Int(bounds[1]) ?? body.count - 1 : body.count - 1, body.count - 1)
+                return .data(body.subdata(in: start..<(end + 1)), status: 206, headers: ["Content-Range": "bytes \(start)-\(end)/*", "ETag": "\"u\""])
+            }
+            return .data(body, headers: ["ETag": "\"u\""])
+        }
+        let (_, result) = download("/unknown", to: "unknown.bin", options: DownloadOptions(segmentSize: 64 * 1024))
+        XCTAssertEqual(try Data(contentsOf: try XCTUnwrap(result).get()), body)
+    }
+
     func testRangeRequestsAskForIdentityEncodingAndCarryIfRange() throws {
         let resource = RangeResource(size: 2_000_000)
         resource.slow = true

@@ -11,7 +11,8 @@ import FoundationNetworking
 /// in memory. Any server still works: one that ignores ranges sends the whole body, a 416
 /// (an empty file, a server that refuses ranges) starts over once with a plain GET, and
 /// one that names no validator for `If-Range` is asked for the whole body after the
-/// first range (a later range without a validator could splice two versions).
+/// first range (a later range without a validator could splice two versions); so is one
+/// whose ranges give no total (`bytes 0-…/*`), which cannot tell where the file ends.
 final class DownloadTransfer: TransferObserver, Sendable {
     private struct State {
         var writer: FileWriter?
@@ -188,6 +189,10 @@ final class DownloadTransfer: TransferObserver, Sendable {
             // further ranges (a changing validator would otherwise loop).
             state.write { $0.rangesRefused = true }
         }
+        if isRange, range?.total == nil {
+            // `bytes a-b/*`: ranges cannot tell where the file ends; the rest comes whole.
+            state.write { $0.rangesRefused = true }
+        }
         guard (200..<300).contains(status), status != 206 || isRange else {
             state.write {
                 $0.failure = NetworkError(kind: .unacceptableStatus, url: response.url ?? request.url, response: response)
@@ -269,8 +274,8 @@ final class DownloadTransfer: TransferObserver, Sendable {
             }
             return
         }
-        if let last = snapshot.segmentEnd, let expected = snapshot.expected, last + 1 < expected {
-            // One range done; ask for the next.
+        if let last = snapshot.segmentEnd, snapshot.expected.map({ last + 1 < $0 }) ?? true {
+            // One range done (of a known or an unknown total); ask for the next.
             guard snapshot.written == last + 1 else {
                 end(.failure(NetworkError(kind: .transport, message: "a range ended early", url: request.url, underlyingError: URLError(.networkConnectionLost))))
                 return
