@@ -31,6 +31,8 @@ public struct LoopbackReply: Sendable {
         case closeWithoutResponse
         /// Send the head with this `Content-Length`, then the (shorter) body, then a TCP RST.
         case reset(declaredLength: Int)
+        /// Send the head with this `Content-Length`, then the (shorter) body, then close normally (FIN).
+        case truncate(declaredLength: Int)
     }
 
     let status: Int
@@ -118,6 +120,22 @@ public struct LoopbackReply: Sendable {
             body: .pattern(start: 0, count: min(max(0, sentBytes), declared)),
             delay: 0,
             ending: .reset(declaredLength: declared)
+        )
+    }
+
+    /// Sends a 200 head with `Content-Length: declaredLength`, then `sentBytes` body bytes, then closes the
+    /// connection normally (a body cut short, with no reset).
+    ///
+    /// `sentBytes` is clamped to `0...declaredLength`; body byte `i` is `UInt8(i % 251)`. Extra `headers`
+    /// (an ETag, `Accept-Ranges`) are sent too.
+    public static func truncatedBody(declaredLength: Int, sentBytes: Int, headers: [String: String] = [:]) -> LoopbackReply {
+        let declared = max(0, declaredLength)
+        return LoopbackReply(
+            status: 200,
+            headers: adding("Content-Type", "application/octet-stream", to: headers),
+            body: .pattern(start: 0, count: min(max(0, sentBytes), declared)),
+            delay: 0,
+            ending: .truncate(declaredLength: declared)
         )
     }
 

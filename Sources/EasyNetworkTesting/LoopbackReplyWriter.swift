@@ -40,6 +40,12 @@ enum LoopbackReplyWriter {
             }
             LoopbackSocket.setResetOnClose(fd)
             return .close
+        case .truncate(let declaredLength):
+            let head = makeHead(reply, framing: "Content-Length: \(declaredLength)", close: true)
+            if LoopbackSocket.sendAll(fd, head), !headOnly, case .pattern(let start, let count) = reply.body {
+                _ = sendPattern(fd, start: start, count: count)
+            }
+            return .close
         case .normal:
             break
         }

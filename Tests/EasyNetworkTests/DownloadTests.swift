@@ -181,6 +181,7 @@ final class DownloadTests: ServerTestCase {
         XCTAssertEqual(server.requests(path: "/file").map { $0.header("Range") ?? "" },
                        ["bytes=0-299999", "bytes=300000-599999", "bytes=600000-899999", "bytes=900000-1199999"])
         XCTAssertEqual(server.requests(path: "/file").dropFirst().map { $0.header("If-Range") ?? "" }, Array(repeating: "\"v1\"", count: 3))
+        XCTAssertEqual(server.requests(path: "/file").map { $0.header("Accept-Encoding") ?? "" }, Array(repeating: "identity", count: 4))
     }
 
     func testBuiltInLargeRouteServesRanges() throws {
@@ -207,5 +208,209 @@ final class DownloadTests: ServerTestCase {
         RunLoop.current.run(until: Date().addingTimeInterval(0.05))
         XCTAssertEqual(results.values, [true])
         XCTAssertEqual(server.requests.count, 0)
+    }
+    // MARK: Servers that refuse ranges, empty files, range headers
+
+    /// The ranges a recorded request asked for, as (start, end); `nil` without a `Range`.
+    private func range(of request: RecordedRequest) -> (start: Int, end: Int?)? {
+        guard let value = request.header("Range"), value.hasPrefix("bytes=") else { return nil }
+        let bounds = value.dropFirst(6).split(separator: "-", omittingEmptySubsequences: false)
+        guard let start = Int(bounds.first ?? "") else { return nil }
+        return (start, bounds.count > 1 ? Int(bounds[1]) : nil)
+    }
+
+    func testEmptyFileBecomesAnEmptyFile() throws {
+        // What servers answer for an empty file: any range is unsatisfiable.
+        server.route("GET", "/empty") { request in
+            if request.header("Range") != nil {
+                return .status(416, headers: ["Content-Range": "bytes */0", "Accept-Ranges": "bytes", "ETag": "\"e\""])
+            }
+            return .data(Data(), headers: ["Accept-Ranges": "bytes", "ETag": "\"e\""])
+        }
+        let fractions = Collector<Double>()
+        let (_, result) = download("/empty", to: "empty.bin", progress: fractions)
+        let url = try XCTUnwrap(result).get()
+        XCTAssertEqual(try Data(contentsOf: url), Data())
+        XCTAssertFalse(FileManager.default.fileExists(atPath: url.path + ".partial"))
+        XCTAssertEqual(fractions.values.last, 1, "progress ends at 1.0 for an empty file too")
+    }
+
+    func testServerThatAnswersEveryRangeWith416StillDownloads() throws {
+        let body = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        server.route("GET", "/norange") { request in
+            if request.header("Range") != nil {
+                return .status(416, headers: ["Content-Range": "bytes */\(body.count)"])
+            }
+            return .data(body)
+        }
+        let (_, result) = download("/norange", to: "norange.bin")
+        XCTAssertEqual(try Data(contentsOf: try XCTUnwrap(result).get()), body)
+        XCTAssertNil(server.requests(path: "/norange").last?.header("Range"), "after a 416 it asks for the whole body")
+    }
+
+    func testServerThatAdvertisesRangesButRefusesThemStillDownloads() throws {
+        let body = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        server.route("GET", "/liar") { request in
+            if request.header("Range") != nil {
+                return .status(416, headers: ["Content-Range": "bytes */\(body.count)"])
+            }
+            return .data(body, headers: ["Accept-Ranges": "bytes", "ETag": "\"l\""])
+        }
+        let (_, result) = download("/liar", to: "liar.bin", options: DownloadOptions(segmentSize: 64 * 1024))
+        XCTAssertEqual(try Data(contentsOf: try XCTUnwrap(result).get()), body)
+        XCTAssertNil(server.requests(path: "/liar").last?.header("Range"), "after a 416 it asks for the whole body")
+    }
+
+    func testServerWithoutAValidatorIsNotSplicedFromRanges() throws {
+        // Ranges honoured, but no ETag or Last-Modified: a later range could not carry
+        // If-Range, so after the first range the whole body comes in one plain GET.
+        let body = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 11) })
+        server.route("GET", "/plain") { request in
+            if let range = request.header("Range"), range.hasPrefix("bytes="),
+               let start = Int(range.dropFirst(6).split(separator: "-").first ?? ""), start < body.count {
+                let bounds = range.dropFirst(6).split(separator: "-", omittingEmptySubsequences: false)
+                let end = min(bounds.count > 1 ? Int(bounds[1]) ?? body.count - 1 : body.count - 1, body.count - 1)
+                return .data(body.subdata(in: start..<(end + 1)), status: 206, headers: ["Content-Range": "bytes \(start)-\(end)/\(body.count)"])
+            }
+            return .data(body)
+        }
+        let (_, result) = download("/plain", to: "plain.bin", options: DownloadOptions(segmentSize: 64 * 1024))
+        XCTAssertEqual(try Data(contentsOf: try XCTUnwrap(result).get()), body)
+        let requests = server.requests(path: "/plain")
+        XCTAssertTrue(requests.allSatisfy { $0.header("If-Range") == nil })
+        XCTAssertEqual(requests.map { $0.header("Range") ?? "-" }, ["bytes=0-65535", "-"], "no range past the first without If-Range")
+    }
+
+    func testRangeOfUnknownTotalIsNotTakenForTheWholeFile() throws {
+        // `Content-Range: bytes 0-65535/*`: the length is unknown, so one range is not the file.
+        let body = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 17) })
+        server.route("GET", "/unknown") { request in
+            if let range = request.header("Range"), range.hasPrefix("bytes="),
+               let start = Int(range.dropFirst(6).split(separator: "-").first ?? ""), start < body.count {
+                let bounds = range.dropFirst(6).split(separator: "-", omittingEmptySubsequences: false)
+                let end = min(bounds.count > 1 ? Int(bounds[1]) ?? body.count - 1 : body.count - 1, body.count - 1)
+                return .data(body.subdata(in: start..<(end + 1)), status: 206, headers: ["Content-Range": "bytes \(start)-\(end)/*", "ETag": "\"u\""])
+            }
+            return .data(body, headers: ["ETag": "\"u\""])
+        }
+        let (_, result) = download("/unknown", to: "unknown.bin", options: DownloadOptions(segmentSize: 64 * 1024))
+        XCTAssertEqual(try Data(contentsOf: try XCTUnwrap(result).get()), body)
+    }
+
+    func testRangeRequestsAskForIdentityEncodingAndCarryIfRange() throws {
+        let resource = RangeResource(size: 2_000_000)
+        resource.slow = true
+        server.route("GET", "/file") { resource.reply(to: $0) }
+        _ = download("/file", to: "r.bin", cancelWhen: { self.size($0) >= 500_000 })
+        resource.slow = false
+        let (_, result) = download("/file", to: "r.bin")
+        XCTAssertEqual(try Data(contentsOf: try XCTUnwrap(result).get()), resource.body)
+        let ranged = server.requests(path: "/file").filter { $0.header("Range") != nil }
+        XCTAssertTrue(ranged.contains { ($0.header("Range") ?? "").hasPrefix("bytes=0-") == false }, "the second download resumed with a range")
+        for request in ranged {
+            XCTAssertEqual(request.header("Accept-Encoding"), "identity", request.header("Range") ?? "")
+            if request.header("Range")?.hasPrefix("bytes=0-") == false {
+                XCTAssertEqual(request.header("If-Range"), "\"v1\"", request.header("Range") ?? "")
+            }
+        }
+    }
+
+    // MARK: async run
+
+    func testAsyncRunReturnsTheFileAndThrowsTheDownloadsError() async throws {
+        let resource = RangeResource(size: 10_000)
+        server.route("GET", "/file") { resource.reply(to: $0) }
+        let host = makeHost()
+        let good = DownloadOperation(request: TestRequest("/file"), to: folder.appendingPathComponent("good.bin"), configuration: host)
+        let url: URL = try await queue.run(good)
+        XCTAssertEqual(try Data(contentsOf: url), resource.body)
+
+        let missing = DownloadOperation(request: TestRequest("/status/404"), to: folder.appendingPathComponent("missing.bin"), configuration: host)
+        do {
+            try await queue.run(missing)
+            XCTFail("a 404 must throw")
+        } catch let error as NetworkError {
+            XCTAssertEqual(error.statusCode, 404)
+        }
+
+        // The same download held as a plain Operation goes through the generic run.
+        let erased: Operation = DownloadOperation(request: TestRequest("/status/404"), to: folder.appendingPathComponent("erased.bin"), configuration: host)
+        do {
+            try await queue.run(erased)
+            XCTFail("a 404 must throw through the generic run too")
+        } catch let error as NetworkError {
+            XCTAssertEqual(error.statusCode, 404)
+        }
+    }
+
+    func testCancellingTheTaskCancelsTheDownload() async throws {
+        let resource = RangeResource(size: 4_000_000)
+        resource.slow = true
+        server.route("GET", "/file") { resource.reply(to: $0) }
+        let op = DownloadOperation(request: TestRequest("/file"), to: folder.appendingPathComponent("cancel.bin"), configuration: makeHost())
+        let queue = self.queue
+        let started = Date()
+        let task = Task { [queue] in try await queue.run(op) }
+        while server.requests(path: "/file").isEmpty && Date().timeIntervalSince(started) < 5 {
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
+        task.cancel()
+        do {
+            _ = try await task.value
+            XCTFail("must be cancelled")
+        } catch let error as NetworkError {
+            XCTAssertTrue(error.isCancelled)
+        }
+        XCTAssertTrue(op.isCancelled)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 5, "the slow body takes 2.5 s; the cancel ends it at once")
+    }
+
+    // MARK: token refresh
+
+    func testDownloadReplaysOnceAfterATokenRefresh() throws {
+        let resource = RangeResource(size: 50_000)
+        let refreshes = Collector<Int>()
+        server.route("GET", "/private") { request in
+            guard request.header("Authorization") == "Bearer fresh" else {
+                return .json(#"{"error": "token expired"}"#, status: 401, headers: ["WWW-Authenticate": #"Bearer realm="api""#])
+            }
+            return resource.reply(to: request)
+        }
+        let host = makeHost()
+        host.authenticator = TokenAuthenticator(token: "stale") { done in
+            refreshes.append(1)
+            done(.success("fresh"))
+        }
+        let destination = folder.appendingPathComponent("private.bin")
+        let op = DownloadOperation(request: TestRequest("/private"), to: destination, configuration: host)
+        let done = expectation(description: "download")
+        op.completion = { _ in done.fulfill() }
+        queue.addOperation(op)
+        wait(for: [done], timeout: 20)
+        XCTAssertEqual(try Data(contentsOf: try XCTUnwrap(op.result).get()), resource.body)
+        XCTAssertEqual(refreshes.count, 1)
+        XCTAssertEqual(server.requests(path: "/private").map { $0.header("Authorization") ?? "-" }, ["Bearer stale", "Bearer fresh"])
+    }
+
+    func testDownloadCancelledWhileWaitingForARefreshEndsCancelledOnce() throws {
+        server.route("GET", "/private") { _ in .status(401) }
+        let host = makeHost()
+        let refreshing = expectation(description: "refresh started")
+        host.authenticator = TokenAuthenticator(token: "stale") { _ in refreshing.fulfill() }   // never answers
+        let op = DownloadOperation(request: TestRequest("/private"), to: folder.appendingPathComponent("wait.bin"), configuration: host)
+        let results = Collector<Bool>()
+        let done = expectation(description: "download")
+        op.completion = { result in
+            if case .failure(let error) = result { results.append(error.isCancelled) } else { results.append(false) }
+            done.fulfill()
+        }
+        queue.addOperation(op)
+        wait(for: [refreshing], timeout: 10)
+        op.cancel()
+        wait(for: [done], timeout: 10)
+        Thread.sleep(forTimeInterval: 0.2)
+        XCTAssertEqual(results.values, [true], "one completion, cancelled")
+        XCTAssertEqual(server.requests(path: "/private").count, 1)
+        XCTAssertTrue(op.isFinished)
     }
 }

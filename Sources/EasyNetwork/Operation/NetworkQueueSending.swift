@@ -45,10 +45,12 @@ extension NetworkQueue {
 
     /// Adds any operation (a ``ServiceOperation`` subclass, say) to this queue and
     /// returns when it has finished. Cancelling the calling task cancels the operation.
-    /// - Throws: ``NetworkError`` of kind `cancelled` when the operation ended cancelled.
+    /// - Throws: ``NetworkError`` of kind `cancelled` when the operation ended cancelled;
+    ///   a ``DownloadOperation``'s error when it failed.
     public func run<Op: Operation>(_ operation: Op) async throws {
         if operation.isFinished {
             if operation.isCancelled { throw NetworkError(kind: .cancelled) }
+            try Self.throwDownloadFailure(of: operation)
             return
         }
         let finished = FinishSignal()
@@ -67,6 +69,14 @@ extension NetworkQueue {
         }
         if operation.isCancelled {
             throw NetworkError(kind: .cancelled)
+        }
+        try Self.throwDownloadFailure(of: operation)
+    }
+
+    /// A download run as a plain `Operation` fails as it does through `run(_ download:)`.
+    private static func throwDownloadFailure(of operation: Operation) throws {
+        if let download = operation as? DownloadOperation, case .failure(let error)? = download.result {
+            throw error
         }
     }
 }

@@ -27,7 +27,7 @@ struct ResponseContext: @unchecked Sendable {
             if (error as? URLError)?.code == .cancelled {
                 return .failure(.cancelled(url: url))
             }
-            return .failure(.transport(error, url: url))
+            return .failure(.transport(TruncatedBody.classify(error, declared: outcome.response?.expectedContentLength, received: Int64(outcome.data.count)), url: url))
         }
         guard let response = outcome.response else {
             return .failure(.transport(URLError(.badServerResponse), url: url))

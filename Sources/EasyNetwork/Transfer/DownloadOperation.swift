@@ -20,13 +20,21 @@ import FoundationNetworking
 /// server ignores the range or the resource changed, it starts over cleanly. This works
 /// on Linux too, where URLSession has no resume data.
 ///
-/// The request gets the host's headers, token (the current one; a download is not
-/// replayed after a refresh) and interceptors' `adapt`. Callbacks run on the host's
+/// It works against any server: one that ignores or refuses (416) ranges, or serves an
+/// empty file, gets a plain GET (see ``DownloadOptions/segmentSize``).
+///
+/// The request gets the host's headers, token and interceptors' `adapt`. A 401 with a
+/// host ``TokenAuthenticator`` refreshes the token (or joins the running refresh) and
+/// replays the download once, as data requests do. Transient failures (a body cut
+/// short, a reset, a retryable status) are retried under the request's or host's
+/// ``RetryPolicy``, continuing from the bytes on disk. Callbacks run on the host's
 /// callback queue; progress is monotonic and reaches 1.0 on success; the completion
-/// fires exactly once, also for a cancellation.
+/// fires exactly once, also for a cancellation. `try await queue.run(download)` returns
+/// the file's URL or throws the ``NetworkError``.
 public final class DownloadOperation: ServiceOperation, @unchecked Sendable {
     private struct State {
-        var transfer: DownloadTransfer?
+        var exchange: DownloadExchange?
+        var observers: [@Sendable (Result<URL, NetworkError>) -> Void] = []
         var result: Result<URL, NetworkError>?
         var gate = ProgressGate()
     }
@@ -65,7 +73,7 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {
     /// How many bytes of an earlier attempt the last attempt asked to resume after
     /// (0 when it downloaded from the start).
     public var resumedFromOffset: Int64 {
-        state.read { $0.transfer?.resumedFrom ?? 0 }
+        state.read { $0.exchange?.resumedFrom ?? 0 }
     }
 
     /// Starts the transfer; not for subclasses to override.
@@ -80,42 +88,30 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {
         case .failure(let error): return fail(error)
         }
         urlRequest.timeoutInterval = max(urlRequest.timeoutInterval, 60)
-        if request.requiresAuthentication, let token = host.authenticator {
-            token.authorize(&urlRequest, with: .init(token: token.token, generation: 0))
-        }
-        let interceptors = host.interceptors + request.interceptors
-        let context = RequestContext(request: request, host: host, attempt: 1, requestID: interceptors.isEmpty ? 0 : RequestContext.nextRequestID())
-        do {
-            for interceptor in interceptors {
-                urlRequest = try interceptor.adapt(urlRequest, context: context)
-            }
-        } catch {
-            return fail(error as? NetworkError ?? NetworkError(kind: .invalidRequest, message: error.localizedDescription, url: urlRequest.url, underlyingError: error))
-        }
-        let transfer = DownloadTransfer(
-            request: urlRequest,
+        let exchange = DownloadExchange(
+            base: urlRequest,
+            request: request,
+            host: host,
             destination: destination,
             options: options,
-            transport: host.transport,
-            priority: nil,
             progress: { written, expected in operation.value.reportProgress(written: written, expected: expected, on: queue) },
             completion: { result in queue.async { operation.value.deliver(result) } }
         )
         let cancelled: Bool = state.write { state in
-            state.transfer = transfer
+            state.exchange = exchange
             return isCancelled
         }
         if cancelled {
             fail(.cancelled(url: urlRequest.url))
         } else {
-            transfer.start()
+            exchange.start()
         }
     }
 
     /// Cancels the download; the bytes so far stay on disk for a later resume.
     public override func cancel() {
         super.cancel()
-        state.read { $0.transfer }?.cancel()
+        state.read { $0.exchange }?.cancel()
     }
 
     override func willFinish() {
@@ -127,15 +123,32 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {
     }
 
     private func reportProgress(written: Int64, expected: Int64?, on queue: DispatchQueue) {
-        let total = max(expected ?? 0, written)
-        let fraction = total > 0 ? Double(written) / Double(total) : 0
+        // An empty body is complete once its length is known: one unit of one, so that
+        // `fractionCompleted` reaches 1.0 for an empty file too.
+        let empty = expected == 0 && written == 0
+        let total = empty ? 1 : max(expected ?? 0, written)
+        let completed = empty ? 1 : written
+        let fraction = total > 0 ? Double(completed) / Double(total) : 0
         guard state.write({ $0.gate.admit(fraction) }) else { return }
         let operation = UncheckedSendable(self)
         queue.async {
             let progress = operation.value.progress
             progress.totalUnitCount = total
-            progress.completedUnitCount = written
+            progress.completedUnitCount = completed
             operation.value.onProgress?(progress)
+        }
+    }
+
+    /// Calls `observer` once with the result, after ``completion``, on the callback
+    /// queue (at once when it was delivered already).
+    func observeResult(_ observer: @escaping @Sendable (Result<URL, NetworkError>) -> Void) {
+        let delivered: Result<URL, NetworkError>? = state.write { state in
+            if let result = state.result { return result }
+            state.observers.append(observer)
+            return nil
+        }
+        if let delivered {
+            observer(delivered)
         }
     }
 
@@ -147,6 +160,11 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {
         }
         guard first else { return }
         completion?(result)
+        let observers: [@Sendable (Result<URL, NetworkError>) -> Void] = state.write { state in
+            defer { state.observers.removeAll() }
+            return state.observers
+        }
+        observers.forEach { $0(result) }
         finish()
     }
 }

@@ -21,7 +21,9 @@ public struct DownloadOptions: Sendable {
     /// would fill memory; ranges bound what can pile up. A range that takes long
     /// (a slow network, where round trips would cost) doubles the next, up to 32 times
     /// this size; one that is fast halves it again. A server that ignores ranges sends
-    /// the whole body in one response, which works too.
+    /// the whole body in one response; a 416 (an empty file, a server that refuses
+    /// ranges) starts over once with a plain GET; a server that names no validator for
+    /// `If-Range` is asked for the whole body after the first range. All of these work.
     public var segmentSize: Int?
 
     /// Options; by default replace an existing file, resume from partial data, and ask

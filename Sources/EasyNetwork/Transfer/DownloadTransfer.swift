@@ -5,7 +5,15 @@ import FoundationNetworking
 
 /// One download written to disk as it arrives, resumed from an earlier attempt's bytes
 /// when the server allows (`Range` + `If-Range`), started over cleanly when it does not.
-final class DownloadTransfer: TransferObserver, @unchecked Sendable {
+///
+/// When segmented, a fresh download asks for its first segment (`bytes=0-…`) and the
+/// rest in ranges guarded by `If-Range`, which bound what URLSession on Linux can pile up
+/// in memory. Any server still works: one that ignores ranges sends the whole body, a 416
+/// (an empty file, a server that refuses ranges) starts over once with a plain GET, and
+/// one that names no validator for `If-Range` is asked for the whole body after the
+/// first range (a later range without a validator could splice two versions); so is one
+/// whose ranges give no total (`bytes 0-…/*`), which cannot tell where the file ends.
+final class DownloadTransfer: TransferObserver, Sendable {
     private struct State {
         var writer: FileWriter?
         var written: Int64 = 0
@@ -13,6 +21,13 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         var failure: NetworkError?
         var restart = false
         var restarted = false
+        /// A 416 answered a range, or a range was ignored: this download asks for whole
+        /// bodies only.
+        var rangesRefused = false
+        /// Whether the current request asked for a range.
+        var ranged = false
+        /// Whether the current response's head arrived (a body cut short needs one).
+        var responded = false
         var cancelled = false
         var finished = false
         var task: TransportTask?
@@ -75,9 +90,10 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         }
         var offset: Int64 = 0
         var validator: String?
-        if options.resumable, let url = request.url, let point = partial.resumePoint(for: url) {
+        if options.resumable, let url = request.url, let point = partial.resumePoint(for: url),
+           let ifRange = Self.ifRangeValidator(etag: point.validator.etag, lastModified: point.validator.lastModified) {
             offset = point.offset
-            validator = point.validator.etag ?? point.validator.lastModified
+            validator = ifRange
         } else {
             partial.discard()
         }
@@ -88,11 +104,15 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         requestRange(from: offset)
     }
 
-    /// Sends the request for the bytes from `offset` (a range when segmented or resuming).
+    /// Sends the request for the bytes from `offset`: a range (one segment long when
+    /// segmented; from a later offset only with a validator for `If-Range`), else the
+    /// whole body.
     private func requestRange(from offset: Int64) {
         var attempt = request
-        let (validator, segment): (String?, Int64?) = state.write { state in
-            guard let initial = options.segmentSize.map(Int64.init) else { return (state.validator, nil) }
+        let (validator, segment, refused): (String?, Int64?, Bool) = state.write { state in
+            guard let initial = options.segmentSize.map(Int64.init), !state.rangesRefused else {
+                return (state.validator, nil, state.rangesRefused)
+            }
             let elapsed = Date().timeIntervalSince(state.segmentStarted)
             if state.segment == 0 {
                 state.segment = initial
@@ -102,19 +122,26 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
                 state.segment = max(state.segment / 2, initial)
             }
             state.segmentStarted = Date()
-            return (state.validator, state.segment)
+            return (state.validator, state.segment, false)
         }
-        if let segment {
-            attempt.setValue("bytes=\(offset)-\(offset + segment - 1)", forHTTPHeaderField: "Range")
-        } else if offset > 0 {
-            attempt.setValue("bytes=\(offset)-", forHTTPHeaderField: "Range")
-        }
-        if offset > 0, let validator {
-            attempt.setValue(validator, forHTTPHeaderField: "If-Range")
+        // A range from 0 has nothing to splice onto; a later one needs `If-Range`.
+        let ranged = !refused && (offset > 0 ? validator != nil : segment != nil)
+        if ranged {
+            attempt.setValue(segment.map { "bytes=\(offset)-\(offset + $0 - 1)" } ?? "bytes=\(offset)-", forHTTPHeaderField: "Range")
+            if offset > 0, let validator {
+                attempt.setValue(validator, forHTTPHeaderField: "If-Range")
+            }
+            // Offsets count the resource's own bytes, never those of a compressed form.
+            attempt.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        } else if attempt.value(forHTTPHeaderField: "Accept-Encoding") == nil {
+            // The file holds the resource's bytes; its length and a later resume need them.
+            attempt.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         }
         state.write {
-            $0.rangeOffset = offset
+            $0.ranged = ranged
+            $0.rangeOffset = ranged ? offset : 0
             $0.segmentEnd = nil
+            $0.responded = false
         }
         guard let task = transport.streamingTask(with: attempt, priority: priority, observer: self) else {
             end(.failure(.cancelled(url: request.url)))
@@ -138,43 +165,62 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     // MARK: TransferObserver
 
     func transferDidReceive(_ response: HTTPURLResponse) -> Bool {
-        let offset = state.read { $0.rangeOffset }
+        let (offset, ranged): (Int64, Bool) = state.write { state in
+            state.responded = true
+            return (state.rangeOffset, state.ranged)
+        }
         let status = response.statusCode
-        if status == 416, offset > 0 {
-            state.write { $0.restart = true }
+        let range = status == 206 ? Self.contentRange(response) : nil
+        let isRange = status == 206 && range?.start == offset
+        if ranged && (status == 416 || (status == 206 && !isRange)) {
+            // The server refuses ranges (or answers another one): start over, once, whole.
+            state.write { state in
+                if state.restarted {
+                    state.failure = NetworkError(kind: .unacceptableStatus, url: response.url ?? request.url, response: response)
+                } else {
+                    state.restart = true
+                    state.rangesRefused = true
+                }
+            }
             return false
         }
-        guard (200..<300).contains(status) else {
+        if ranged, !isRange, (200..<300).contains(status) {
+            // The range or its validator was ignored: the whole body follows, and no
+            // further ranges (a changing validator would otherwise loop).
+            state.write { $0.rangesRefused = true }
+        }
+        if isRange, range?.total == nil {
+            // `bytes a-b/*`: ranges cannot tell where the file ends; the rest comes whole.
+            state.write { $0.rangesRefused = true }
+        }
+        guard (200..<300).contains(status), status != 206 || isRange else {
             state.write {
                 $0.failure = NetworkError(kind: .unacceptableStatus, url: response.url ?? request.url, response: response)
             }
             return false
         }
-        let range = status == 206 ? Self.contentRange(response) : nil
-        let isRange = range?.start == offset
-        let resumes = isRange && offset > 0
+        let coded = Self.isContentCoded(response)
         let total: Int64? = isRange
             ? range?.total
-            : (response.expectedContentLength > 0 ? response.expectedContentLength : nil)
-        let validator = response.value(forHTTPHeaderField: "ETag") ?? response.value(forHTTPHeaderField: "Last-Modified")
+            : (response.expectedContentLength >= 0 && !coded ? response.expectedContentLength : nil)
+        let etag = response.value(forHTTPHeaderField: "ETag")
+        let lastModified = response.value(forHTTPHeaderField: "Last-Modified")
+        let validator = Self.ifRangeValidator(etag: etag, lastModified: lastModified)
         do {
-            let writer = try FileWriter(url: partial.dataURL, appending: resumes)
-            if options.resumable, let url = request.url, !resumes || state.read({ $0.validator == nil }) {
-                partial.save(PartialDownload.Validator(
-                    url: url.absoluteString,
-                    etag: response.value(forHTTPHeaderField: "ETag"),
-                    lastModified: response.value(forHTTPHeaderField: "Last-Modified"),
-                    totalLength: total
-                ))
+            // Bytes from the start of the file, or appended to those on disk.
+            let fresh = offset == 0 || !isRange
+            let writer = try FileWriter(url: partial.dataURL, appending: !fresh)
+            if options.resumable, let url = request.url, fresh || state.read({ $0.validator == nil }), !coded {
+                partial.save(PartialDownload.Validator(url: url.absoluteString, etag: etag, lastModified: lastModified, totalLength: total))
             }
             state.write { state in
                 state.writer = writer
-                state.written = resumes ? offset : 0
+                state.written = fresh ? 0 : offset
                 state.expected = total
                 state.segmentEnd = isRange ? range?.end : nil
-                if let validator { state.validator = validator }
+                if fresh { state.validator = validator }
             }
-            progress(resumes ? offset : 0, total)
+            progress(fresh ? 0 : offset, total)
             return true
         } catch {
             state.write { $0.failure = Self.fileError(error, url: request.url) }
@@ -222,12 +268,14 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             if snapshot.cancelled || (error as? URLError)?.code == .cancelled {
                 end(.failure(.cancelled(url: request.url)))
             } else {
-                end(.failure(.transport(error, url: request.url)))
+                // A body cut short (libcurl's "transfer closed", -1 on Linux) is a connection loss.
+                let declared = snapshot.responded ? snapshot.expected : nil
+                end(.failure(.transport(TruncatedBody.classify(error, declared: declared, received: snapshot.written), url: request.url)))
             }
             return
         }
-        if let last = snapshot.segmentEnd, let expected = snapshot.expected, last + 1 < expected {
-            // One range done; ask for the next.
+        if let last = snapshot.segmentEnd, snapshot.expected.map({ last + 1 < $0 }) ?? true {
+            // One range done (of a known or an unknown total); ask for the next.
             guard snapshot.written == last + 1 else {
                 end(.failure(NetworkError(kind: .transport, message: "a range ended early", url: request.url, underlyingError: URLError(.networkConnectionLost))))
                 return
@@ -281,6 +329,19 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         let bounds = parts.first?.split(separator: "-") ?? []
         guard bounds.count == 2, let start = Int64(bounds[0]), let end = Int64(bounds[1]) else { return nil }
         return (start, end, parts.count == 2 ? Int64(parts[1]) : nil)
+    }
+
+    /// What `If-Range` may carry: a strong ETag, else Last-Modified (a weak ETag must
+    /// not be used there); `nil` when neither is usable.
+    static func ifRangeValidator(etag: String?, lastModified: String?) -> String? {
+        if let etag, !etag.hasPrefix("W/") { return etag }
+        return lastModified
+    }
+
+    /// Whether the body came with a content coding (its bytes are not the resource's).
+    static func isContentCoded(_ response: HTTPURLResponse) -> Bool {
+        guard let coding = response.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces) else { return false }
+        return !coding.isEmpty && coding.lowercased() != "identity"
     }
 
     static func fileError(_ error: any Error, url: URL?) -> NetworkError {

@@ -1,0 +1,22 @@
+import Foundation
+
+extension NetworkQueue {
+    /// Adds `download` to this queue and returns the downloaded file's URL when it has
+    /// finished. Cancelling the calling task cancels the download (the bytes so far stay
+    /// on disk for a later resume).
+    /// - Throws: the download's ``NetworkError`` (a 404, a transport failure; kind
+    ///   `cancelled` when the task or the operation was cancelled).
+    @discardableResult
+    public func run(_ download: DownloadOperation) async throws -> URL {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<URL, any Error>) in
+                download.observeResult { result in
+                    continuation.resume(with: result.mapError { $0 as any Error })
+                }
+                addOperation(download)
+            }
+        } onCancel: {
+            download.cancel()
+        }
+    }
+}
