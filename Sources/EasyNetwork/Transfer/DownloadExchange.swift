@@ -28,7 +28,7 @@ final class DownloadExchange: Sendable {
     private let host: HostConfiguration
     private let destination: URL
     private let options: DownloadOptions
-    private let authenticator: TokenAuthenticator?
+    private let tokenWait: TokenWait?
     private let interceptors: [any RequestInterceptor]
     private let requestID: Int
     private let retryPolicy: RetryPolicy
@@ -40,6 +40,7 @@ final class DownloadExchange: Sendable {
         base: URLRequest,
         request: any BaseAPIRequest,
         host: HostConfiguration,
+        service: EasyNetworkService,
         destination: URL,
         options: DownloadOptions,
         progress: @escaping @Sendable (Int64, Int64?) -> Void,
@@ -50,7 +51,7 @@ final class DownloadExchange: Sendable {
         self.host = host
         self.destination = destination
         self.options = options
-        authenticator = request.requiresAuthentication ? host.authenticator : nil
+        tokenWait = request.requiresAuthentication ? host.authenticator.map { TokenWait(authenticator: $0, service: service) } : nil
         interceptors = host.interceptors + request.interceptors
         requestID = interceptors.isEmpty ? 0 : RequestContext.nextRequestID()
         retryPolicy = request.retryPolicy ?? host.retryPolicy
@@ -65,11 +66,11 @@ final class DownloadExchange: Sendable {
 
     /// Gets a credential (when the host has an authenticator), then starts a transfer.
     func start() {
-        guard let authenticator else {
+        guard let tokenWait else {
             send(credential: nil)
             return
         }
-        authenticator.credential { [self] result in
+        tokenWait.credential { [self] result in
             switch result {
             case .success(let credential): send(credential: credential)
             case .failure(let error): finish(.failure(error))
@@ -80,7 +81,7 @@ final class DownloadExchange: Sendable {
     private func send(credential: TokenAuthenticator.Credential?) {
         var urlRequest = base
         if let credential {
-            authenticator?.authorize(&urlRequest, with: credential)
+            tokenWait?.authorize(&urlRequest, with: credential)
         }
         guard let attempt: Int = state.write({ state in
             guard !state.cancelled, !state.finished else { return nil }
@@ -145,8 +146,8 @@ final class DownloadExchange: Sendable {
             finish(.failure(.cancelled(url: base.url)))
             return
         }
-        if replay, let authenticator, let credential {
-            authenticator.unauthorized(sentWith: credential.generation) { [self] refreshed in
+        if replay, let tokenWait, let credential {
+            tokenWait.unauthorized(sentWith: credential.generation) { [self] refreshed in
                 switch refreshed {
                 case .success(let credential): send(credential: credential)
                 case .failure(let refreshError): finish(.failure(refreshError))
@@ -197,6 +198,7 @@ final class DownloadExchange: Sendable {
             return true
         }
         guard first else { return }
+        tokenWait?.end()
         var result = result
         if case .failure(var error) = result {
             error.attempts = state.read { $0.attempt }

@@ -92,6 +92,7 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {
             base: urlRequest,
             request: request,
             host: host,
+            service: service,
             destination: destination,
             options: options,
             progress: { written, expected in operation.value.reportProgress(written: written, expected: expected, on: queue) },
