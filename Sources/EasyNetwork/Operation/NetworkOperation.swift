@@ -14,7 +14,8 @@ import Foundation
 /// Subclasses must restate `@unchecked Sendable` (Foundation marks `Operation` so).
 open class NetworkOperation: Operation, @unchecked Sendable {
     private enum Phase {
-        case ready, executing, finishing, finished
+        /// `cancelledBeforeStart`: finishing without ever executing (no `isExecuting` change).
+        case ready, executing, finishing, cancelledBeforeStart, finished
     }
 
     private struct State {
@@ -55,6 +56,19 @@ open class NetworkOperation: Operation, @unchecked Sendable {
     /// Starts the operation. Called by the queue; call it yourself only for an
     /// operation that is in no queue. A second call does nothing.
     public final override func start() {
+        // Cancelled before it started (a bulk cancel): finish without passing through
+        // executing, so the queue sees one `isFinished` change, as for a plain operation.
+        if isCancelled {
+            let claimed: Bool = state.write { state in
+                guard state.phase == .ready else { return false }
+                state.phase = .cancelledBeforeStart
+                return true
+            }
+            if claimed {
+                completeFinishing(executed: false)
+            }
+            return
+        }
         enum Action { case ignore, finish, execute }
         let cancelled = isCancelled
         willChangeValue(forKey: "isExecuting")
@@ -72,7 +86,7 @@ open class NetworkOperation: Operation, @unchecked Sendable {
         case .ignore:
             return
         case .finish:
-            completeFinishing()
+            completeFinishing(executed: true)
         case .execute:
             willExecute()
             execute()
@@ -97,12 +111,12 @@ open class NetworkOperation: Operation, @unchecked Sendable {
             case .executing:
                 state.phase = .finishing
                 return true
-            case .finishing, .finished:
+            case .finishing, .cancelledBeforeStart, .finished:
                 return false
             }
         }
         if proceed {
-            completeFinishing()
+            completeFinishing(executed: true)
         }
     }
 
@@ -135,12 +149,17 @@ open class NetworkOperation: Operation, @unchecked Sendable {
     /// Called once, right before the operation becomes finished; a library hook.
     func willFinish() {}
 
-    private func completeFinishing() {
+    /// `executed`: whether `isExecuting` was `true` until now (it changes with `isFinished`).
+    private func completeFinishing(executed: Bool) {
         willFinish()
-        willChangeValue(forKey: "isExecuting")
+        if executed {
+            willChangeValue(forKey: "isExecuting")
+        }
         willChangeValue(forKey: "isFinished")
         state.write { $0.phase = .finished }
-        didChangeValue(forKey: "isExecuting")
+        if executed {
+            didChangeValue(forKey: "isExecuting")
+        }
         didChangeValue(forKey: "isFinished")
     }
 }

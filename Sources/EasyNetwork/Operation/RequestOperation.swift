@@ -21,6 +21,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         var result: Result<Output, NetworkError>?
         var metrics: RequestMetrics?
         var uploadGate = ProgressGate()
+        var uploadProgress: Progress?
         var delivered = false
         var observers: [@Sendable (Result<Output, NetworkError>) -> Void] = []
     }
@@ -37,8 +38,18 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// response when the request's cache policy is `.cacheThenNetwork` and one is stored.
     public var onCachedValue: ((Output) -> Void)?
     /// Bytes of the request body sent, of all (uploads; stays 0 of 0 for requests
-    /// without a body).
-    public let uploadProgress = Progress(totalUnitCount: 0)
+    /// without a body). A discrete progress, made on first use: it never becomes a child
+    /// of whatever progress the host app made current.
+    public var uploadProgress: Progress {
+        outcome.write { outcome in
+            if let progress = outcome.uploadProgress {
+                return progress
+            }
+            let progress = Progress.discreteProgress(totalUnitCount: 0)
+            outcome.uploadProgress = progress
+            return progress
+        }
+    }
     /// Called on the callback queue as the body goes out (at most every half percent),
     /// monotonic, and with 100 % before `success`.
     public var onUploadProgress: ((Progress) -> Void)?
@@ -153,7 +164,8 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         let cancellation = NetworkError.cancelled(url: nil)
         guard isCancelled, store(.failure(cancellation)) else { return }
         let operation = UncheckedSendable(self)
-        service.configuration.callbackQueue.async {
+        // Batched with the other cancellations of a bulk cancel: one queue hop for many.
+        CoalescedDelivery.async(on: service.configuration.callbackQueue) {
             operation.value.callBack(.failure(cancellation))
         }
     }
