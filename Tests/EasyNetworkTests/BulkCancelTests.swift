@@ -7,11 +7,11 @@ import XCTest
 /// failure and one completion, in that order, on its host's callback queue, and finishes.
 /// Speed is measured by `EasyNetworkBenchmarks --bulk-cancel`, not here.
 final class BulkCancelTests: XCTestCase {
-    private enum Call: Equatable {
+    private enum Call: Equatable, Sendable {
         case success, failure(cancelled: Bool), completion(cancelled: Bool)
     }
 
-    private struct Record {
+    private struct Record: Sendable {
         let index: Int
         let call: Call
         let onMain: Bool
@@ -38,7 +38,7 @@ final class BulkCancelTests: XCTestCase {
         for index in 0..<count {
             let host = index.isMultiple(of: 2) ? mainHost : serialHost
             let operation = RequestOperation(request: TestRequest("/never"), configuration: host, responseDecoder: .data)
-            func record(_ call: Call) {
+            @Sendable func record(_ call: Call) {
                 records.append(Record(index: index, call: call, onMain: Thread.isMainThread,
                                       onCallbackQueue: DispatchQueue.getSpecific(key: marker) == true))
             }

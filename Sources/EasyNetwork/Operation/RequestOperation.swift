@@ -24,19 +24,43 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         var uploadProgress: Progress?
         var delivered = false
         var observers: [@Sendable (Result<Output, NetworkError>) -> Void] = []
+        var success: (@Sendable (Output) -> Void)?
+        var failure: (@Sendable (NetworkError) -> Void)?
+        var completion: (@Sendable (Result<Output, NetworkError>) -> Void)?
+        var onCachedValue: (@Sendable (Output) -> Void)?
+        var onUploadProgress: (@Sendable (Progress) -> Void)?
     }
 
     private let outcome = Protected(Outcome())
 
-    /// Called with the mapped value on success.
-    public var success: ((Output) -> Void)?
-    /// Called with the error on failure or cancellation.
-    public var failure: ((NetworkError) -> Void)?
-    /// Called with the result, after `success` or `failure`.
-    public var completion: ((Result<Output, NetworkError>) -> Void)?
-    /// Called once, before the network's result, with the value decoded from a stored
-    /// response when the request's cache policy is `.cacheThenNetwork` and one is stored.
-    public var onCachedValue: ((Output) -> Void)?
+    /// Called on the host's callback queue with the mapped value on success.
+    ///
+    /// The callback properties can be set and read from any thread (they are kept under a
+    /// lock) and are `@Sendable`: the compiler rejects a closure that would race with the
+    /// code that set it (a captured `var`, a non-Sendable object). They run on the host's
+    /// ``HostConfiguration/callbackQueue`` (the main queue unless the host says otherwise);
+    /// the ones set when the result is delivered are called.
+    public var success: (@Sendable (Output) -> Void)? {
+        get { outcome.read { $0.success } }
+        set { outcome.write { $0.success = newValue } }
+    }
+    /// Called on the host's callback queue with the error on failure or cancellation.
+    public var failure: (@Sendable (NetworkError) -> Void)? {
+        get { outcome.read { $0.failure } }
+        set { outcome.write { $0.failure = newValue } }
+    }
+    /// Called on the host's callback queue with the result, after `success` or `failure`.
+    public var completion: (@Sendable (Result<Output, NetworkError>) -> Void)? {
+        get { outcome.read { $0.completion } }
+        set { outcome.write { $0.completion = newValue } }
+    }
+    /// Called once on the host's callback queue, before the network's result, with the
+    /// value decoded from a stored response when the request's cache policy is
+    /// `.cacheThenNetwork` and one is stored.
+    public var onCachedValue: (@Sendable (Output) -> Void)? {
+        get { outcome.read { $0.onCachedValue } }
+        set { outcome.write { $0.onCachedValue = newValue } }
+    }
     /// Bytes of the request body sent, of all (uploads; stays 0 of 0 for requests
     /// without a body). A discrete progress, made on first use: it never becomes a child
     /// of whatever progress the host app made current.
@@ -50,9 +74,12 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
             return progress
         }
     }
-    /// Called on the callback queue as the body goes out (at most every half percent),
-    /// monotonic, and with 100 % before `success`.
-    public var onUploadProgress: ((Progress) -> Void)?
+    /// Called on the host's callback queue as the body goes out (at most every half
+    /// percent), monotonic, and with 100 % before `success`.
+    public var onUploadProgress: (@Sendable (Progress) -> Void)? {
+        get { outcome.read { $0.onUploadProgress } }
+        set { outcome.write { $0.onUploadProgress = newValue } }
+    }
 
     /// An operation that maps the response with `transform`, which runs off the
     /// callback queue and may throw (a thrown error becomes a decoding error).
@@ -187,6 +214,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     }
 
     private func callBack(_ result: Result<Output, NetworkError>) {
+        let (success, failure, completion) = outcome.read { ($0.success, $0.failure, $0.completion) }
         switch result {
         case .success(let value): success?(value)
         case .failure(let error): failure?(error)
