@@ -145,4 +145,41 @@ final class BulkCancelTests: XCTestCase {
         wait(for: [delivered], timeout: 60)
         XCTAssertEqual(order.values, Array(0..<count))
     }
+
+    /// An operation cancelled while it waits behind a long one calls back at once, not
+    /// when the slot frees; it still finishes only when the queue gets to it, unsent.
+    func testAnOperationCancelledWhileWaitingCallsBackWithoutWaitingForASlot() {
+        let host = HostConfiguration(baseURL: URL(string: "http://127.0.0.1:9") ?? URL(fileURLWithPath: "/"))
+        host.callbackQueue = DispatchQueue(label: "BulkCancelTests.waiting")
+        let queue = NetworkQueue(maxConcurrentOperationCount: 1)
+        let release = DispatchSemaphore(value: 0)
+        let occupying = expectation(description: "the slot is taken")
+        queue.addOperation(BlockOperation {
+            occupying.fulfill()
+            release.wait()
+        })
+        wait(for: [occupying], timeout: 10)
+        let waiting = RequestOperation(request: TestRequest("/never"), configuration: host, responseDecoder: .data)
+        let calls = Collector<String>()
+        let called = expectation(description: "called back")
+        waiting.failure = { error in calls.append("failure \(error.isCancelled)") }
+        waiting.completion = { _ in
+            calls.append("completion")
+            called.fulfill()
+        }
+        queue.addOperation(waiting)
+        waiting.cancel()
+        wait(for: [called], timeout: 10)
+        XCTAssertEqual(calls.values, ["failure true", "completion"])
+        XCTAssertFalse(waiting.isFinished, "it finishes when the queue starts it")
+        guard case .failure(let error)? = waiting.result else { return XCTFail("no result") }
+        XCTAssertTrue(error.isCancelled)
+
+        release.signal()
+        queue.waitUntilAllOperationsAreFinished()
+        XCTAssertTrue(waiting.isFinished)
+        XCTAssertFalse(waiting.isExecuting)
+        host.callbackQueue.sync {}
+        XCTAssertEqual(calls.count, 2, "called back once")
+    }
 }

@@ -22,6 +22,7 @@ open class NetworkOperation: Operation, @unchecked Sendable {
         var phase: Phase = .ready
         var finishRequestedBeforeStart = false
         var enqueued = false
+        var cancelledWhileQueued = false
         var enqueuedAt: Date?
         var tags: Set<String> = []
     }
@@ -74,7 +75,7 @@ open class NetworkOperation: Operation, @unchecked Sendable {
         willChangeValue(forKey: "isExecuting")
         let action: Action = state.write { state in
             guard state.phase == .ready else { return .ignore }
-            if cancelled || state.finishRequestedBeforeStart {
+            if cancelled || state.finishRequestedBeforeStart || state.cancelledWhileQueued {
                 state.phase = .finishing
                 return .finish
             }
@@ -122,9 +123,17 @@ open class NetworkOperation: Operation, @unchecked Sendable {
 
     /// Cancels the operation. Subclasses that override it must call `super.cancel()`.
     /// A cancelled operation that has not started finishes, without ``execute()``,
-    /// when the queue starts it.
+    /// when the queue starts it (one a ``NetworkQueue`` holds is then sure never to run).
     open override func cancel() {
         super.cancel()
+        let waiting: Bool = state.write { state in
+            guard state.enqueued, state.phase == .ready, !state.cancelledWhileQueued else { return false }
+            state.cancelledWhileQueued = true
+            return true
+        }
+        if waiting {
+            didCancelWhileQueued()
+        }
     }
 
     /// Marks the operation as handed to a queue; `false` when it already was, so a
@@ -148,6 +157,15 @@ open class NetworkOperation: Operation, @unchecked Sendable {
 
     /// Called once, right before the operation becomes finished; a library hook.
     func willFinish() {}
+
+    /// Whether ``didCancelWhileQueued()`` was called.
+    var wasCancelledWhileQueued: Bool {
+        state.read { $0.cancelledWhileQueued }
+    }
+
+    /// Called once, on the cancelling thread, when an operation a ``NetworkQueue`` holds
+    /// is cancelled before it started (it will finish without executing); a library hook.
+    func didCancelWhileQueued() {}
 
     /// `executed`: whether `isExecuting` was `true` until now (it changes with `isFinished`).
     private func completeFinishing(executed: Bool) {
