@@ -27,8 +27,8 @@ struct EasyNetworkDemo {
         print("EasyNetwork demo against \(HostConfiguration.shared.baseURL?.absoluteString ?? "?")\n")
 
         let unauthorized = NotificationCenter.default.addObserver(
-            forName: HostConfiguration.didPerformUnauthorizedOperation, object: HostConfiguration.shared, queue: nil
-        ) { _ in print("   (notification: DidPerformUnauthorizedOperation — time to sign in again)") }
+            forName: HostConfiguration.unauthorizedOperationNotification, object: HostConfiguration.shared, queue: nil
+        ) { _ in print("   (notification: com.easynetwork.didPerformUnauthorizedOperation — time to sign in again)") }
 
         await signIn()
         await listItems()

@@ -156,7 +156,7 @@ final class EnvelopeTests: ServerTestCase {
         host.envelope = .codeEquals(0, unauthorizedCodes: ["401001", "401002"])
         route("/expired", #"{"code": 401002, "msg": "token expired"}"#)
         let seen = Collector<NetworkError>()
-        let observer = NotificationCenter.default.addObserver(forName: HostConfiguration.didPerformUnauthorizedOperation, object: host, queue: nil) { note in
+        let observer = NotificationCenter.default.addObserver(forName: HostConfiguration.unauthorizedOperationNotification, object: host, queue: nil) { note in
             if let error = note.userInfo?["error"] as? NetworkError { seen.append(error) }
         }
         defer { NotificationCenter.default.removeObserver(observer) }

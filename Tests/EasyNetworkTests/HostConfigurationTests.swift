@@ -48,7 +48,7 @@ final class HostConfigurationTests: ServerTestCase {
         XCTAssertEqual(host.callbackQueue.label, DispatchQueue.main.label)
         XCTAssertTrue(host.defaultHeaders.isEmpty)
         XCTAssertTrue(HostConfiguration.shared === HostConfiguration.shared)
-        XCTAssertEqual(HostConfiguration.didPerformUnauthorizedOperation.rawValue, "DidPerformUnauthorizedOperation")
+        XCTAssertEqual(HostConfiguration.unauthorizedOperationNotification.rawValue, "com.easynetwork.didPerformUnauthorizedOperation")
     }
 
     func testConcurrentSettingChangesAreSafe() {

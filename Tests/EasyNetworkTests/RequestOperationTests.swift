@@ -32,8 +32,8 @@ final class RequestOperationTests: ServerTestCase {
         let order = Collector<String>()
         op.success = { _ in order.append("success") }
         op.failure = { _ in order.append("failure") }
-        op.completion = { result in
-            dispatchPrecondition(condition: .onQueue(self.callbackQueue))
+        op.completion = { [callbackQueue] result in
+            dispatchPrecondition(condition: .onQueue(callbackQueue))
             order.append("completion")
             results.append(result)
         }

@@ -78,13 +78,13 @@ final class ResponseHandlingTests: ServerTestCase {
             let other = makeHost()
             let seen = Collector<NetworkError>()
             let observer = NotificationCenter.default.addObserver(
-                forName: HostConfiguration.didPerformUnauthorizedOperation, object: host, queue: nil
+                forName: HostConfiguration.unauthorizedOperationNotification, object: host, queue: nil
             ) { note in
                 if let error = note.userInfo?["error"] as? NetworkError { seen.append(error) }
             }
             let otherSeen = Collector<Bool>()
             let otherObserver = NotificationCenter.default.addObserver(
-                forName: HostConfiguration.didPerformUnauthorizedOperation, object: other, queue: nil
+                forName: HostConfiguration.unauthorizedOperationNotification, object: other, queue: nil
             ) { _ in otherSeen.append(true) }
             let started = Date()
             let error = failure(of: send(TestRequest(path), host: host, timeout: 5))

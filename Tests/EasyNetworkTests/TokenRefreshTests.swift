@@ -131,7 +131,7 @@ final class TokenRefreshTests: ServerTestCase {
         backend.configure(failRefresh: true)
         let host = makeAuthenticatedHost()
         let signals = Collector<NetworkError>()
-        let observer = NotificationCenter.default.addObserver(forName: HostConfiguration.didPerformUnauthorizedOperation, object: host, queue: nil) { note in
+        let observer = NotificationCenter.default.addObserver(forName: HostConfiguration.unauthorizedOperationNotification, object: host, queue: nil) { note in
             if let error = note.userInfo?["error"] as? NetworkError { signals.append(error) }
         }
         defer { NotificationCenter.default.removeObserver(observer) }

@@ -3,15 +3,28 @@ import EasyNetworkTesting
 import Foundation
 
 // EasyNetworkBenchmarks [requests-per-round] [rounds] [--no-memory] [--long-memory] [--decode-only]
-//                       [--transfers] [--profile PATHS N WIDTH [REPEATS]]
+//                       [--transfers] [--profile PATHS N WIDTH [REPEATS]] [--bulk-cancel [N] [ROUNDS]]
 // 1. Throughput of EasyNetwork against raw URLSession, interleaved rounds in one run,
 //    then memory over 10,000 finished requests through each, interleaved (60,000 with
 //    --long-memory).
+// --bulk-cancel [N] [ROUNDS]: N (100,000) queued operations cancelled at once, time to drain:
+//    BlockOperation, a minimal async Operation and RequestOperation, with ratios
+//    (BULK_CANCEL_CPU=1 also prints each drain's CPU seconds).
 // --transfers: a 200 MB multipart upload and a 1 GB download, with peak RSS.
 // 2. Decoding a 100,000-item array through EasyNetwork's mappers against hand-written
 //    code (last, so its large allocations do not show in the memory figures).
 
 let arguments = CommandLine.arguments
+if let index = arguments.firstIndex(of: "--bulk-cancel") {
+    let numbers = arguments.dropFirst(index + 1).prefix { Int($0) != nil }.compactMap { Int($0) }
+    let count = numbers.first ?? 100_000
+    let rounds = numbers.dropFirst().first ?? 5
+    Thread.detachNewThread {
+        BulkCancelBenchmark.run(count: count, rounds: rounds)
+        exit(0)
+    }
+    dispatchMain()
+}
 if arguments.contains("--serve") {
     TransferBenchmark.serve()
 }

@@ -14,7 +14,7 @@ import FoundationNetworking
 /// - otherwise one refresh starts (or the running one is joined); every request that
 ///   waits on it is replayed with the new token when it succeeds, and fails with a
 ///   ``NetworkError`` of kind `authentication` when it fails, in which case
-///   ``HostConfiguration/didPerformUnauthorizedOperation`` is posted once;
+///   ``HostConfiguration/unauthorizedOperationNotification`` is posted once;
 /// - a request is replayed after a refresh at most once: a second unauthorized answer
 ///   with a fresh token is its result;
 /// - at most `maxRefreshes` refreshes run within `refreshWindow` seconds (default 3
@@ -310,7 +310,7 @@ public final class TokenAuthenticator: @unchecked Sendable {
             let queue = host.callbackQueue
             queue.async {
                 NotificationCenter.default.post(
-                    name: HostConfiguration.didPerformUnauthorizedOperation,
+                    name: HostConfiguration.unauthorizedOperationNotification,
                     object: host,
                     userInfo: ["error": error]
                 )

@@ -14,13 +14,15 @@ import Foundation
 /// Subclasses must restate `@unchecked Sendable` (Foundation marks `Operation` so).
 open class NetworkOperation: Operation, @unchecked Sendable {
     private enum Phase {
-        case ready, executing, finishing, finished
+        /// `cancelledBeforeStart`: finishing without ever executing (no `isExecuting` change).
+        case ready, executing, finishing, cancelledBeforeStart, finished
     }
 
     private struct State {
         var phase: Phase = .ready
         var finishRequestedBeforeStart = false
         var enqueued = false
+        var cancelledWhileQueued = false
         var enqueuedAt: Date?
         /// The queue that took the operation, which lends it a slot while it is parked.
         weak var queue: NetworkQueue?
@@ -57,12 +59,25 @@ open class NetworkOperation: Operation, @unchecked Sendable {
     /// Starts the operation. Called by the queue; call it yourself only for an
     /// operation that is in no queue. A second call does nothing.
     public final override func start() {
+        // Cancelled before it started (a bulk cancel): finish without passing through
+        // executing, so the queue sees one `isFinished` change, as for a plain operation.
+        if isCancelled {
+            let claimed: Bool = state.write { state in
+                guard state.phase == .ready else { return false }
+                state.phase = .cancelledBeforeStart
+                return true
+            }
+            if claimed {
+                completeFinishing(executed: false)
+            }
+            return
+        }
         enum Action { case ignore, finish, execute }
         let cancelled = isCancelled
         willChangeValue(forKey: "isExecuting")
         let action: Action = state.write { state in
             guard state.phase == .ready else { return .ignore }
-            if cancelled || state.finishRequestedBeforeStart {
+            if cancelled || state.finishRequestedBeforeStart || state.cancelledWhileQueued {
                 state.phase = .finishing
                 return .finish
             }
@@ -74,7 +89,7 @@ open class NetworkOperation: Operation, @unchecked Sendable {
         case .ignore:
             return
         case .finish:
-            completeFinishing()
+            completeFinishing(executed: true)
         case .execute:
             willExecute()
             execute()
@@ -99,20 +114,28 @@ open class NetworkOperation: Operation, @unchecked Sendable {
             case .executing:
                 state.phase = .finishing
                 return true
-            case .finishing, .finished:
+            case .finishing, .cancelledBeforeStart, .finished:
                 return false
             }
         }
         if proceed {
-            completeFinishing()
+            completeFinishing(executed: true)
         }
     }
 
     /// Cancels the operation. Subclasses that override it must call `super.cancel()`.
     /// A cancelled operation that has not started finishes, without ``execute()``,
-    /// when the queue starts it.
+    /// when the queue starts it (one a ``NetworkQueue`` holds is then sure never to run).
     open override func cancel() {
         super.cancel()
+        let waiting: Bool = state.write { state in
+            guard state.enqueued, state.phase == .ready, !state.cancelledWhileQueued else { return false }
+            state.cancelledWhileQueued = true
+            return true
+        }
+        if waiting {
+            didCancelWhileQueued()
+        }
     }
 
     /// Marks the operation as handed to a queue; `false` when it already was, so a
@@ -143,12 +166,26 @@ open class NetworkOperation: Operation, @unchecked Sendable {
     /// Called once, right before the operation becomes finished; a library hook.
     func willFinish() {}
 
-    private func completeFinishing() {
+    /// Whether ``didCancelWhileQueued()`` was called.
+    var wasCancelledWhileQueued: Bool {
+        state.read { $0.cancelledWhileQueued }
+    }
+
+    /// Called once, on the cancelling thread, when an operation a ``NetworkQueue`` holds
+    /// is cancelled before it started (it will finish without executing); a library hook.
+    func didCancelWhileQueued() {}
+
+    /// `executed`: whether `isExecuting` was `true` until now (it changes with `isFinished`).
+    private func completeFinishing(executed: Bool) {
         willFinish()
-        willChangeValue(forKey: "isExecuting")
+        if executed {
+            willChangeValue(forKey: "isExecuting")
+        }
         willChangeValue(forKey: "isFinished")
         state.write { $0.phase = .finished }
-        didChangeValue(forKey: "isExecuting")
+        if executed {
+            didChangeValue(forKey: "isExecuting")
+        }
         didChangeValue(forKey: "isFinished")
     }
 }

@@ -8,7 +8,7 @@ extension NetworkQueue {
     public func send<Request: APIRequest>(
         _ request: Request,
         configuration: HostConfiguration = .shared,
-        completion: @escaping (Result<Request.Response, NetworkError>) -> Void
+        completion: @escaping @Sendable (Result<Request.Response, NetworkError>) -> Void
     ) -> RequestOperation<Request.Response> {
         let operation = RequestOperation(request: request, configuration: configuration, responseDecoder: request.responseDecoder)
         operation.completion = completion

@@ -28,6 +28,9 @@ public final class RequestBatch<Output>: @unchecked Sendable {
         var completed = 0
         var started = false
         var finished = false
+        var onResult: (@Sendable (Int, Result<Output, NetworkError>) -> Void)?
+        var onProgress: (@Sendable (_ completed: Int, _ total: Int) -> Void)?
+        var completion: (@Sendable ([Result<Output, NetworkError>]) -> Void)?
     }
 
     /// The members, in order.
@@ -36,14 +39,28 @@ public final class RequestBatch<Output>: @unchecked Sendable {
     public let policy: Policy
     /// The queue the batch's callbacks run on.
     public let callbackQueue: DispatchQueue
-    /// Completed members of all (`totalUnitCount` is the member count).
+    /// Completed members of all (`totalUnitCount` is the member count). A discrete
+    /// progress: it never becomes a child of the progress the host app made current.
     public let progress: Progress
-    /// Called for each member as its result arrives, with its index.
-    public var onResult: ((Int, Result<Output, NetworkError>) -> Void)?
-    /// Called with completed and total counts after each member.
-    public var onProgress: ((_ completed: Int, _ total: Int) -> Void)?
-    /// Called once with every result, in the order of ``operations``.
-    public var completion: (([Result<Output, NetworkError>]) -> Void)?
+    /// Called on ``callbackQueue`` for each member as its result arrives, with its index.
+    ///
+    /// The callback properties can be set and read from any thread (they are kept under a
+    /// lock) and are `@Sendable`: the compiler rejects a closure that would race with the
+    /// code that set it. They run on ``callbackQueue``.
+    public var onResult: (@Sendable (Int, Result<Output, NetworkError>) -> Void)? {
+        get { state.read { $0.onResult } }
+        set { state.write { $0.onResult = newValue } }
+    }
+    /// Called on ``callbackQueue`` with completed and total counts after each member.
+    public var onProgress: (@Sendable (_ completed: Int, _ total: Int) -> Void)? {
+        get { state.read { $0.onProgress } }
+        set { state.write { $0.onProgress = newValue } }
+    }
+    /// Called once on ``callbackQueue`` with every result, in the order of ``operations``.
+    public var completion: (@Sendable ([Result<Output, NetworkError>]) -> Void)? {
+        get { state.read { $0.completion } }
+        set { state.write { $0.completion = newValue } }
+    }
 
     private let state: Protected<State>
 
@@ -52,7 +69,7 @@ public final class RequestBatch<Output>: @unchecked Sendable {
         self.operations = operations
         self.policy = policy
         self.callbackQueue = callbackQueue ?? operations.first?.service.configuration.callbackQueue ?? .main
-        progress = Progress(totalUnitCount: Int64(operations.count))
+        progress = Progress.discreteProgress(totalUnitCount: Int64(operations.count))
         state = Protected(State(results: Array(repeating: nil, count: operations.count)))
     }
 
@@ -97,10 +114,12 @@ public final class RequestBatch<Output>: @unchecked Sendable {
     public func run(on queue: NetworkQueue) async -> [Result<Output, NetworkError>] where Output: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<[Result<Output, NetworkError>], Never>) in
-                let previous = completion
-                completion = { results in
-                    previous?(results)
-                    continuation.resume(returning: results)
+                state.write { state in
+                    let previous = state.completion
+                    state.completion = { results in
+                        previous?(results)
+                        continuation.resume(returning: results)
+                    }
                 }
                 start(on: queue)
             }
@@ -115,13 +134,14 @@ public final class RequestBatch<Output>: @unchecked Sendable {
     }
 
     private func arrived(_ result: Result<Output, NetworkError>, at index: Int) {
-        let completed: Int? = state.write { state in
+        let arrival = state.write { state -> (completed: Int, onResult: (@Sendable (Int, Result<Output, NetworkError>) -> Void)?,
+                                              onProgress: (@Sendable (Int, Int) -> Void)?)? in
             guard state.results[index] == nil else { return nil }
             state.results[index] = result
             state.completed += 1
-            return state.completed
+            return (state.completed, state.onResult, state.onProgress)
         }
-        guard let completed else { return }
+        guard let (completed, onResult, onProgress) = arrival else { return }
         progress.completedUnitCount = Int64(completed)
         onResult?(index, result)
         onProgress?(completed, operations.count)
@@ -136,12 +156,12 @@ public final class RequestBatch<Output>: @unchecked Sendable {
     }
 
     private func complete() {
-        let results: [Result<Output, NetworkError>]? = state.write { state in
+        let finished = state.write { state -> (results: [Result<Output, NetworkError>], completion: (@Sendable ([Result<Output, NetworkError>]) -> Void)?)? in
             guard !state.finished else { return nil }
             state.finished = true
-            return state.results.compactMap { $0 }
+            return (state.results.compactMap { $0 }, state.completion)
         }
-        if let results {
+        if let (results, completion) = finished {
             completion?(results)
         }
     }

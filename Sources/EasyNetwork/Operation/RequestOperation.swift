@@ -13,35 +13,99 @@ import Foundation
 /// called on the host's callback queue, in that order, exactly once per operation —
 /// also for a cancellation, which arrives as a ``NetworkError`` with
 /// ``NetworkError/isCancelled``, whether the operation was cancelled before it started
-/// or while its request was in flight. The operation finishes after the callbacks.
+/// or while its request was in flight. The operation finishes after the callbacks of a
+/// request that ran. One cancelled while it waited in a ``NetworkQueue`` calls back right
+/// away (not when a slot frees) and finishes when the queue gets to it; the
+/// cancellations of many such operations (`cancelAllOperations()`) reach the callback
+/// queue in batches, each operation's callbacks still in order and once.
 open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     private let request: BaseAPIRequest
     private let transform: @Sendable (NetworkResponse) throws -> Output
+    // The fields that do not depend on `Output` come first: code that is not
+    // specialized for an `Output` reaches them without looking up the type's layout,
+    // which keeps a bulk cancellation cheap.
     private struct Outcome {
-        var result: Result<Output, NetworkError>?
+        var delivered = false
+        /// Whether `observers` ever had one (checked without touching the generic array).
+        var observed = false
+        var failure: (@Sendable (NetworkError) -> Void)?
+        /// `completion` called with `.failure`, for deliveries of a cancellation.
+        var completionOnFailure: (@Sendable (NetworkError) -> Void)?
+        var onUploadProgress: (@Sendable (Progress) -> Void)?
         var metrics: RequestMetrics?
         var uploadGate = ProgressGate()
-        var delivered = false
+        var uploadProgress: Progress?
+        var result: Result<Output, NetworkError>?
         var observers: [@Sendable (Result<Output, NetworkError>) -> Void] = []
+        var callbacks = Callbacks()
+    }
+
+    /// The public closures that take an `Output`, kept together so a delivery takes
+    /// them in one step.
+    private struct Callbacks {
+        var success: (@Sendable (Output) -> Void)?
+        var completion: (@Sendable (Result<Output, NetworkError>) -> Void)?
+        var onCachedValue: (@Sendable (Output) -> Void)?
     }
 
     private let outcome = Protected(Outcome())
 
-    /// Called with the mapped value on success.
-    public var success: ((Output) -> Void)?
-    /// Called with the error on failure or cancellation.
-    public var failure: ((NetworkError) -> Void)?
-    /// Called with the result, after `success` or `failure`.
-    public var completion: ((Result<Output, NetworkError>) -> Void)?
-    /// Called once, before the network's result, with the value decoded from a stored
-    /// response when the request's cache policy is `.cacheThenNetwork` and one is stored.
-    public var onCachedValue: ((Output) -> Void)?
+    /// Called on the host's callback queue with the mapped value on success.
+    ///
+    /// The callback properties can be set and read from any thread (they are kept under a
+    /// lock) and are `@Sendable`: the compiler rejects a closure that would race with the
+    /// code that set it (a captured `var`, a non-Sendable object). They run on the host's
+    /// ``HostConfiguration/callbackQueue`` (the main queue unless the host says otherwise);
+    /// the ones set when the result is delivered are called.
+    public var success: (@Sendable (Output) -> Void)? {
+        get { outcome.read { $0.callbacks.success } }
+        set { outcome.write { $0.callbacks.success = newValue } }
+    }
+    /// Called on the host's callback queue with the error on failure or cancellation.
+    public var failure: (@Sendable (NetworkError) -> Void)? {
+        get { outcome.read { $0.failure } }
+        set { outcome.write { $0.failure = newValue } }
+    }
+    /// Called on the host's callback queue with the result, after `success` or `failure`.
+    public var completion: (@Sendable (Result<Output, NetworkError>) -> Void)? {
+        get { outcome.read { $0.callbacks.completion } }
+        set {
+            var onFailure: (@Sendable (NetworkError) -> Void)?
+            if let completion = newValue {
+                onFailure = { error in completion(.failure(error)) }
+            }
+            outcome.write { outcome in
+                outcome.callbacks.completion = newValue
+                outcome.completionOnFailure = onFailure
+            }
+        }
+    }
+    /// Called once on the host's callback queue, before the network's result, with the
+    /// value decoded from a stored response when the request's cache policy is
+    /// `.cacheThenNetwork` and one is stored.
+    public var onCachedValue: (@Sendable (Output) -> Void)? {
+        get { outcome.read { $0.callbacks.onCachedValue } }
+        set { outcome.write { $0.callbacks.onCachedValue = newValue } }
+    }
     /// Bytes of the request body sent, of all (uploads; stays 0 of 0 for requests
-    /// without a body).
-    public let uploadProgress = Progress(totalUnitCount: 0)
-    /// Called on the callback queue as the body goes out (at most every half percent),
-    /// monotonic, and with 100 % before `success`.
-    public var onUploadProgress: ((Progress) -> Void)?
+    /// without a body). A discrete progress, made on first use: it never becomes a child
+    /// of whatever progress the host app made current.
+    public var uploadProgress: Progress {
+        outcome.write { outcome in
+            if let progress = outcome.uploadProgress {
+                return progress
+            }
+            let progress = Progress.discreteProgress(totalUnitCount: 0)
+            outcome.uploadProgress = progress
+            return progress
+        }
+    }
+    /// Called on the host's callback queue as the body goes out (at most every half
+    /// percent), monotonic, and with 100 % before `success`.
+    public var onUploadProgress: (@Sendable (Progress) -> Void)? {
+        get { outcome.read { $0.onUploadProgress } }
+        set { outcome.write { $0.onUploadProgress = newValue } }
+    }
 
     /// An operation that maps the response with `transform`, which runs off the
     /// callback queue and may throw (a thrown error becomes a decoding error).
@@ -97,7 +161,11 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
 
     /// The result, once the operation has delivered it.
     public var result: Result<Output, NetworkError>? {
-        outcome.read { $0.result }
+        if let result = outcome.read({ $0.result }) {
+            return result
+        }
+        // Cancelled while it waited in a queue: it never runs, nothing else stores a result.
+        return wasCancelledWhileQueued ? .failure(.cancelled(url: nil)) : nil
     }
 
     /// The request's measurements (time queued, duration, bytes, attempts), set
@@ -150,10 +218,26 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     override func willFinish() {
         // Cancelled before its request ran: store the cancellation now, so whoever
         // looks at `result` after the operation finished sees it, and call back later.
-        let cancellation = NetworkError.cancelled(url: nil)
-        guard isCancelled, store(.failure(cancellation)) else { return }
+        guard !wasCancelledWhileQueued, isCancelled else { return }
+        deliverCancellationBeforeStart()
+    }
+
+    override func didCancelWhileQueued() {
+        // Waiting in a NetworkQueue: call back now rather than when a slot frees. The
+        // operation never runs, so nothing can store another result (`result` reports the
+        // cancellation).
         let operation = UncheckedSendable(self)
-        service.configuration.callbackQueue.async {
+        CoalescedDelivery.async(on: service.configuration.callbackQueue) {
+            operation.value.callBackCancellation()
+        }
+    }
+
+    private func deliverCancellationBeforeStart() {
+        let cancellation = NetworkError.cancelled(url: nil)
+        guard store(.failure(cancellation)) else { return }
+        let operation = UncheckedSendable(self)
+        // Batched with the other cancellations of a bulk cancel: one queue hop for many.
+        CoalescedDelivery.async(on: service.configuration.callbackQueue) {
             operation.value.callBack(.failure(cancellation))
         }
     }
@@ -175,11 +259,43 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     }
 
     private func callBack(_ result: Result<Output, NetworkError>) {
+        // `write`, not `read`: it lends the state instead of copying all of it.
+        let (callbacks, failure) = outcome.write { ($0.callbacks, $0.failure) }
         switch result {
-        case .success(let value): success?(value)
+        case .success(let value): callbacks.success?(value)
         case .failure(let error): failure?(error)
         }
-        completion?(result)
+        callbacks.completion?(result)
+        if markDeliveredUnlessObserved() {
+            notifyObservers(result)
+        }
+    }
+
+    /// ``callBack(_:)`` for a cancellation of an operation that never ran, through
+    /// closures that do not take an `Output` (the path of a bulk cancel).
+    private func callBackCancellation() {
+        let error = NetworkError.cancelled(url: nil)
+        let (failure, completion) = outcome.write { ($0.failure, $0.completionOnFailure) }
+        failure?(error)
+        completion?(error)
+        if markDeliveredUnlessObserved() {
+            notifyObservers(.failure(error))
+        }
+    }
+
+    /// Marks the result delivered when no library observer ever asked for it (without
+    /// touching the generic array); `true` when there are observers to call.
+    private func markDeliveredUnlessObserved() -> Bool {
+        outcome.write { outcome in
+            if !outcome.observed {
+                outcome.delivered = true
+            }
+            return outcome.observed
+        }
+    }
+
+    /// Marks the result delivered and calls the library observers.
+    private func notifyObservers(_ result: Result<Output, NetworkError>) {
         let observers = outcome.write { outcome in
             outcome.delivered = true
             defer { outcome.observers.removeAll() }
@@ -192,8 +308,10 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// or at once when the result was already delivered.
     func observeResult(_ observer: @escaping @Sendable (Result<Output, NetworkError>) -> Void) {
         let delivered: Result<Output, NetworkError>? = outcome.write { outcome in
-            if outcome.delivered { return outcome.result }
+            // Delivered without a stored result: the cancellation of one that never ran.
+            if outcome.delivered { return outcome.result ?? .failure(.cancelled(url: nil)) }
             outcome.observers.append(observer)
+            outcome.observed = true
             return nil
         }
         if let delivered {

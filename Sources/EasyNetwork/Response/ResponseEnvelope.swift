@@ -8,7 +8,7 @@ import Foundation
 /// see only the payload (``payloadKey``); on failure the request fails with a
 /// ``NetworkError`` of kind ``NetworkError/Kind-swift.enum/business`` carrying the code,
 /// message, trace id and payload. Codes in ``unauthorizedCodes`` also post
-/// ``HostConfiguration/didPerformUnauthorizedOperation``, as a 401 does.
+/// ``HostConfiguration/unauthorizedOperationNotification``, as a 401 does.
 ///
 /// Three common conventions:
 ///

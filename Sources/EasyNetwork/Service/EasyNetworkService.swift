@@ -8,7 +8,7 @@ import FoundationNetworking
 /// It builds the URL (the `api` path appended to the base URL's path), merges headers,
 /// encodes parameters, runs the host's interceptors, token and retry policy, checks the
 /// status code and the envelope, decodes the body, then calls back on the host's
-/// `callbackQueue`. A 401 also posts ``HostConfiguration/didPerformUnauthorizedOperation``.
+/// `callbackQueue`. A 401 also posts ``HostConfiguration/unauthorizedOperationNotification``.
 ///
 /// A ``ServiceOperation`` owns one service. ``cancel()`` cancels every request it
 /// is running and is sticky: requests made afterwards fail at once as cancelled.
@@ -163,7 +163,7 @@ public final class EasyNetworkService: @unchecked Sendable {
             if case .failure(let error) = box.value, !error.isCancelled {
                 if error.isUnauthorized {
                     NotificationCenter.default.post(
-                        name: HostConfiguration.didPerformUnauthorizedOperation,
+                        name: HostConfiguration.unauthorizedOperationNotification,
                         object: configuration,
                         userInfo: ["error": error]
                     )

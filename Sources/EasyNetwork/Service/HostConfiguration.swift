@@ -21,10 +21,18 @@ import FoundationNetworking
 /// All properties are thread-safe.
 public final class HostConfiguration: @unchecked Sendable {
     /// The name of the notification posted on `NotificationCenter.default` when a
-    /// request of a host gets 401 Unauthorized: `"DidPerformUnauthorizedOperation"`.
-    /// The notification's `object` is the ``HostConfiguration``, so each SDK observes
-    /// only its own host; `userInfo["error"]` holds the ``NetworkError``.
-    public static let didPerformUnauthorizedOperation = Notification.Name("DidPerformUnauthorizedOperation")
+    /// request of a host gets 401 Unauthorized:
+    /// `"com.easynetwork.didPerformUnauthorizedOperation"` (prefixed, so it never collides
+    /// with a name of the host app or of another SDK). The notification's `object` is the
+    /// ``HostConfiguration``, so each SDK observes only its own host; `userInfo["error"]`
+    /// holds the ``NetworkError``.
+    public static let unauthorizedOperationNotification = Notification.Name("com.easynetwork.didPerformUnauthorizedOperation")
+
+    /// The former name of ``unauthorizedOperationNotification``; it now holds the same,
+    /// prefixed name, so observers that use this constant keep working. The unprefixed
+    /// `"DidPerformUnauthorizedOperation"` is no longer posted.
+    @available(*, deprecated, renamed: "unauthorizedOperationNotification")
+    public static let didPerformUnauthorizedOperation = unauthorizedOperationNotification
 
     /// The shared configuration used by `ServiceOperation()` and friends. It always
     /// exists; until ``baseURL(_:)`` is called its requests fail with

@@ -37,6 +37,8 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {
         var observers: [@Sendable (Result<URL, NetworkError>) -> Void] = []
         var result: Result<URL, NetworkError>?
         var gate = ProgressGate()
+        var onProgress: (@Sendable (Progress) -> Void)?
+        var completion: (@Sendable (Result<URL, NetworkError>) -> Void)?
     }
 
     private let request: any BaseAPIRequest
@@ -44,13 +46,22 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {
     private let options: DownloadOptions
     private let state = Protected(State())
 
-    /// Bytes written of bytes expected (unknown totals count as 0 until the end).
-    public let progress = Progress(totalUnitCount: 0)
-    /// Called on the callback queue when the progress moves forward (at most every
-    /// half percent) and at the end.
-    public var onProgress: ((Progress) -> Void)?
-    /// Called once with the file's URL or the error.
-    public var completion: ((Result<URL, NetworkError>) -> Void)?
+    /// Bytes written of bytes expected (unknown totals count as 0 until the end). A
+    /// discrete progress: it never becomes a child of the progress the host app made current.
+    public let progress = Progress.discreteProgress(totalUnitCount: 0)
+    /// Called on the host's callback queue when the progress moves forward (at most
+    /// every half percent) and at the end. Both callback properties can be set from any
+    /// thread (kept under a lock) and are `@Sendable`, so the compiler rejects a closure
+    /// that would race with the code that set it.
+    public var onProgress: (@Sendable (Progress) -> Void)? {
+        get { state.read { $0.onProgress } }
+        set { state.write { $0.onProgress = newValue } }
+    }
+    /// Called once on the host's callback queue with the file's URL or the error.
+    public var completion: (@Sendable (Result<URL, NetworkError>) -> Void)? {
+        get { state.read { $0.completion } }
+        set { state.write { $0.completion = newValue } }
+    }
 
     /// A download of `request`'s body to `destination` on `configuration`'s host.
     public init(
