@@ -7,7 +7,7 @@ import FoundationNetworking
 ///
 /// Check ``kind`` (or the shortcuts ``isCancelled``, ``statusCode``) to react, and show
 /// `localizedDescription` to a person. It bridges to `NSError` with the domain
-/// ``errorDomain`` and the code ``Kind-swift.enum/rawValue``, stable across versions.
+/// ``errorDomain`` and the code `kind.rawValue`, stable across versions.
 public struct NetworkError: Error, Sendable {
     /// The stage that failed. Raw values are the `NSError` codes and never change.
     public enum Kind: Int, Sendable, CaseIterable {

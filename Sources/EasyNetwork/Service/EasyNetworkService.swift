@@ -41,6 +41,7 @@ public final class EasyNetworkService: @unchecked Sendable {
     /// Sends `request` and calls exactly one of the closures on the host's callback queue.
     ///
     /// - Parameters:
+    ///   - request: the request to send.
     ///   - success: the payload decoded by `JSONSerialization` (a dictionary, an array
     ///     or a fragment; with an envelope, its payload), or `nil` for an empty body.
     ///   - failure: a ``NetworkError``: bad request, encoding, transport, status,
