@@ -38,7 +38,7 @@ final class ChainCancellationTests: ServerTestCase {
             .sorted()
     }
 
-    func testTaskCancelledAtOnceEndsCancelledAndSendsNothing() async {
+    func testTaskCancelledAtOnceEndsCancelledAndSendsNoFurtherStep() async {
         let host = makeHost()
         let queue = queue
         var tasks: [Task<ChainOutcome<Int>, any Error>] = []
@@ -59,7 +59,10 @@ final class ChainCancellationTests: ServerTestCase {
         try? await Task.sleep(nanoseconds: 200_000_000)
         let summary = Dictionary(grouping: outcomes) { $0 }.mapValues(\.count)
         XCTAssertEqual(summary, ["cancelled": 200], "every chain ends cancelled")
-        XCTAssertEqual(server.requests.count, 0, "no step was sent: \(server.requests.map { "\($0.path)?\($0.query ?? "")" })")
+        // The task may start (and send step 0) before `cancel()` reaches it on a slow or
+        // instrumented machine; no later step may ever go out.
+        let later = server.requests.filter { $0.path != "/cc/0" }
+        XCTAssertEqual(later.count, 0, "no step after the first was sent: \(later.map { "\($0.path)?\($0.query ?? "")" })")
     }
 
     func testTaskCancelledAtRandomMomentsEndsOnceAndSendsNoLaterStep() async {
