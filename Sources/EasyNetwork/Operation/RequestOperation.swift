@@ -29,8 +29,9 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         /// Whether `observers` ever had one (checked without touching the generic array).
         var observed = false
         var failure: (@Sendable (NetworkError) -> Void)?
-        /// `completion` called with `.failure`, for deliveries of a cancellation.
-        var completionOnFailure: (@Sendable (NetworkError) -> Void)?
+        /// `completion` called with a cancellation built when `completion` was set, for
+        /// the deliveries of a bulk cancel.
+        var completionOnCancellation: (@Sendable () -> Void)?
         var onUploadProgress: (@Sendable (Progress) -> Void)?
         var metrics: RequestMetrics?
         var uploadGate = ProgressGate()
@@ -70,13 +71,16 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     public var completion: (@Sendable (Result<Output, NetworkError>) -> Void)? {
         get { outcome.read { $0.callbacks.completion } }
         set {
-            var onFailure: (@Sendable (NetworkError) -> Void)?
+            var onCancellation: (@Sendable () -> Void)?
             if let completion = newValue {
-                onFailure = { error in completion(.failure(error)) }
+                // Built here, once, not per delivery; a `.failure` holds no `Output`, only a
+                // Sendable NetworkError, and is never mutated.
+                let cancellation = UncheckedSendable(Result<Output, NetworkError>.failure(.cancelled(url: nil)))
+                onCancellation = { completion(cancellation.value) }
             }
             outcome.write { outcome in
                 outcome.callbacks.completion = newValue
-                outcome.completionOnFailure = onFailure
+                outcome.completionOnCancellation = onCancellation
             }
         }
     }
@@ -274,11 +278,19 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// ``callBack(_:)`` for a cancellation of an operation that never ran, through
     /// closures that do not take an `Output` (the path of a bulk cancel).
     private func callBackCancellation() {
+        // One step: this operation was queued (so its observers, if any, were added
+        // before), and the result is known; marking it delivered before the closures run
+        // makes no observer run early.
+        let (failure, completion, observed) = outcome.write { outcome in
+            if !outcome.observed {
+                outcome.delivered = true
+            }
+            return (outcome.failure, outcome.completionOnCancellation, outcome.observed)
+        }
         let error = NetworkError.cancelled(url: nil)
-        let (failure, completion) = outcome.write { ($0.failure, $0.completionOnFailure) }
         failure?(error)
-        completion?(error)
-        if markDeliveredUnlessObserved() {
+        completion?()
+        if observed {
             notifyObservers(.failure(error))
         }
     }
