@@ -1,4 +1,4 @@
-import EasyNetwork
+@testable import EasyNetwork
 import EasyNetworkTesting
 import Foundation
 import XCTest
