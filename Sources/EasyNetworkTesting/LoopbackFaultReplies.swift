@@ -14,14 +14,7 @@ extension LoopbackReply {
     ///
     /// `sentBytes` is clamped to `0...declaredLength`; body byte `i` is `UInt8(i % 251)`.
     public static func stalledBody(declaredLength: Int, sentBytes: Int) -> LoopbackReply {
-        let declared = max(0, declaredLength)
-        return LoopbackReply(
-            status: 200,
-            headers: ["Content-Type": "application/octet-stream"],
-            body: .pattern(start: 0, count: min(max(0, sentBytes), declared)),
-            delay: 0,
-            ending: .stall(declaredLength: declared)
-        )
+        partialBody(declaredLength: declaredLength, sentBytes: sentBytes, headers: [:]) { .stall(declaredLength: $0) }
     }
 
     /// A response with `Content-Length` whose body goes out one byte at a time, `interval` seconds apart

@@ -113,14 +113,7 @@ public struct LoopbackReply: Sendable {
     ///
     /// `sentBytes` is clamped to `0...declaredLength`; body byte `i` is `UInt8(i % 251)`.
     public static func resetMidBody(declaredLength: Int, sentBytes: Int) -> LoopbackReply {
-        let declared = max(0, declaredLength)
-        return LoopbackReply(
-            status: 200,
-            headers: ["Content-Type": "application/octet-stream"],
-            body: .pattern(start: 0, count: min(max(0, sentBytes), declared)),
-            delay: 0,
-            ending: .reset(declaredLength: declared)
-        )
+        partialBody(declaredLength: declaredLength, sentBytes: sentBytes, headers: [:], ending: Ending.reset)
     }
 
     /// Sends a 200 head with `Content-Length: declaredLength`, then `sentBytes` body bytes, then closes the
@@ -129,13 +122,24 @@ public struct LoopbackReply: Sendable {
     /// `sentBytes` is clamped to `0...declaredLength`; body byte `i` is `UInt8(i % 251)`. Extra `headers`
     /// (an ETag, `Accept-Ranges`) are sent too.
     public static func truncatedBody(declaredLength: Int, sentBytes: Int, headers: [String: String] = [:]) -> LoopbackReply {
+        partialBody(declaredLength: declaredLength, sentBytes: sentBytes, headers: headers, ending: Ending.truncate)
+    }
+
+    /// A 200 head with `Content-Length: declaredLength` and the first `sentBytes` (clamped to
+    /// `0...declaredLength`) bytes of the pattern body, ended by `ending`.
+    static func partialBody(
+        declaredLength: Int,
+        sentBytes: Int,
+        headers: [String: String],
+        ending: (_ declaredLength: Int) -> Ending
+    ) -> LoopbackReply {
         let declared = max(0, declaredLength)
         return LoopbackReply(
             status: 200,
             headers: adding("Content-Type", "application/octet-stream", to: headers),
             body: .pattern(start: 0, count: min(max(0, sentBytes), declared)),
             delay: 0,
-            ending: .truncate(declaredLength: declared)
+            ending: ending(declared)
         )
     }
 
