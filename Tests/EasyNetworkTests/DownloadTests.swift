@@ -178,10 +178,7 @@ final class DownloadTests: ServerTestCase {
         queue.addOperation(op)
         wait(for: [done], timeout: 10)
         XCTAssertEqual(try Data(contentsOf: try XCTUnwrap(op.result).get()), resource.body)
-        XCTAssertEqual(server.requests(path: "/file").map { $0.header("Range") ?? "" },
-                       ["bytes=0-299999", "bytes=300000-599999", "bytes=600000-899999", "bytes=900000-1199999"])
-        XCTAssertEqual(server.requests(path: "/file").dropFirst().map { $0.header("If-Range") ?? "" }, Array(repeating: "\"v1\"", count: 3))
-        XCTAssertEqual(server.requests(path: "/file").map { $0.header("Accept-Encoding") ?? "" }, Array(repeating: "identity", count: 4))
+        assertRangesWithoutAGap(server.requests(path: "/file"), segment: 300_000, total: 1_000_000, validator: "\"v1\"")
     }
 
     func testBuiltInLargeRouteServesRanges() throws {
@@ -194,8 +191,45 @@ final class DownloadTests: ServerTestCase {
         let data = try Data(contentsOf: try XCTUnwrap(op.result).get())
         XCTAssertEqual(data.count, 700_000)
         XCTAssertTrue(data.enumerated().allSatisfy { $0.element == UInt8($0.offset % 251) })
-        let sent = server.requests(path: "/large/700000").map { "\($0.header("Range") ?? "-") \($0.header("If-Range") ?? "-")" }
-        XCTAssertEqual(sent.count, 3, "\(sent)")
+        assertRangesWithoutAGap(server.requests(path: "/large/700000"), segment: 256 * 1024, total: 700_000, validator: "\"large-700000\"")
+    }
+
+    func testASlowRangeDoublesTheNextOne() throws {
+        // A range that takes over 0.2 s doubles the next, so how many requests a download
+        // takes depends on timing: under TSan in the full suite /large/700000 came in 2
+        // ranges (0-262143, 262144-786431), not 3. A slow first range pins it down.
+        let resource = RangeResource(size: 700_000)
+        server.route("GET", "/file") { request in
+            let reply = resource.reply(to: request)
+            return request.header("Range") == "bytes=0-262143" ? .delayed(0.3, reply) : reply
+        }
+        let (_, result) = download("/file", to: "slow.bin", options: DownloadOptions(segmentSize: 256 * 1024))
+        XCTAssertEqual(try Data(contentsOf: try XCTUnwrap(result).get()), resource.body)
+        XCTAssertEqual(server.requests(path: "/file").map { $0.header("Range") ?? "-" }, ["bytes=0-262143", "bytes=262144-786431"])
+        assertRangesWithoutAGap(server.requests(path: "/file"), segment: 256 * 1024, total: 700_000, validator: "\"v1\"")
+    }
+
+    /// Checks that `requests` fetched `total` bytes in ranges without a gap or an overlap:
+    /// the first `bytes=0-(segment-1)` without `If-Range`, each later one from where the
+    /// last ended with `If-Range: validator`, each `segment` to 32 x `segment` long (a slow
+    /// range doubles the next, a fast one halves it, so the count depends on timing), all
+    /// with `Accept-Encoding: identity`, the last reaching the end.
+    private func assertRangesWithoutAGap(_ requests: [RecordedRequest], segment: Int, total: Int, validator: String, file: StaticString = #filePath, line: UInt = #line) {
+        let seen = requests.map { "\($0.header("Range") ?? "-") \($0.header("If-Range") ?? "-")" }
+        XCTAssertEqual(requests.first?.header("Range"), "bytes=0-\(segment - 1)", "\(seen)", file: file, line: line)
+        var next = 0
+        for (index, request) in requests.enumerated() {
+            guard let bounds = range(of: request), let end = bounds.end else {
+                return XCTFail("not a closed range: \(seen)", file: file, line: line)
+            }
+            XCTAssertEqual(bounds.start, next, "a gap or an overlap: \(seen)", file: file, line: line)
+            XCTAssertLessThan(bounds.start, total, "a range past the end: \(seen)", file: file, line: line)
+            XCTAssertTrue((segment...(32 * segment)).contains(end - bounds.start + 1), "a range of another size: \(seen)", file: file, line: line)
+            XCTAssertEqual(request.header("If-Range"), index == 0 ? nil : validator, "\(seen)", file: file, line: line)
+            XCTAssertEqual(request.header("Accept-Encoding"), "identity", "\(seen)", file: file, line: line)
+            next = end + 1
+        }
+        XCTAssertGreaterThanOrEqual(next, total, "the ranges stop short of the end: \(seen)", file: file, line: line)
     }
 
     func testCancelledBeforeStartReportsOnce() {
