@@ -1,4 +1,4 @@
-import EasyNetwork
+@testable import EasyNetwork
 import EasyNetworkTesting
 import Foundation
 import XCTest
@@ -34,7 +34,7 @@ final class UploadCancellationStressTests: ServerTestCase {
 
         let temporaryFiles = {
             Set(((try? FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)) ?? [])
-                .filter { $0.hasPrefix("EasyNetwork-upload-") })
+                .filter { $0.hasPrefix(MultipartBodyFile.namePrefix) })
         }
         let before = temporaryFiles()
         let host = makeHost()

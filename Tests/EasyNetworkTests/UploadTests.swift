@@ -1,4 +1,4 @@
-import EasyNetwork
+@testable import EasyNetwork
 import EasyNetworkTesting
 import Foundation
 import XCTest
@@ -97,7 +97,7 @@ final class UploadTests: ServerTestCase {
 
     private func leftoverTemporaryFiles() -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)) ?? [])
-            .filter { $0.hasPrefix("EasyNetwork-upload-") }
+            .filter { $0.hasPrefix(MultipartBodyFile.namePrefix) }
     }
 
     private func upload(_ form: MultipartFormData, progress: Collector<Double>? = nil, cancelAfter: TimeInterval? = nil) -> RequestOperation<Any?> {

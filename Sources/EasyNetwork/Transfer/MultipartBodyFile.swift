@@ -35,9 +35,13 @@ struct MultipartBodyFile: Sendable {
         }
     }
 
+    /// How the names of this process's body files begin (the process number keeps apart
+    /// the files of two processes sharing a temporary folder).
+    static let namePrefix = "EasyNetwork-upload-\(ProcessInfo.processInfo.processIdentifier)-"
+
     /// Writes `body` to a new temporary file on the calling thread.
     static func write(_ body: MultipartFormData, for requestURL: URL?) -> Result<MultipartBodyFile, NetworkError> {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("EasyNetwork-upload-\(UUID().uuidString)")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(namePrefix + UUID().uuidString)
         do {
             return .success(MultipartBodyFile(url: file, length: try body.write(to: file)))
         } catch {
