@@ -1,0 +1,360 @@
+#!/usr/bin/env bash
+# What EasyNetwork adds to an executable: builds small release programs in a temporary
+# package (the library by local path, no network) and prints their stripped sizes.
+#
+#   Benchmarks/footprint.sh [--by-type [N]] [--keep] [-- extra swift build arguments]
+#
+# Rows: plain URLSession (the floor), the README's one-request seed program importing only
+# EasyNetwork, the seed program plus each other library product of the package (read from
+# `swift package dump-package`; the testing kit aside), and the seed program plus all of them.
+# --by-type [N] also prints the N (30) largest contributors to the seed program, by Swift type.
+# Needs only the Swift toolchain and binutils (nm, strip, size).
+set -euo pipefail
+
+top=0
+keep=0
+build_args=()
+while (($#)); do
+    case "$1" in
+        --by-type)
+            top=30
+            if [[ "${2:-}" =~ ^[0-9]+$ ]]; then top=$2; shift; fi ;;
+        --keep) keep=1 ;;
+        --) shift; build_args=("$@"); break ;;
+        -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "footprint.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+for tool in swift nm strip size; do
+    command -v "$tool" >/dev/null || { echo "footprint.sh: '$tool' not found on PATH" >&2; exit 1; }
+done
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/footprint.XXXXXX")
+if ((keep)); then echo "keeping $work" >&2; else trap 'rm -rf "$work"' EXIT; fi
+
+# Products: every library product but the testing kit, each with the module to import and
+# one public, non-generic, top-level type (outside any #if) to reference so it is linked.
+cat > "$work/products.swift" <<'EOF'
+import Foundation
+let root = URL(fileURLWithPath: CommandLine.arguments[1])
+let data = FileHandle.standardInput.readDataToEndOfFile()
+let package = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+let targets = package["targets"] as? [[String: Any]] ?? []
+
+func publicType(inTarget name: String) -> String? {
+    let target = targets.first { $0["name"] as? String == name }
+    let dir = root.appendingPathComponent(target?["path"] as? String ?? "Sources/\(name)")
+    let files = (FileManager.default.enumerator(atPath: dir.path)?.allObjects as? [String] ?? [])
+        .filter { $0.hasSuffix(".swift") }.sorted()
+    let kinds: Set<String> = ["class", "struct", "enum", "actor"]
+    for file in files {
+        guard let text = try? String(contentsOf: dir.appendingPathComponent(file), encoding: .utf8) else { continue }
+        var depth = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("#if") { depth += 1; continue }
+            if line.hasPrefix("#endif") { depth -= 1; continue }
+            guard depth == 0, line.hasPrefix("public ") || line.hasPrefix("open ") else { continue }
+            let words = line.split(separator: " ").drop { !kinds.contains(String($0)) }
+            guard words.count > 1 else { continue }
+            let name = words[words.startIndex + 1].prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+            let rest = words[words.startIndex + 1].dropFirst(name.count)
+            if !name.isEmpty, !rest.hasPrefix("<") { return String(name) }
+        }
+    }
+    return nil
+}
+
+print("package\t\(package["name"] as? String ?? "EasyNetwork")")
+for product in package["products"] as? [[String: Any]] ?? [] {
+    guard let type = product["type"] as? [String: Any], type["library"] != nil,
+          let name = product["name"] as? String,
+          let module = (product["targets"] as? [String])?.first else { continue }
+    print([name, module, publicType(inTarget: module) ?? "-"].joined(separator: "\t"))
+}
+EOF
+swift package dump-package --package-path "$root" > "$work/package.json"
+swift "$work/products.swift" "$root" < "$work/package.json" > "$work/products.tsv"
+package_name=$(sed -n 's/^package\t//p' "$work/products.tsv")
+
+products=() modules=() types=()
+while IFS=$'\t' read -r product module type; do
+    [[ "$product" == package ]] && continue
+    [[ "$product" == *Testing ]] && continue          # the testing kit is for test targets
+    [[ "$module" == EasyNetwork ]] && continue        # the seed row is this one
+    products+=("$product") modules+=("$module") types+=("$type")
+done < "$work/products.tsv"
+
+# The temporary package: one executable target per row.
+pkg="$work/pkg"
+mkdir -p "$pkg/Sources"
+
+write_floor() {
+    mkdir -p "$pkg/Sources/Floor"
+    cat > "$pkg/Sources/Floor/main.swift" <<'EOF'
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+struct SignInItem { let userName: String; let token: String }
+
+let session = URLSession(configuration: .ephemeral)
+var request = URLRequest(url: URL(string: "http://127.0.0.1:8080/sign_in")!)
+request.httpMethod = "POST"
+request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+request.httpBody = try? JSONSerialization.data(withJSONObject: ["username": "u", "password": "p"])
+session.dataTask(with: request) { data, _, error in
+    let json = data.flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any]
+    let item = (json?["userName"] as? String).flatMap { name in
+        (json?["token"] as? String).map { SignInItem(userName: name, token: $0) }
+    }
+    DispatchQueue.main.async {
+        print(item?.userName ?? error?.localizedDescription ?? "failed")
+        exit(0)
+    }
+}.resume()
+dispatchMain()
+EOF
+}
+
+# $1: target name; $2...: "module<TAB>type" to import and reference next to the seed code.
+write_seed() {
+    local target=$1; shift
+    local dir="$pkg/Sources/$target" touches="" index=0 module type
+    mkdir -p "$dir"
+    # The README's quick start, unchanged.
+    cat > "$dir/SignIn.swift" <<'EOF'
+import EasyNetwork
+
+struct SignInItem: ParsedItem { let userName: String; let token: String }
+
+final class SignInRequest: BaseAPIRequest {
+    private let userName: String, password: String
+    init(userName: String, password: String) { self.userName = userName; self.password = password }
+    var method: NetworkService.Method { .post }
+    var query: NetworkService.QueryType { .json }
+    var params: [String: Any]? { ["username": userName, "password": password] }
+    var api: String { "/sign_in" }
+    var headers: [String: String]? { defaultJsonHeader() }
+}
+
+final class SignInResponseMapper: ResponseMapper<SignInItem>, ResponseMapperProtocol {
+    static func process(_ obj: Any?) throws -> SignInItem {
+        try process(obj, parse: { json in
+            guard let name = json["userName"] as? String, let token = json["token"] as? String else { return nil }
+            return SignInItem(userName: name, token: token)
+        })
+    }
+}
+
+final class SignInOperation: ServiceOperation, @unchecked Sendable {
+    private let request: SignInRequest
+    var success: ((SignInItem) -> Void)?
+    var failure: ((Error) -> Void)?
+    init(userName: String, password: String) {
+        request = SignInRequest(userName: userName, password: password)
+        super.init()                        // or super.init(configuration: someOtherHost)
+    }
+    override func execute() {
+        service.request(request, success: { [weak self] in self?.handleSuccess($0) },
+                        failure: { [weak self] in self?.handleFailure($0) })
+    }
+    private func handleSuccess(_ response: Any?) {
+        do { success?(try SignInResponseMapper.process(response)); finish() } catch { handleFailure(error) }
+    }
+    private func handleFailure(_ error: Error) { failure?(error); finish() }
+}
+EOF
+    for entry in "$@"; do
+        IFS=$'\t' read -r module type <<< "$entry"
+        index=$((index + 1))
+        # One file per module: imports are per file, so type names cannot collide.
+        {
+            echo "import $module"
+            if [[ "$type" == - ]]; then
+                echo "func touch$index() {}  // no public type found: linked by the product dependency alone"
+            else
+                echo "func touch$index() { print(String(reflecting: $type.self)) }"
+            fi
+        } > "$dir/Touch$index.swift"
+        touches+="touch$index()"$'\n'
+    done
+    cat > "$dir/main.swift" <<EOF
+import EasyNetwork
+import Foundation
+
+${touches}HostConfiguration.baseURL("http://127.0.0.1:8080")
+let op = SignInOperation(userName: "u", password: "p")
+op.success = { item in print(item.userName); exit(0) }
+op.failure = { error in print(error.localizedDescription); exit(1) }
+NetworkQueue.shared.addOperation(op)
+dispatchMain()
+EOF
+}
+
+product_dep() { echo ".product(name: \"$1\", package: \"$package_name\")"; }
+
+write_floor
+write_seed Seed
+targets=".executableTarget(name: \"Floor\"),"$'\n'
+targets+="        .executableTarget(name: \"Seed\", dependencies: [$(product_dep EasyNetwork)]),"$'\n'
+all_deps="$(product_dep EasyNetwork)"
+all_touches=()
+for i in "${!products[@]}"; do
+    write_seed "Product$i" "${modules[$i]}"$'\t'"${types[$i]}"
+    targets+="        .executableTarget(name: \"Product$i\", dependencies: [$(product_dep EasyNetwork), $(product_dep "${products[$i]}")]),"$'\n'
+    all_deps+=", $(product_dep "${products[$i]}")"
+    all_touches+=("${modules[$i]}"$'\t'"${types[$i]}")
+done
+write_seed All ${all_touches[@]+"${all_touches[@]}"}
+targets+="        .executableTarget(name: \"All\", dependencies: [$all_deps]),"$'\n'
+
+cat > "$pkg/Package.swift" <<EOF
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Footprint",
+    dependencies: [.package(name: "$package_name", path: "$root")],
+    targets: [
+        $targets    ],
+    swiftLanguageModes: [.v6]
+)
+EOF
+
+echo "building release programs in $pkg (a minute or more)..." >&2
+if ! swift build -c release --package-path "$pkg" ${build_args[@]+"${build_args[@]}"} > "$work/build.log" 2>&1; then
+    cat "$work/build.log" >&2
+    echo "footprint.sh: the build failed" >&2
+    exit 1
+fi
+bin=$(swift build -c release --package-path "$pkg" ${build_args[@]+"${build_args[@]}"} --show-bin-path)
+
+stripped_size() {
+    strip -o "$work/$1.stripped" "$bin/$1"
+    wc -c < "$work/$1.stripped" | tr -d ' '
+}
+
+floor=$(stripped_size Floor)
+seed=$(stripped_size Seed)
+kb() { awk -v b="$1" 'BEGIN { printf "%.0f", b / 1024 }'; }
+signed_kb() { awk -v b="$1" 'BEGIN { k = b / 1024; printf "%+d", k < 0 ? -int(-k + 0.5) : int(k + 0.5) }'; }
+
+echo
+echo "Stripped size, Linux $(uname -m), swift build -c release ${build_args[*]:-}"
+printf '%-44s %10s %9s %12s %13s\n' "program" "bytes" "KB" "over floor" "over seed"
+row() { # $1 label, $2 bytes
+    printf '%-44s %10s %9s %12s %13s\n' "$1" "$2" "$(kb "$2")" \
+        "$(signed_kb $(($2 - floor))) KB" "$(signed_kb $(($2 - seed))) KB"
+}
+printf '%-44s %10s %9s\n' "plain URLSession (the floor)" "$floor" "$(kb "$floor")"
+row "seed program, import EasyNetwork" "$seed"
+for i in "${!products[@]}"; do
+    row "seed + ${products[$i]}" "$(stripped_size "Product$i")"
+done
+row "seed + all products (testing kit aside)" "$(stripped_size All)"
+
+((top > 0)) || exit 0
+
+# Where the seed program's bytes go: section sizes, then symbols grouped by Swift type.
+echo
+echo "Sections of the stripped seed program, and over the floor (size -A):"
+size -A "$work/Floor.stripped" | awk 'NF == 3 && $2 ~ /^[0-9]+$/ { print $1, $2 }' > "$work/floor.sections"
+size -A "$work/Seed.stripped" | awk 'NF == 3 && $2 ~ /^[0-9]+$/ { print $1, $2 }' |
+    awk 'NR == FNR { base[$1] = $2; next } { print $1, $2, $2 - base[$1] }' "$work/floor.sections" - |
+    sort -k3 -n -r | awk '$3 >= 1024 { printf "  %-28s %8.0f KB %+8.0f KB\n", $1, $2 / 1024, $3 / 1024; shown += $3 }
+        END { printf "  %-28s %20s\n", "(smaller sections)", sprintf("%+.0f KB", (total - shown) / 1024) }
+        { total += $3 }'
+
+# nm prints sizes in hex (mawk has no strtonum); demangle each name twice: in full (with the
+# module names the grouping needs) and --simplified (to show).
+nm -S --size-sort "$bin/Seed" | awk '
+    function hex(s,   i, n) { n = 0; s = tolower(s)
+        for (i = 1; i <= length(s); i++) n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+        return n }
+    NF == 4 { print hex($2) > "/dev/stderr"; print $4 }' 2> "$work/sizes.txt" > "$work/mangled.txt"
+swift demangle < "$work/mangled.txt" > "$work/full.txt"
+swift demangle --simplified < "$work/mangled.txt" | cut -c1-90 > "$work/simple.txt"
+
+# A symbol belongs to the type (Module.Type, nested types folded in) whose code it is:
+# "protocol witness for P.x in conformance M.T : P" -> M.T, "closure #1 (...) in M.T.f()" -> M.T,
+# "type metadata accessor for M.T" -> M.T, "generic specialization <M.U> of M.T.f()" -> M.T, and
+# "generic specialization <M.U> of Swift.Array.append()" -> M.U (stdlib code made for M.U).
+paste "$work/sizes.txt" "$work/full.txt" "$work/simple.txt" | awk -F '\t' '
+    function system_module(m) {
+        return m ~ /^(Swift|_Concurrency|_StringProcessing|Foundation[A-Za-z]*|CoreFoundation|Dispatch|Glibc|SwiftGlibc|__C)$/
+    }
+    # The first Module.Type in s that is not a generic parameter (A.Element) or a nested name;
+    # with nonsystem set, the first that is not Swift'\''s or Foundation'\''s.
+    function first_type(s, nonsystem,   t, m, before, last) {
+        last = ""
+        while (match(s, /[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*/)) {
+            t = substr(s, RSTART, RLENGTH)
+            before = RSTART > 1 ? substr(s, RSTART - 1, 1) : last
+            s = substr(s, RSTART + RLENGTH); last = substr(t, length(t), 1)
+            m = substr(t, 1, index(t, ".") - 1)
+            if (before ~ /[.A-Za-z0-9_]/ || m ~ /^([A-Z][0-9]*|Self)$/) continue
+            if (nonsystem && system_module(m)) continue
+            return t
+        }
+        return ""
+    }
+    # What follows the last " in ", " of " or " for " outside brackets: the entity itself.
+    function tail(n,   i, c, d, cut) {
+        d = 0; cut = 1
+        for (i = 1; i <= length(n); i++) {
+            c = substr(n, i, 1)
+            if (c == "(" || c == "[" || c == "<") d++
+            else if (c == ")" || c == "]" || (c == ">" && substr(n, i - 1, 1) != "-")) d--
+            else if (d == 0 && c == " ") {
+                if (substr(n, i, 4) == " in " || substr(n, i, 4) == " of ") cut = i + 4
+                else if (substr(n, i, 5) == " for ") cut = i + 5
+            }
+        }
+        return substr(n, cut)
+    }
+    # A specialization for a closure names the closure by its mangled name: $s11EasyNetwork5Cache...
+    function propagated(n,   s, len, m) {
+        if (!match(n, /Closure Propagated : \$s[0-9]+[A-Za-z_]/)) return ""
+        s = substr(n, RSTART + 22)
+        match(s, /^[0-9]+/); len = substr(s, 1, RLENGTH) + 0; m = substr(s, RLENGTH + 1, len); s = substr(s, RLENGTH + len + 1)
+        if (system_module(m) || !match(s, /^[0-9]+/)) return ""
+        len = substr(s, 1, RLENGTH) + 0
+        return m "." substr(s, RLENGTH + 1, len)
+    }
+    function owner(n,   o, x) {
+        if (n ~ /reabstraction thunk/) return "(reabstraction thunks)"
+        if ((o = propagated(n)) != "") return o
+        if (match(n, /conformance /) && (o = first_type(substr(n, RSTART + RLENGTH), 0)) != "") return o
+        o = first_type(tail(n), 0)
+        if (o != "" && !system_module(substr(o, 1, index(o, ".") - 1))) return o
+        if ((x = first_type(n, 1)) != "") return x
+        if (o != "") return o
+        if ((x = first_type(n, 0)) != "") return x
+        sub(/[ .(].*/, "", n); sub(/[0-9_]+$/, "", n)
+        return "(no type: " n ")"
+    }
+    {
+        o = owner($2); bytes[o] += $1; count[o]++; total += $1
+        if ($1 > biggest[o]) { biggest[o] = $1; example[o] = $3 }
+        split(o, part, "."); module[(o ~ /^\(/) ? "(no type)" : part[1]] += $1
+    }
+    END {
+        for (o in bytes) printf "type\t%d\t%d\t%s\t%s\n", bytes[o], count[o], o, example[o]
+        for (m in module) printf "module\t%d\t%s\n", module[m], m
+        printf "total\t%d\n", total
+    }' > "$work/groups.tsv"
+
+echo
+echo "Symbol bytes of the unstripped seed program by module (nm -S; metadata sections are not symbols):"
+awk -F '\t' '$1 == "module" { print $2 "\t" $3 }' "$work/groups.tsv" | sort -n -r |
+    awk -F '\t' -v total="$(awk -F '\t' '$1 == "total" { print $2 }' "$work/groups.tsv")" '
+        $1 >= 1024 { printf "  %-36s %7.0f KB %5.1f %%\n", $2, $1 / 1024, 100 * $1 / total }
+        END { printf "  %-36s %7.0f KB\n", "all symbols", total / 1024 }'
+echo
+echo "Top $top types of the seed program (symbol bytes; symbols; the largest one, simplified):"
+awk -F '\t' '$1 == "type"' "$work/groups.tsv" | sort -t $'\t' -k2 -n -r |
+    awk -F '\t' -v top="$top" 'NR <= top { printf "  %6.1f KB %5d  %-36s %s\n", $2 / 1024, $3, $4, $5 }'
