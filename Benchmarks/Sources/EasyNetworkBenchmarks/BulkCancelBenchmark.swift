@@ -17,11 +17,14 @@ enum BulkCancelBenchmark {
             ("minimal async Operation", { drainMinimal(count: count) }),
             ("RequestOperation", { drainRequestOperations(count: count, host: host) }),
         ]
+        // BULK_CANCEL_ONLY=2 (an index into `paths`) runs that path alone, for a profiler.
+        let only = ProcessInfo.processInfo.environment["BULK_CANCEL_ONLY"].flatMap { Int($0) }
         var times = Array(repeating: [Double](), count: paths.count)
         for round in 0..<rounds {
             var line = [Double](repeating: 0, count: paths.count)
             for step in 0..<paths.count {
                 let index = (step + round) % paths.count
+                if let only, only != index { continue }
                 line[index] = paths[index].drain()
             }
             for index in line.indices {

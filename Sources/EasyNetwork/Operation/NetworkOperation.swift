@@ -29,11 +29,38 @@ open class NetworkOperation: Operation, @unchecked Sendable {
         var tags: Set<String> = []
     }
 
-    private let state = Protected(State())
+    /// Guards `state` and the library subclasses' own state (one lock per operation).
+    private var lock: OperationLock { OperationLock(for: self) }
+    // Read and written only under `lock`; the lock, not the access checker, keeps it exclusive.
+    @exclusivity(unchecked) private var stateStorage = State()
 
     /// Creates an operation in the ready state.
     public override init() {
         super.init()
+    }
+
+    /// Runs `body` under the operation's lock, which library subclasses share for their
+    /// own state. `body` must not call anything that takes the lock again.
+    final func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        try lock.withLock(body)
+    }
+
+    /// The operation's state, read or changed under the lock.
+    private var state: StateAccess { StateAccess(operation: self) }
+
+    /// `state.read { }` / `state.write { }` over the operation's lock.
+    private struct StateAccess {
+        unowned(unsafe) let operation: NetworkOperation
+
+        /// Lends the state rather than copying it.
+        func read<T>(_ body: (inout State) -> T) -> T {
+            operation.lock.withLock { body(&operation.stateStorage) }
+        }
+
+        @discardableResult
+        func write<T>(_ body: (inout State) -> T) -> T {
+            operation.lock.withLock { body(&operation.stateStorage) }
+        }
     }
 
     /// Labels for cancelling operations together with
@@ -174,6 +201,10 @@ open class NetworkOperation: Operation, @unchecked Sendable {
     /// Called once, on the cancelling thread, when an operation a ``NetworkQueue`` holds
     /// is cancelled before it started (it will finish without executing); a library hook.
     func didCancelWhileQueued() {}
+
+    /// Called on the callback queue for each post of this operation to
+    /// ``CoalescedDelivery``; a library hook.
+    func receiveCoalescedDelivery() {}
 
     /// `executed`: whether `isExecuting` was `true` until now (it changes with `isFinished`).
     private func completeFinishing(executed: Bool) {

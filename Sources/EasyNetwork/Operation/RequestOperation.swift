@@ -49,7 +49,34 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         var onCachedValue: (@Sendable (Output) -> Void)?
     }
 
-    private let outcome = Protected(Outcome())
+    // Read and written only under the operation's lock (`withLock`), through `outcome`.
+    @exclusivity(unchecked) private var outcomeStorage = Outcome()
+
+    /// The outcome, read or changed under the operation's lock (one lock per operation).
+    private var outcome: OutcomeAccess { OutcomeAccess(operation: self) }
+
+    /// Stores `value` in `slot` and returns what was there, to be released after the lock
+    /// is let go (a closure's captures may run a `deinit` that reaches another operation).
+    private func swapValue<Value>(_ slot: inout Value, _ value: Value) -> Value {
+        let old = slot
+        slot = value
+        return old
+    }
+
+    /// `outcome.read { }` / `outcome.write { }` over the operation's lock.
+    private struct OutcomeAccess {
+        unowned(unsafe) let operation: RequestOperation<Output>
+
+        /// Lends the outcome rather than copying it.
+        func read<T>(_ body: (inout Outcome) -> T) -> T {
+            operation.withLock { body(&operation.outcomeStorage) }
+        }
+
+        @discardableResult
+        func write<T>(_ body: (inout Outcome) -> T) -> T {
+            operation.withLock { body(&operation.outcomeStorage) }
+        }
+    }
 
     /// Called on the host's callback queue with the mapped value on success.
     ///
@@ -60,12 +87,12 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// the ones set when the result is delivered are called.
     public var success: (@Sendable (Output) -> Void)? {
         get { outcome.read { $0.callbacks.success } }
-        set { outcome.write { $0.callbacks.success = newValue } }
+        set { _ = outcome.write { swapValue(&$0.callbacks.success, newValue) } }
     }
     /// Called on the host's callback queue with the error on failure or cancellation.
     public var failure: (@Sendable (NetworkError) -> Void)? {
         get { outcome.read { $0.failure } }
-        set { outcome.write { $0.failure = newValue } }
+        set { _ = outcome.write { swapValue(&$0.failure, newValue) } }
     }
     /// Called on the host's callback queue with the result, after `success` or `failure`.
     public var completion: (@Sendable (Result<Output, NetworkError>) -> Void)? {
@@ -78,9 +105,9 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
                 let cancellation = UncheckedSendable(Result<Output, NetworkError>.failure(.cancelled(url: nil)))
                 onCancellation = { completion(cancellation.value) }
             }
-            outcome.write { outcome in
-                outcome.callbacks.completion = newValue
-                outcome.completionOnCancellation = onCancellation
+            _ = outcome.write { outcome in
+                (swapValue(&outcome.callbacks.completion, newValue),
+                 swapValue(&outcome.completionOnCancellation, onCancellation))
             }
         }
     }
@@ -89,7 +116,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// `.cacheThenNetwork` and one is stored.
     public var onCachedValue: (@Sendable (Output) -> Void)? {
         get { outcome.read { $0.callbacks.onCachedValue } }
-        set { outcome.write { $0.callbacks.onCachedValue = newValue } }
+        set { _ = outcome.write { swapValue(&$0.callbacks.onCachedValue, newValue) } }
     }
     /// Bytes of the request body sent, of all (uploads; stays 0 of 0 for requests
     /// without a body). A discrete progress, made on first use: it never becomes a child
@@ -108,7 +135,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// percent), monotonic, and with 100 % before `success`.
     public var onUploadProgress: (@Sendable (Progress) -> Void)? {
         get { outcome.read { $0.onUploadProgress } }
-        set { outcome.write { $0.onUploadProgress = newValue } }
+        set { _ = outcome.write { swapValue(&$0.onUploadProgress, newValue) } }
     }
 
     /// An operation that maps the response with `transform`, which runs off the
@@ -130,7 +157,8 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         configuration: HostConfiguration = .shared,
         responseDecoder: ResponseDecoder<Output>
     ) {
-        self.init(request: request, configuration: configuration, transform: responseDecoder.decode)
+        // The decoder's own closure, not a method reference wrapped in a new one.
+        self.init(request: request, configuration: configuration, transform: responseDecoder.closure)
     }
 
     /// An operation that maps the JSON payload with a ``ResponseMapperProtocol`` type.
@@ -230,19 +258,24 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         // Waiting in a NetworkQueue: call back now rather than when a slot frees. The
         // operation never runs, so nothing can store another result (`result` reports the
         // cancellation).
-        let operation = UncheckedSendable(self)
-        CoalescedDelivery.async(on: service.configuration.callbackQueue) {
-            operation.value.callBackCancellation()
-        }
+        CoalescedDelivery.post(self, on: configuration.callbackQueue)
     }
 
     private func deliverCancellationBeforeStart() {
-        let cancellation = NetworkError.cancelled(url: nil)
-        guard store(.failure(cancellation)) else { return }
-        let operation = UncheckedSendable(self)
+        guard store(.failure(.cancelled(url: nil))) else { return }
         // Batched with the other cancellations of a bulk cancel: one queue hop for many.
-        CoalescedDelivery.async(on: service.configuration.callbackQueue) {
-            operation.value.callBack(.failure(cancellation))
+        CoalescedDelivery.post(self, on: configuration.callbackQueue)
+    }
+
+    /// The coalesced delivery of a cancellation before start, posted once by
+    /// ``didCancelWhileQueued()`` (result not stored) or by
+    /// ``deliverCancellationBeforeStart()`` (result stored); which one cannot change once
+    /// either ran: the operation left the ready phase.
+    override func receiveCoalescedDelivery() {
+        if wasCancelledWhileQueued {
+            callBackCancellation()
+        } else {
+            callBack(.failure(.cancelled(url: nil)))
         }
     }
 
