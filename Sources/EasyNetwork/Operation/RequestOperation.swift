@@ -21,33 +21,18 @@ import Foundation
 open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     private let request: BaseAPIRequest
     private let transform: @Sendable (NetworkResponse) throws -> Output
-    // The fields that do not depend on `Output` come first: code that is not
-    // specialized for an `Output` reaches them without looking up the type's layout,
-    // which keeps a bulk cancellation cheap.
-    private struct Outcome {
-        var delivered = false
-        /// Whether `observers` ever had one (checked without touching the generic array).
-        var observed = false
-        var failure: (@Sendable (NetworkError) -> Void)?
-        /// `completion` called with a cancellation built when `completion` was set, for
-        /// the deliveries of a bulk cancel.
-        var completionOnCancellation: (@Sendable () -> Void)?
-        var onUploadProgress: (@Sendable (Progress) -> Void)?
-        var metrics: RequestMetrics?
-        var uploadGate = ProgressGate()
-        var uploadProgress: Progress?
-        var result: Result<Output, NetworkError>?
-        var observers: [@Sendable (Result<Output, NetworkError>) -> Void] = []
-        var callbacks = Callbacks()
-    }
+    /// What does not depend on `Output` (see ``OperationOutcome``).
+    private typealias Outcome = OperationOutcome
 
-    /// The public closures that take an `Output`, kept together so a delivery takes
-    /// them in one step.
-    private struct Callbacks {
-        var success: (@Sendable (Output) -> Void)?
-        var completion: (@Sendable (Result<Output, NetworkError>) -> Void)?
-        var onCachedValue: (@Sendable (Output) -> Void)?
-    }
+    // The state that takes an `Output`, read and written only under the operation's lock
+    // (`withLock`). Kept as the class's own fields (closures and references, whose layout
+    // is the same for any `Output`), not in a struct nested in this generic class: freeing
+    // or cancelling an operation then needs no lookup of generic type metadata.
+    @exclusivity(unchecked) private var successClosure: (@Sendable (Output) -> Void)?
+    @exclusivity(unchecked) private var completionClosure: (@Sendable (Result<Output, NetworkError>) -> Void)?
+    @exclusivity(unchecked) private var cachedValueClosure: (@Sendable (Output) -> Void)?
+    @exclusivity(unchecked) private var observers: [@Sendable (Result<Output, NetworkError>) -> Void] = []
+    @exclusivity(unchecked) private var storedResult: StoredResult<Output>?
 
     // Read and written only under the operation's lock (`withLock`), through `outcome`.
     @exclusivity(unchecked) private var outcomeStorage = Outcome()
@@ -86,8 +71,8 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// ``HostConfiguration/callbackQueue`` (the main queue unless the host says otherwise);
     /// the ones set when the result is delivered are called.
     public var success: (@Sendable (Output) -> Void)? {
-        get { outcome.read { $0.callbacks.success } }
-        set { _ = outcome.write { swapValue(&$0.callbacks.success, newValue) } }
+        get { withLock { successClosure } }
+        set { _ = withLock { swapValue(&successClosure, newValue) } }
     }
     /// Called on the host's callback queue with the error on failure or cancellation.
     public var failure: (@Sendable (NetworkError) -> Void)? {
@@ -96,7 +81,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     }
     /// Called on the host's callback queue with the result, after `success` or `failure`.
     public var completion: (@Sendable (Result<Output, NetworkError>) -> Void)? {
-        get { outcome.read { $0.callbacks.completion } }
+        get { withLock { completionClosure } }
         set {
             var onCancellation: (@Sendable () -> Void)?
             if let completion = newValue {
@@ -105,9 +90,9 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
                 let cancellation = UncheckedSendable(Result<Output, NetworkError>.failure(.cancelled(url: nil)))
                 onCancellation = { completion(cancellation.value) }
             }
-            _ = outcome.write { outcome in
-                (swapValue(&outcome.callbacks.completion, newValue),
-                 swapValue(&outcome.completionOnCancellation, onCancellation))
+            _ = withLock {
+                (swapValue(&completionClosure, newValue),
+                 swapValue(&outcomeStorage.completionOnCancellation, onCancellation))
             }
         }
     }
@@ -115,8 +100,8 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// value decoded from a stored response when the request's cache policy is
     /// `.cacheThenNetwork` and one is stored.
     public var onCachedValue: (@Sendable (Output) -> Void)? {
-        get { outcome.read { $0.callbacks.onCachedValue } }
-        set { _ = outcome.write { swapValue(&$0.callbacks.onCachedValue, newValue) } }
+        get { withLock { cachedValueClosure } }
+        set { _ = withLock { swapValue(&cachedValueClosure, newValue) } }
     }
     /// Bytes of the request body sent, of all (uploads; stays 0 of 0 for requests
     /// without a body). A discrete progress, made on first use: it never becomes a child
@@ -193,8 +178,8 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
 
     /// The result, once the operation has delivered it.
     public var result: Result<Output, NetworkError>? {
-        if let result = outcome.read({ $0.result }) {
-            return result
+        if let stored = withLock({ storedResult }) {
+            return stored.value
         }
         // Cancelled while it waited in a queue: it never runs, nothing else stores a result.
         return wasCancelledWhileQueued ? .failure(.cancelled(url: nil)) : nil
@@ -288,21 +273,21 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
 
     /// Stores `result` if it is the first; returns whether it was.
     private func store(_ result: Result<Output, NetworkError>) -> Bool {
-        outcome.write { outcome in
-            guard outcome.result == nil else { return false }
-            outcome.result = result
+        withLock {
+            guard storedResult == nil else { return false }
+            storedResult = StoredResult(result)
             return true
         }
     }
 
     private func callBack(_ result: Result<Output, NetworkError>) {
         // `write`, not `read`: it lends the state instead of copying all of it.
-        let (callbacks, failure) = outcome.write { ($0.callbacks, $0.failure) }
+        let (success, failure, completion) = withLock { (successClosure, outcomeStorage.failure, completionClosure) }
         switch result {
-        case .success(let value): callbacks.success?(value)
+        case .success(let value): success?(value)
         case .failure(let error): failure?(error)
         }
-        callbacks.completion?(result)
+        completion?(result)
         if markDeliveredUnlessObserved() {
             notifyObservers(result)
         }
@@ -341,10 +326,10 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
 
     /// Marks the result delivered and calls the library observers.
     private func notifyObservers(_ result: Result<Output, NetworkError>) {
-        let observers = outcome.write { outcome in
-            outcome.delivered = true
-            defer { outcome.observers.removeAll() }
-            return outcome.observers
+        let observers = withLock {
+            outcomeStorage.delivered = true
+            defer { self.observers.removeAll() }
+            return self.observers
         }
         observers.forEach { $0(result) }
     }
@@ -352,15 +337,44 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// Adds a library observer of the result, called once after the public closures,
     /// or at once when the result was already delivered.
     func observeResult(_ observer: @escaping @Sendable (Result<Output, NetworkError>) -> Void) {
-        let delivered: Result<Output, NetworkError>? = outcome.write { outcome in
+        let delivered: Result<Output, NetworkError>? = withLock {
             // Delivered without a stored result: the cancellation of one that never ran.
-            if outcome.delivered { return outcome.result ?? .failure(.cancelled(url: nil)) }
-            outcome.observers.append(observer)
-            outcome.observed = true
+            if outcomeStorage.delivered { return storedResult?.value ?? .failure(.cancelled(url: nil)) }
+            observers.append(observer)
+            outcomeStorage.observed = true
             return nil
         }
         if let delivered {
             observer(delivered)
         }
+    }
+}
+
+/// The state of a ``RequestOperation`` that does not depend on its `Output`, kept under
+/// the operation's lock. Not nested in the generic class, so code that is not specialized
+/// for an `Output` (all of the library's) handles it without looking up type metadata.
+private struct OperationOutcome {
+    var delivered = false
+    /// Whether the operation's observers ever had one (checked without touching the array).
+    var observed = false
+    var failure: (@Sendable (NetworkError) -> Void)?
+    /// `completion` called with a cancellation built when `completion` was set, for
+    /// the deliveries of a bulk cancel.
+    var completionOnCancellation: (@Sendable () -> Void)?
+    var onUploadProgress: (@Sendable (Progress) -> Void)?
+    var metrics: RequestMetrics?
+    var uploadGate = ProgressGate()
+    var uploadProgress: Progress?
+}
+
+/// A delivered result, kept by reference (so the operation's fields have one layout for
+/// any `Output`).
+final class StoredResult<Output>: @unchecked Sendable {
+    // Written once, at init; the `Output` in it is handed to the callback queue as the
+    // operation's callbacks always were.
+    let value: Result<Output, NetworkError>
+
+    init(_ value: Result<Output, NetworkError>) {
+        self.value = value
     }
 }
