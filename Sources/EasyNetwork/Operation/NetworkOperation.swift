@@ -23,7 +23,9 @@ open class NetworkOperation: Operation, @unchecked Sendable {
         var finishRequestedBeforeStart = false
         var enqueued = false
         var cancelledWhileQueued = false
-        var enqueuedAt: Date?
+        /// Seconds since the reference date (a `Date`'s layout is known only at run time,
+        /// which would make every access to the state look up type metadata).
+        var enqueuedAt: TimeInterval?
         /// The queue that took the operation, which lends it a slot while it is parked.
         weak var queue: NetworkQueue?
         var tags: Set<String> = []
@@ -171,7 +173,7 @@ open class NetworkOperation: Operation, @unchecked Sendable {
         state.write { state in
             guard !state.enqueued, state.phase == .ready else { return false }
             state.enqueued = true
-            state.enqueuedAt = Date()
+            state.enqueuedAt = Date().timeIntervalSinceReferenceDate
             state.queue = queue
             return true
         }
@@ -179,7 +181,7 @@ open class NetworkOperation: Operation, @unchecked Sendable {
 
     /// When a ``NetworkQueue`` took the operation, for metrics.
     var enqueuedAt: Date? {
-        state.read { $0.enqueuedAt }
+        state.read { $0.enqueuedAt }.map(Date.init(timeIntervalSinceReferenceDate:))
     }
 
     /// The ``NetworkQueue`` that took the operation, if one did.

@@ -32,7 +32,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     @exclusivity(unchecked) private var completionClosure: (@Sendable (Result<Output, NetworkError>) -> Void)?
     @exclusivity(unchecked) private var cachedValueClosure: (@Sendable (Output) -> Void)?
     @exclusivity(unchecked) private var observers: [@Sendable (Result<Output, NetworkError>) -> Void] = []
-    @exclusivity(unchecked) private var storedResult: StoredResult<Output>?
+    @exclusivity(unchecked) private var storedResult: StoredValue<Result<Output, NetworkError>>?
 
     // Read and written only under the operation's lock (`withLock`), through `outcome`.
     @exclusivity(unchecked) private var outcomeStorage = Outcome()
@@ -82,19 +82,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// Called on the host's callback queue with the result, after `success` or `failure`.
     public var completion: (@Sendable (Result<Output, NetworkError>) -> Void)? {
         get { withLock { completionClosure } }
-        set {
-            var onCancellation: (@Sendable () -> Void)?
-            if let completion = newValue {
-                // Built here, once, not per delivery; a `.failure` holds no `Output`, only a
-                // Sendable NetworkError, and is never mutated.
-                let cancellation = UncheckedSendable(Result<Output, NetworkError>.failure(.cancelled(url: nil)))
-                onCancellation = { completion(cancellation.value) }
-            }
-            _ = withLock {
-                (swapValue(&completionClosure, newValue),
-                 swapValue(&outcomeStorage.completionOnCancellation, onCancellation))
-            }
-        }
+        set { _ = withLock { swapValue(&completionClosure, newValue) } }
     }
     /// Called once on the host's callback queue, before the network's result, with the
     /// value decoded from a stored response when the request's cache policy is
@@ -188,7 +176,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// The request's measurements (time queued, duration, bytes, attempts), set
     /// before the callbacks run; `nil` when the request never ran.
     public var metrics: RequestMetrics? {
-        outcome.read { $0.metrics }
+        outcome.read { $0.metrics?.value }
     }
 
     /// Sends the request and reports its result; subclasses rarely override it.
@@ -200,7 +188,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         }, cachedValue: { value in
             operation.value.onCachedValue?(value)
         }, completion: { (result: Result<Output, NetworkError>, metrics: RequestMetrics) in
-            operation.value.outcome.write { $0.metrics = $0.metrics ?? metrics }
+            operation.value.outcome.write { $0.metrics = $0.metrics ?? StoredValue(metrics) }
             if case .success = result {
                 operation.value.completeUpload()
             }
@@ -260,8 +248,14 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         if wasCancelledWhileQueued {
             callBackCancellation()
         } else {
-            callBack(.failure(.cancelled(url: nil)))
+            callBackStoredCancellation()
         }
+    }
+
+    /// The delivery of ``deliverCancellationBeforeStart()`` (kept apart so that the bulk
+    /// path above builds no `Result` of `Output`).
+    private func callBackStoredCancellation() {
+        callBack(.failure(.cancelled(url: nil)))
     }
 
     /// Stores the result and calls the closures, if no result was stored before.
@@ -275,7 +269,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     private func store(_ result: Result<Output, NetworkError>) -> Bool {
         withLock {
             guard storedResult == nil else { return false }
-            storedResult = StoredResult(result)
+            storedResult = StoredValue(result)
             return true
         }
     }
@@ -299,15 +293,15 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         // One step: this operation was queued (so its observers, if any, were added
         // before), and the result is known; marking it delivered before the closures run
         // makes no observer run early.
-        let (failure, completion, observed) = outcome.write { outcome in
-            if !outcome.observed {
-                outcome.delivered = true
+        let (failure, completion, observed) = withLock {
+            if !outcomeStorage.observed {
+                outcomeStorage.delivered = true
             }
-            return (outcome.failure, outcome.completionOnCancellation, outcome.observed)
+            return (outcomeStorage.failure, completionClosure, outcomeStorage.observed)
         }
         let error = NetworkError.cancelled(url: nil)
         failure?(error)
-        completion?()
+        completion?(.failure(error))
         if observed {
             notifyObservers(.failure(error))
         }
@@ -358,23 +352,22 @@ private struct OperationOutcome {
     /// Whether the operation's observers ever had one (checked without touching the array).
     var observed = false
     var failure: (@Sendable (NetworkError) -> Void)?
-    /// `completion` called with a cancellation built when `completion` was set, for
-    /// the deliveries of a bulk cancel.
-    var completionOnCancellation: (@Sendable () -> Void)?
     var onUploadProgress: (@Sendable (Progress) -> Void)?
-    var metrics: RequestMetrics?
+    /// Boxed: `RequestMetrics` holds Foundation `Date`s, whose layout is known only at
+    /// run time, and would make freeing every operation look up type metadata.
+    var metrics: StoredValue<RequestMetrics>?
     var uploadGate = ProgressGate()
     var uploadProgress: Progress?
 }
 
-/// A delivered result, kept by reference (so the operation's fields have one layout for
-/// any `Output`).
-final class StoredResult<Output>: @unchecked Sendable {
-    // Written once, at init; the `Output` in it is handed to the callback queue as the
-    // operation's callbacks always were.
-    let value: Result<Output, NetworkError>
+/// A value kept by reference (a delivered result, metrics), so that the fields of a
+/// ``RequestOperation`` have one layout known at compile time, for any `Output`.
+final class StoredValue<Value>: @unchecked Sendable {
+    // Written once, at init, and only read afterwards; a result's `Output` is handed to
+    // the callback queue as the operation's callbacks always were.
+    let value: Value
 
-    init(_ value: Result<Output, NetworkError>) {
+    init(_ value: Value) {
         self.value = value
     }
 }
