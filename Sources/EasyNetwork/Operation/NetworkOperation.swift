@@ -47,6 +47,17 @@ open class NetworkOperation: Operation, @unchecked Sendable {
         try lock.withLock(body)
     }
 
+    /// Takes the lock of ``withLock(_:)`` (for a subclass that must not pass a closure
+    /// value through a generic helper); pair with ``unlockState()``.
+    final func lockState() {
+        lock.lock()
+    }
+
+    /// Lets go of the lock taken by ``lockState()``.
+    final func unlockState() {
+        lock.unlock()
+    }
+
     /// The operation's state, read or changed under the lock.
     private var state: StateAccess { StateAccess(operation: self) }
 

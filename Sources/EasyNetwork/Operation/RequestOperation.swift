@@ -40,14 +40,6 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// The outcome, read or changed under the operation's lock (one lock per operation).
     private var outcome: OutcomeAccess { OutcomeAccess(operation: self) }
 
-    /// Stores `value` in `slot` and returns what was there, to be released after the lock
-    /// is let go (a closure's captures may run a `deinit` that reaches another operation).
-    private func swapValue<Value>(_ slot: inout Value, _ value: Value) -> Value {
-        let old = slot
-        slot = value
-        return old
-    }
-
     /// `outcome.read { }` / `outcome.write { }` over the operation's lock.
     private struct OutcomeAccess {
         unowned(unsafe) let operation: RequestOperation<Output>
@@ -72,24 +64,51 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// the ones set when the result is delivered are called.
     public var success: (@Sendable (Output) -> Void)? {
         get { withLock { successClosure } }
-        set { _ = withLock { swapValue(&successClosure, newValue) } }
+        set {
+            // The old closure is released after the lock is let go (its captures may run a
+            // `deinit` that reaches another operation); no generic helper, which would wrap
+            // the closure in a new one.
+            lockState()
+            let old = successClosure
+            successClosure = newValue
+            unlockState()
+            _ = old
+        }
     }
     /// Called on the host's callback queue with the error on failure or cancellation.
     public var failure: (@Sendable (NetworkError) -> Void)? {
         get { outcome.read { $0.failure } }
-        set { _ = outcome.write { swapValue(&$0.failure, newValue) } }
+        set {
+            lockState()
+            let old = outcomeStorage.failure
+            outcomeStorage.failure = newValue
+            unlockState()
+            _ = old
+        }
     }
     /// Called on the host's callback queue with the result, after `success` or `failure`.
     public var completion: (@Sendable (Result<Output, NetworkError>) -> Void)? {
         get { withLock { completionClosure } }
-        set { _ = withLock { swapValue(&completionClosure, newValue) } }
+        set {
+            lockState()
+            let old = completionClosure
+            completionClosure = newValue
+            unlockState()
+            _ = old
+        }
     }
     /// Called once on the host's callback queue, before the network's result, with the
     /// value decoded from a stored response when the request's cache policy is
     /// `.cacheThenNetwork` and one is stored.
     public var onCachedValue: (@Sendable (Output) -> Void)? {
         get { withLock { cachedValueClosure } }
-        set { _ = withLock { swapValue(&cachedValueClosure, newValue) } }
+        set {
+            lockState()
+            let old = cachedValueClosure
+            cachedValueClosure = newValue
+            unlockState()
+            _ = old
+        }
     }
     /// Bytes of the request body sent, of all (uploads; stays 0 of 0 for requests
     /// without a body). A discrete progress, made on first use: it never becomes a child
@@ -108,7 +127,13 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// percent), monotonic, and with 100 % before `success`.
     public var onUploadProgress: (@Sendable (Progress) -> Void)? {
         get { outcome.read { $0.onUploadProgress } }
-        set { _ = outcome.write { swapValue(&$0.onUploadProgress, newValue) } }
+        set {
+            lockState()
+            let old = outcomeStorage.onUploadProgress
+            outcomeStorage.onUploadProgress = newValue
+            unlockState()
+            _ = old
+        }
     }
 
     /// An operation that maps the response with `transform`, which runs off the

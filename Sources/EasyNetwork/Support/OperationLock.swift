@@ -35,6 +35,18 @@ struct OperationLock: Sendable {
         index = Int((address >> 4 ^ address >> 12) % UInt(Self.stripes))
     }
 
+    /// Takes the lock; pair with ``unlock()``.
+    @inline(__always)
+    func lock() {
+        pthread_mutex_lock(Self.pool + index)
+    }
+
+    /// Lets go of the lock.
+    @inline(__always)
+    func unlock() {
+        pthread_mutex_unlock(Self.pool + index)
+    }
+
     /// Runs `body` holding the lock.
     @inline(__always)
     func withLock<T>(_ body: () throws -> T) rethrows -> T {
