@@ -63,7 +63,11 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// ``HostConfiguration/callbackQueue`` (the main queue unless the host says otherwise);
     /// the ones set when the result is delivered are called.
     public var success: (@Sendable (Output) -> Void)? {
-        get { withLock { successClosure } }
+        get {
+            lockState()
+            defer { unlockState() }
+            return successClosure
+        }
         set {
             // The old closure is released after the lock is let go (its captures may run a
             // `deinit` that reaches another operation); no generic helper, which would wrap
@@ -88,7 +92,11 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     }
     /// Called on the host's callback queue with the result, after `success` or `failure`.
     public var completion: (@Sendable (Result<Output, NetworkError>) -> Void)? {
-        get { withLock { completionClosure } }
+        get {
+            lockState()
+            defer { unlockState() }
+            return completionClosure
+        }
         set {
             lockState()
             let old = completionClosure
@@ -101,7 +109,11 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// value decoded from a stored response when the request's cache policy is
     /// `.cacheThenNetwork` and one is stored.
     public var onCachedValue: (@Sendable (Output) -> Void)? {
-        get { withLock { cachedValueClosure } }
+        get {
+            lockState()
+            defer { unlockState() }
+            return cachedValueClosure
+        }
         set {
             lockState()
             let old = cachedValueClosure
@@ -300,8 +312,12 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     }
 
     private func callBack(_ result: Result<Output, NetworkError>) {
-        // `write`, not `read`: it lends the state instead of copying all of it.
-        let (success, failure, completion) = withLock { (successClosure, outcomeStorage.failure, completionClosure) }
+        // Taken under the lock without a generic helper, which would rewrap the closures.
+        lockState()
+        let success = successClosure
+        let failure = outcomeStorage.failure
+        let completion = completionClosure
+        unlockState()
         switch result {
         case .success(let value): success?(value)
         case .failure(let error): failure?(error)
@@ -318,12 +334,14 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         // One step: this operation was queued (so its observers, if any, were added
         // before), and the result is known; marking it delivered before the closures run
         // makes no observer run early.
-        let (failure, completion, observed) = withLock {
-            if !outcomeStorage.observed {
-                outcomeStorage.delivered = true
-            }
-            return (outcomeStorage.failure, completionClosure, outcomeStorage.observed)
+        lockState()
+        let observed = outcomeStorage.observed
+        if !observed {
+            outcomeStorage.delivered = true
         }
+        let failure = outcomeStorage.failure
+        let completion = completionClosure
+        unlockState()
         let error = NetworkError.cancelled(url: nil)
         failure?(error)
         completion?(.failure(error))
