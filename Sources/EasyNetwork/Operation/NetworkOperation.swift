@@ -31,7 +31,8 @@ open class NetworkOperation: Operation, @unchecked Sendable {
         var tags: Set<String> = []
     }
 
-    /// Guards `state` and the library subclasses' own state (one lock per operation).
+    /// Guards `state` and the library subclasses' own state (one lock per operation, from
+    /// a shared pool: no allocation per operation).
     private var lock: OperationLock { OperationLock(for: self) }
     // Read and written only under `lock`; the lock, not the access checker, keeps it exclusive.
     @exclusivity(unchecked) private var stateStorage = State()
@@ -42,7 +43,8 @@ open class NetworkOperation: Operation, @unchecked Sendable {
     }
 
     /// Runs `body` under the operation's lock, which library subclasses share for their
-    /// own state. `body` must not call anything that takes the lock again.
+    /// own state (see ``OperationLock``). `body` must not run user code, nor release the
+    /// last reference to a user's closure or object (its `deinit` would run under the lock).
     final func withLock<T>(_ body: () throws -> T) rethrows -> T {
         try lock.withLock(body)
     }
