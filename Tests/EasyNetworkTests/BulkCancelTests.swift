@@ -182,4 +182,119 @@ final class BulkCancelTests: XCTestCase {
         host.callbackQueue.sync {}
         XCTAssertEqual(calls.count, 2, "called back once")
     }
+
+    /// A RequestOperation cancelled before it starts outside a NetworkQueue (a plain
+    /// `OperationQueue`, or `start()` by hand) stores the cancellation and calls back once,
+    /// failure then completion, on the callback queue (the batched path for operations that
+    /// were never in a NetworkQueue).
+    func testCancelledOperationsOutsideANetworkQueueCallBackOnceInOrder() {
+        let host = HostConfiguration(baseURL: URL(string: "http://127.0.0.1:9") ?? URL(fileURLWithPath: "/"))
+        host.callbackQueue = DispatchQueue(label: "BulkCancelTests.plain")
+        let count = 300
+        let calls = Collector<String>()
+        let delivered = expectation(description: "every completion")
+        delivered.expectedFulfillmentCount = count
+        let operations = (0..<count).map { index in
+            let operation = RequestOperation(request: TestRequest("/never"), configuration: host, responseDecoder: .data)
+            operation.failure = { error in calls.append("\(index) failure \(error.isCancelled)") }
+            operation.completion = { result in
+                if case .failure(let error) = result {
+                    calls.append("\(index) completion \(error.isCancelled)")
+                }
+                delivered.fulfill()
+            }
+            operation.cancel()
+            return operation
+        }
+        let plain = OperationQueue()
+        plain.addOperations(Array(operations[0..<(count / 2)]), waitUntilFinished: false)
+        operations[(count / 2)...].forEach { $0.start() }
+        wait(for: [delivered], timeout: 30)
+        plain.waitUntilAllOperationsAreFinished()
+        host.callbackQueue.sync {}
+        for index in 0..<count {
+            let mine = calls.values.filter { $0.hasPrefix("\(index) ") }
+            XCTAssertEqual(mine, ["\(index) failure true", "\(index) completion true"], "operation \(index)")
+        }
+        XCTAssertTrue(operations.allSatisfy { $0.isFinished })
+        XCTAssertTrue(operations.allSatisfy { operation in
+            if case .failure(let error)? = operation.result { return error.isCancelled }
+            return false
+        })
+    }
+
+    /// The service of an operation is made on first use: one first asked for after the
+    /// operation was cancelled is already cancelled, and a service in use is cancelled
+    /// with its operation (the same instance every time).
+    func testTheServiceOfACancelledOperationIsCancelled() {
+        let host = HostConfiguration(baseURL: URL(string: "http://127.0.0.1:9") ?? URL(fileURLWithPath: "/"))
+        let early = RequestOperation(request: TestRequest("/never"), configuration: host, responseDecoder: .data)
+        early.cancel()
+        XCTAssertTrue(early.service.isCancelled)
+        XCTAssertTrue(early.service === early.service)
+        XCTAssertTrue(early.service.configuration === host)
+
+        let late = RequestOperation(request: TestRequest("/never"), configuration: host, responseDecoder: .data)
+        let service = late.service
+        XCTAssertFalse(service.isCancelled)
+        late.cancel()
+        XCTAssertTrue(service.isCancelled)
+        XCTAssertTrue(late.service === service)
+
+        // Cancel and first use racing from two threads: the service always ends cancelled.
+        for _ in 0..<200 {
+            let operation = RequestOperation(request: TestRequest("/never"), configuration: host, responseDecoder: .data)
+            DispatchQueue.concurrentPerform(iterations: 2) { side in
+                if side == 0 { operation.cancel() } else { _ = operation.service }
+            }
+            XCTAssertTrue(operation.service.isCancelled)
+        }
+    }
+
+    /// Operations share a pool of locks. Replacing a callback releases the old closure
+    /// after the lock is let go, so a capture whose `deinit` cancels or reads other
+    /// operations (which may share the lock) never deadlocks.
+    func testReleasingACallbackWhoseCaptureTouchesOtherOperationsDoesNotDeadlock() {
+        let host = HostConfiguration(baseURL: URL(string: "http://127.0.0.1:9") ?? URL(fileURLWithPath: "/"))
+        host.callbackQueue = DispatchQueue(label: "BulkCancelTests.deinit")
+        // More operations than locks in the pool: some are sure to share one.
+        let count = 1_000
+        let operations = (0..<count).map { _ in
+            RequestOperation(request: TestRequest("/never"), configuration: host, responseDecoder: .data)
+        }
+        for (index, operation) in operations.enumerated() {
+            let canary = DeinitCanary {
+                for other in operations[(index + 1)...].prefix(8) {
+                    other.cancel()
+                    _ = other.result
+                    other.failure = nil
+                }
+            }
+            operation.completion = { _ in _ = canary }
+            operation.success = { _ in _ = canary }
+        }
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            for operation in operations {
+                operation.completion = nil
+                operation.success = nil
+            }
+            done.signal()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 30), .success, "releasing callbacks deadlocked")
+    }
+}
+
+/// Runs `onDeinit` when released.
+private final class DeinitCanary: @unchecked Sendable {
+    // Set once, at init.
+    private let onDeinit: () -> Void
+
+    init(_ onDeinit: @escaping () -> Void) {
+        self.onDeinit = onDeinit
+    }
+
+    deinit {
+        onDeinit()
+    }
 }

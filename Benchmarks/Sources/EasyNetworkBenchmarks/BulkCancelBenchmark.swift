@@ -17,11 +17,14 @@ enum BulkCancelBenchmark {
             ("minimal async Operation", { drainMinimal(count: count) }),
             ("RequestOperation", { drainRequestOperations(count: count, host: host) }),
         ]
+        // BULK_CANCEL_ONLY=2 (an index into `paths`) runs that path alone, for a profiler.
+        let only = ProcessInfo.processInfo.environment["BULK_CANCEL_ONLY"].flatMap { Int($0) }
         var times = Array(repeating: [Double](), count: paths.count)
         for round in 0..<rounds {
             var line = [Double](repeating: 0, count: paths.count)
             for step in 0..<paths.count {
                 let index = (step + round) % paths.count
+                if let only, only != index { continue }
                 line[index] = paths[index].drain()
             }
             for index in line.indices {
@@ -59,9 +62,10 @@ enum BulkCancelBenchmark {
         let cpu = cpuSeconds()
         let began = DispatchTime.now().uptimeNanoseconds
         queue.cancelAllOperations()
+        let cancelled = DispatchTime.now().uptimeNanoseconds
         queue.isSuspended = false
         queue.waitUntilAllOperationsAreFinished()
-        reportCPU(cpuSeconds() - cpu)
+        reportCPU(cpuSeconds() - cpu, phases: [cancelled - began, DispatchTime.now().uptimeNanoseconds - cancelled])
         return Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
     }
 
@@ -87,10 +91,12 @@ enum BulkCancelBenchmark {
         let cpu = cpuSeconds()
         let began = DispatchTime.now().uptimeNanoseconds
         queue.cancelAllOperations()
+        let cancelled = DispatchTime.now().uptimeNanoseconds
         queue.isSuspended = false
         queue.waitUntilAllOperationsAreFinished()
+        let drained = DispatchTime.now().uptimeNanoseconds
         delivered.wait()
-        reportCPU(cpuSeconds() - cpu)
+        reportCPU(cpuSeconds() - cpu, phases: [cancelled - began, drained - cancelled, DispatchTime.now().uptimeNanoseconds - drained])
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
         if tally.failures > 0 {
             FileHandle.standardError.write(Data("warning: \(tally.failures) completions were not cancellations\n".utf8))
@@ -158,9 +164,13 @@ private final class Tally: @unchecked Sendable {
 
 /// With `BULK_CANCEL_CPU` set in the environment, prints the process's CPU seconds of
 /// each drain (a figure other load on the machine disturbs less than wall time).
-private func reportCPU(_ seconds: Double) {
+/// `phases`: nanoseconds spent cancelling, then until the queue was empty, then (for
+/// RequestOperations) until the last callback ran.
+private func reportCPU(_ seconds: Double, phases: [UInt64]) {
     if ProcessInfo.processInfo.environment["BULK_CANCEL_CPU"] != nil {
-        print(String(format: "  cpu %.3f s", seconds))
+        let names = ["cancel", "drain", "last callback"]
+        let split = zip(names, phases).map { String(format: "%@ %.3f s", $0, Double($1) / 1e9) }
+        print(String(format: "  cpu %.3f s  (", seconds) + split.joined(separator: ", ") + ")")
     }
 }
 

@@ -23,17 +23,59 @@ open class NetworkOperation: Operation, @unchecked Sendable {
         var finishRequestedBeforeStart = false
         var enqueued = false
         var cancelledWhileQueued = false
-        var enqueuedAt: Date?
+        /// Seconds since the reference date (a `Date`'s layout is known only at run time,
+        /// which would make every access to the state look up type metadata).
+        var enqueuedAt: TimeInterval?
         /// The queue that took the operation, which lends it a slot while it is parked.
         weak var queue: NetworkQueue?
         var tags: Set<String> = []
     }
 
-    private let state = Protected(State())
+    /// Guards `state` and the library subclasses' own state (one lock per operation, from
+    /// a shared pool: no allocation per operation).
+    private var lock: OperationLock { OperationLock(for: self) }
+    // Read and written only under `lock`; the lock, not the access checker, keeps it exclusive.
+    @exclusivity(unchecked) private var stateStorage = State()
 
     /// Creates an operation in the ready state.
     public override init() {
         super.init()
+    }
+
+    /// Runs `body` under the operation's lock, which library subclasses share for their
+    /// own state (see ``OperationLock``). `body` must not run user code, nor release the
+    /// last reference to a user's closure or object (its `deinit` would run under the lock).
+    final func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        try lock.withLock(body)
+    }
+
+    /// Takes the lock of ``withLock(_:)`` (for a subclass that must not pass a closure
+    /// value through a generic helper); pair with ``unlockState()``.
+    final func lockState() {
+        lock.lock()
+    }
+
+    /// Lets go of the lock taken by ``lockState()``.
+    final func unlockState() {
+        lock.unlock()
+    }
+
+    /// The operation's state, read or changed under the lock.
+    private var state: StateAccess { StateAccess(operation: self) }
+
+    /// `state.read { }` / `state.write { }` over the operation's lock.
+    private struct StateAccess {
+        unowned(unsafe) let operation: NetworkOperation
+
+        /// Lends the state rather than copying it.
+        func read<T>(_ body: (inout State) -> T) -> T {
+            operation.lock.withLock { body(&operation.stateStorage) }
+        }
+
+        @discardableResult
+        func write<T>(_ body: (inout State) -> T) -> T {
+            operation.lock.withLock { body(&operation.stateStorage) }
+        }
     }
 
     /// Labels for cancelling operations together with
@@ -144,7 +186,7 @@ open class NetworkOperation: Operation, @unchecked Sendable {
         state.write { state in
             guard !state.enqueued, state.phase == .ready else { return false }
             state.enqueued = true
-            state.enqueuedAt = Date()
+            state.enqueuedAt = Date().timeIntervalSinceReferenceDate
             state.queue = queue
             return true
         }
@@ -152,7 +194,7 @@ open class NetworkOperation: Operation, @unchecked Sendable {
 
     /// When a ``NetworkQueue`` took the operation, for metrics.
     var enqueuedAt: Date? {
-        state.read { $0.enqueuedAt }
+        state.read { $0.enqueuedAt }.map(Date.init(timeIntervalSinceReferenceDate:))
     }
 
     /// The ``NetworkQueue`` that took the operation, if one did.
@@ -174,6 +216,10 @@ open class NetworkOperation: Operation, @unchecked Sendable {
     /// Called once, on the cancelling thread, when an operation a ``NetworkQueue`` holds
     /// is cancelled before it started (it will finish without executing); a library hook.
     func didCancelWhileQueued() {}
+
+    /// Called on the callback queue for each post of this operation to
+    /// ``CoalescedDelivery``; a library hook.
+    func receiveCoalescedDelivery() {}
 
     /// `executed`: whether `isExecuting` was `true` until now (it changes with `isFinished`).
     private func completeFinishing(executed: Bool) {

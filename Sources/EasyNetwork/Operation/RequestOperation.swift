@@ -21,35 +21,39 @@ import Foundation
 open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     private let request: BaseAPIRequest
     private let transform: @Sendable (NetworkResponse) throws -> Output
-    // The fields that do not depend on `Output` come first: code that is not
-    // specialized for an `Output` reaches them without looking up the type's layout,
-    // which keeps a bulk cancellation cheap.
-    private struct Outcome {
-        var delivered = false
-        /// Whether `observers` ever had one (checked without touching the generic array).
-        var observed = false
-        var failure: (@Sendable (NetworkError) -> Void)?
-        /// `completion` called with a cancellation built when `completion` was set, for
-        /// the deliveries of a bulk cancel.
-        var completionOnCancellation: (@Sendable () -> Void)?
-        var onUploadProgress: (@Sendable (Progress) -> Void)?
-        var metrics: RequestMetrics?
-        var uploadGate = ProgressGate()
-        var uploadProgress: Progress?
-        var result: Result<Output, NetworkError>?
-        var observers: [@Sendable (Result<Output, NetworkError>) -> Void] = []
-        var callbacks = Callbacks()
-    }
+    /// What does not depend on `Output` (see ``OperationOutcome``).
+    private typealias Outcome = OperationOutcome
 
-    /// The public closures that take an `Output`, kept together so a delivery takes
-    /// them in one step.
-    private struct Callbacks {
-        var success: (@Sendable (Output) -> Void)?
-        var completion: (@Sendable (Result<Output, NetworkError>) -> Void)?
-        var onCachedValue: (@Sendable (Output) -> Void)?
-    }
+    // The state that takes an `Output`, read and written only under the operation's lock
+    // (`withLock`). Kept as the class's own fields (closures and references, whose layout
+    // is the same for any `Output`), not in a struct nested in this generic class: freeing
+    // or cancelling an operation then needs no lookup of generic type metadata.
+    @exclusivity(unchecked) private var successClosure: (@Sendable (Output) -> Void)?
+    @exclusivity(unchecked) private var completionClosure: (@Sendable (Result<Output, NetworkError>) -> Void)?
+    @exclusivity(unchecked) private var cachedValueClosure: (@Sendable (Output) -> Void)?
+    @exclusivity(unchecked) private var observers: [@Sendable (Result<Output, NetworkError>) -> Void] = []
+    @exclusivity(unchecked) private var storedResult: StoredValue<Result<Output, NetworkError>>?
 
-    private let outcome = Protected(Outcome())
+    // Read and written only under the operation's lock (`withLock`), through `outcome`.
+    @exclusivity(unchecked) private var outcomeStorage = Outcome()
+
+    /// The outcome, read or changed under the operation's lock (one lock per operation).
+    private var outcome: OutcomeAccess { OutcomeAccess(operation: self) }
+
+    /// `outcome.read { }` / `outcome.write { }` over the operation's lock.
+    private struct OutcomeAccess {
+        unowned(unsafe) let operation: RequestOperation<Output>
+
+        /// Lends the outcome rather than copying it.
+        func read<T>(_ body: (inout Outcome) -> T) -> T {
+            operation.withLock { body(&operation.outcomeStorage) }
+        }
+
+        @discardableResult
+        func write<T>(_ body: (inout Outcome) -> T) -> T {
+            operation.withLock { body(&operation.outcomeStorage) }
+        }
+    }
 
     /// Called on the host's callback queue with the mapped value on success.
     ///
@@ -59,37 +63,64 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// ``HostConfiguration/callbackQueue`` (the main queue unless the host says otherwise);
     /// the ones set when the result is delivered are called.
     public var success: (@Sendable (Output) -> Void)? {
-        get { outcome.read { $0.callbacks.success } }
-        set { outcome.write { $0.callbacks.success = newValue } }
+        get {
+            lockState()
+            defer { unlockState() }
+            return successClosure
+        }
+        set {
+            // The old closure is released after the lock is let go (its captures may run a
+            // `deinit` that reaches another operation); no generic helper, which would wrap
+            // the closure in a new one.
+            lockState()
+            let old = successClosure
+            successClosure = newValue
+            unlockState()
+            _ = old
+        }
     }
     /// Called on the host's callback queue with the error on failure or cancellation.
     public var failure: (@Sendable (NetworkError) -> Void)? {
         get { outcome.read { $0.failure } }
-        set { outcome.write { $0.failure = newValue } }
+        set {
+            lockState()
+            let old = outcomeStorage.failure
+            outcomeStorage.failure = newValue
+            unlockState()
+            _ = old
+        }
     }
     /// Called on the host's callback queue with the result, after `success` or `failure`.
     public var completion: (@Sendable (Result<Output, NetworkError>) -> Void)? {
-        get { outcome.read { $0.callbacks.completion } }
+        get {
+            lockState()
+            defer { unlockState() }
+            return completionClosure
+        }
         set {
-            var onCancellation: (@Sendable () -> Void)?
-            if let completion = newValue {
-                // Built here, once, not per delivery; a `.failure` holds no `Output`, only a
-                // Sendable NetworkError, and is never mutated.
-                let cancellation = UncheckedSendable(Result<Output, NetworkError>.failure(.cancelled(url: nil)))
-                onCancellation = { completion(cancellation.value) }
-            }
-            outcome.write { outcome in
-                outcome.callbacks.completion = newValue
-                outcome.completionOnCancellation = onCancellation
-            }
+            lockState()
+            let old = completionClosure
+            completionClosure = newValue
+            unlockState()
+            _ = old
         }
     }
     /// Called once on the host's callback queue, before the network's result, with the
     /// value decoded from a stored response when the request's cache policy is
     /// `.cacheThenNetwork` and one is stored.
     public var onCachedValue: (@Sendable (Output) -> Void)? {
-        get { outcome.read { $0.callbacks.onCachedValue } }
-        set { outcome.write { $0.callbacks.onCachedValue = newValue } }
+        get {
+            lockState()
+            defer { unlockState() }
+            return cachedValueClosure
+        }
+        set {
+            lockState()
+            let old = cachedValueClosure
+            cachedValueClosure = newValue
+            unlockState()
+            _ = old
+        }
     }
     /// Bytes of the request body sent, of all (uploads; stays 0 of 0 for requests
     /// without a body). A discrete progress, made on first use: it never becomes a child
@@ -108,7 +139,13 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// percent), monotonic, and with 100 % before `success`.
     public var onUploadProgress: (@Sendable (Progress) -> Void)? {
         get { outcome.read { $0.onUploadProgress } }
-        set { outcome.write { $0.onUploadProgress = newValue } }
+        set {
+            lockState()
+            let old = outcomeStorage.onUploadProgress
+            outcomeStorage.onUploadProgress = newValue
+            unlockState()
+            _ = old
+        }
     }
 
     /// An operation that maps the response with `transform`, which runs off the
@@ -130,7 +167,8 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         configuration: HostConfiguration = .shared,
         responseDecoder: ResponseDecoder<Output>
     ) {
-        self.init(request: request, configuration: configuration, transform: responseDecoder.decode)
+        // The decoder's own closure, not a method reference wrapped in a new one.
+        self.init(request: request, configuration: configuration, transform: responseDecoder.closure)
     }
 
     /// An operation that maps the JSON payload with a ``ResponseMapperProtocol`` type.
@@ -165,8 +203,8 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
 
     /// The result, once the operation has delivered it.
     public var result: Result<Output, NetworkError>? {
-        if let result = outcome.read({ $0.result }) {
-            return result
+        if let stored = withLock({ storedResult }) {
+            return stored.value
         }
         // Cancelled while it waited in a queue: it never runs, nothing else stores a result.
         return wasCancelledWhileQueued ? .failure(.cancelled(url: nil)) : nil
@@ -175,7 +213,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// The request's measurements (time queued, duration, bytes, attempts), set
     /// before the callbacks run; `nil` when the request never ran.
     public var metrics: RequestMetrics? {
-        outcome.read { $0.metrics }
+        outcome.read { $0.metrics?.value }
     }
 
     /// Sends the request and reports its result; subclasses rarely override it.
@@ -187,7 +225,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         }, cachedValue: { value in
             operation.value.onCachedValue?(value)
         }, completion: { (result: Result<Output, NetworkError>, metrics: RequestMetrics) in
-            operation.value.outcome.write { $0.metrics = $0.metrics ?? metrics }
+            operation.value.outcome.write { $0.metrics = $0.metrics ?? StoredValue(metrics) }
             if case .success = result {
                 operation.value.completeUpload()
             }
@@ -230,20 +268,31 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         // Waiting in a NetworkQueue: call back now rather than when a slot frees. The
         // operation never runs, so nothing can store another result (`result` reports the
         // cancellation).
-        let operation = UncheckedSendable(self)
-        CoalescedDelivery.async(on: service.configuration.callbackQueue) {
-            operation.value.callBackCancellation()
-        }
+        CoalescedDelivery.post(self, on: configuration.callbackQueue)
     }
 
     private func deliverCancellationBeforeStart() {
-        let cancellation = NetworkError.cancelled(url: nil)
-        guard store(.failure(cancellation)) else { return }
-        let operation = UncheckedSendable(self)
+        guard store(.failure(.cancelled(url: nil))) else { return }
         // Batched with the other cancellations of a bulk cancel: one queue hop for many.
-        CoalescedDelivery.async(on: service.configuration.callbackQueue) {
-            operation.value.callBack(.failure(cancellation))
+        CoalescedDelivery.post(self, on: configuration.callbackQueue)
+    }
+
+    /// The coalesced delivery of a cancellation before start, posted once by
+    /// ``didCancelWhileQueued()`` (result not stored) or by
+    /// ``deliverCancellationBeforeStart()`` (result stored); which one cannot change once
+    /// either ran: the operation left the ready phase.
+    override func receiveCoalescedDelivery() {
+        if wasCancelledWhileQueued {
+            callBackCancellation()
+        } else {
+            callBackStoredCancellation()
         }
+    }
+
+    /// The delivery of ``deliverCancellationBeforeStart()`` (kept apart so that the bulk
+    /// path above builds no `Result` of `Output`).
+    private func callBackStoredCancellation() {
+        callBack(.failure(.cancelled(url: nil)))
     }
 
     /// Stores the result and calls the closures, if no result was stored before.
@@ -255,21 +304,25 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
 
     /// Stores `result` if it is the first; returns whether it was.
     private func store(_ result: Result<Output, NetworkError>) -> Bool {
-        outcome.write { outcome in
-            guard outcome.result == nil else { return false }
-            outcome.result = result
+        withLock {
+            guard storedResult == nil else { return false }
+            storedResult = StoredValue(result)
             return true
         }
     }
 
     private func callBack(_ result: Result<Output, NetworkError>) {
-        // `write`, not `read`: it lends the state instead of copying all of it.
-        let (callbacks, failure) = outcome.write { ($0.callbacks, $0.failure) }
+        // Taken under the lock without a generic helper, which would rewrap the closures.
+        lockState()
+        let success = successClosure
+        let failure = outcomeStorage.failure
+        let completion = completionClosure
+        unlockState()
         switch result {
-        case .success(let value): callbacks.success?(value)
+        case .success(let value): success?(value)
         case .failure(let error): failure?(error)
         }
-        callbacks.completion?(result)
+        completion?(result)
         if markDeliveredUnlessObserved() {
             notifyObservers(result)
         }
@@ -281,15 +334,17 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         // One step: this operation was queued (so its observers, if any, were added
         // before), and the result is known; marking it delivered before the closures run
         // makes no observer run early.
-        let (failure, completion, observed) = outcome.write { outcome in
-            if !outcome.observed {
-                outcome.delivered = true
-            }
-            return (outcome.failure, outcome.completionOnCancellation, outcome.observed)
+        lockState()
+        let observed = outcomeStorage.observed
+        if !observed {
+            outcomeStorage.delivered = true
         }
+        let failure = outcomeStorage.failure
+        let completion = completionClosure
+        unlockState()
         let error = NetworkError.cancelled(url: nil)
         failure?(error)
-        completion?()
+        completion?(.failure(error))
         if observed {
             notifyObservers(.failure(error))
         }
@@ -308,10 +363,10 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
 
     /// Marks the result delivered and calls the library observers.
     private func notifyObservers(_ result: Result<Output, NetworkError>) {
-        let observers = outcome.write { outcome in
-            outcome.delivered = true
-            defer { outcome.observers.removeAll() }
-            return outcome.observers
+        let observers = withLock {
+            outcomeStorage.delivered = true
+            defer { self.observers.removeAll() }
+            return self.observers
         }
         observers.forEach { $0(result) }
     }
@@ -319,11 +374,11 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// Adds a library observer of the result, called once after the public closures,
     /// or at once when the result was already delivered.
     func observeResult(_ observer: @escaping @Sendable (Result<Output, NetworkError>) -> Void) {
-        let delivered: Result<Output, NetworkError>? = outcome.write { outcome in
+        let delivered: Result<Output, NetworkError>? = withLock {
             // Delivered without a stored result: the cancellation of one that never ran.
-            if outcome.delivered { return outcome.result ?? .failure(.cancelled(url: nil)) }
-            outcome.observers.append(observer)
-            outcome.observed = true
+            if outcomeStorage.delivered { return storedResult?.value ?? .failure(.cancelled(url: nil)) }
+            observers.append(observer)
+            outcomeStorage.observed = true
             return nil
         }
         if let delivered {

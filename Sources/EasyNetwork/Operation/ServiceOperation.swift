@@ -17,18 +17,40 @@ import Foundation
 /// (so one that forgets to call `finish()` on that path still ends). The operation's
 /// `queuePriority` becomes the `URLSessionTask` priority.
 open class ServiceOperation: NetworkOperation, @unchecked Sendable {
-    /// The service the operation sends its requests through.
-    public let service: EasyNetworkService
+    /// The host the operation talks to.
+    let configuration: HostConfiguration
+    // Made on first use, under the operation's lock: one cancelled before it ran never
+    // makes one (a bulk cancel of queued operations allocates and frees nothing for it).
+    @exclusivity(unchecked) private var madeService: EasyNetworkService?
+
+    /// The service the operation sends its requests through (made on first use; one made
+    /// after the operation was cancelled is cancelled too).
+    public var service: EasyNetworkService {
+        let (service, made): (EasyNetworkService, Bool) = withLock {
+            if let service = madeService {
+                return (service, false)
+            }
+            let service = EasyNetworkService(configuration)
+            madeService = service
+            return (service, true)
+        }
+        // `cancel()` sets `isCancelled` before it looks for the service under the lock:
+        // either it found this one, or this check sees the cancellation.
+        if made, isCancelled {
+            service.cancel()
+        }
+        return service
+    }
 
     /// An operation for ``HostConfiguration/shared``.
     public override init() {
-        service = EasyNetworkService(.shared)
+        configuration = .shared
         super.init()
     }
 
     /// An operation for another host.
     public init(configuration: HostConfiguration) {
-        service = EasyNetworkService(configuration)
+        self.configuration = configuration
         super.init()
     }
 
@@ -45,7 +67,7 @@ open class ServiceOperation: NetworkOperation, @unchecked Sendable {
     /// Cancels the operation and the request in flight. Call `super` when overriding.
     open override func cancel() {
         super.cancel()
-        service.cancel()
+        withLock { madeService }?.cancel()
     }
 
     override func willExecute() {

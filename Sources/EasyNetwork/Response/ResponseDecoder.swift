@@ -17,6 +17,9 @@ public struct ResponseDecoder<Output>: Sendable {
     public func decode(_ response: NetworkResponse) throws -> Output {
         try body(response)
     }
+
+    /// The decoding closure itself.
+    var closure: @Sendable (NetworkResponse) throws -> Output { body }
 }
 
 extension ResponseDecoder where Output == Data {

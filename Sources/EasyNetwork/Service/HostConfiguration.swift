@@ -162,7 +162,8 @@ public final class HostConfiguration: @unchecked Sendable {
 
     /// The queue every callback of this host's requests is delivered on. Default `.main`.
     public var callbackQueue: DispatchQueue {
-        get { self[\.callbackQueue] }
+        // Read directly, not through a key path: every cancelled operation reads it.
+        get { settings.read { $0.settings.callbackQueue } }
         set { self[\.callbackQueue] = newValue }
     }
 
