@@ -3,9 +3,9 @@ import EasyNetworkTesting
 import Foundation
 import XCTest
 
-/// The README's refresh pattern (the refresh sent with `queue.send` from the refresh
-/// closure) with a download that gets 401 on a queue one wide: the download lends its
-/// slot while it waits, so the refresh runs and the download replays.
+/// Downloads and token refresh: a 401 refreshes once and the download replays with the
+/// new token; with the README's refresh pattern (the refresh sent with `queue.send` from
+/// the refresh closure) on a queue one wide, the download lends its slot while it waits.
 final class DownloadRefreshTests: ServerTestCase {
     private struct Token: Decodable, Sendable { let token: String }
     private struct Refresh: APIRequest {
@@ -14,6 +14,20 @@ final class DownloadRefreshTests: ServerTestCase {
         var method: NetworkService.Method { .post }
         var requiresAuthentication: Bool { false }
         var responseDecoder: ResponseDecoder<Token> { .decodable() }
+    }
+
+    private var folder: URL!
+    private let queue = NetworkQueue()
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("easynetwork-download-refresh-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: folder)
+        super.tearDown()
     }
 
     func testDownloadRefreshThroughItsOwnFullQueueDoesNotDeadlock() throws {
@@ -36,5 +50,52 @@ final class DownloadRefreshTests: ServerTestCase {
         wait(for: [done], timeout: 10)
         XCTAssertEqual(try Data(contentsOf: try XCTUnwrap(op.result).get()).count, 1000)
         XCTAssertEqual(server.requests.map(\.path), ["/private", "/refresh", "/private"])
+    }
+
+    func testDownloadReplaysOnceAfterATokenRefresh() throws {
+        let resource = RangeResource(size: 50_000)
+        let refreshes = Collector<Int>()
+        server.route("GET", "/private") { request in
+            guard request.header("Authorization") == "Bearer fresh" else {
+                return .json(#"{"error": "token expired"}"#, status: 401, headers: ["WWW-Authenticate": #"Bearer realm="api""#])
+            }
+            return resource.reply(to: request)
+        }
+        let host = makeHost()
+        host.authenticator = TokenAuthenticator(token: "stale") { done in
+            refreshes.append(1)
+            done(.success("fresh"))
+        }
+        let destination = folder.appendingPathComponent("private.bin")
+        let op = DownloadOperation(request: TestRequest("/private"), to: destination, configuration: host)
+        let done = expectation(description: "download")
+        op.completion = { _ in done.fulfill() }
+        queue.addOperation(op)
+        wait(for: [done], timeout: 20)
+        XCTAssertEqual(try Data(contentsOf: try XCTUnwrap(op.result).get()), resource.body)
+        XCTAssertEqual(refreshes.count, 1)
+        XCTAssertEqual(server.requests(path: "/private").map { $0.header("Authorization") ?? "-" }, ["Bearer stale", "Bearer fresh"])
+    }
+
+    func testDownloadCancelledWhileWaitingForARefreshEndsCancelledOnce() throws {
+        server.route("GET", "/private") { _ in .status(401) }
+        let host = makeHost()
+        let refreshing = expectation(description: "refresh started")
+        host.authenticator = TokenAuthenticator(token: "stale") { _ in refreshing.fulfill() }   // never answers
+        let op = DownloadOperation(request: TestRequest("/private"), to: folder.appendingPathComponent("wait.bin"), configuration: host)
+        let results = Collector<Bool>()
+        let done = expectation(description: "download")
+        op.completion = { result in
+            if case .failure(let error) = result { results.append(error.isCancelled) } else { results.append(false) }
+            done.fulfill()
+        }
+        queue.addOperation(op)
+        wait(for: [refreshing], timeout: 10)
+        op.cancel()
+        wait(for: [done], timeout: 10)
+        Thread.sleep(forTimeInterval: 0.2)
+        XCTAssertEqual(results.values, [true], "one completion, cancelled")
+        XCTAssertEqual(server.requests(path: "/private").count, 1)
+        XCTAssertTrue(op.isFinished)
     }
 }
