@@ -41,3 +41,21 @@ extension RequestInterceptor {
     /// Does nothing.
     public func didFinish(_ outcome: RequestOutcome, context: RequestContext) {}
 }
+
+extension Array where Element == any RequestInterceptor {
+    /// `urlRequest` after every interceptor's `adapt`, in order; a refusal becomes the
+    /// request's failure (a ``NetworkError`` as is, anything else as `invalidRequest`).
+    func adapt(_ urlRequest: URLRequest, context: RequestContext) -> Result<URLRequest, NetworkError> {
+        var urlRequest = urlRequest
+        do {
+            for interceptor in self {
+                urlRequest = try interceptor.adapt(urlRequest, context: context)
+            }
+            return .success(urlRequest)
+        } catch let error as NetworkError {
+            return .failure(error)
+        } catch {
+            return .failure(NetworkError(kind: .invalidRequest, message: "an interceptor refused the request: \(error.localizedDescription)", url: urlRequest.url, underlyingError: error))
+        }
+    }
+}

@@ -180,13 +180,9 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         // Only interceptors read the context: most requests never make one.
         let requestContext = interceptors.isEmpty ? nil : RequestContext(request: request.value, host: host, attempt: attempt, requestID: requestID)
         if let requestContext {
-            do {
-                for interceptor in interceptors {
-                    urlRequest = try interceptor.adapt(urlRequest, context: requestContext)
-                }
-            } catch {
-                finish(.failure(Self.adaptationError(error, url: urlRequest.url)))
-                return
+            switch interceptors.adapt(urlRequest, context: requestContext) {
+            case .success(let adapted): urlRequest = adapted
+            case .failure(let error): return finish(.failure(error))
             }
         }
         // The cache is asked with the request as sent, so its key holds the credentials.
@@ -422,11 +418,6 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         // The callback first: it is what the caller waits for.
         service.deliver(result, metrics: metrics, on: callbackQueue, errorHandler: errorHandler, completion: completion)
         service.exchangeFinished(self)
-    }
-
-    private static func adaptationError(_ error: any Error, url: URL?) -> NetworkError {
-        if let networkError = error as? NetworkError { return networkError }
-        return NetworkError(kind: .invalidRequest, message: "an interceptor refused the request: \(error.localizedDescription)", url: url, underlyingError: error)
     }
 
     private static func validationError(_ error: any Error, response: NetworkResponse) -> NetworkError {

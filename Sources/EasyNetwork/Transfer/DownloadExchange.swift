@@ -93,18 +93,9 @@ final class DownloadExchange: Sendable {
         }
         if !interceptors.isEmpty {
             let context = RequestContext(request: request.value, host: host, attempt: attempt, requestID: requestID)
-            do {
-                for interceptor in interceptors {
-                    urlRequest = try interceptor.adapt(urlRequest, context: context)
-                }
-            } catch {
-                finish(.failure(error as? NetworkError ?? NetworkError(
-                    kind: .invalidRequest,
-                    message: error.localizedDescription,
-                    url: urlRequest.url,
-                    underlyingError: error
-                )))
-                return
+            switch interceptors.adapt(urlRequest, context: context) {
+            case .success(let adapted): urlRequest = adapted
+            case .failure(let error): return finish(.failure(error))
             }
         }
         let transfer = DownloadTransfer(
