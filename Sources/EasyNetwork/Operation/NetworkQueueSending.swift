@@ -31,9 +31,18 @@ extension NetworkQueue {
     /// Cancelling the calling task cancels the operation and its request.
     /// - Throws: the operation's ``NetworkError``.
     public func run<Output: Sendable>(_ operation: RequestOperation<Output>) async throws -> Output {
+        try await result(of: operation, observe: operation.observeResult)
+    }
+
+    /// Adds `operation` and returns the result that `observe` hands over (once, at the
+    /// end); cancelling the calling task cancels the operation.
+    func result<Value: Sendable>(
+        of operation: Operation,
+        observe: (@escaping @Sendable (Result<Value, NetworkError>) -> Void) -> Void
+    ) async throws -> Value {
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Output, any Error>) in
-                operation.observeResult { result in
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
+                observe { result in
                     continuation.resume(with: result.mapError { $0 as any Error })
                 }
                 addOperation(operation)
@@ -46,11 +55,11 @@ extension NetworkQueue {
     /// Adds any operation (a ``ServiceOperation`` subclass, say) to this queue and
     /// returns when it has finished. Cancelling the calling task cancels the operation.
     /// - Throws: ``NetworkError`` of kind `cancelled` when the operation ended cancelled;
-    ///   a ``DownloadOperation``'s error when it failed.
+    ///   the failure of an operation that reports one (a ``DownloadOperation``'s).
     public func run<Op: Operation>(_ operation: Op) async throws {
         if operation.isFinished {
             if operation.isCancelled { throw NetworkError(kind: .cancelled) }
-            try Self.throwDownloadFailure(of: operation)
+            try Self.throwFailure(of: operation)
             return
         }
         let finished = FinishSignal()
@@ -70,16 +79,18 @@ extension NetworkQueue {
         if operation.isCancelled {
             throw NetworkError(kind: .cancelled)
         }
-        try Self.throwDownloadFailure(of: operation)
+        try Self.throwFailure(of: operation)
     }
 
-    /// A download run as a plain `Operation` fails as it does through `run(_ download:)`.
-    private static func throwDownloadFailure(of operation: Operation) throws {
-        if let download = operation as? DownloadOperation, case .failure(let error)? = download.result {
+    /// An operation that reports its failure (a download run as a plain `Operation`)
+    /// fails here as it does through its own `run`.
+    private static func throwFailure(of operation: Operation) throws {
+        if let error = (operation as? any FailureReporting)?.failure {
             throw error
         }
     }
 }
+
 
 /// A one-shot signal: the waiter runs once, whether it arrives before or after the fire.
 final class FinishSignal: @unchecked Sendable {

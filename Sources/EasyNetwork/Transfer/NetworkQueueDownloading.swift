@@ -8,15 +8,13 @@ extension NetworkQueue {
     ///   `cancelled` when the task or the operation was cancelled).
     @discardableResult
     public func run(_ download: DownloadOperation) async throws -> URL {
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<URL, any Error>) in
-                download.observeResult { result in
-                    continuation.resume(with: result.mapError { $0 as any Error })
-                }
-                addOperation(download)
-            }
-        } onCancel: {
-            download.cancel()
-        }
+        try await result(of: download, observe: download.observeResult)
+    }
+}
+
+extension DownloadOperation: FailureReporting {
+    var failure: NetworkError? {
+        guard case .failure(let error)? = result else { return nil }
+        return error
     }
 }
