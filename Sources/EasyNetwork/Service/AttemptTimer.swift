@@ -11,7 +11,7 @@ import FoundationNetworking
 /// Bytes moving only stamp a time under the lock. The timer (one entry in the shared
 /// ``DeadlineScheduler``) fires at the earliest moment the attempt could expire; when
 /// bytes moved since, it is set again for the new moment instead of firing.
-final class AttemptTimer: TransferActivity, @unchecked Sendable {
+final class AttemptTimer: TransferActivity, Sendable {
     private struct State {
         var lastActivity: DispatchTime
         /// The scheduler key while armed.

@@ -5,7 +5,7 @@ import Foundation
 /// completed; an ending that comes first then waits for them, at most ``patience``, so
 /// that the completion still carries them. Linux never reports task metrics, so nothing
 /// waits there. The ending runs exactly once, whichever comes first.
-final class MetricsRendezvous: @unchecked Sendable {  // all state is behind `state`'s lock
+final class MetricsRendezvous: Sendable {
     /// Whether this platform reports task metrics at all.
     #if canImport(FoundationNetworking)
     static let platformReportsMetrics = false

@@ -13,7 +13,7 @@ import FoundationNetworking
 final class RequestCoalescer: @unchecked Sendable {
     /// One shared transfer; its fields are touched only under the coalescer's lock.
     /// It passes the transfer's activity on to every seat, each with its own timeout.
-    private final class Flight: TransferActivity, @unchecked Sendable {
+    private final class Flight: TransferActivity, @unchecked Sendable {  // its vars are read and written only under the coalescer's lock
         var seats: [Int: @Sendable (TransportOutcome) -> Void] = [:]
         var activities: [Int: any TransferActivity] = [:]
         var task: TransportTask?
