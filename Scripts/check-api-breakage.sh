@@ -16,7 +16,7 @@ skip() { echo "API check skipped: $*"; exit 0; }
 
 # The highest X.Y.Z / vX.Y.Z tag by version (not by text: 0.10.0 is above 0.9.0).
 last_release() {
-    git tag -l | grep -E '^v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$' |
+    git tag -l | { grep -E '^v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$' || true; } |
         awk '{ v = $0; sub(/^v/, "", v); split(v, p, "."); printf "%09d.%09d.%09d %s\n", p[1], p[2], p[3], $0 }' |
         sort | tail -n 1 | cut -d ' ' -f 2
 }
