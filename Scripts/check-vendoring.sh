@@ -8,8 +8,8 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 check="$root/Examples/VendoringCheck"
 
-"$root/Scripts/vendor.sh" AcmeNet "$check/Vendored/AcmeNet" | head -1
-"$root/Scripts/vendor.sh" BetaNet "$check/Vendored/BetaNet" | head -1
+"$root/Scripts/vendor.sh" AcmeNet "$check/Vendored/AcmeNet"
+"$root/Scripts/vendor.sh" BetaNet "$check/Vendored/BetaNet"
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

@@ -10,16 +10,17 @@
 #   DEST    the folder for the copy's sources (a target folder of your SDK); created, or
 #           replaced when it holds a copy this script wrote before
 #
-# Copies every .swift file under Sources/EasyNetwork, keeping its folders, and rewrites the
-# word EasyNetwork (the module's name: module-qualified names, queue labels, the NSError
-# domain, the cache folder, temporary file names, the log prefix) to PREFIX, and the word
-# easynetwork (the notification name com.easynetwork.*) to PREFIX in lower case. Names that
-# only begin with EasyNetwork (EasyNetworkService) are kept: your code changes its import only.
+# Copies every .swift file under Sources/EasyNetwork (DocC catalogs aside), keeping the
+# folders, and rewrites the word EasyNetwork (the module's name: module-qualified names,
+# queue labels, the NSError domain, the cache folder, temporary file names, the log prefix)
+# to PREFIX, and the word easynetwork (the notification com.easynetwork.*) to PREFIX in
+# lower case. Names that only begin with EasyNetwork (EasyNetworkService) are kept: your
+# code changes its import only.
 # Compile DEST as module PREFIX and import it with `internal import PREFIX` in your SDK.
 # Needs only bash, perl, find and grep.
 set -euo pipefail
 
-usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; }
 if [[ "${1:-}" == -h || "${1:-}" == --help ]]; then usage; exit 0; fi
 if (($# != 2)); then usage >&2; exit 2; fi
 prefix=$1 dest=$2
@@ -64,7 +65,7 @@ while IFS= read -r -d '' file; do
         perl -pe "s/\\bEasyNetwork\\b/$prefix/g; s/\\beasynetwork\\b/$lower/g" "$file"
     } > "$staging/$relative"
     count=$((count + 1))
-done < <(find "$source_dir" -name '*.swift' -type f -print0)
+done < <(find "$source_dir" -name '*.docc' -prune -o -name '*.swift' -type f -print0)
 ((count > 0)) || die "no Swift sources under $source_dir"
 
 # Whatever still names the module in another spelling would be shared by every copy: stop.
@@ -81,12 +82,12 @@ cp -R "$staging" "$dest"
 chmod 755 "$dest"
 
 echo "vendor.sh: wrote $count files of EasyNetwork $revision to $dest as module $prefix."
-skipped=$(find "$source_dir" -type f ! -name '*.swift' | sed "s|$source_dir/||")
+skipped=$(find "$source_dir" -name '*.docc' -prune -print -o -type f ! -name '*.swift' -print | sed "s|$source_dir/||")
 if [[ -n "$skipped" ]]; then
     echo "Not copied (not Swift sources):"
     echo "$skipped" | sed 's/^/  /'
 fi
 if [[ -f "$source_dir/PrivacyInfo.xcprivacy" ]]; then
-    categories=$(grep -o 'NSPrivacyAccessedAPICategory[A-Za-z]*' "$source_dir/PrivacyInfo.xcprivacy" | sort -u | tr '\n' ' ')
+    categories=$(grep -o 'NSPrivacyAccessedAPICategory[A-Za-z]*' "$source_dir/PrivacyInfo.xcprivacy" | sort -u | tr '\n' ' ' | sed 's/ $//')
     echo "Privacy: merge the entries of Sources/EasyNetwork/PrivacyInfo.xcprivacy (${categories:-no required-reason APIs}) into your SDK's PrivacyInfo.xcprivacy."
 fi
