@@ -1,6 +1,19 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Apple privacy manifests (README "Privacy manifest"): a library module ships its
+// Sources/<Module>/PrivacyInfo.xcprivacy as a resource when the package is built on Apple
+// platforms, so apps and their privacy report include it; elsewhere it is excluded, so Linux
+// builds get no resource bundle and no Bundle.module code. Give every library target
+// `exclude: privacyExclude, resources: privacyManifest`.
+#if canImport(Darwin)
+let privacyManifest: [Resource]? = [.copy("PrivacyInfo.xcprivacy")]
+let privacyExclude: [String] = []
+#else
+let privacyManifest: [Resource]? = nil
+let privacyExclude = ["PrivacyInfo.xcprivacy"]
+#endif
+
 let package = Package(
     name: "EasyNetwork",
     platforms: [.iOS(.v13), .macOS(.v10_15), .tvOS(.v13), .watchOS(.v6)],
@@ -10,7 +23,13 @@ let package = Package(
         .executable(name: "EasyNetworkDemo", targets: ["EasyNetworkDemo"]),
     ],
     targets: [
-        .target(name: "EasyNetwork"),
+        .target(
+            name: "EasyNetwork",
+            // The cache's manifest waits next to its sources for the cache's own module
+            // (issue 13); until then this module's manifest covers the cache.
+            exclude: privacyExclude + ["Cache/PrivacyInfo.xcprivacy"],
+            resources: privacyManifest
+        ),
         .target(name: "EasyNetworkTesting"),
         .executableTarget(
             name: "EasyNetworkDemo",
