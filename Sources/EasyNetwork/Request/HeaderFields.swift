@@ -10,7 +10,7 @@ struct HeaderFields {
 
     /// Adds `fields`, replacing any field of the same name.
     mutating func merge(_ fields: [String: String]) {
-        for name in fields.keys.sorted() {
+        for name in SortedKeys.of(fields) {
             if let value = fields[name] {
                 set(name, value)
             }

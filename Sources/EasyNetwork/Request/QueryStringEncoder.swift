@@ -35,7 +35,7 @@ public struct QueryStringEncoder: Sendable {
     /// The percent-encoded `name=value` pairs, in order.
     public func pairs(_ parameters: [String: Any]) -> [(name: String, value: String)] {
         var result: [(name: String, value: String)] = []
-        for key in parameters.keys.sorted() {
+        for key in SortedKeys.of(parameters) {
             if let value = parameters[key] {
                 append(value, name: Self.escape(key), to: &result)
             }
@@ -50,7 +50,7 @@ public struct QueryStringEncoder: Sendable {
 
     private func append(_ value: Any, name: String, to result: inout [(name: String, value: String)]) {
         if let dictionary = value as? [String: Any] {
-            for key in dictionary.keys.sorted() {
+            for key in SortedKeys.of(dictionary) {
                 if let nested = dictionary[key] {
                     append(nested, name: name + "%5B" + Self.escape(key) + "%5D", to: &result)
                 }
