@@ -5,6 +5,48 @@ import Foundation
 /// `init(from:)` can be given nothing else.
 enum EnvelopeBinding {
     @TaskLocal static var current: ResponseEnvelope?
+
+    /// Reads the bound envelope's fields from the top-level object of `decoder`: only
+    /// those its rule and errors need (all but the payload for a custom rule), and the
+    /// payload too, as JSON, when the envelope says failure. Not generic: the
+    /// ``EnvelopeBox`` of each payload type only decodes the payload.
+    ///
+    /// - Returns: the container, the fields when the envelope failed (else `nil`), and
+    ///   where the payload is: under `payloadKey`, absent, or the whole object.
+    static func read(_ decoder: any Decoder) throws -> (
+        container: KeyedDecodingContainer<AnyCodingKey>, failureFields: [String: Any]?, payloadKey: AnyCodingKey?, payloadIsWhole: Bool
+    ) {
+        guard let envelope = current else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "no envelope is bound"))
+        }
+        let container = try decoder.container(keyedBy: AnyCodingKey.self)
+        // A key as written, or as a decoder that converts snake_case names it.
+        func present(_ name: String) -> AnyCodingKey? {
+            if container.contains(AnyCodingKey(name)) { return AnyCodingKey(name) }
+            let camel = ResponseEnvelope.camelCased(name)
+            return camel != name && container.contains(AnyCodingKey(camel)) ? AnyCodingKey(camel) : nil
+        }
+        var fields: [String: Any] = [:]
+        if case .custom = envelope.success {
+            for key in container.allKeys where key.stringValue != envelope.payloadKey {
+                fields[key.stringValue] = try container.decode(JSONValue.self, forKey: key).object
+            }
+        } else {
+            for name in envelope.judgedNames where fields[name] == nil {
+                if let key = present(name) {
+                    fields[name] = try container.decode(JSONValue.self, forKey: key).object
+                }
+            }
+        }
+        let payloadKey = envelope.payloadKey.flatMap(present)
+        guard envelope.isSuccess(fields) else {
+            if let name = envelope.payloadKey, let payloadKey {
+                fields[name] = try container.decode(JSONValue.self, forKey: payloadKey).object
+            }
+            return (container, fields, nil, false)
+        }
+        return (container, nil, payloadKey, envelope.payloadKey == nil)
+    }
 }
 
 /// Decodes an envelope and its `Decodable` payload in one pass of `JSONDecoder`: it
@@ -16,32 +58,14 @@ struct EnvelopeBox<Payload: Decodable>: Decodable {
     let failureFields: [String: Any]?
 
     init(from decoder: any Decoder) throws {
-        guard let envelope = EnvelopeBinding.current else {
-            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "no envelope is bound"))
-        }
-        let container = try decoder.container(keyedBy: AnyCodingKey.self)
-        let keys = container.allKeys.map(\.stringValue)
-        var fields: [String: Any] = [:]
-        for field in envelope.fields(among: keys) {
-            fields[field.name] = try container.decode(JSONValue.self, forKey: AnyCodingKey(field.key)).object
-        }
-        guard envelope.isSuccess(fields) else {
-            if let name = envelope.payloadKey, let key = envelope.presentKey(name, among: keys) {
-                fields[name] = try container.decode(JSONValue.self, forKey: AnyCodingKey(key)).object
-            }
-            payload = nil
-            failureFields = fields
-            return
-        }
-        failureFields = nil
-        if let payloadKey = envelope.payloadKey {
-            guard let key = envelope.presentKey(payloadKey, among: keys) else {
-                payload = nil
-                return
-            }
-            payload = try container.decodeIfPresent(Payload.self, forKey: AnyCodingKey(key))
-        } else {
+        let read = try EnvelopeBinding.read(decoder)
+        failureFields = read.failureFields
+        if read.payloadIsWhole {
             payload = try Payload(from: decoder)
+        } else if let key = read.payloadKey {
+            payload = try read.container.decodeIfPresent(Payload.self, forKey: key)
+        } else {
+            payload = nil
         }
     }
 }

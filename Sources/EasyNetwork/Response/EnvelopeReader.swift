@@ -6,46 +6,39 @@ struct EnvelopeReader {
     let envelope: ResponseEnvelope
     let response: NetworkResponse
 
-    /// The payload of `body`, `.missing` when a successful envelope lacks the payload key.
-    enum Payload {
-        case value(Any)
-        case missing
-    }
-
-    func payload(of body: Any?) throws -> Payload {
+    /// The payload of `body`; `nil` when a successful envelope lacks the payload key
+    /// or holds `null` there.
+    func payload(of body: Any?) throws -> Any? {
         guard let object = body as? [String: Any] else {
-            throw NetworkError(
-                kind: .decoding,
-                message: "expected an envelope (a JSON object), got \(Self.shape(of: body))." + snippet,
-                url: response.request.url, response: response.httpResponse, data: response.data
-            )
+            throw response.decodingError("expected an envelope (a JSON object), got \(Self.shape(of: body)).")
         }
         guard envelope.isSuccess(object) else {
             throw businessError(object)
         }
         guard let key = envelope.payloadKey else {
-            return .value(object)
+            return object
         }
         guard let value = object[key], !(value is NSNull) else {
-            return .missing
+            return nil
         }
-        return .value(value)
+        return value
     }
 
     /// The error for a payload the caller needs but the envelope does not have.
     func missingPayloadError(for type: Any.Type) -> NetworkError {
-        NetworkError(
-            kind: .decoding,
-            message: "cannot decode \(type): the envelope has no '\(envelope.payloadKey ?? "")'." + snippet,
-            url: response.request.url, response: response.httpResponse, data: response.data
-        )
+        response.decodingError("cannot decode \(type): the envelope has no '\(envelope.payloadKey ?? "")'.")
     }
 
     /// The business error for an envelope whose fields said failure.
     func businessError(_ object: [String: Any]) -> NetworkError {
         let code = envelope.resolvedCodeKey.flatMap { ResponseEnvelope.codeText(object[$0]) }
-        let message = envelope.messageKeys.lazy.compactMap { object[$0] as? String }.first { !$0.isEmpty }
-        let traceId = envelope.traceIdKey.flatMap { object[$0] }.flatMap { ResponseEnvelope.codeText($0) }
+        var message: String?
+        for key in envelope.messageKeys {
+            if let text = object[key] as? String, !text.isEmpty {
+                message = text
+                break
+            }
+        }
         var payload: Data?
         if let key = envelope.payloadKey, let value = object[key], !(value is NSNull) {
             payload = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .sortedKeys])
@@ -57,14 +50,10 @@ struct EnvelopeReader {
             response: response.httpResponse,
             data: response.data,
             businessCode: code,
-            traceId: traceId,
+            traceId: envelope.traceIdKey.flatMap { ResponseEnvelope.codeText(object[$0]) },
             payload: payload,
-            isUnauthorized: code.map(envelope.unauthorizedCodes.contains) ?? false
+            isUnauthorized: code.map { envelope.unauthorizedCodes.contains($0) } ?? false
         )
-    }
-
-    private var snippet: String {
-        DecodingDiagnostics.snippet(of: response.data).map { " Body: \($0)" } ?? ""
     }
 
     static func shape(of value: Any?) -> String {

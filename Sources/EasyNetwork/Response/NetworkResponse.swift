@@ -49,10 +49,7 @@ public struct NetworkResponse: @unchecked Sendable {
     ///   `decoding` with a snippet of the body when the body is not JSON.
     public func jsonObject() throws -> Any? {
         guard let envelope else { return try rawJSONObject() }
-        switch try EnvelopeReader(envelope: envelope, response: self).payload(of: rawJSONObject()) {
-        case .value(let value): return value
-        case .missing: return nil
-        }
+        return try EnvelopeReader(envelope: envelope, response: self).payload(of: rawJSONObject())
     }
 
     /// The whole body as JSON, ignoring any envelope; `nil` when empty.
@@ -62,14 +59,7 @@ public struct NetworkResponse: @unchecked Sendable {
         do {
             return try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         } catch {
-            throw NetworkError(
-                kind: .decoding,
-                message: "the body is not valid JSON." + (DecodingDiagnostics.snippet(of: data).map { " Body: \($0)" } ?? ""),
-                url: request.url,
-                response: httpResponse,
-                data: data,
-                underlyingError: error
-            )
+            throw decodingError("the body is not valid JSON.", underlyingError: error)
         }
     }
 
@@ -100,14 +90,7 @@ public struct NetworkResponse: @unchecked Sendable {
         } catch let error as NetworkError {
             throw error
         } catch {
-            throw NetworkError(
-                kind: .decoding,
-                message: "cannot decode \(T.self): " + DecodingDiagnostics.describe(error, body: data),
-                url: request.url,
-                response: httpResponse,
-                data: data,
-                underlyingError: error
-            )
+            throw decodingError("cannot decode \(T.self): " + DecodingDiagnostics.reason(for: error), underlyingError: error)
         }
     }
 
@@ -124,14 +107,20 @@ public struct NetworkResponse: @unchecked Sendable {
     public func text() throws -> String {
         let encoding = TextCharset.encoding(named: httpResponse.textEncodingName) ?? .utf8
         guard let string = String(data: data, encoding: encoding) else {
-            throw NetworkError(
-                kind: .decoding,
-                message: "the body is not valid \(httpResponse.textEncodingName ?? "UTF-8") text.",
-                url: request.url,
-                response: httpResponse,
-                data: data
-            )
+            throw decodingError("the body is not valid \(httpResponse.textEncodingName ?? "UTF-8") text.", quotingBody: false)
         }
         return string
+    }
+
+    /// A `decoding` error about this response: `message`, then a quote of the body.
+    func decodingError(_ message: String, quotingBody: Bool = true, underlyingError: (any Error)? = nil) -> NetworkError {
+        NetworkError(
+            kind: .decoding,
+            message: quotingBody ? message + DecodingDiagnostics.quote(data) : message,
+            url: request.url,
+            response: httpResponse,
+            data: data,
+            underlyingError: underlyingError
+        )
     }
 }
