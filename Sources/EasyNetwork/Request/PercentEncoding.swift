@@ -15,25 +15,22 @@ enum PercentEncoding {
             return text
         }
         let bytes = Array(text.utf8)
-        var plain = true
-        for (index, byte) in bytes.enumerated() where !isAllowed(byte, allowed) {
-            if keepingEscapes, byte == UInt8(ascii: "%"), isEscape(bytes, at: index) { continue }
-            plain = false
-            break
-        }
-        if plain { return text }
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count * 3)
-        for (index, byte) in bytes.enumerated() {
+        var changed = false
+        for index in bytes.indices {
+            let byte = bytes[index]
             if isAllowed(byte, allowed) || (keepingEscapes && byte == UInt8(ascii: "%") && isEscape(bytes, at: index)) {
                 output.append(byte)
             } else {
+                changed = true
                 output.append(UInt8(ascii: "%"))
                 output.append(hexDigits[Int(byte >> 4)])
                 output.append(hexDigits[Int(byte & 0x0F)])
             }
         }
-        return String(decoding: output, as: UTF8.self)
+        // Only valid escapes outside `allowed`: the text stays as it is.
+        return changed ? String(decoding: output, as: UTF8.self) : text
     }
 
     private static let hexDigits = Array("0123456789ABCDEF".utf8)

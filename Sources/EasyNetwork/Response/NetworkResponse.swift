@@ -49,7 +49,7 @@ public struct NetworkResponse: @unchecked Sendable {
     ///   `decoding` with a snippet of the body when the body is not JSON.
     public func jsonObject() throws -> Any? {
         guard let envelope else { return try rawJSONObject() }
-        return try EnvelopeReader(envelope: envelope, response: self).payload(of: rawJSONObject())
+        return try envelope.payload(of: rawJSONObject(), in: self)
     }
 
     /// The whole body as JSON, ignoring any envelope; `nil` when empty.
@@ -76,9 +76,8 @@ public struct NetworkResponse: @unchecked Sendable {
             let box = try EnvelopeBinding.$current.withValue(envelope) {
                 try decoder.decode(EnvelopeBox<T>.self, from: data)
             }
-            let reader = EnvelopeReader(envelope: envelope, response: self)
             if let fields = box.failureFields {
-                throw reader.businessError(fields)
+                throw envelope.businessError(fields, in: self)
             }
             if let payload = box.payload {
                 return payload
@@ -86,7 +85,7 @@ public struct NetworkResponse: @unchecked Sendable {
             if let absent = (nil as Any?) as? T {
                 return absent
             }
-            throw reader.missingPayloadError(for: T.self)
+            throw envelope.missingPayloadError(for: T.self, in: self)
         } catch let error as NetworkError {
             throw error
         } catch {
@@ -99,7 +98,7 @@ public struct NetworkResponse: @unchecked Sendable {
     /// - Throws: ``NetworkError`` of kind `business` or `decoding`.
     public func validateEnvelope() throws {
         guard let envelope else { return }
-        _ = try EnvelopeReader(envelope: envelope, response: self).payload(of: rawJSONObject())
+        _ = try envelope.payload(of: rawJSONObject(), in: self)
     }
 
     /// The body as text, in the charset the `Content-Type` names (UTF-8 when none).
