@@ -55,22 +55,22 @@ extension ResponseDecoder where Output == Any? {
 extension ResponseDecoder where Output: Decodable {
     /// The payload decoded as `Output` with `decoder`, or the host's decoder when `nil`.
     public static func decodable(_ decoder: JSONDecoder? = nil) -> ResponseDecoder<Output> {
-        .once { try $0.decode(Output.self, decoder: decoder) }
+        .unchecked { try $0.decode(Output.self, decoder: decoder) }
     }
 }
 
 extension ResponseDecoder {
     /// A decoder from a closure that uses a type's conformance (`Decodable`, a
     /// mapper's `process`), which Swift 6 cannot prove `Sendable`.
-    static func once(_ decode: @escaping (NetworkResponse) throws -> Output) -> ResponseDecoder<Output> {
-        // unsafe: `decode` captures nothing mutable; it is called once per response, on one thread at a time.
+    static func unchecked(_ decode: @escaping (NetworkResponse) throws -> Output) -> ResponseDecoder<Output> {
+        // unsafe: `decode` keeps no state and holds only Sendable values and a conformance the compiler cannot prove nonisolated; it runs off any actor.
         nonisolated(unsafe) let decode = decode
         return ResponseDecoder { try decode($0) }
     }
 
     /// The payload mapped by a hand-written ``ResponseMapperProtocol`` type.
     public static func mapper<Mapper: ResponseMapperProtocol>(_ mapper: Mapper.Type) -> ResponseDecoder<Output> where Mapper.Item == Output {
-        .once { try Mapper.process($0.jsonObject()) }
+        .unchecked { try Mapper.process($0.jsonObject()) }
     }
 
     /// The payload (as JSON) mapped by a closure, e.g. with ``ArrayResponseMapper``.
