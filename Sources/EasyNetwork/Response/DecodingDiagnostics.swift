@@ -10,32 +10,29 @@ enum DecodingDiagnostics {
         reason(for: error) + quote(body)
     }
 
-    /// What went wrong and at which key path, for decoding and encoding errors; the
-    /// localized description of any other error.
+    /// What went wrong and at which key path (`expected Int at .items[1].id: …`) for
+    /// decoding and encoding errors; the localized description of any other error.
     static func reason(for error: any Error) -> String {
+        let words: String, codingPath: [any CodingKey], detail: String
         if let decodingError = error as? DecodingError {
             switch decodingError {
             case .typeMismatch(let type, let context):
-                return "expected \(type)" + at(context.codingPath, context.debugDescription)
+                (words, codingPath, detail) = ("expected " + String(describing: type), context.codingPath, context.debugDescription)
             case .valueNotFound(let type, let context):
-                return "no value of type \(type)" + at(context.codingPath, context.debugDescription)
+                (words, codingPath, detail) = ("no value of type " + String(describing: type), context.codingPath, context.debugDescription)
             case .keyNotFound(let key, let context):
-                return "missing key '\(key.stringValue)' at " + path(context.codingPath)
+                return "missing key '" + key.stringValue + "' at " + path(context.codingPath)
             case .dataCorrupted(let context):
-                return "corrupted data" + at(context.codingPath, context.debugDescription)
+                (words, codingPath, detail) = ("corrupted data", context.codingPath, context.debugDescription)
             @unknown default:
                 return String(describing: decodingError)
             }
+        } else if case EncodingError.invalidValue(let value, let context) = error {
+            (words, codingPath, detail) = ("invalid value " + String(describing: value), context.codingPath, context.debugDescription)
+        } else {
+            return (error as NSError).localizedDescription
         }
-        if case EncodingError.invalidValue(let value, let context) = error {
-            return "invalid value \(value)" + at(context.codingPath, context.debugDescription)
-        }
-        return (error as NSError).localizedDescription
-    }
-
-    /// ` at <path>: <detail>`.
-    private static func at(_ codingPath: [any CodingKey], _ detail: String) -> String {
-        " at " + path(codingPath) + ": " + detail
+        return words + " at " + path(codingPath) + ": " + detail
     }
 
     /// A key path such as `.items[1].id`, or `the top level`.
@@ -44,7 +41,7 @@ enum DecodingDiagnostics {
         var text = ""
         for key in codingPath {
             if let index = key.intValue {
-                text += "[\(index)]"
+                text += "[" + String(index) + "]"
             } else {
                 text += "." + key.stringValue
             }
@@ -55,7 +52,8 @@ enum DecodingDiagnostics {
     /// ` Body: <the first 200 bytes of data as text>`, or nothing for an empty or absent body.
     static func quote(_ data: Data?) -> String {
         guard let data, !data.isEmpty else { return "" }
-        let text = String(decoding: data.prefix(snippetLength), as: UTF8.self)
+        // Copied to bytes first: decoding `Data` itself inlines far more code.
+        let text = String(decoding: [UInt8](data.prefix(snippetLength)), as: UTF8.self)
         return " Body: " + (data.count > snippetLength ? text + "…" : text)
     }
 }

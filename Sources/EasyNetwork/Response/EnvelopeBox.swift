@@ -20,25 +20,21 @@ enum EnvelopeBinding {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "no envelope is bound"))
         }
         let container = try decoder.container(keyedBy: AnyCodingKey.self)
-        // A key as written, or as a decoder that converts snake_case names it.
-        func present(_ name: String) -> AnyCodingKey? {
-            if container.contains(AnyCodingKey(name)) { return AnyCodingKey(name) }
-            let camel = ResponseEnvelope.camelCased(name)
-            return camel != name && container.contains(AnyCodingKey(camel)) ? AnyCodingKey(camel) : nil
-        }
-        var fields: [String: Any] = [:]
+        var names: [String] = []
         if case .custom = envelope.success {
             for key in container.allKeys where key.stringValue != envelope.payloadKey {
-                fields[key.stringValue] = try container.decode(JSONValue.self, forKey: key).object
+                names.append(key.stringValue)
             }
         } else {
-            for name in envelope.judgedNames where fields[name] == nil {
-                if let key = present(name) {
-                    fields[name] = try container.decode(JSONValue.self, forKey: key).object
-                }
+            names = envelope.judgedNames
+        }
+        var fields: [String: Any] = [:]
+        for name in names {
+            if let key = presentKey(name, in: container) {
+                fields[name] = try container.decode(JSONValue.self, forKey: key).object
             }
         }
-        let payloadKey = envelope.payloadKey.flatMap(present)
+        let payloadKey = envelope.payloadKey.flatMap { presentKey($0, in: container) }
         guard envelope.isSuccess(fields) else {
             if let name = envelope.payloadKey, let payloadKey {
                 fields[name] = try container.decode(JSONValue.self, forKey: payloadKey).object
@@ -46,6 +42,17 @@ enum EnvelopeBinding {
             return (container, fields, nil, false)
         }
         return (container, nil, payloadKey, envelope.payloadKey == nil)
+    }
+
+    /// `name` as a key of `container`: as written, or as a decoder that converts
+    /// snake_case names it (`trace_id` → `traceId`).
+    static func presentKey(_ name: String, in container: KeyedDecodingContainer<AnyCodingKey>) -> AnyCodingKey? {
+        var key = AnyCodingKey(name)
+        if !container.contains(key) {
+            key = AnyCodingKey(ResponseEnvelope.camelCased(name))
+            guard key.stringValue != name, container.contains(key) else { return nil }
+        }
+        return key
     }
 }
 

@@ -99,7 +99,11 @@ public struct ResponseEnvelope: Sendable {
             unauthorizedCodes: unauthorizedCodes
         )
         if let messageKey {
-            envelope.messageKeys = [messageKey] + envelope.messageKeys.filter { $0 != messageKey }
+            var keys = [messageKey]
+            for key in envelope.messageKeys where key != messageKey {
+                keys.append(key)
+            }
+            envelope.messageKeys = keys
         }
         return envelope
     }
@@ -125,7 +129,8 @@ public struct ResponseEnvelope: Sendable {
     }
 
     /// The names of the fields that judge the envelope and describe its failure: the
-    /// message keys, the flag, the code and the trace id (a name may repeat).
+    /// message keys, the flag, the code and the trace id (a name may repeat: reading
+    /// it twice gives the same value).
     var judgedNames: [String] {
         var names = messageKeys
         if case .flag(let key) = success { names.append(key) }
