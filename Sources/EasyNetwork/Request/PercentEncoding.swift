@@ -11,9 +11,12 @@ enum PercentEncoding {
     /// `text` with every byte outside `allowed` written as `%XX`. With
     /// `keepingEscapes`, a `%` that starts a valid `%XX` stays, so encoded text is kept.
     static func encode(_ text: String, allowed: [Bool], keepingEscapes: Bool) -> String {
-        if text.utf8.allSatisfy({ isAllowed($0, allowed) }) {
-            return text
+        var plain = true
+        for byte in text.utf8 where !isAllowed(byte, allowed) {
+            plain = false
+            break
         }
+        if plain { return text }
         let bytes = Array(text.utf8)
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count * 3)
@@ -25,15 +28,18 @@ enum PercentEncoding {
             } else {
                 changed = true
                 output.append(UInt8(ascii: "%"))
-                output.append(hexDigits[Int(byte >> 4)])
-                output.append(hexDigits[Int(byte & 0x0F)])
+                output.append(hexDigit(byte >> 4))
+                output.append(hexDigit(byte & 0x0F))
             }
         }
         // Only valid escapes outside `allowed`: the text stays as it is.
         return changed ? String(decoding: output, as: UTF8.self) : text
     }
 
-    private static let hexDigits = Array("0123456789ABCDEF".utf8)
+    /// The uppercase hex digit of `value` (0–15).
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
+    }
 
     private static func isAllowed(_ byte: UInt8, _ allowed: [Bool]) -> Bool {
         byte < 128 && allowed[Int(byte)]

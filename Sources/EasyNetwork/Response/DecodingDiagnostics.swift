@@ -52,8 +52,10 @@ enum DecodingDiagnostics {
     /// ` Body: <the first 200 bytes of data as text>`, or nothing for an empty or absent body.
     static func quote(_ data: Data?) -> String {
         guard let data, !data.isEmpty else { return "" }
-        // Copied to bytes first: decoding `Data` itself inlines far more code.
-        let text = String(decoding: [UInt8](data.prefix(snippetLength)), as: UTF8.self)
+        // Copied to bytes first: decoding `Data` or a slice of it inlines far more code.
+        var bytes = [UInt8](repeating: 0, count: min(data.count, snippetLength))
+        data.copyBytes(to: &bytes, count: bytes.count)
+        let text = String(decoding: bytes, as: UTF8.self)
         return " Body: " + (data.count > snippetLength ? text + "…" : text)
     }
 }

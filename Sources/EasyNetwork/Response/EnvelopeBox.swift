@@ -57,8 +57,9 @@ enum EnvelopeBinding {
 }
 
 /// Decodes an envelope and its `Decodable` payload in one pass of `JSONDecoder`: it
-/// reads only the fields the envelope's rule and errors need, then the payload.
-struct EnvelopeBox<Payload: Decodable>: Decodable {
+/// reads only the fields the envelope's rule and errors need, then the payload. A
+/// class: a generic struct would bring its own value witnesses for every use.
+final class EnvelopeBox<Payload: Decodable>: Decodable {
     /// The decoded payload; `nil` when the envelope succeeded without one.
     let payload: Payload?
     /// The envelope's fields when it said failure (payload included, as JSON).

@@ -15,7 +15,10 @@ public struct NetworkResponse: @unchecked Sendable {
     public let data: Data
     /// The host's envelope, applied by ``jsonObject()``, ``decode(_:decoder:)`` and
     /// ``validateEnvelope()``; `nil` when the host has none.
-    public let envelope: ResponseEnvelope?
+    public var envelope: ResponseEnvelope? { heldEnvelope?.envelope }
+    /// The envelope in one reference: a response is copied along the exchange, and a
+    /// copy then retains one object instead of each of the envelope's fields.
+    private let heldEnvelope: HeldEnvelope?
     /// The host's JSON decoder, used by ``decode(_:decoder:)`` when none is given.
     public let jsonDecoder: JSONDecoder
 
@@ -30,8 +33,16 @@ public struct NetworkResponse: @unchecked Sendable {
         self.request = request
         self.httpResponse = httpResponse
         self.data = data
-        self.envelope = envelope
+        heldEnvelope = envelope.map(HeldEnvelope.init)
         self.jsonDecoder = jsonDecoder
+    }
+
+    private final class HeldEnvelope: Sendable {
+        let envelope: ResponseEnvelope
+
+        init(_ envelope: ResponseEnvelope) {
+            self.envelope = envelope
+        }
     }
 
     /// The HTTP status code.
@@ -97,8 +108,9 @@ public struct NetworkResponse: @unchecked Sendable {
     /// result is `Void`.
     /// - Throws: ``NetworkError`` of kind `business` or `decoding`.
     public func validateEnvelope() throws {
-        guard let envelope else { return }
-        _ = try envelope.payload(of: rawJSONObject(), in: self)
+        if envelope != nil {
+            _ = try jsonObject()
+        }
     }
 
     /// The body as text, in the charset the `Content-Type` names (UTF-8 when none).
