@@ -316,7 +316,23 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// ``didCancelWhileQueued()`` or by ``willFinish()``: which one cannot change once
     /// either ran, the operation left the ready phase.
     override func receiveCoalescedDelivery() {
-        callBack(.failure(.cancelled(url: nil)))
+        // The path of a bulk cancel, in one lock: the operation never ran, so its
+        // observers, if any, were added before (a queue's `run`); with none, marking it
+        // delivered before the closures run makes no observer wait for them.
+        lockState()
+        let failure = failureClosure
+        let completion = completionClosure
+        let observed = !observers.isEmpty
+        if !observed {
+            delivered = true
+        }
+        unlockState()
+        let error = NetworkError.cancelled(url: nil)
+        failure?(error)
+        completion?(.failure(error))
+        if observed {
+            notifyObservers()
+        }
     }
 
     /// Calls the closures set now, in order, then the library observers.
