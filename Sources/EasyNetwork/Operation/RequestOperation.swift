@@ -48,6 +48,9 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     @exclusivity(unchecked) private var storedMetrics: StoredValue<RequestMetrics>?
     /// Whether the callbacks were called (observers added later run at once).
     @exclusivity(unchecked) private var delivered = false
+    /// Cancelled before its request ran, outside a queue's wait (see ``willFinish()``):
+    /// ``result`` is then a cancellation, with nothing stored.
+    @exclusivity(unchecked) private var cancelledBeforeRun = false
     /// Library observers of the delivery (``observeDelivery(_:)``), not of a type that
     /// names `Output`: they read ``result``.
     @exclusivity(unchecked) private var observers: [@Sendable () -> Void] = []
@@ -213,12 +216,14 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     public final var result: Result<Output, NetworkError>? {
         lockState()
         let stored = storedResult
+        let cancelledBeforeRun = cancelledBeforeRun
         unlockState()
         if let stored {
             return stored.value
         }
-        // Cancelled while it waited in a queue: it never runs, nothing else stores a result.
-        return wasCancelledWhileQueued ? .failure(.cancelled(url: nil)) : nil
+        // Cancelled before it ran (while it waited in a queue, or before it started): it
+        // never runs, nothing else stores a result.
+        return cancelledBeforeRun || wasCancelledWhileQueued ? .failure(.cancelled(url: nil)) : nil
     }
 
     /// The request's measurements (time queued, duration, bytes, attempts), set
@@ -241,10 +246,11 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         })
     }
 
-    /// On the callback queue: stores the result and metrics, calls back, then finishes.
+    /// On the callback queue: stores the result and metrics, calls the closures set now,
+    /// in order, then the library observers, and finishes.
     private func deliver(_ result: Result<Output, NetworkError>, metrics: RequestMetrics) {
         lockState()
-        let first = storedResult == nil
+        let first = storedResult == nil && !cancelledBeforeRun
         if first {
             storedResult = StoredValue(result)
         }
@@ -256,7 +262,17 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
             if case .success = result {
                 completeUpload()
             }
-            callBack(result)
+            lockState()
+            let success = successClosure
+            let failure = failureClosure
+            let completion = completionClosure
+            unlockState()
+            switch result {
+            case .success(let value): success?(value)
+            case .failure(let error): failure?(error)
+            }
+            completion?(result)
+            notifyObservers()
         }
         finish()
     }
@@ -290,14 +306,14 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
 
     override func willFinish() {
         // Cancelled before its request ran (outside a NetworkQueue, or started by hand):
-        // store the cancellation now, so whoever looks at `result` after the operation
-        // finished sees it, and call back later, batched with the other cancellations of
-        // a bulk cancel (one queue hop for many).
+        // mark it now, so whoever looks at `result` after the operation finished sees the
+        // cancellation, and call back later, batched with the other cancellations of a
+        // bulk cancel (one queue hop for many).
         guard !wasCancelledWhileQueued, isCancelled else { return }
         lockState()
-        let first = storedResult == nil
+        let first = storedResult == nil && !cancelledBeforeRun
         if first {
-            storedResult = StoredValue(.failure(.cancelled(url: nil)))
+            cancelledBeforeRun = true
         }
         unlockState()
         if first {
@@ -333,21 +349,6 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         if observed {
             notifyObservers()
         }
-    }
-
-    /// Calls the closures set now, in order, then the library observers.
-    private func callBack(_ result: Result<Output, NetworkError>) {
-        lockState()
-        let success = successClosure
-        let failure = failureClosure
-        let completion = completionClosure
-        unlockState()
-        switch result {
-        case .success(let value): success?(value)
-        case .failure(let error): failure?(error)
-        }
-        completion?(result)
-        notifyObservers()
     }
 
     /// Marks the result delivered and calls the library observers.
