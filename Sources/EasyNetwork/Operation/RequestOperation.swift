@@ -19,10 +19,9 @@ import Foundation
 /// cancellations of many such operations (`cancelAllOperations()`) reach the callback
 /// queue in batches, each operation's callbacks still in order and once.
 open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
-    // unchecked: every `var` below is read and written only under the operation's lock
-    // (`lockState()`/`unlockState()`); the `let`s are set once in init.
+    // unchecked: every `var` below is read and written only under the operation's lock.
     //
-    // Every field has the same layout for any `Output` (closures and references), so the
+    // The lock is `lockState()`/`unlockState()`; the `let`s are set once in init. Every field has the same layout for any `Output` (closures and references), so the
     // code that touches only the fields that do not name `Output` (flags, failure, metrics,
     // upload progress, observers) compiles as non-generic code (constant field offsets, no
     // generic metadata), and freeing or cancelling an operation looks up no metadata. They
