@@ -21,12 +21,13 @@ import Foundation
 open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     // unchecked: every `var` below is read and written only under the operation's lock.
     //
-    // The lock is `lockState()`/`unlockState()`; the `let`s are set once in init. Every field has the same layout for any `Output` (closures and references), so the
-    // code that touches only the fields that do not name `Output` (flags, failure, metrics,
-    // upload progress, observers) compiles as non-generic code (constant field offsets, no
-    // generic metadata), and freeing or cancelling an operation looks up no metadata. They
-    // are fields of the operation rather than a separate object or a struct: nothing more
-    // to allocate per operation (bulk cancels), no value witnesses for a struct.
+    // The lock is `lockState()`/`unlockState()`; the `let`s are set once in init.
+    // Every field has the same layout for any `Output` (closures and references), so the
+    // code that touches only the fields that do not name `Output` (flags, failure,
+    // metrics, upload progress, observers) compiles as non-generic code (constant field
+    // offsets, no generic metadata), and freeing or cancelling an operation looks up no
+    // metadata. They are fields of the operation rather than a separate object or a
+    // struct: nothing more to allocate per operation (bulk cancels), no value witnesses.
     private let request: BaseAPIRequest
     private let transform: @Sendable (NetworkResponse) throws -> Output
 
