@@ -8,16 +8,20 @@ let package = Package(
         .library(name: "EasyNetwork", targets: ["EasyNetwork"]),
         .library(name: "EasyNetworkTesting", targets: ["EasyNetworkTesting"]),
         .executable(name: "EasyNetworkDemo", targets: ["EasyNetworkDemo"]),
+        // Opt-in products: an SDK pays only for those it imports.
+        .library(name: "EasyNetworkPlugins", targets: ["EasyNetworkPlugins"]),
     ],
     targets: [
         .target(name: "EasyNetwork"),
         .target(name: "EasyNetworkTesting"),
         .executableTarget(
             name: "EasyNetworkDemo",
-            dependencies: ["EasyNetwork", "EasyNetworkTesting"],
+            dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkPlugins"],
             path: "Examples/EasyNetworkDemo"
         ),
+        .target(name: "EasyNetworkPlugins", dependencies: ["EasyNetwork"]),
         .testTarget(name: "EasyNetworkTests", dependencies: ["EasyNetwork", "EasyNetworkTesting"]),
+        .testTarget(name: "EasyNetworkPluginsTests", dependencies: ["EasyNetworkPlugins", "EasyNetwork", "EasyNetworkTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )
