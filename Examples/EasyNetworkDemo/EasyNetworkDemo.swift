@@ -1,5 +1,6 @@
 import EasyNetwork
 import EasyNetworkPlugins
+import EasyNetworkOrchestration
 import EasyNetworkTesting
 import Foundation
 

@@ -373,7 +373,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
 
     /// Adds a library observer of the result, called once after the public closures,
     /// or at once when the result was already delivered.
-    func observeResult(_ observer: @escaping @Sendable (Result<Output, NetworkError>) -> Void) {
+    package func observeResult(_ observer: @escaping @Sendable (Result<Output, NetworkError>) -> Void) {
         let delivered: Result<Output, NetworkError>? = withLock {
             // Delivered without a stored result: the cancellation of one that never ran.
             if outcomeStorage.delivered { return storedResult?.value ?? .failure(.cancelled(url: nil)) }
