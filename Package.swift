@@ -21,6 +21,9 @@ let package = Package(
         .library(name: "EasyNetwork", targets: ["EasyNetwork"]),
         .library(name: "EasyNetworkTesting", targets: ["EasyNetworkTesting"]),
         .executable(name: "EasyNetworkDemo", targets: ["EasyNetworkDemo"]),
+        // Opt-in products: an SDK pays only for those it imports.
+        .library(name: "EasyNetworkPlugins", targets: ["EasyNetworkPlugins"]),
+        .library(name: "EasyNetworkOrchestration", targets: ["EasyNetworkOrchestration"]),
     ],
     targets: [
         .target(
@@ -33,10 +36,18 @@ let package = Package(
         .target(name: "EasyNetworkTesting"),
         .executableTarget(
             name: "EasyNetworkDemo",
-            dependencies: ["EasyNetwork", "EasyNetworkTesting"],
+            dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkPlugins", "EasyNetworkOrchestration"],
             path: "Examples/EasyNetworkDemo"
         ),
-        .testTarget(name: "EasyNetworkTests", dependencies: ["EasyNetwork", "EasyNetworkTesting"]),
+        .target(name: "EasyNetworkPlugins", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
+        .target(name: "EasyNetworkOrchestration", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
+        // EmbeddingHygieneTests checks a RequestBatch next to the core's objects.
+        .testTarget(name: "EasyNetworkTests", dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkOrchestration"]),
+        .testTarget(name: "EasyNetworkPluginsTests", dependencies: ["EasyNetworkPlugins", "EasyNetwork", "EasyNetworkTesting"]),
+        .testTarget(
+            name: "EasyNetworkOrchestrationTests",
+            dependencies: ["EasyNetworkOrchestration", "EasyNetwork", "EasyNetworkTesting"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -5,10 +5,10 @@ import FoundationNetworking
 
 /// Builds the `URLRequest` for a ``BaseAPIRequest`` on a host: URL, query, body,
 /// merged headers and timeout. Pure: it touches no network and no shared state.
-struct URLRequestBuilder {
+package struct URLRequestBuilder {
     let snapshot: HostConfiguration.SettingsSnapshot
 
-    init(configuration: HostConfiguration) {
+    package init(configuration: HostConfiguration) {
         snapshot = configuration.snapshot()
     }
 
@@ -24,7 +24,7 @@ struct URLRequestBuilder {
         request.method.sendsParametersInQuery ? nil : request.multipartBody
     }
 
-    func build(_ request: BaseAPIRequest) -> Result<URLRequest, NetworkError> {
+    package func build(_ request: BaseAPIRequest) -> Result<URLRequest, NetworkError> {
         build(request, multipart: Self.multipartForm(of: request))
     }
 

@@ -1,3 +1,4 @@
+import EasyNetwork
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

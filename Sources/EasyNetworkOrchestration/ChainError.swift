@@ -1,3 +1,4 @@
+import EasyNetwork
 import Foundation
 
 /// Why a ``RequestChain`` stopped: which step (0-based) and its error.
