@@ -35,4 +35,42 @@ enum BenchServer {
             server.resetRecords()
         }
     }
+
+    /// A server in a child process (this executable with `--serve-bench --until-eof`), so that
+    /// this process's CPU time and memory are the client's alone. It stops when `stop` is called
+    /// (its standard input closes) or this process exits.
+    final class Child: Sendable {
+        let baseURL: URL
+        private let process: Process
+        private let input: Pipe
+
+        init() throws {
+            process = Process()
+            process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
+            process.arguments = ["--serve-bench", "--until-eof"]
+            let output = Pipe()
+            input = Pipe()
+            process.standardOutput = output
+            process.standardInput = input
+            try process.run()
+            var line = Data()
+            while !line.contains(UInt8(ascii: "\n")) {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                line.append(chunk)
+            }
+            guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)),
+                  let url = URL(string: "http://127.0.0.1:\(port)")
+            else {
+                process.terminate()
+                throw CocoaError(.fileReadCorruptFile)
+            }
+            baseURL = url
+        }
+
+        func stop() {
+            try? input.fileHandleForWriting.close()
+            process.waitUntilExit()
+        }
+    }
 }

@@ -17,10 +17,10 @@ enum ThroughputBenchmark {
     /// drift nor position (a run inherits the warm state of the one before) favours one path.
     /// Prints every round and the medians: each rate's, and each round's ratio's.
     /// `main` is raw, floor, ours; `extras` are reference rows compared with raw only.
-    static func run(rounds: Int, perRound: Int, raw: Path, floor: Path, ours: Path, extras: [Path],
+    static func run(rounds: Int, perRound: Int, serverPlace: String, raw: Path, floor: Path, ours: Path, extras: [Path],
                     afterEach: () -> Void) {
         let paths = [raw, floor, ours] + extras
-        print("EasyNetwork throughput: \(rounds) rounds × \(perRound) GETs of a small JSON on 127.0.0.1, the order of the paths turning every round; load average \(loadAverage())")
+        print("EasyNetwork throughput: \(rounds) rounds × \(perRound) GETs of a small JSON from \(serverPlace) on 127.0.0.1, the order of the paths turning every round; load average \(loadAverage())")
         for path in paths {
             print("  \(path.name.padding(toLength: 6, withPad: " ", startingAt: 0)) \(path.description)")
         }
@@ -31,8 +31,10 @@ enum ThroughputBenchmark {
         afterEach()
 
         let widths = [("sequential", 1), ("8-wide", 8)]
-        // rates[width label][path name] and ratios[width label][ratio label], one entry per round.
+        // rates[width label][path name] and ratios[width label][ratio label], one entry per round;
+        // cpu[width label][path name]: CPU microseconds of this process per request.
         var rates: [String: [String: [Double]]] = [:]
+        var cpu: [String: [String: [Double]]] = [:]
         var ratios: [String: [String: [Double]]] = [:]
         let ratioLabels = ["ours/floor", "ours/raw", "floor/raw"] + extras.map { "\($0.name)/raw" }
         for round in 1...rounds {
@@ -40,7 +42,9 @@ enum ThroughputBenchmark {
                 var rate: [String: Double] = [:]
                 for offset in paths.indices {
                     let path = paths[(round + offset) % paths.count]
-                    rate[path.name] = throughput(count: perRound, width: width, start: path.start)
+                    let result = measure(count: perRound, width: width, start: path.start)
+                    rate[path.name] = result.rate
+                    cpu[label, default: [:]][path.name, default: []].append(result.cpu)
                     afterEach()
                 }
                 let r = rate[raw.name] ?? 0, f = rate[floor.name] ?? 0, o = rate[ours.name] ?? 0
@@ -75,6 +79,17 @@ enum ThroughputBenchmark {
             }
             print(cells.joined())
         }
+        print("")
+        print("CPU time of this process per request, µs (user + system, every thread\(serverPlace.contains("this process") ? ", the server's included" : ", the client's alone")); medians of \(rounds) rounds:")
+        print(["", "raw", "floor", "EasyNetwork", "ours/floor", "ours/raw", "floor/raw"].enumerated()
+            .map { $0.offset == 0 ? pad($0.element, 11) : pad($0.element, 12, left: true) }.joined())
+        for (label, _) in widths {
+            let r = median(cpu[label]?[raw.name] ?? []), f = median(cpu[label]?[floor.name] ?? []), o = median(cpu[label]?[ours.name] ?? [])
+            let cells = [r, f, o].map { pad(String(format: "%.1f", $0), 12, left: true) }
+                + [o / f, o / r, f / r].map { pad(String(format: "%.3f", $0), 12, left: true) }
+            print(pad(label, 11) + cells.joined())
+        }
+        print("")
         for (label, _) in widths {
             let values = ratios[label]?["ours/floor"] ?? []
             print(String(format: "%@ ours/floor: median %.3f, rounds %.3f–%.3f (issue 13 target: ≥ 0.95)",

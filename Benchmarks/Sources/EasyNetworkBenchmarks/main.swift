@@ -4,7 +4,8 @@ import Foundation
 
 // EasyNetworkBenchmarks [requests-per-round] [rounds] [--throughput-only] [--no-memory] [--long-memory] [--decode-only]
 //                       [--transfers] [--bulk-cancel [N] [ROUNDS]] [--runloop]
-//                       [--profile PATHS N WIDTH [REPEATS] [--warmup K] [--server URL]] [--serve-bench]
+//                       [--profile PATHS N WIDTH [REPEATS] [--warmup K]] [--server-process | --server URL]
+//                       [--serve-bench]
 // 1. Throughput, interleaved rounds in one run, sequential and 8 wide: raw URLSession, the
 //    floor (raw URLSession inside a minimal asynchronous Operation on an OperationQueue) and
 //    EasyNetwork (a seed-style ServiceOperation on a NetworkQueue), with medians and the
@@ -17,7 +18,9 @@ import Foundation
 //    (BULK_CANCEL_CPU=1 also prints each drain's CPU seconds).
 // --transfers: a 200 MB multipart upload and a 1 GB download, with peak RSS.
 // --profile: only the named paths (see ProfilePaths), for perf and instructions.sh; K (200)
-//    warm-up requests per path first; --server uses a server started with --serve-bench.
+//    warm-up requests per path first.
+// The server runs in this process, in a child process with --server-process (CPU time and
+//    memory are then the client's alone), or elsewhere with --server URL (see --serve-bench).
 // --runloop (or EASYNETWORK_BENCH_RUNLOOP=1): the main RunLoop serves the main queue instead
 //    of dispatchMain() (valgrind crashes in dispatchMain).
 // 2. Decoding a 100,000-item array through EasyNetwork's mappers against hand-written
@@ -70,20 +73,31 @@ func argument(after flag: String) -> String? {
     return arguments[index + 1]
 }
 
-// --profile ... --server URL: a server in another process (started with --serve-bench).
-let external = arguments.contains("--profile") ? argument(after: "--server").flatMap(URL.init(string:)) : nil
+// The server: in this process (the default), in a child process (--server-process: this
+// process's CPU time and memory are then the client's alone) or already running elsewhere
+// (--server URL, e.g. one started with --serve-bench).
+let external = argument(after: "--server").flatMap(URL.init(string:))
+let child: BenchServer.Child?
 let server: LoopbackServer?
-if external == nil {
-    do {
-        server = try BenchServer.start()
-    } catch {
-        FileHandle.standardError.write(Data("cannot start the server: \(error)\n".utf8))
-        exit(1)
-    }
-} else {
-    server = nil
+do {
+    child = external == nil && arguments.contains("--server-process") ? try BenchServer.Child() : nil
+    server = external == nil && child == nil ? try BenchServer.start() : nil
+} catch {
+    FileHandle.standardError.write(Data("cannot start the server: \(error)\n".utf8))
+    exit(1)
 }
-let baseURL = external ?? server?.baseURL ?? URL(fileURLWithPath: "/")
+let baseURL = external ?? child?.baseURL ?? server?.baseURL ?? URL(fileURLWithPath: "/")
+let serverPlace = external != nil ? "a server already running" : child != nil ? "a server in a child process" : "a server in this process"
+
+/// Forgets the requests an in-process server recorded (a child forgets its own every second).
+@Sendable func forgetRecords() {
+    server?.resetRecords()
+}
+
+@Sendable func stopServer() {
+    server?.stop()
+    child?.stop()
+}
 
 let host = HostConfiguration(baseURL: baseURL)
 let queue = NetworkQueue(maxConcurrentOperationCount: 8)
@@ -137,16 +151,15 @@ if let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 
                 print(String(format: "%@ width %d: %.0f req/s", name as NSString, width, rate))
             }
         }
-        server?.stop()
+        stopServer()
         exit(0)
     }
     runMainLoop()
 }
-guard let loopback = server else { exit(2) }
 
 Thread.detachNewThread {
     ThroughputBenchmark.run(
-        rounds: rounds, perRound: perRound,
+        rounds: rounds, perRound: perRound, serverPlace: serverPlace,
         raw: .init(name: "raw", description: "URLSession dataTask with a completion handler, JSONSerialization, main-queue callback", start: viaRaw),
         floor: .init(name: "floor", description: "raw inside a minimal asynchronous Operation (KVO isExecuting/isFinished, finished from the task's completion) on an OperationQueue, width 8", start: viaFloor),
         ours: .init(name: "ours", description: "EasyNetwork: a seed-style ServiceOperation (service.request, JSON) on a NetworkQueue, width 8", start: viaEasyNetwork),
@@ -154,14 +167,14 @@ Thread.detachNewThread {
             .init(name: "block", description: "extra, not a floor: raw inside a BlockOperation on an OperationQueue (it finishes when the task starts)", start: viaOperationQueue),
             .init(name: "hop", description: "extra: raw started from a global-queue thread (one thread hop)", start: viaHop),
         ],
-        afterEach: { loopback.resetRecords() })
+        afterEach: forgetRecords)
 
     if arguments.contains("--throughput-only") {
-        loopback.stop()
+        stopServer()
         exit(0)
     }
     if arguments.contains("--no-memory") {
-        loopback.stop()
+        stopServer()
         print("")
         runDecodeBenchmark()
         exit(0)
@@ -170,10 +183,10 @@ Thread.detachNewThread {
     // after every batch). Batches through raw URLSession, alone and in the floor's
     // Operation, interleaved, show how much of any growth is the platform's own.
     raw.invalidate()
-    loopback.resetRecords()
+    forgetRecords()
     let batches = arguments.contains("--long-memory") ? 60 : 10
-    let rawForMemory = RawClient(url: loopback.baseURL.appendingPathComponent("bench"))
-    let growth = memoryGrowth(batches: batches, server: loopback, paths: [
+    let rawForMemory = RawClient(url: baseURL.appendingPathComponent("bench"))
+    let growth = memoryGrowth(batches: batches, afterBatch: forgetRecords, paths: [
         ("EasyNetwork", viaEasyNetwork),
         ("raw URLSession", { done in rawForMemory.get(done) }),
         ("raw URLSession in a minimal asynchronous Operation", { done in floorQueue.addOperation(FloorOperation(raw: rawForMemory, onDone: done)) }),
@@ -181,7 +194,7 @@ Thread.detachNewThread {
     let peak = memoryKiB().peak
     print(String(format: "memory: peak RSS %d KiB (%.1f MiB) after %d requests through each path; growth over the second half, KiB per request: EasyNetwork %.2f, raw URLSession %.2f, raw URLSession in a minimal asynchronous Operation %.2f",
                  peak, Double(peak) / 1024, batches * 1000, growth[0], growth[1], growth[2]))
-    loopback.stop()
+    stopServer()
     print("")
     runDecodeBenchmark()
     exit(0)
