@@ -128,4 +128,7 @@ for name in "${names[@]}"; do
     printf '%-14s %14s %10s %10s\n' "$name" "$per" "$(ratio "$per" "$raw")" "$(ratio "$per" "$floor")"
 done
 echo "issue 13 target: easynetwork <= 1.030x raw"
+if [[ -n "$raw" && -n "$floor" ]]; then
+    echo "(the floor, the least any Operation-based client runs, is at $(ratio "$floor" "$raw") raw here)"
+fi
 echo "took $((SECONDS - began)) s" >&2

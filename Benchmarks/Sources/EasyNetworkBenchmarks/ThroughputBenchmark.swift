@@ -95,6 +95,10 @@ enum ThroughputBenchmark {
             print(String(format: "%@ ours/floor: median %.3f, rounds %.3f–%.3f (issue 13 target: ≥ 0.95)",
                          pad(label, 11) as NSString, median(values), values.min() ?? 0, values.max() ?? 0))
         }
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        if let load = Double(loadAverage()), load > Double(cores) {
+            print("note: load average \(loadAverage()) on \(cores) cores: other processes shared the cores, so wall-clock rates (and less so CPU times) are unreliable; Benchmarks/instructions.sh counts instructions instead")
+        }
     }
 
     private static func pad(_ text: String, _ width: Int, left: Bool = false) -> String {
