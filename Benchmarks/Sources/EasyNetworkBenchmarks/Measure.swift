@@ -10,7 +10,8 @@ func throughput(count: Int, width: Int, start: @escaping @Sendable (@escaping @S
 }
 
 /// The same, also returning the CPU time (user + system, all threads of this process) per
-/// request in microseconds: unlike the rate, it barely moves when other processes take the cores.
+/// request in microseconds: it leaves out time spent waiting for a core, though a busy machine
+/// still inflates it (caches, context switches).
 func measure(count: Int, width: Int, start: @escaping @Sendable (@escaping @Sendable (Bool) -> Void) -> Void) -> (rate: Double, cpu: Double) {
     let finished = DispatchSemaphore(value: 0)
     let state = Counter(remaining: count)
