@@ -4,20 +4,21 @@ import Foundation
 /// second time (to the same queue or another) is ignored instead of stopping the
 /// process in Foundation's "already in a queue" check.
 ///
-/// ``NetworkOperation``s carry their own flag; every other `Operation` is tracked here
-/// by a weak reference, so the registry never keeps one alive. Entries of operations
-/// that finished or went away are swept out as the registry grows.
+/// ``NetworkOperation``s carry their own flag and never reach the table; every other
+/// `Operation` is tracked here: its identity in a set, and a weak reference (the registry
+/// never keeps one alive) that tells a repeat from a new operation at a reused address.
+/// Entries of operations that finished or went away are swept out as the table grows.
 enum EnqueueRegistry {
     private struct Entry {
+        let id: ObjectIdentifier
         weak var operation: Operation?
     }
 
-    private struct Table {
-        var entries: [ObjectIdentifier: Entry] = [:]
-        var sweepAt = 64
-    }
-
-    private static let table = Protected(Table())
+    private static let lock = Lock()
+    // The three tables below are read and written only under `lock`.
+    nonisolated(unsafe) private static var claimed = Set<ObjectIdentifier>()
+    nonisolated(unsafe) private static var entries: [Entry] = []
+    nonisolated(unsafe) private static var sweepAt = 64
 
     /// Claims `operation` for `queue`: `false` when it was claimed before, is running or
     /// has finished.
@@ -26,18 +27,34 @@ enum EnqueueRegistry {
             return networkOperation.claimEnqueue(by: queue)
         }
         guard !operation.isExecuting, !operation.isFinished else { return false }
-        let key = ObjectIdentifier(operation)
-        return table.write { table in
-            // An entry whose operation went away may carry a reused address: not a claim.
-            if let entry = table.entries[key], entry.operation != nil {
+        let id = ObjectIdentifier(operation)
+        lock.lock()
+        defer { lock.unlock() }
+        if claimed.contains(id) {
+            // A repeat, unless the operation claimed at this address went away.
+            guard let index = entries.firstIndex(where: { $0.id == id }), entries[index].operation == nil else {
                 return false
             }
-            table.entries[key] = Entry(operation: operation)
-            if table.entries.count >= table.sweepAt {
-                table.entries = table.entries.filter { $0.value.operation.map { !$0.isFinished } ?? false }
-                table.sweepAt = max(64, table.entries.count * 2)
-            }
+            entries[index].operation = operation
             return true
         }
+        claimed.insert(id)
+        entries.append(Entry(id: id, operation: operation))
+        if entries.count >= sweepAt {
+            sweep()
+        }
+        return true
+    }
+
+    /// Drops the entries of operations that finished or went away.
+    private static func sweep() {
+        entries.removeAll { entry in
+            guard let operation = entry.operation, !operation.isFinished else {
+                claimed.remove(entry.id)
+                return true
+            }
+            return false
+        }
+        sweepAt = max(64, entries.count * 2)
     }
 }

@@ -6,7 +6,7 @@ import Foundation
 /// `start()` is not overridable: it moves the operation to executing exactly once,
 /// or finishes it at once when it was cancelled before it started.
 ///
-/// The state lives in one enum behind one lock, and the operation emits KVO for the
+/// The state lives in a few stored fields behind one lock, and the operation emits KVO for the
 /// literal keys `isExecuting` and `isFinished`, which is what `OperationQueue` watches on
 /// Apple platforms and the only thing it reacts to on Linux. `isReady` and `isCancelled`
 /// are Foundation's own, so dependencies and cancellation behave as documented.
@@ -18,24 +18,21 @@ open class NetworkOperation: Operation, @unchecked Sendable {
         case ready, executing, finishing, cancelledBeforeStart, finished
     }
 
-    private struct State {
-        var phase: Phase = .ready
-        var finishRequestedBeforeStart = false
-        var enqueued = false
-        var cancelledWhileQueued = false
-        /// Seconds since the reference date (a `Date`'s layout is known only at run time,
-        /// which would make every access to the state look up type metadata).
-        var enqueuedAt: TimeInterval?
-        /// The queue that took the operation, which lends it a slot while it is parked.
-        weak var queue: NetworkQueue?
-        var tags: Set<String> = []
-    }
-
-    /// Guards `state` and the library subclasses' own state (one lock per operation, from
-    /// a shared pool: no allocation per operation).
+    /// Guards the fields below and the library subclasses' own state (one lock per
+    /// operation, from a shared pool: no allocation per operation).
     private var lock: OperationLock { OperationLock(for: self) }
-    // Read and written only under `lock`; the lock, not the access checker, keeps it exclusive.
-    @exclusivity(unchecked) private var stateStorage = State()
+    // The fields below are read and written only under `lock`; the lock, not the access
+    // checker, keeps them exclusive.
+    @exclusivity(unchecked) private var phase = Phase.ready
+    @exclusivity(unchecked) private var finishRequestedBeforeStart = false
+    @exclusivity(unchecked) private var enqueued = false
+    @exclusivity(unchecked) private var cancelledWhileQueued = false
+    /// Seconds since the reference date (a `Date`'s layout is known only at run time,
+    /// which would make every access to the state look up type metadata); set with `enqueued`.
+    @exclusivity(unchecked) private var enqueuedTime: TimeInterval = 0
+    /// The queue that took the operation, which lends it a slot while it is parked.
+    @exclusivity(unchecked) private weak var queue: NetworkQueue?
+    @exclusivity(unchecked) private var tagSet: Set<String> = []
 
     /// Creates an operation in the ready state.
     public override init() {
@@ -46,7 +43,10 @@ open class NetworkOperation: Operation, @unchecked Sendable {
     /// own state (see ``OperationLock``). `body` must not run user code, nor release the
     /// last reference to a user's closure or object (its `deinit` would run under the lock).
     final func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        try lock.withLock(body)
+        let lock = self.lock
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
     }
 
     /// Takes the lock of ``withLock(_:)`` (for a subclass that must not pass a closure
@@ -60,29 +60,26 @@ open class NetworkOperation: Operation, @unchecked Sendable {
         lock.unlock()
     }
 
-    /// The operation's state, read or changed under the lock.
-    private var state: StateAccess { StateAccess(operation: self) }
-
-    /// `state.read { }` / `state.write { }` over the operation's lock.
-    private struct StateAccess {
-        unowned(unsafe) let operation: NetworkOperation
-
-        /// Lends the state rather than copying it.
-        func read<T>(_ body: (inout State) -> T) -> T {
-            operation.lock.withLock { body(&operation.stateStorage) }
-        }
-
-        @discardableResult
-        func write<T>(_ body: (inout State) -> T) -> T {
-            operation.lock.withLock { body(&operation.stateStorage) }
-        }
-    }
-
     /// Labels for cancelling operations together with
     /// ``NetworkQueue/cancelOperations(tagged:)`` (a screen, a feature, a user session).
     public var tags: Set<String> {
-        get { state.read { $0.tags } }
-        set { state.write { $0.tags = newValue } }
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return tagSet
+        }
+        set {
+            lock.lock()
+            tagSet = newValue
+            lock.unlock()
+        }
+    }
+
+    /// Whether ``tags`` contains `tag` (without copying the set out).
+    final func hasTag(_ tag: String) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return tagSet.contains(tag)
     }
 
     /// Always `true`: network operations finish when their work calls ``finish()``.
@@ -90,49 +87,51 @@ open class NetworkOperation: Operation, @unchecked Sendable {
 
     /// `true` from the moment `start()` runs ``execute()`` until ``finish()`` completes.
     public final override var isExecuting: Bool {
-        state.read { $0.phase == .executing || $0.phase == .finishing }
+        lock.lock()
+        defer { lock.unlock() }
+        return phase == .executing || phase == .finishing
     }
 
     /// `true` once ``finish()`` has completed; never before the operation started.
     public final override var isFinished: Bool {
-        state.read { $0.phase == .finished }
+        lock.lock()
+        defer { lock.unlock() }
+        return phase == .finished
     }
 
     /// Starts the operation. Called by the queue; call it yourself only for an
     /// operation that is in no queue. A second call does nothing.
     public final override func start() {
+        let lock = self.lock
         // Cancelled before it started (a bulk cancel): finish without passing through
         // executing, so the queue sees one `isFinished` change, as for a plain operation.
         if isCancelled {
-            let claimed: Bool = state.write { state in
-                guard state.phase == .ready else { return false }
-                state.phase = .cancelledBeforeStart
-                return true
+            lock.lock()
+            let claimed = phase == .ready
+            if claimed {
+                phase = .cancelledBeforeStart
             }
+            lock.unlock()
             if claimed {
                 completeFinishing(executed: false)
             }
             return
         }
-        enum Action { case ignore, finish, execute }
+        // Read before the lock: Foundation's own lock is never taken under ours.
         let cancelled = isCancelled
         willChangeValue(forKey: "isExecuting")
-        let action: Action = state.write { state in
-            guard state.phase == .ready else { return .ignore }
-            if cancelled || state.finishRequestedBeforeStart || state.cancelledWhileQueued {
-                state.phase = .finishing
-                return .finish
-            }
-            state.phase = .executing
-            return .execute
+        lock.lock()
+        let ready = phase == .ready
+        let finishAtOnce = cancelled || finishRequestedBeforeStart || cancelledWhileQueued
+        if ready {
+            phase = finishAtOnce ? .finishing : .executing
         }
+        lock.unlock()
         didChangeValue(forKey: "isExecuting")
-        switch action {
-        case .ignore:
-            return
-        case .finish:
+        guard ready else { return }
+        if finishAtOnce {
             completeFinishing(executed: true)
-        case .execute:
+        } else {
             willExecute()
             execute()
         }
@@ -148,18 +147,15 @@ open class NetworkOperation: Operation, @unchecked Sendable {
     /// times: only the first call counts. Called before the operation started, it is
     /// remembered and the operation finishes when the queue starts it.
     public final func finish() {
-        let proceed: Bool = state.write { state in
-            switch state.phase {
-            case .ready:
-                state.finishRequestedBeforeStart = true
-                return false
-            case .executing:
-                state.phase = .finishing
-                return true
-            case .finishing, .cancelledBeforeStart, .finished:
-                return false
-            }
+        let lock = self.lock
+        lock.lock()
+        let proceed = phase == .executing
+        if proceed {
+            phase = .finishing
+        } else if phase == .ready {
+            finishRequestedBeforeStart = true
         }
+        lock.unlock()
         if proceed {
             completeFinishing(executed: true)
         }
@@ -170,11 +166,13 @@ open class NetworkOperation: Operation, @unchecked Sendable {
     /// when the queue starts it (one a ``NetworkQueue`` holds is then sure never to run).
     open override func cancel() {
         super.cancel()
-        let waiting: Bool = state.write { state in
-            guard state.enqueued, state.phase == .ready, !state.cancelledWhileQueued else { return false }
-            state.cancelledWhileQueued = true
-            return true
+        let lock = self.lock
+        lock.lock()
+        let waiting = enqueued && phase == .ready && !cancelledWhileQueued
+        if waiting {
+            cancelledWhileQueued = true
         }
+        lock.unlock()
         if waiting {
             didCancelWhileQueued()
         }
@@ -183,23 +181,30 @@ open class NetworkOperation: Operation, @unchecked Sendable {
     /// Marks the operation as handed to a queue; `false` when it already was, so a
     /// second `addOperation` is ignored instead of crashing Foundation.
     func claimEnqueue(by queue: NetworkQueue) -> Bool {
-        state.write { state in
-            guard !state.enqueued, state.phase == .ready else { return false }
-            state.enqueued = true
-            state.enqueuedAt = Date().timeIntervalSinceReferenceDate
-            state.queue = queue
-            return true
-        }
+        let now = Date().timeIntervalSinceReferenceDate
+        let lock = self.lock
+        lock.lock()
+        defer { lock.unlock() }
+        guard !enqueued, phase == .ready else { return false }
+        enqueued = true
+        enqueuedTime = now
+        self.queue = queue
+        return true
     }
 
     /// When a ``NetworkQueue`` took the operation, for metrics.
     var enqueuedAt: Date? {
-        state.read { $0.enqueuedAt }.map(Date.init(timeIntervalSinceReferenceDate:))
+        lock.lock()
+        let time = enqueued ? enqueuedTime : nil
+        lock.unlock()
+        return time.map(Date.init(timeIntervalSinceReferenceDate:))
     }
 
     /// The ``NetworkQueue`` that took the operation, if one did.
     var networkQueue: NetworkQueue? {
-        state.read { $0.queue }
+        lock.lock()
+        defer { lock.unlock() }
+        return queue
     }
 
     /// Called on the starting thread right before ``execute()``; a library hook.
@@ -210,7 +215,9 @@ open class NetworkOperation: Operation, @unchecked Sendable {
 
     /// Whether ``didCancelWhileQueued()`` was called.
     var wasCancelledWhileQueued: Bool {
-        state.read { $0.cancelledWhileQueued }
+        lock.lock()
+        defer { lock.unlock() }
+        return cancelledWhileQueued
     }
 
     /// Called once, on the cancelling thread, when an operation a ``NetworkQueue`` holds
@@ -228,7 +235,9 @@ open class NetworkOperation: Operation, @unchecked Sendable {
             willChangeValue(forKey: "isExecuting")
         }
         willChangeValue(forKey: "isFinished")
-        state.write { $0.phase = .finished }
+        lock.lock()
+        phase = .finished
+        lock.unlock()
         if executed {
             didChangeValue(forKey: "isExecuting")
         }

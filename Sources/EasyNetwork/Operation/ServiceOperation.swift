@@ -26,17 +26,16 @@ open class ServiceOperation: NetworkOperation, @unchecked Sendable {
     /// The service the operation sends its requests through (made on first use; one made
     /// after the operation was cancelled is cancelled too).
     public var service: EasyNetworkService {
-        let (service, made): (EasyNetworkService, Bool) = withLock {
-            if let service = madeService {
-                return (service, false)
-            }
-            let service = EasyNetworkService(configuration)
+        lockState()
+        let found = madeService
+        let service = found ?? EasyNetworkService(configuration)
+        if found == nil {
             madeService = service
-            return (service, true)
         }
+        unlockState()
         // `cancel()` sets `isCancelled` before it looks for the service under the lock:
         // either it found this one, or this check sees the cancellation.
-        if made, isCancelled {
+        if found == nil, isCancelled {
             service.cancel()
         }
         return service
@@ -67,7 +66,10 @@ open class ServiceOperation: NetworkOperation, @unchecked Sendable {
     /// Cancels the operation and the request in flight. Call `super` when overriding.
     open override func cancel() {
         super.cancel()
-        withLock { madeService }?.cancel()
+        lockState()
+        let service = madeService
+        unlockState()
+        service?.cancel()
     }
 
     override func willExecute() {

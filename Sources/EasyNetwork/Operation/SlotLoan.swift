@@ -10,10 +10,12 @@ import Foundation
 /// limit, not even right after a refresh that many waited for. ``lend()`` and the give-
 /// backs may arrive in either order from any thread: a loan is lent at most once, and
 /// once given back (or given back before it was lent) it stays closed.
-final class SlotLoan: Sendable {
+final class SlotLoan: @unchecked Sendable {  // unchecked: `phase` guarded by `lock`
     private enum Phase { case idle, lent, closed }
 
-    private let phase = Protected(Phase.idle)
+    /// From the operations' pool: a loan allocates no mutex.
+    private var lock: OperationLock { OperationLock(for: self) }
+    @exclusivity(unchecked) private var phase = Phase.idle
     private weak let queue: NetworkQueue?
 
     /// A loan from `queue`; a loan from no queue does nothing.
@@ -23,11 +25,12 @@ final class SlotLoan: Sendable {
 
     /// The operation parks: its queue may start one more operation.
     func lend() {
-        let lend: Bool = phase.write { phase in
-            guard phase == .idle else { return false }
+        lock.lock()
+        let lend = phase == .idle
+        if lend {
             phase = .lent
-            return true
         }
+        lock.unlock()
         if lend {
             queue?.lendSlot()
         }
@@ -49,9 +52,10 @@ final class SlotLoan: Sendable {
 
     /// Closes the loan; whether it was lent.
     private func close() -> Bool {
-        phase.write { phase in
-            defer { phase = .closed }
-            return phase == .lent
-        }
+        lock.lock()
+        defer { lock.unlock() }
+        let wasLent = phase == .lent
+        phase = .closed
+        return wasLent
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 
-/// The lock of a ``NetworkOperation`` and its library subclasses: one of a fixed pool of
-/// mutexes, picked by the operation's address.
+/// The lock of a ``NetworkOperation`` and its library subclasses (and of small library
+/// objects such as ``SlotLoan``): one of a fixed pool of mutexes, picked by the owner's
+/// address.
 ///
 /// An operation keeps its own state and its subclasses' state under this one lock
 /// (instead of one ``Protected`` each), and the lock itself is shared, made once and
