@@ -1,5 +1,14 @@
 import Foundation
 
+// The phases of a ``NetworkOperation`` (plain numbers: a private enum would bring its own
+// conformances and value witnesses, about 1 KB).
+private let phaseReady: UInt8 = 0
+private let phaseExecuting: UInt8 = 1
+private let phaseFinishing: UInt8 = 2
+/// Finishing without ever executing (no `isExecuting` change).
+private let phaseCancelledBeforeStart: UInt8 = 3
+private let phaseFinished: UInt8 = 4
+
 /// The asynchronous `Operation` every EasyNetwork operation stands on.
 ///
 /// Subclass it, override ``execute()`` and call ``finish()`` when the work is done.
@@ -12,27 +21,22 @@ import Foundation
 /// are Foundation's own, so dependencies and cancellation behave as documented.
 ///
 /// Subclasses must restate `@unchecked Sendable` (Foundation marks `Operation` so).
-open class NetworkOperation: Operation, @unchecked Sendable {
-    private enum Phase {
-        /// `cancelledBeforeStart`: finishing without ever executing (no `isExecuting` change).
-        case ready, executing, finishing, cancelledBeforeStart, finished
-    }
-
+open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its fields are guarded by `lock`
     /// Guards the fields below and the library subclasses' own state (one lock per
     /// operation, from a shared pool: no allocation per operation).
-    private var lock: OperationLock { OperationLock(for: self) }
+    private final var lock: OperationLock { OperationLock(for: self) }
     // The fields below are read and written only under `lock`; the lock, not the access
     // checker, keeps them exclusive.
-    @exclusivity(unchecked) private var phase = Phase.ready
-    @exclusivity(unchecked) private var finishRequestedBeforeStart = false
-    @exclusivity(unchecked) private var enqueued = false
-    @exclusivity(unchecked) private var cancelledWhileQueued = false
+    @exclusivity(unchecked) private final var phase = phaseReady
+    @exclusivity(unchecked) private final var finishRequestedBeforeStart = false
+    @exclusivity(unchecked) private final var enqueued = false
+    @exclusivity(unchecked) private final var cancelledWhileQueued = false
     /// Seconds since the reference date (a `Date`'s layout is known only at run time,
     /// which would make every access to the state look up type metadata); set with `enqueued`.
-    @exclusivity(unchecked) private var enqueuedTime: TimeInterval = 0
+    @exclusivity(unchecked) private final var enqueuedTime: TimeInterval = 0
     /// The queue that took the operation, which lends it a slot while it is parked.
-    @exclusivity(unchecked) private weak var queue: NetworkQueue?
-    @exclusivity(unchecked) private var tagSet: Set<String> = []
+    @exclusivity(unchecked) private final weak var queue: NetworkQueue?
+    @exclusivity(unchecked) private final var tagSet: Set<String> = []
 
     /// Creates an operation in the ready state.
     public override init() {
@@ -62,7 +66,7 @@ open class NetworkOperation: Operation, @unchecked Sendable {
 
     /// Labels for cancelling operations together with
     /// ``NetworkQueue/cancelOperations(tagged:)`` (a screen, a feature, a user session).
-    public var tags: Set<String> {
+    public final var tags: Set<String> {
         get {
             lock.lock()
             defer { lock.unlock() }
@@ -89,14 +93,14 @@ open class NetworkOperation: Operation, @unchecked Sendable {
     public final override var isExecuting: Bool {
         lock.lock()
         defer { lock.unlock() }
-        return phase == .executing || phase == .finishing
+        return phase == phaseExecuting || phase == phaseFinishing
     }
 
     /// `true` once ``finish()`` has completed; never before the operation started.
     public final override var isFinished: Bool {
         lock.lock()
         defer { lock.unlock() }
-        return phase == .finished
+        return phase == phaseFinished
     }
 
     /// Starts the operation. Called by the queue; call it yourself only for an
@@ -107,9 +111,9 @@ open class NetworkOperation: Operation, @unchecked Sendable {
         // executing, so the queue sees one `isFinished` change, as for a plain operation.
         if isCancelled {
             lock.lock()
-            let claimed = phase == .ready
+            let claimed = phase == phaseReady
             if claimed {
-                phase = .cancelledBeforeStart
+                phase = phaseCancelledBeforeStart
             }
             lock.unlock()
             if claimed {
@@ -121,10 +125,10 @@ open class NetworkOperation: Operation, @unchecked Sendable {
         let cancelled = isCancelled
         willChangeValue(forKey: "isExecuting")
         lock.lock()
-        let ready = phase == .ready
+        let ready = phase == phaseReady
         let finishAtOnce = cancelled || finishRequestedBeforeStart || cancelledWhileQueued
         if ready {
-            phase = finishAtOnce ? .finishing : .executing
+            phase = finishAtOnce ? phaseFinishing : phaseExecuting
         }
         lock.unlock()
         didChangeValue(forKey: "isExecuting")
@@ -149,10 +153,10 @@ open class NetworkOperation: Operation, @unchecked Sendable {
     public final func finish() {
         let lock = self.lock
         lock.lock()
-        let proceed = phase == .executing
+        let proceed = phase == phaseExecuting
         if proceed {
-            phase = .finishing
-        } else if phase == .ready {
+            phase = phaseFinishing
+        } else if phase == phaseReady {
             finishRequestedBeforeStart = true
         }
         lock.unlock()
@@ -168,7 +172,7 @@ open class NetworkOperation: Operation, @unchecked Sendable {
         super.cancel()
         let lock = self.lock
         lock.lock()
-        let waiting = enqueued && phase == .ready && !cancelledWhileQueued
+        let waiting = enqueued && phase == phaseReady && !cancelledWhileQueued
         if waiting {
             cancelledWhileQueued = true
         }
@@ -180,12 +184,12 @@ open class NetworkOperation: Operation, @unchecked Sendable {
 
     /// Marks the operation as handed to a queue; `false` when it already was, so a
     /// second `addOperation` is ignored instead of crashing Foundation.
-    func claimEnqueue(by queue: NetworkQueue) -> Bool {
+    final func claimEnqueue(by queue: NetworkQueue) -> Bool {
         let now = Date().timeIntervalSinceReferenceDate
         let lock = self.lock
         lock.lock()
         defer { lock.unlock() }
-        guard !enqueued, phase == .ready else { return false }
+        guard !enqueued, phase == phaseReady else { return false }
         enqueued = true
         enqueuedTime = now
         self.queue = queue
@@ -193,7 +197,7 @@ open class NetworkOperation: Operation, @unchecked Sendable {
     }
 
     /// When a ``NetworkQueue`` took the operation, for metrics.
-    var enqueuedAt: Date? {
+    final var enqueuedAt: Date? {
         lock.lock()
         let time = enqueued ? enqueuedTime : nil
         lock.unlock()
@@ -201,7 +205,7 @@ open class NetworkOperation: Operation, @unchecked Sendable {
     }
 
     /// The ``NetworkQueue`` that took the operation, if one did.
-    var networkQueue: NetworkQueue? {
+    final var networkQueue: NetworkQueue? {
         lock.lock()
         defer { lock.unlock() }
         return queue
@@ -214,7 +218,7 @@ open class NetworkOperation: Operation, @unchecked Sendable {
     func willFinish() {}
 
     /// Whether ``didCancelWhileQueued()`` was called.
-    var wasCancelledWhileQueued: Bool {
+    final var wasCancelledWhileQueued: Bool {
         lock.lock()
         defer { lock.unlock() }
         return cancelledWhileQueued
@@ -236,7 +240,7 @@ open class NetworkOperation: Operation, @unchecked Sendable {
         }
         willChangeValue(forKey: "isFinished")
         lock.lock()
-        phase = .finished
+        phase = phaseFinished
         lock.unlock()
         if executed {
             didChangeValue(forKey: "isExecuting")

@@ -10,12 +10,11 @@ import Foundation
 /// limit, not even right after a refresh that many waited for. ``lend()`` and the give-
 /// backs may arrive in either order from any thread: a loan is lent at most once, and
 /// once given back (or given back before it was lent) it stays closed.
-final class SlotLoan: @unchecked Sendable {  // unchecked: `phase` guarded by `lock`
-    private enum Phase { case idle, lent, closed }
-
+final class SlotLoan: @unchecked Sendable {  // unchecked: `lent`, `closed` guarded by `lock`
     /// From the operations' pool: a loan allocates no mutex.
     private var lock: OperationLock { OperationLock(for: self) }
-    @exclusivity(unchecked) private var phase = Phase.idle
+    @exclusivity(unchecked) private var lent = false
+    @exclusivity(unchecked) private var closed = false
     private weak let queue: NetworkQueue?
 
     /// A loan from `queue`; a loan from no queue does nothing.
@@ -26,10 +25,8 @@ final class SlotLoan: @unchecked Sendable {  // unchecked: `phase` guarded by `l
     /// The operation parks: its queue may start one more operation.
     func lend() {
         lock.lock()
-        let lend = phase == .idle
-        if lend {
-            phase = .lent
-        }
+        let lend = !lent && !closed
+        lent = true
         lock.unlock()
         if lend {
             queue?.lendSlot()
@@ -54,8 +51,8 @@ final class SlotLoan: @unchecked Sendable {  // unchecked: `phase` guarded by `l
     private func close() -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        let wasLent = phase == .lent
-        phase = .closed
+        let wasLent = lent && !closed
+        closed = true
         return wasLent
     }
 }

@@ -68,8 +68,12 @@ final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the fields b
     /// armed for the next entry, or left alone when there is none.
     func cancel(_ key: Int) {
         lock.lock()
-        let index = entries.firstIndex { $0.key == key }
-        let removed = index.map { entries.remove(at: $0) }
+        // From the front: with equal timeouts the oldest entries complete first.
+        var index = 0
+        while index < entries.count, entries[index].key != key {
+            index += 1
+        }
+        let removed = index < entries.count ? entries.remove(at: index) : nil
         lock.unlock()
         // The closure (and what it holds) is released outside the lock.
         withExtendedLifetime(removed) {}
