@@ -90,3 +90,19 @@ final class DeadlineSchedulerTests: XCTestCase {
         wait(for: [done], timeout: 10)
     }
 }
+
+/// The shared scheduler on the request path: requests one after another, with the same
+/// timeout, leave the armed timer alone (no timer set per request).
+final class DeadlineSchedulerRequestTests: ServerTestCase {
+    func testSequentialRequestsDoNotReArmTheSharedTimer() {
+        server.route("GET", "/ok") { _ in .json(#"{"ok": true}"#) }
+        let host = makeHost()
+        XCTAssertNotNil(value(of: send(TestRequest("/ok"), host: host)))
+        let armed = DeadlineScheduler.shared.timesArmed
+        for _ in 0..<30 {
+            XCTAssertNotNil(value(of: send(TestRequest("/ok"), host: host)))
+        }
+        // A deadline left by an earlier test may come due meanwhile: a few, never 30.
+        XCTAssertLessThanOrEqual(DeadlineScheduler.shared.timesArmed - armed, 3)
+    }
+}
