@@ -47,13 +47,4 @@ struct OperationLock: Sendable {
     func unlock() {
         pthread_mutex_unlock(Self.pool + index)
     }
-
-    /// Runs `body` holding the lock.
-    @inline(__always)
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        let mutex = Self.pool + index
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body()
-    }
 }
