@@ -45,18 +45,13 @@ final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the fields b
         lock.lock()
         defer { lock.unlock() }
         lastKey += 1
-        let entry = Entry(key: lastKey, deadline: deadline, fire: fire)
-        let count = entries.count
-        if count > 0, deadline < entries[count - 1].deadline {
-            // Binary search for the first later deadline: equal ones keep their order.
-            var low = 0, high = count - 1
-            while low < high {
-                let middle = (low + high) / 2
-                if deadline < entries[middle].deadline { high = middle } else { low = middle + 1 }
-            }
-            entries.insert(entry, at: low)
-        } else {
-            entries.append(entry)
+        entries.append(Entry(key: lastKey, deadline: deadline, fire: fire))
+        // Moved back past later deadlines (usually none: equal timeouts arrive in order);
+        // equal ones keep the order they were added in.
+        var index = entries.count - 1
+        while index > 0, deadline < entries[index - 1].deadline {
+            entries.swapAt(index, index - 1)
+            index -= 1
         }
         if armedFor.map({ deadline < $0 }) ?? true {
             arm(for: deadline)
@@ -97,10 +92,9 @@ final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the fields b
         let now = DispatchTime.now()
         lock.lock()
         var due: [@Sendable () -> Void] = []
-        while due.count < entries.count, entries[due.count].deadline <= now {
-            due.append(entries[due.count].fire)
+        while !entries.isEmpty, entries[0].deadline <= now {
+            due.append(entries.remove(at: 0).fire)
         }
-        entries.removeFirst(due.count)
         armedFor = nil
         if !entries.isEmpty {
             arm(for: entries[0].deadline)
