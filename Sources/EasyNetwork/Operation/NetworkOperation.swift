@@ -15,10 +15,10 @@ private let phaseFinished: UInt8 = 4
 /// `start()` is not overridable: it moves the operation to executing exactly once,
 /// or finishes it at once when it was cancelled before it started.
 ///
-/// The state lives in a few stored fields behind one lock, and the operation emits KVO for the
-/// literal keys `isExecuting` and `isFinished`, which is what `OperationQueue` watches on
-/// Apple platforms and the only thing it reacts to on Linux. `isReady` and `isCancelled`
-/// are Foundation's own, so dependencies and cancellation behave as documented.
+/// The state lives in a few stored fields behind one lock, and the operation emits KVO
+/// for the literal keys `isExecuting` and `isFinished`, which is what `OperationQueue`
+/// watches on Apple platforms and the only thing it reacts to on Linux. `isReady` and
+/// `isCancelled` are Foundation's own, so dependencies and cancellation behave as documented.
 ///
 /// Subclasses must restate `@unchecked Sendable` (Foundation marks `Operation` so).
 open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its fields are guarded by `lock`
