@@ -15,10 +15,18 @@ import Foundation
 /// whatever the outcome. Names and file names are escaped as browsers do (`"` as `%22`,
 /// CR and LF as `%0D` and `%0A`).
 public struct MultipartFormData: Sendable {
-    /// One part of the body.
-    enum Part: Sendable {
-        case data(Data, headers: String)
-        case file(URL, headers: String)
+    /// One part of the body: its headers (ending with the blank line), then its bytes,
+    /// from memory or read from `file` when the body is written.
+    final class Part: Sendable {
+        let headers: String
+        let data: Data
+        let file: URL?
+
+        init(headers: String, data: Data = Data(), file: URL? = nil) {
+            self.headers = headers
+            self.data = data
+            self.file = file
+        }
     }
 
     /// The boundary between parts.
@@ -37,14 +45,14 @@ public struct MultipartFormData: Sendable {
 
     /// Adds a text field.
     public mutating func append(_ value: String, name: String) {
-        parts.append(.data(Data(value.utf8), headers: Self.headers(name: name, fileName: nil, mimeType: nil)))
+        parts.append(Part(headers: Self.headers(name: name, fileName: nil, mimeType: nil), data: Data(value.utf8)))
     }
 
     /// Adds bytes from memory, as a file when `fileName` is given. The MIME type is
     /// guessed from the file name's extension when not given.
     public mutating func append(_ data: Data, name: String, fileName: String? = nil, mimeType: String? = nil) {
         let type = mimeType ?? fileName.map { Self.mimeType(forPathExtension: ($0 as NSString).pathExtension) }
-        parts.append(.data(data, headers: Self.headers(name: name, fileName: fileName, mimeType: type)))
+        parts.append(Part(headers: Self.headers(name: name, fileName: fileName, mimeType: type), data: data))
     }
 
     /// Adds a file from disk, read in pieces when the body is written. File name and
@@ -52,7 +60,7 @@ public struct MultipartFormData: Sendable {
     public mutating func append(fileAt url: URL, name: String, fileName: String? = nil, mimeType: String? = nil) {
         let fileName = fileName ?? url.lastPathComponent
         let type = mimeType ?? Self.mimeType(forPathExtension: url.pathExtension)
-        parts.append(.file(url, headers: Self.headers(name: name, fileName: fileName, mimeType: type)))
+        parts.append(Part(headers: Self.headers(name: name, fileName: fileName, mimeType: type), file: url))
     }
 
     /// Adds every part of `other`.
@@ -67,36 +75,17 @@ public struct MultipartFormData: Sendable {
     func write(to url: URL) throws -> Int64 {
         let writer = try FileWriter(url: url, appending: false)
         defer { writer.close() }
-        var length: Int64 = 0
-        func emit(_ data: Data) throws {
-            try writer.write(data)
-            length += Int64(data.count)
-        }
         for part in parts {
-            try emit(Data("--\(boundary)\r\n".utf8))
-            switch part {
-            case .data(let data, let headers):
-                try emit(Data(headers.utf8))
-                try emit(data)
-            case .file(let file, let headers):
-                try emit(Data(headers.utf8))
-                let reader = try FileHandle(forReadingFrom: file)
-                defer { try? reader.close() }
-                while true {
-                    let chunk: Data
-                    if #available(iOS 13.4, macOS 10.15.4, tvOS 13.4, watchOS 6.2, *) {
-                        chunk = try reader.read(upToCount: 64 * 1024) ?? Data()
-                    } else {
-                        chunk = reader.readData(ofLength: 64 * 1024)
-                    }
-                    if chunk.isEmpty { break }
-                    try emit(chunk)
-                }
+            try writer.write(Data("--\(boundary)\r\n\(part.headers)".utf8))
+            if let file = part.file {
+                try writer.copy(from: file)
+            } else {
+                try writer.write(part.data)
             }
-            try emit(Data("\r\n".utf8))
+            try writer.write(Data("\r\n".utf8))
         }
-        try emit(Data("--\(boundary)--\r\n".utf8))
-        return length
+        try writer.write(Data("--\(boundary)--\r\n".utf8))
+        return writer.written
     }
 
     /// The part headers, ending with the blank line.
