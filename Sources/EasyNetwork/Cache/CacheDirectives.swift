@@ -32,6 +32,8 @@ struct CacheDirectives {
 
     /// The comma-separated items of a header value, trimmed and lowercased, empty ones
     /// left out; with `namesOnly`, each item up to its first `=` (a directive's name).
+    /// Kept out of line: two callers share one copy.
+    @inline(never)
     private static func list(_ value: String?, namesOnly: Bool) -> [String] {
         guard let value else { return [] }
         var items: [String] = []

@@ -45,6 +45,8 @@ struct CacheKey {
     }
 
     /// What an entry remembers of the request header `name` (see ``varyValues(_:of:)``).
+    /// Kept out of line: storing and matching share one copy.
+    @inline(never)
     static func varyValue(_ name: String, of request: URLRequest) -> String {
         header(name, of: request).map { SHA256.hex(Data($0.utf8)) } ?? "-"
     }

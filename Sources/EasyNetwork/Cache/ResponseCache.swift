@@ -54,15 +54,22 @@ public final class ResponseCache: @unchecked Sendable {
     /// every other byte is written `%XX`; the empty name is `%`.
     static func folderName(_ name: String) -> String {
         guard !name.isEmpty else { return "%" }
-        var folder = ""
+        let hex = Array("0123456789ABCDEF".utf8)
+        var folder: [UInt8] = []
         for byte in name.utf8 {
-            let kept = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-                || (byte == UInt8(ascii: ".") && !folder.isEmpty)
-            let hex = String(byte, radix: 16, uppercase: true)
-            folder += kept ? String(UnicodeScalar(byte)) : "%" + (byte < 16 ? "0" + hex : hex)
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "_"):
+                folder.append(byte)
+            case UInt8(ascii: ".") where !folder.isEmpty:
+                folder.append(byte)
+            default:
+                folder.append(UInt8(ascii: "%"))
+                folder.append(hex[Int(byte >> 4)])
+                folder.append(hex[Int(byte & 0x0F)])
+            }
         }
-        return folder
+        return String(decoding: folder, as: UTF8.self)
     }
 
     /// The bytes the entries take now.
@@ -136,16 +143,17 @@ public final class ResponseCache: @unchecked Sendable {
 
     /// Reads an entry: magic, header length, header, body; `nil` when any part is off.
     static func decode(_ data: Data) -> CachedResponse? {
-        guard data.count >= 8 else { return nil }
-        let start = data.startIndex
+        let head = [UInt8](data.prefix(8))
+        guard head.count == 8 else { return nil }
         var length = 0
-        for offset in 0..<4 {
-            guard data[start + offset] == magic[offset] else { return nil }
-            length = length << 8 | Int(data[start + 4 + offset])
+        for index in 0..<4 {
+            guard head[index] == magic[index] else { return nil }
+            length = length << 8 | Int(head[4 + index])
         }
+        let start = data.startIndex + 8
         guard length > 0, data.count >= 8 + length else { return nil }
-        let body = data.subdata(in: (start + 8 + length)..<data.endIndex)
-        guard let entry = CachedResponse.read(header: data.subdata(in: (start + 8)..<(start + 8 + length)), body: body),
+        let body = data.subdata(in: (start + length)..<data.endIndex)
+        guard let entry = CachedResponse.read(header: data.subdata(in: start..<(start + length)), body: body),
               body.count == entry.bodyLength, CachedResponse.checksum(body) == entry.bodyChecksum
         else { return nil }
         return entry

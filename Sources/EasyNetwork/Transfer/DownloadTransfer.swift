@@ -314,6 +314,8 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         }
     }
 
+    /// Reports `result`, once. Kept out of line: it ends a dozen paths.
+    @inline(never)
     private func end(_ result: Result<URL, NetworkError>) {
         lock.lock()
         let first = !finished

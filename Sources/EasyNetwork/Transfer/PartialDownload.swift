@@ -8,11 +8,19 @@ import Foundation
 /// The metadata is a JSON object with `url` and, when the server sent them, `etag`,
 /// `lastModified` and `totalLength` (the resource's length in bytes), read and written
 /// with `JSONSerialization`.
-struct PartialDownload {
+final class PartialDownload: Sendable {
     let destination: URL
+    /// `<name>.partial`: the bytes.
+    let dataURL: URL
+    /// `<name>.partial.json`: the metadata.
+    let metadataURL: URL
 
-    var dataURL: URL { destination.deletingLastPathComponent().appendingPathComponent(destination.lastPathComponent + ".partial") }
-    var metadataURL: URL { destination.deletingLastPathComponent().appendingPathComponent(destination.lastPathComponent + ".partial.json") }
+    init(destination: URL) {
+        self.destination = destination
+        let folder = destination.deletingLastPathComponent()
+        dataURL = folder.appendingPathComponent(destination.lastPathComponent + ".partial")
+        metadataURL = folder.appendingPathComponent(destination.lastPathComponent + ".partial.json")
+    }
 
     /// The length of the bytes on disk and the `If-Range` value to resume them with, when
     /// both are usable for `url`: the metadata names `url` and a validator, and there are
