@@ -54,22 +54,15 @@ public final class ResponseCache: @unchecked Sendable {
     /// every other byte is written `%XX`; the empty name is `%`.
     static func folderName(_ name: String) -> String {
         guard !name.isEmpty else { return "%" }
-        let hex = Array("0123456789ABCDEF".utf8)
-        var folder: [UInt8] = []
+        var folder = ""
         for byte in name.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"):
-                folder.append(byte)
-            case UInt8(ascii: ".") where !folder.isEmpty:
-                folder.append(byte)
-            default:
-                folder.append(UInt8(ascii: "%"))
-                folder.append(hex[Int(byte >> 4)])
-                folder.append(hex[Int(byte & 0x0F)])
-            }
+            let kept = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+                || (byte == UInt8(ascii: ".") && !folder.isEmpty)
+            let hex = String(byte, radix: 16, uppercase: true)
+            folder += kept ? String(UnicodeScalar(byte)) : "%" + (byte < 16 ? "0" + hex : hex)
         }
-        return String(decoding: folder, as: UTF8.self)
+        return folder
     }
 
     /// The bytes the entries take now.

@@ -24,6 +24,8 @@ final class FileWriter {
         }
     }
 
+    /// Appends `data` (out of line: a multipart body writes from several places).
+    @inline(never)
     func write(_ data: Data) throws {
         if #available(iOS 13.4, macOS 10.15.4, tvOS 13.4, watchOS 6.2, *) {
             try handle.write(contentsOf: data)
