@@ -109,30 +109,22 @@ public struct MultipartFormData: Sendable {
             .replacingOccurrences(of: "\"", with: "%22")
     }
 
+    /// File extensions and their MIME types, in pairs: a table of constants, not code.
+    private static let knownTypes = [
+        "jpg", "image/jpeg", "jpeg", "image/jpeg", "png", "image/png", "gif", "image/gif",
+        "webp", "image/webp", "heic", "image/heic", "svg", "image/svg+xml", "pdf", "application/pdf",
+        "json", "application/json", "xml", "application/xml", "zip", "application/zip", "gz", "application/gzip",
+        "txt", "text/plain", "log", "text/plain", "csv", "text/csv", "html", "text/html", "htm", "text/html",
+        "mp4", "video/mp4", "mov", "video/quicktime", "mp3", "audio/mpeg", "m4a", "audio/mp4", "wav", "audio/wav",
+    ]
+
     /// A MIME type for a file extension, from a small built-in table (no platform API);
     /// `application/octet-stream` when unknown.
     public static func mimeType(forPathExtension pathExtension: String) -> String {
-        switch pathExtension.lowercased() {
-        case "jpg", "jpeg": return "image/jpeg"
-        case "png": return "image/png"
-        case "gif": return "image/gif"
-        case "webp": return "image/webp"
-        case "heic": return "image/heic"
-        case "svg": return "image/svg+xml"
-        case "pdf": return "application/pdf"
-        case "json": return "application/json"
-        case "xml": return "application/xml"
-        case "zip": return "application/zip"
-        case "gz": return "application/gzip"
-        case "txt", "log": return "text/plain"
-        case "csv": return "text/csv"
-        case "html", "htm": return "text/html"
-        case "mp4": return "video/mp4"
-        case "mov": return "video/quicktime"
-        case "mp3": return "audio/mpeg"
-        case "m4a": return "audio/mp4"
-        case "wav": return "audio/wav"
-        default: return "application/octet-stream"
+        let name = pathExtension.lowercased()
+        for index in stride(from: 0, to: knownTypes.count - 1, by: 2) where knownTypes[index] == name {
+            return knownTypes[index + 1]
         }
+        return "application/octet-stream"
     }
 }
