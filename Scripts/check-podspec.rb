@@ -132,14 +132,30 @@ libraries.each do |product|
   target = targets.fetch(product['targets'].first)
   expected = subspec_of.call(target['name'])
   subspec = by_name[expected]
+  folder = target['path'] || "Sources/#{target['name']}"
+  wanted = target['dependencies'].map do |d|
+    kind, value = d.first
+    if %w[byName target].include?(kind) && targets.key?(value.first)
+      "#{spec.name}/#{subspec_of.call(value.first)}"
+    else
+      fail_with.call("#{target['name']} depends on #{kind} #{value.first}, which a subspec cannot mirror")
+      nil
+    end
+  end.compact.sort
+  manifest = File.join(folder, 'PrivacyInfo.xcprivacy')
   unless subspec
-    fail_with.call("library product #{product['name']} has no subspec '#{spec.name}/#{expected}' " \
-                   "(add one with source_files 'Sources/#{target['name']}/**/*.swift')")
+    var = expected.downcase
+    block = ["  s.subspec '#{expected}' do |#{var}|", "    #{var}.source_files = '#{folder}/**/*.swift'"]
+    if File.file?(manifest)
+      block << "    #{var}.resource_bundles = { '#{target['name']}' => ['#{manifest}'] }"
+    end
+    wanted.each { |w| block << "    #{var}.dependency '#{w}'" }
+    block += ["    #{var}.frameworks = 'Foundation'", '  end']
+    fail_with.call("library product #{product['name']} has no subspec '#{spec.name}/#{expected}'; add:\n#{block.join("\n")}")
     next
   end
 
   # source_files: exactly the module's Swift files
-  folder = target['path'] || "Sources/#{target['name']}"
   excluded = list.call(target['exclude']).map { |e| File.join(folder, e) }
   module_files = Dir.glob(File.join(folder, '**', '*.swift')).reject do |f|
     excluded.any? { |e| f == e || f.start_with?("#{e}/") }
@@ -152,15 +168,6 @@ libraries.each do |product|
   fail_with.call("#{subspec.full_name}: source_files match no file") if covered.empty?
 
   # dependencies: the target's, as subspecs of this pod
-  wanted = target['dependencies'].map do |d|
-    kind, value = d.first
-    if %w[byName target].include?(kind) && targets.key?(value.first)
-      "#{spec.name}/#{subspec_of.call(value.first)}"
-    else
-      fail_with.call("#{target['name']} depends on #{kind} #{value.first}, which a subspec cannot mirror")
-      nil
-    end
-  end.compact.sort
   declared = subspec.dependencies.map(&:first).sort
   unless wanted == declared
     fail_with.call("#{subspec.full_name}: dependencies #{declared.inspect}, but target #{target['name']} " \
@@ -168,7 +175,6 @@ libraries.each do |product|
   end
 
   # privacy manifest at the module's root: shipped in a resource bundle of its subspec
-  manifest = File.join(folder, 'PrivacyInfo.xcprivacy')
   if File.file?(manifest)
     bundled = glob.call((subspec.resource_bundles || {}).values)
     fail_with.call("#{subspec.full_name}: #{manifest} is in no resource bundle (resource_bundles)") unless bundled.include?(manifest)
