@@ -1,4 +1,6 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
 import EasyNetwork
+#endif
 import Foundation
 
 /// Ties operations to the lifetime of their owner, without the owner holding them.

@@ -1,4 +1,6 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
 import EasyNetwork
+#endif
 import Foundation
 
 /// One run of a `RequestChain`: one operation per step, each depending on the one

@@ -1,4 +1,6 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
 import EasyNetwork
+#endif
 import Foundation
 
 /// Many requests run together: results in the order given once all are done, each

@@ -1,4 +1,6 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
 import EasyNetwork
+#endif
 import Foundation
 
 /// Requests in sequence, each built from the previous one's typed result, run on a
