@@ -3,6 +3,8 @@ import Foundation
 /// What interceptors learn about the request they see: which endpoint, which
 /// attempt, which host.
 public struct RequestContext: @unchecked Sendable {
+    // unchecked: `request` is an `any BaseAPIRequest`, an immutable description the
+    // library only reads (BaseAPIRequest is not Sendable for source compatibility).
     /// The request as the SDK described it.
     public let request: any BaseAPIRequest
     /// The host it is sent to.
@@ -12,6 +14,22 @@ public struct RequestContext: @unchecked Sendable {
     /// A number that identifies the request across its attempts, unique in the process
     /// (requests without interceptors take none).
     public let requestID: Int
+    /// Where the request's retry decisions are counted.
+    let ledger: (any RetryLedger)?
+
+    init(request: any BaseAPIRequest, host: HostConfiguration, attempt: Int, requestID: Int, ledger: (any RetryLedger)?) {
+        self.request = request
+        self.host = host
+        self.attempt = attempt
+        self.requestID = requestID
+        self.ledger = ledger
+    }
+
+    /// How many ``RetryDecision/retry(after:)`` decisions interceptors of the type of
+    /// `interceptor` made for this request so far (a token refresh replays once).
+    public func retryCount(decidedBy interceptor: any RequestInterceptor) -> Int {
+        ledger?.retryCount(decidedBy: ObjectIdentifier(type(of: interceptor))) ?? 0
+    }
 
     private static let lastRequestID = Protected(0)
 

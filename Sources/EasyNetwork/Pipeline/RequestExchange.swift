@@ -9,13 +9,16 @@ import FoundationNetworking
 ///
 /// All mutable state sits behind one lock; every path ends in ``finish(_:)``, which
 /// runs once.
-final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
+final class RequestExchange<Output>: CancellableExchange, RetryLedger, @unchecked Sendable {
     private struct State {
         var attempt = 0
-        var replays = 0
+        /// Who decided each retry (see ``RequestContext/retryCount(decidedBy:)``).
+        var retriesBy: [ObjectIdentifier] = []
+        /// Whether the retry decision for the failed attempt is pending.
+        var deciding = false
         var task: TransportTask?
         /// A scheduled retry, cancelled with the exchange.
-        var backoff: DispatchWorkItem?
+        var backoff: Int?
         /// The clock of the attempt in flight (idle and total timeouts).
         var deadline: AttemptTimer?
         /// The attempt that timed out, and which limit it passed.
@@ -44,9 +47,12 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
     private let request: UncheckedSendable<any BaseAPIRequest>
     private let builder: URLRequestBuilder
     private let context: ResponseContext
+    /// The host's and the request's interceptors: they see every step.
     private let interceptors: [any RequestInterceptor]
+    /// Those that adapt and decide retries: the token first, then `interceptors`.
+    private let chain: [any RequestInterceptor]
     private let retryPolicy: RetryPolicy
-    private let tokenWait: TokenWait?
+    private let token: TokenInterceptor?
     private let method: NetworkService.Method
     private let limits: AttemptDeadline
     private let priority: Float?
@@ -79,10 +85,13 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         // retain every setting once more.
         let snapshot = builder.snapshot
         context = ResponseContext(settings: snapshot.settings)
-        interceptors = snapshot.settings.interceptors + request.interceptors
+        let interceptors = snapshot.settings.interceptors + request.interceptors
+        self.interceptors = interceptors
         requestID = interceptors.isEmpty ? 0 : RequestContext.nextRequestID()
         retryPolicy = request.retryPolicy ?? snapshot.settings.retryPolicy
-        tokenWait = request.requiresAuthentication ? snapshot.settings.authenticator.map { TokenWait(authenticator: $0, service: service) } : nil
+        let token = request.requiresAuthentication ? snapshot.settings.authenticator.map { TokenInterceptor(TokenWait(authenticator: $0, service: service)) } : nil
+        self.token = token
+        chain = token.map { [$0] + interceptors } ?? interceptors
         method = request.method
         limits = AttemptDeadline(idle: request.timeout ?? snapshot.settings.timeout, total: request.totalTimeout ?? snapshot.settings.totalTimeout)
         self.priority = priority
@@ -148,45 +157,48 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         }
     }
 
-    /// Gets a credential (when the host has an authenticator), then sends.
+    /// Sends one attempt of `base`: adapted by the chain (the token first), then
+    /// asked of the cache, then handed to the transport.
     private func sendAttempt(_ base: URLRequest) {
-        guard let tokenWait else {
-            send(base, credential: nil)
+        let attempt: Int? = state.write { state in
+            guard !state.cancelled, !state.finished else { return nil }
+            state.attempt += 1
+            if state.startedAt == nil { state.startedAt = Date() }
+            return state.attempt
+        }
+        guard let attempt else {
+            finish(.failure(.cancelled(url: base.url)))
             return
         }
-        tokenWait.credential { [self] result in
+        // Only interceptors read the context: most requests never make one.
+        guard !chain.isEmpty else {
+            send(base, base: base, attempt: attempt, context: nil)
+            return
+        }
+        let requestContext = makeContext(attempt: attempt)
+        AdaptStage.run(base, interceptors: chain, context: requestContext) { [self] result in
             switch result {
-            case .success(let credential): send(base, credential: credential)
+            case .success(let adapted): send(adapted, base: base, attempt: attempt, context: requestContext)
             case .failure(let error): finish(.failure(error))
             }
         }
     }
 
-    private func send(_ base: URLRequest, credential: TokenAuthenticator.Credential?) {
-        var urlRequest = base
-        if let credential {
-            tokenWait?.authorize(&urlRequest, with: credential)
-        }
-        let started: (attempt: Int, bodyFile: (url: URL, length: Int64)?)? = state.write { state in
-            guard !state.cancelled, !state.finished else { return nil }
-            state.attempt += 1
-            if state.startedAt == nil { state.startedAt = Date() }
-            return (state.attempt, state.bodyFile)
-        }
-        guard let (attempt, bodyFile) = started else {
+    private func makeContext(attempt: Int) -> RequestContext {
+        RequestContext(request: request.value, host: host, attempt: attempt, requestID: requestID, ledger: self)
+    }
+
+    private func send(_ adapted: URLRequest, base: URLRequest, attempt: Int, context requestContext: RequestContext?) {
+        var urlRequest = adapted
+        // Adapting may have taken a while: a request cancelled meanwhile has ended.
+        guard let bodyFile: (url: URL, length: Int64)? = state.write({ state in
+            state.cancelled || state.finished ? nil : .some(state.bodyFile)
+        }) else {
             finish(.failure(.cancelled(url: base.url)))
             return
         }
-        // Only interceptors read the context: most requests never make one.
-        let requestContext = interceptors.isEmpty ? nil : RequestContext(request: request.value, host: host, attempt: attempt, requestID: requestID)
-        if let requestContext {
-            switch interceptors.adapt(urlRequest, context: requestContext) {
-            case .success(let adapted): urlRequest = adapted
-            case .failure(let error): return finish(.failure(error))
-            }
-        }
         // The cache is asked with the request as sent, so its key holds the credentials.
-        if attempt == 1, bodyFile == nil, let cacheStage, let value = cacheStage.lookUp(&urlRequest, token: credential?.token) {
+        if attempt == 1, bodyFile == nil, let cacheStage, let value = cacheStage.lookUp(&urlRequest, token: token?.token) {
             finishFromCache(value)
             return
         }
@@ -194,7 +206,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
             interceptors.forEach { $0.willSend(urlRequest, context: requestContext) }
         }
         let sent = urlRequest
-        let seen = requestContext != nil
+        let seen = !interceptors.isEmpty
         // Recorded before the transfer starts: a fast one can end before dataTask returns.
         state.write { state in
             if seen { state.lastRequest = sent }
@@ -202,9 +214,9 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         }
         let arrived: @Sendable (TransportOutcome) -> Void = { [self] outcome in
             // On the session's delegate queue: end the attempt, then leave that queue.
-            let ending = transportEnded(outcome, attempt: attempt, seen: requestContext != nil)
+            let ending = transportEnded(outcome, attempt: attempt, seen: seen)
             ResponseStage.run { [self] in
-                received(outcome, ending: ending, attempt: attempt, base: base, credential: credential, context: requestContext)
+                received(outcome, ending: ending, attempt: attempt, base: base, context: requestContext)
             }
         }
         let transport = host.transport
@@ -267,7 +279,6 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         ending: (cancelled: Bool, timedOut: URLError?),
         attempt: Int,
         base: URLRequest,
-        credential: TokenAuthenticator.Credential?,
         context requestContext: RequestContext?
     ) {
         var outcome = outcome
@@ -295,7 +306,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
             }
             let mapped = Result { try transform(response) }.mapError { NetworkError.decoding($0, response: response) }
             if case .success = mapped {
-                cacheStage?.storeIfAllowed(response, token: credential?.token)
+                cacheStage?.storeIfAllowed(response, token: token?.token)
             }
             return mapped
         }
@@ -303,43 +314,54 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
             finish(result)
             return
         }
-        if error.isUnauthorized, let tokenWait, let credential, takeReplay() {
-            tokenWait.unauthorized(sentWith: credential.generation) { [self] refreshed in
-                switch refreshed {
-                case .success(let credential): send(base, credential: credential)
-                case .failure(let refreshError): finish(.failure(refreshError))
-                }
-            }
-            return
-        }
-        if retryPolicy.shouldRetry(error, method: method, attempt: attempt) {
-            scheduleRetry(base, after: retryPolicy.delay(after: attempt, error: error), error: error)
-            return
-        }
-        finish(result)
+        decideRetry(error, attempt: attempt, base: base, context: requestContext ?? makeContext(attempt: attempt))
     }
 
-    /// A request is replayed after a token refresh at most once.
-    private func takeReplay() -> Bool {
-        state.write { state in
-            guard state.replays == 0 else { return false }
-            state.replays += 1
-            return true
-        }
-    }
-
-    private func scheduleRetry(_ base: URLRequest, after delay: TimeInterval, error: NetworkError) {
-        let work = DispatchWorkItem { [weak self] in self?.sendAttempt(base) }
-        let scheduled: Bool = state.write { state in
+    /// Asks the ``RetryStage`` about a failed attempt and acts on its one decision.
+    private func decideRetry(_ error: NetworkError, attempt: Int, base: URLRequest, context requestContext: RequestContext) {
+        let asking: Bool = state.write { state in
             guard !state.cancelled, !state.finished else { return false }
-            state.backoff = work
+            state.deciding = true
             return true
         }
-        if scheduled {
-            ExchangeTimers.queue.asyncAfter(deadline: .now() + delay, execute: work)
-        } else {
+        guard asking else {
             finish(.failure(.cancelled(url: base.url)))
+            return
         }
+        RetryStage.decide(error, interceptors: chain, policy: retryPolicy, context: requestContext) { [self] decision in
+            let current: Bool = state.write { state in
+                defer { state.deciding = false }
+                return state.deciding && !state.cancelled && !state.finished
+            }
+            // Cancelled while deciding (it has ended as cancelled then), or a second answer.
+            guard current else { return }
+            switch decision {
+            case .pass: finish(.failure(error))
+            case .fail(let replaced): finish(.failure(replaced))
+            case .retry(let delay): scheduleRetry(base, after: delay)
+            }
+        }
+    }
+
+    private func scheduleRetry(_ base: URLRequest, after delay: TimeInterval) {
+        let key = RetryStage.backoff(after: delay) { [self] in sendAttempt(base) }
+        guard let key else { return }
+        let stale: Bool = state.write { state in
+            guard !state.cancelled, !state.finished else { return true }
+            state.backoff = key
+            return false
+        }
+        if stale {
+            DeadlineScheduler.shared.cancel(key)
+        }
+    }
+
+    func retryCount(decidedBy type: ObjectIdentifier) -> Int {
+        state.read { state in state.retriesBy.reduce(0) { $1 == type ? $0 + 1 : $0 } }
+    }
+
+    func recordRetry(decidedBy type: ObjectIdentifier) {
+        state.write { $0.retriesBy.append(type) }
     }
 
     /// Cancels the request wherever it is: in flight (the task's completion reports
@@ -348,7 +370,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         let (task, idle): (TransportTask?, Bool) = state.write { state in
             guard !state.finished, !state.cancelled else { return (nil, false) }
             state.cancelled = true
-            state.backoff?.cancel()
+            state.backoff.map(DeadlineScheduler.shared.cancel)
             state.backoff = nil
             state.deadline?.stop()
             state.deadline = nil
@@ -378,7 +400,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
         let ending: (metrics: RequestMetrics, bodyFile: URL?, last: (URLRequest?, HTTPURLResponse?, Data?)?)? = state.write { state in
             guard !state.finished else { return nil }
             state.finished = true
-            state.backoff?.cancel()
+            state.backoff.map(DeadlineScheduler.shared.cancel)
             state.deadline?.stop()
             state.deadline = nil
             let startedAt = state.startedAt ?? ended
@@ -394,7 +416,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
             return (metrics, state.bodyFile?.url, seen ? (state.lastRequest, state.lastResponse, state.lastData) : nil)
         }
         guard let ending else { return }
-        tokenWait?.end()
+        token?.end()
         if let file = ending.bodyFile {
             try? FileManager.default.removeItem(at: file)
         }
@@ -412,7 +434,7 @@ final class RequestExchange<Output>: CancellableExchange, @unchecked Sendable {
                 error: { if case .failure(let error) = result { return error } else { return nil } }(),
                 metrics: metrics
             )
-            let requestContext = RequestContext(request: request.value, host: host, attempt: metrics.attempts, requestID: requestID)
+            let requestContext = RequestContext(request: request.value, host: host, attempt: metrics.attempts, requestID: requestID, ledger: self)
             interceptors.forEach { $0.didFinish(outcome, context: requestContext) }
         }
         // The callback first: it is what the caller waits for.
