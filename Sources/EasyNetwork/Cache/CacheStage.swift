@@ -31,7 +31,7 @@ final class CacheStage: @unchecked Sendable {
     /// if it maps, ``CachePolicy/cacheElseNetwork(maxAge:)``; else a value for
     /// `onCachedValue` before the network's, ``CachePolicy/cacheThenNetwork``), or
     /// `nil`, after adding revalidation headers (``CachePolicy/revalidate``).
-    func lookUp(_ request: inout URLRequest, token: String?) -> (response: NetworkResponse, final: Bool)? {
+    private func lookUp(_ request: inout URLRequest, token: String?) -> (response: NetworkResponse, final: Bool)? {
         let key = CacheKey(request: request, token: token)
         let sent = request
         let found = cache.response(for: key.value).flatMap { $0.matchesVary(of: sent) ? $0 : nil }
@@ -57,6 +57,19 @@ final class CacheStage: @unchecked Sendable {
             }
             return nil
         }
+    }
+
+    /// Before the first attempt: whether a stored response answers the request (mapped
+    /// into `sink` by the ``MapStage``, and not stored again); a value for
+    /// `onCachedValue` goes to `queue` first.
+    func answers(_ request: inout URLRequest, token: String?, sink: any ExchangeSink, lock: Lock, queue: DispatchQueue) -> Bool {
+        guard let stored = lookUp(&request, token: token) else { return false }
+        guard stored.final else {
+            if sink.wantsProvisional { sink.deliverProvisional(stored.response, on: queue, lock: lock) }
+            return false
+        }
+        // A stored copy that no longer maps (a stricter type) is not the answer: the network is.
+        return MapStage.run(stored.response, sink: sink, lock: lock, cacheStage: nil, token: nil) == nil
     }
 
     /// A `304 Not Modified` to a revalidation becomes the stored response.

@@ -4,34 +4,32 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The clock of one attempt: hears every byte the transfer moves (``TransferActivity``)
-/// and calls `expired` once when the attempt's ``AttemptDeadline`` passes, with the
-/// `URLError.timedOut` that says which limit it was.
+/// The clock of one attempt, and the one place a request times out: hears every byte
+/// the transfer moves (``TransferActivity``) and calls `expired` once when the
+/// attempt's ``AttemptDeadline`` passes; ``stop()`` then tells which limit it was.
 ///
 /// Bytes moving only stamp a time under the lock. The timer (one entry in the shared
 /// ``DeadlineScheduler``) fires at the earliest moment the attempt could expire; when
 /// bytes moved since, it is set again for the new moment instead of firing.
-final class AttemptTimer: TransferActivity, Sendable {
-    private struct State {
-        var lastActivity: DispatchTime
-        /// The scheduler key while armed.
-        var key: Int?
-        var stopped = false
-    }
-
+final class AttemptTimer: TransferActivity, @unchecked Sendable {
+    // unchecked: the `var`s are read and written only under `lock`.
     private let deadline: AttemptDeadline
     private let start: DispatchTime
-    private let expired: @Sendable (URLError) -> Void
-    // The lock makes the mutable fields safe to touch from any queue.
-    private let state: Protected<State>
+    private let expired: @Sendable () -> Void
+    private let lock = Lock()
+    private var lastActivity: DispatchTime
+    /// The scheduler key while armed.
+    private var key: Int?
+    private var stopped = false
+    /// The `URLError.timedOut` of an attempt that expired.
+    private var timedOut: URLError?
 
     /// A clock that starts now; ``arm()`` lets it fire.
-    init(_ deadline: AttemptDeadline, expired: @escaping @Sendable (URLError) -> Void) {
+    init(_ deadline: AttemptDeadline, expired: @escaping @Sendable () -> Void) {
         self.deadline = deadline
         self.expired = expired
-        let now = DispatchTime.now()
-        start = now
-        state = Protected(State(lastActivity: now))
+        start = DispatchTime.now()
+        lastActivity = start
     }
 
     /// Sets the timer for the first moment the attempt could expire.
@@ -41,36 +39,39 @@ final class AttemptTimer: TransferActivity, Sendable {
 
     func transferMoved() {
         let now = DispatchTime.now()
-        state.write { $0.lastActivity = now }
+        lock.lock()
+        lastActivity = now
+        lock.unlock()
     }
 
-    /// Disarms the timer for good (the attempt ended or was cancelled).
-    func stop() {
-        state.write { state in
-            state.stopped = true
-            state.key.map(DeadlineScheduler.shared.cancel)
-            state.key = nil
-        }
+    /// Disarms the timer for good (the attempt ended or was cancelled); returns the
+    /// timeout error when it had expired.
+    @discardableResult
+    func stop() -> URLError? {
+        lock.lock()
+        defer { lock.unlock() }
+        stopped = true
+        key.map(DeadlineScheduler.shared.cancel)
+        key = nil
+        return timedOut
     }
 
     /// Fires when the attempt's time is up, or sets the timer again for its new moment.
     private func check() {
         let now = DispatchTime.now()
-        let error: URLError? = state.write { state in
-            state.key = nil
-            guard !state.stopped else { return nil }
-            let expiry = deadline.expiry(start: start, lastActivity: state.lastActivity)
-            guard expiry <= now else {
-                // A strong reference (a weak one costs every request a side table):
-                // every way the attempt ends calls stop(), which removes the entry.
-                state.key = DeadlineScheduler.shared.schedule(at: expiry) { [self] in check() }
-                return nil
-            }
-            state.stopped = true
-            return deadline.error(start: start, lastActivity: state.lastActivity)
+        lock.lock()
+        key = nil
+        guard !stopped else { return lock.unlock() }
+        let expiry = deadline.expiry(start: start, lastActivity: lastActivity)
+        guard expiry <= now else {
+            // A strong reference (a weak one costs every request a side table): every
+            // way the attempt ends calls stop(), which removes the entry.
+            key = DeadlineScheduler.shared.schedule(at: expiry) { [self] in check() }
+            return lock.unlock()
         }
-        if let error {
-            expired(error)
-        }
+        stopped = true
+        timedOut = deadline.error(start: start, lastActivity: lastActivity)
+        lock.unlock()
+        expired()
     }
 }

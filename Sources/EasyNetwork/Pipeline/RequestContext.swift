@@ -31,13 +31,15 @@ public struct RequestContext: @unchecked Sendable {
         ledger?.retryCount(decidedBy: ObjectIdentifier(type(of: interceptor))) ?? 0
     }
 
-    private static let lastRequestID = Protected(0)
+    private static let idLock = Lock()
+    // Read and written only under `idLock`.
+    nonisolated(unsafe) private static var lastRequestID = 0
 
     /// The next process-wide request number (taken only by requests that interceptors see).
     static func nextRequestID() -> Int {
-        lastRequestID.write { id -> Int in
-            id += 1
-            return id
-        }
+        idLock.lock()
+        defer { idLock.unlock() }
+        lastRequestID += 1
+        return lastRequestID
     }
 }

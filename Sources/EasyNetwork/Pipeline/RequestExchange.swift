@@ -32,25 +32,18 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
 
     private var base: URLRequest?
     private var bodyFile: MultipartBodyFile?
-    private var attempt = 0
-    /// The last attempt whose transport completed (it may complete before `send` has
-    /// stored its task).
-    private var completedAttempt = 0
+    /// Attempts sent, and the last whose transport completed (it may complete before
+    /// `send` has stored its task and clock).
+    private var attempt = 0, completedAttempt = 0
     private var task: TransportTask?
     private var timer: AttemptTimer?
-    /// The attempt that timed out, and which limit it passed.
-    private var timedOut: (attempt: Int, error: URLError)?
     /// A scheduled retry (its ``DeadlineScheduler`` key), and whether one is being decided.
     private var backoff: Int?
-    private var deciding = false
+    private var cancelled = false, finished = false, deciding = false
     /// Who decided each retry (see ``RequestContext/retryCount(decidedBy:)``).
     private var retriesBy: [ObjectIdentifier] = []
-    private var cancelled = false
-    private var finished = false
-    private var startedAt: Date?
-    private var firstByteAt: Date?
-    private var bytesSent = 0
-    private var bytesReceived = 0
+    private var startedAt: Date?, firstByteAt: Date?
+    private var bytesSent = 0, bytesReceived = 0
     /// The last attempt's request and answer, kept only for interceptors.
     private var last: (URLRequest?, HTTPURLResponse?, Data?) = (nil, nil, nil)
 
@@ -133,16 +126,12 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         if ended { return finish(.failure(.cancelled(url: adapted.url))) }
         var urlRequest = adapted
         // The cache is asked with the request as sent, so its key holds the credentials.
-        if attempt == 1, bodyFile == nil, let cacheStage, let stored = cacheStage.lookUp(&urlRequest, token: token?.token) {
-            if !stored.final {
-                if sink.wantsProvisional { sink.deliverProvisional(stored.response, on: settings.settings.callbackQueue, lock: lock) }
-            } else if MapStage.run(stored.response, sink: sink, lock: lock, cacheStage: nil, token: nil) == nil {
-                // Nothing was sent, so no attempt counts.
-                lock.lock()
-                self.attempt = 0
-                lock.unlock()
-                return finish(.success(()))
-            }
+        if attempt == 1, bodyFile == nil, let cacheStage,
+           cacheStage.answers(&urlRequest, token: token?.token, sink: sink, lock: lock, queue: settings.settings.callbackQueue) {
+            lock.lock()
+            self.attempt = 0  // nothing was sent, so no attempt counts
+            lock.unlock()
+            return finish(.success(()))
         }
         if let context {
             interceptors.forEach { $0.willSend(urlRequest, context: context) }
@@ -153,7 +142,7 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         if seen { last.0 = urlRequest }
         bytesSent += urlRequest.httpBody?.count ?? Int(bodyFile?.length ?? 0)
         lock.unlock()
-        let timer = AttemptTimer(limits) { [self] error in deadlinePassed(attempt: attempt, error: error) }
+        let timer = AttemptTimer(limits) { [self] in deadlinePassed(attempt: attempt) }
         let task = TransportStage.send(
             urlRequest, bodyFile: bodyFile?.url, transport: host.transport, priority: priority,
             coalesces: request.coalescesIdenticalRequests ?? settings.settings.coalescesRequests,
@@ -179,10 +168,10 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         }
     }
 
-    private func deadlinePassed(attempt: Int, error: URLError) {
+    /// The attempt's clock expired: its transfer ends as cancelled, reported as the timeout.
+    private func deadlinePassed(attempt: Int) {
         lock.lock()
         let task = self.attempt == attempt && !finished ? self.task : nil
-        if task != nil { timedOut = (attempt, error) }
         lock.unlock()
         task?.cancel()
     }
@@ -192,14 +181,14 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
     private func transportEnded(_ outcome: TransportOutcome, attempt: Int, seen: Bool) -> (cancelled: Bool, timedOut: URLError?) {
         lock.lock()
         defer { lock.unlock() }
-        timer?.stop()
+        let timedOut = timer?.stop()
         timer = nil
         task = nil
         completedAttempt = max(completedAttempt, attempt)
         if seen { last = (last.0, outcome.response, outcome.data) }
         firstByteAt = outcome.firstByteAt
         bytesReceived += outcome.data.count
-        return (cancelled, timedOut?.attempt == attempt ? timedOut?.error : nil)
+        return (cancelled, timedOut)
     }
 
     /// On the ``ResponseStage`` queue: validate, then map or decide a retry.
