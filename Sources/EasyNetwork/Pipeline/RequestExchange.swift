@@ -18,10 +18,10 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
     let sink: any ExchangeSink
     /// The host's and the request's interceptors: they see every step.
     let interceptors: [any RequestInterceptor]
-    /// Those that adapt and decide retries: the token first, then `interceptors`.
+    /// Those that adapt and decide retries: the plug-ins' (the token) first, then `interceptors`.
     private let chain: [any RequestInterceptor]
-    private let token: TokenInterceptor?
-    private let cacheStage: CacheStage?
+    /// The host's optional features taking part (cache, coalescing, token).
+    private let plugIns: [any RequestPlugIn]
     /// The number interceptors see; 0 when there are none.
     private let requestID: Int
     private let limits: AttemptDeadline
@@ -56,10 +56,9 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         self.sink = sink
         let interceptors = settings.settings.interceptors + request.interceptors
         self.interceptors = interceptors
-        let token = request.requiresAuthentication ? settings.settings.authenticator.map { TokenInterceptor(TokenWait(authenticator: $0, service: service)) } : nil
-        self.token = token
-        chain = token.map { [$0] + interceptors } ?? interceptors
-        cacheStage = CacheStage(cache: settings.settings.responseCache, policy: request.cachePolicy ?? settings.settings.cachePolicy, settings: settings)
+        let plugIns = settings.plugIns(for: request, service: service)
+        self.plugIns = plugIns
+        chain = plugIns.isEmpty ? interceptors : plugIns.compactMap(\.interceptor) + interceptors
         requestID = interceptors.isEmpty ? 0 : RequestContext.nextRequestID()
         limits = AttemptDeadline(idle: request.timeout ?? settings.settings.timeout, total: request.totalTimeout ?? settings.settings.totalTimeout)
         self.priority = priority
@@ -126,8 +125,8 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         if ended { return finish(.failure(.cancelled(url: adapted.url))) }
         var urlRequest = adapted
         // The cache is asked with the request as sent, so its key holds the credentials.
-        if attempt == 1, bodyFile == nil, let cacheStage,
-           cacheStage.answers(&urlRequest, token: token?.token, sink: sink, lock: lock, queue: settings.settings.callbackQueue) {
+        let layers = bodyFile == nil ? plugIns : []
+        if attempt == 1, !layers.isEmpty, answered(&urlRequest, by: layers) {
             lock.lock()
             self.attempt = 0  // nothing was sent, so no attempt counts
             lock.unlock()
@@ -144,9 +143,8 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         lock.unlock()
         let timer = AttemptTimer(limits) { [self] in deadlinePassed(attempt: attempt) }
         let task = TransportStage.send(
-            urlRequest, bodyFile: bodyFile?.url, transport: host.transport, priority: priority,
-            coalesces: request.coalescesIdenticalRequests ?? settings.settings.coalescesRequests,
-            uploadProgress: uploadProgress, timer: timer
+            urlRequest, bodyFile: bodyFile?.url, plugIns: layers, transport: host.transport,
+            priority: priority, uploadProgress: uploadProgress, timer: timer
         ) { [self] outcome in
             // On the session's delegate queue: end the attempt, then leave that queue.
             let ending = transportEnded(outcome, attempt: attempt, seen: seen)
@@ -166,6 +164,13 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         } else if !proceed {
             task.cancel()
         }
+    }
+
+    /// Whether a plug-in (the cache) answered the first attempt with a stored response.
+    private func answered(_ urlRequest: inout URLRequest, by layers: [any RequestPlugIn]) -> Bool {
+        let credential = layers.credential
+        let queue = settings.settings.callbackQueue
+        return layers.contains { $0.answers(&urlRequest, credential: credential, sink: sink, lock: lock, queue: queue) }
     }
 
     /// The attempt's clock expired: its transfer ends as cancelled, reported as the timeout.
@@ -195,12 +200,12 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
     private func received(_ outcome: TransportOutcome, ending: (cancelled: Bool, timedOut: URLError?), attempt: Int, context: RequestContext?) {
         let validated = ValidateStage.run(
             outcome, cancelled: ending.cancelled, timedOut: ending.timedOut, settings: settings,
-            cacheStage: cacheStage, interceptors: interceptors, context: context
+            plugIns: plugIns, interceptors: interceptors, context: context
         )
         let failure: NetworkError
         switch validated {
         case .success(let response):
-            guard let error = MapStage.run(response, sink: sink, lock: lock, cacheStage: cacheStage, token: token?.token) else {
+            guard let error = MapStage.run(response, sink: sink, lock: lock, plugIns: plugIns) else {
                 return finish(.success(()))
             }
             failure = error
@@ -290,7 +295,7 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         )
         let (file, last) = (bodyFile, interceptors.isEmpty ? nil : last)
         lock.unlock()
-        token?.end()
+        plugIns.forEach { $0.end() }
         file?.remove()
         var error: NetworkError?
         if case .failure(var failure) = result {

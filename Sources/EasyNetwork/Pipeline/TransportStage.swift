@@ -3,26 +3,38 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Hands one adapted attempt to the host's session (through the coalescer when it may
-/// share a transfer) with its clock, the ``AttemptTimer`` that hears every byte.
-/// `arrived` runs once, on the session's delegate queue.
+/// Hands one adapted attempt to the request's plug-ins in order (coalescing may share
+/// a transfer), then to the host's session, with its clock, the ``AttemptTimer`` that
+/// hears every byte. `arrived` runs once, on the session's delegate queue.
 enum TransportStage {
     /// The task in flight (`nil` when the session is gone: `arrived` reported it).
     static func send(
         _ urlRequest: URLRequest,
         bodyFile: URL?,
+        plugIns: [any RequestPlugIn],
         transport: NetworkService,
         priority: Float?,
-        coalesces: Bool,
         uploadProgress: (@Sendable (Int64, Int64) -> Void)?,
         timer: AttemptTimer,
         arrived: @escaping @Sendable (TransportOutcome) -> Void
     ) -> TransportTask? {
-        guard coalesces, bodyFile == nil, RequestCoalescer.canCoalesce(urlRequest) else {
+        guard !plugIns.isEmpty else {
             return transport.dataTask(with: urlRequest, bodyFile: bodyFile, priority: priority, uploadProgress: uploadProgress, activity: timer, completion: arrived)
         }
-        return transport.coalescer.dataTask(with: urlRequest, activity: timer, start: {
-            transport.dataTask(with: urlRequest, priority: priority, activity: $0, completion: $1)
-        }, completion: arrived)
+        return send(0, urlRequest, plugIns, timer, arrived) { request, activity, arrived in
+            transport.dataTask(with: request, bodyFile: bodyFile, priority: priority, uploadProgress: uploadProgress, activity: activity, completion: arrived)
+        }
+    }
+
+    private static func send(
+        _ index: Int,
+        _ request: URLRequest,
+        _ plugIns: [any RequestPlugIn],
+        _ activity: any TransferActivity,
+        _ arrived: @escaping @Sendable (TransportOutcome) -> Void,
+        session: (URLRequest, any TransferActivity, @escaping @Sendable (TransportOutcome) -> Void) -> TransportTask?
+    ) -> TransportTask? {
+        guard index < plugIns.count else { return session(request, activity, arrived) }
+        return plugIns[index].send(request, activity: activity, next: { send(index + 1, $0, plugIns, $1, $2, session: session) }, arrived: arrived)
     }
 }

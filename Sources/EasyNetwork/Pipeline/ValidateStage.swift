@@ -14,7 +14,7 @@ enum ValidateStage {
         cancelled: Bool,
         timedOut: URLError?,
         settings: HostConfiguration.SettingsSnapshot,
-        cacheStage: CacheStage?,
+        plugIns: [any RequestPlugIn],
         interceptors: [any RequestInterceptor],
         context: RequestContext?
     ) -> Result<NetworkResponse, NetworkError> {
@@ -23,7 +23,9 @@ enum ValidateStage {
             outcome.response = nil
             outcome.error = timedOut
         }
-        cacheStage?.useStoredBody(for: &outcome)
+        for plugIn in plugIns {
+            plugIn.received(&outcome)
+        }
         if let context {
             for interceptor in interceptors {
                 interceptor.didReceive(outcome.response, data: outcome.data, error: outcome.error, context: context)

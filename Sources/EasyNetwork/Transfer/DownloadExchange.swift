@@ -30,7 +30,7 @@ final class DownloadExchange: RetryLedger, Sendable {
     private let host: HostConfiguration
     private let destination: URL
     private let options: DownloadOptions
-    private let token: TokenInterceptor?
+    private let token: TokenPlugIn?
     /// Those that adapt and decide retries: the token first, then the host's and the request's.
     private let chain: [any RequestInterceptor]
     private let requestID: Int
@@ -54,7 +54,7 @@ final class DownloadExchange: RetryLedger, Sendable {
         self.host = host
         self.destination = destination
         self.options = options
-        let token = request.requiresAuthentication ? host.authenticator.map { TokenInterceptor(TokenWait(authenticator: $0, service: service)) } : nil
+        let token = request.requiresAuthentication ? host.authenticator.map { TokenPlugIn(TokenWait(authenticator: $0, service: service)) } : nil
         self.token = token
         let interceptors = host.interceptors + request.interceptors
         chain = token.map { [$0] + interceptors } ?? interceptors

@@ -3,11 +3,11 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The cache's part in one request: the lookup before the first attempt is sent, the
+/// The cache's part in one request, a ``RequestPlugIn``: the lookup before the first attempt is sent, the
 /// stored body for a `304`, and storing a response once it has been validated and
 /// mapped. Only a response that mapped is stored, so a business failure, a response
 /// an interceptor rejected or one that did not decode is never served again.
-final class CacheStage: @unchecked Sendable {
+final class CachePlugIn: RequestPlugIn, @unchecked Sendable {
     // unchecked: `looked` and `entry` are read and written only under `lock`.
     private let cache: ResponseCache
     private let policy: CachePolicy
@@ -62,18 +62,18 @@ final class CacheStage: @unchecked Sendable {
     /// Before the first attempt: whether a stored response answers the request (mapped
     /// into `sink` by the ``MapStage``, and not stored again); a value for
     /// `onCachedValue` goes to `queue` first.
-    func answers(_ request: inout URLRequest, token: String?, sink: any ExchangeSink, lock: Lock, queue: DispatchQueue) -> Bool {
-        guard let stored = lookUp(&request, token: token) else { return false }
+    func answers(_ request: inout URLRequest, credential: String?, sink: any ExchangeSink, lock: Lock, queue: DispatchQueue) -> Bool {
+        guard let stored = lookUp(&request, token: credential) else { return false }
         guard stored.final else {
             if sink.wantsProvisional { sink.deliverProvisional(stored.response, on: queue, lock: lock) }
             return false
         }
         // A stored copy that no longer maps (a stricter type) is not the answer: the network is.
-        return MapStage.run(stored.response, sink: sink, lock: lock, cacheStage: nil, token: nil) == nil
+        return MapStage.run(stored.response, sink: sink, lock: lock, plugIns: []) == nil
     }
 
     /// A `304 Not Modified` to a revalidation becomes the stored response.
-    func useStoredBody(for outcome: inout TransportOutcome) {
+    func received(_ outcome: inout TransportOutcome) {
         guard outcome.error == nil, outcome.response?.statusCode == 304, let url = outcome.request.url else { return }
         lock.lock()
         let entry = self.entry
@@ -87,7 +87,7 @@ final class CacheStage: @unchecked Sendable {
 
     /// After `response` (sent with `token`) passed validation and mapped: stores it
     /// when HTTP allows, and otherwise removes the copy an earlier response left.
-    func storeIfAllowed(_ response: NetworkResponse, token: String?) {
+    func didMap(_ response: NetworkResponse, credential token: String?) {
         lock.lock()
         let looked = self.looked
         lock.unlock()

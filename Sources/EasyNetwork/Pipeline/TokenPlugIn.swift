@@ -3,11 +3,12 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The host's ``TokenAuthenticator`` as the first interceptor of one request: `adapt`
+/// The host's ``TokenAuthenticator`` in one request: a ``RequestPlugIn`` whose
+/// interceptor (itself) adapts and decides retries ahead of the host's. `adapt`
 /// waits for the credential (lending the request's queue slot while it waits, see
 /// ``TokenWait``) and puts it on the request; `retry` answers an unauthorized attempt
 /// by refreshing (or joining the refresh, or taking a newer token) and replays once.
-final class TokenInterceptor: RequestInterceptor, @unchecked Sendable {
+final class TokenPlugIn: RequestPlugIn, RequestInterceptor, @unchecked Sendable {
     // unchecked: `sent` is read and written only under `lock`.
     private let wait: TokenWait
     private let lock = Lock()
@@ -18,8 +19,10 @@ final class TokenInterceptor: RequestInterceptor, @unchecked Sendable {
         self.wait = wait
     }
 
+    var interceptor: (any RequestInterceptor)? { self }
+
     /// The token the last attempt was sent with (the cache keys on it).
-    var token: String? {
+    var credential: String? {
         lock.lock()
         defer { lock.unlock() }
         return sent?.token
