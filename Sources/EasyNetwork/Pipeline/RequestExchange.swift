@@ -80,15 +80,9 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
             }
             lock.lock()
             let kept = !finished
-            if kept {
-                base = urlRequest
-                bodyFile = file
-            }
+            if kept { (base, bodyFile) = (urlRequest, file) }
             lock.unlock()
-            guard kept else {
-                file?.remove()  // cancelled while the body was written
-                return
-            }
+            guard kept else { file?.remove(); return }  // cancelled while the body was written
             sendAttempt()
         }
     }
@@ -126,7 +120,8 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         var urlRequest = adapted
         // The cache is asked with the request as sent, so its key holds the credentials.
         let layers = bodyFile == nil ? plugIns : []
-        if attempt == 1, !layers.isEmpty, answered(&urlRequest, by: layers) {
+        if attempt == 1, !layers.isEmpty,
+           TransportStage.answered(&urlRequest, plugIns: layers, sink: sink, lock: lock, queue: settings.settings.callbackQueue) {
             lock.lock()
             self.attempt = 0  // nothing was sent, so no attempt counts
             lock.unlock()
@@ -164,13 +159,6 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         } else if !proceed {
             task.cancel()
         }
-    }
-
-    /// Whether a plug-in (the cache) answered the first attempt with a stored response.
-    private func answered(_ urlRequest: inout URLRequest, by layers: [any RequestPlugIn]) -> Bool {
-        let credential = layers.credential
-        let queue = settings.settings.callbackQueue
-        return layers.contains { $0.answers(&urlRequest, credential: credential, sink: sink, lock: lock, queue: queue) }
     }
 
     /// The attempt's clock expired: its transfer ends as cancelled, reported as the timeout.
@@ -244,15 +232,13 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
     }
 
     func retryCount(decidedBy type: ObjectIdentifier) -> Int {
-        lock.lock()
-        defer { lock.unlock() }
+        lock.lock(); defer { lock.unlock() }
         return retriesBy.reduce(0) { $1 == type ? $0 + 1 : $0 }
     }
 
     func recordRetry(decidedBy type: ObjectIdentifier) {
-        lock.lock()
+        lock.lock(); defer { lock.unlock() }
         retriesBy.append(type)
-        lock.unlock()
     }
 
     /// Cancels the request wherever it is: in flight (the task's completion reports

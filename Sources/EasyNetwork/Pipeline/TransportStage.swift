@@ -7,6 +7,14 @@ import FoundationNetworking
 /// a transfer), then to the host's session, with its clock, the ``AttemptTimer`` that
 /// hears every byte. `arrived` runs once, on the session's delegate queue.
 enum TransportStage {
+    /// Before the first attempt (without a body file): whether a plug-in (the cache)
+    /// answered it with a stored response, mapped into `sink`; `queue` gets a value
+    /// for `onCachedValue`.
+    static func answered(_ urlRequest: inout URLRequest, plugIns: [any RequestPlugIn], sink: any ExchangeSink, lock: Lock, queue: DispatchQueue) -> Bool {
+        let credential = plugIns.credential
+        return plugIns.contains { $0.answers(&urlRequest, credential: credential, sink: sink, lock: lock, queue: queue) }
+    }
+
     /// The task in flight (`nil` when the session is gone: `arrived` reported it).
     static func send(
         _ urlRequest: URLRequest,

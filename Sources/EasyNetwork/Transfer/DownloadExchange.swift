@@ -12,7 +12,9 @@ import FoundationNetworking
 ///
 /// All mutable state sits behind one lock; every path ends in ``finish(_:)``, which
 /// runs once.
-final class DownloadExchange: RetryLedger, Sendable {
+final class DownloadExchange: RetryLedger, @unchecked Sendable {
+    // unchecked: `request` is an immutable description the library only reads; the
+    // mutable state is in `state`, behind its lock.
     private struct State {
         var attempt = 0
         /// Who decided each retry (see ``RequestContext/retryCount(decidedBy:)``).
@@ -26,7 +28,7 @@ final class DownloadExchange: RetryLedger, Sendable {
     }
 
     private let base: URLRequest
-    private let request: UncheckedSendable<any BaseAPIRequest>
+    private let request: any BaseAPIRequest
     private let host: HostConfiguration
     private let destination: URL
     private let options: DownloadOptions
@@ -50,7 +52,7 @@ final class DownloadExchange: RetryLedger, Sendable {
         completion: @escaping @Sendable (Result<URL, NetworkError>) -> Void
     ) {
         self.base = base
-        self.request = UncheckedSendable(request)
+        self.request = request
         self.host = host
         self.destination = destination
         self.options = options
@@ -92,7 +94,7 @@ final class DownloadExchange: RetryLedger, Sendable {
     }
 
     private func context(attempt: Int) -> RequestContext {
-        RequestContext(request: request.value, host: host, attempt: attempt, requestID: requestID, ledger: self)
+        RequestContext(request: request, host: host, attempt: attempt, requestID: requestID, ledger: self)
     }
 
     private func send(_ urlRequest: URLRequest, attempt: Int) {
