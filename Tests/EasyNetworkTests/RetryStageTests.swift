@@ -120,4 +120,34 @@ final class RetryStageTests: ServerTestCase {
         XCTAssertEqual(outcomes.values.first??.isCancelled, true)
         XCTAssertEqual(server.requests(path: "/down").count, 1, "the late .retry sent nothing")
     }
+
+    func testARetryPolicyAmongTheInterceptorsRetriesLikeAnyInterceptor() {
+        let script = Script([.status(503), .json("{}")])
+        server.route("GET", "/flaky") { _ in script.next() }
+        let host = makeHost()  // host.retryPolicy stays .none
+        host.interceptors = [RetryPolicy(maxAttempts: 2, baseDelay: 0.01)]
+        XCTAssertNotNil(value(of: send(TestRequest("/flaky"), host: host)))
+        XCTAssertEqual(server.requests(path: "/flaky").count, 2)
+    }
+
+    func testTheTokenDecidesFirstAndReplaysOnce() {
+        server.route("GET", "/me") { _ in .status(401) }
+        let refreshes = Collector<Int>()
+        let asked = Collector<String>()
+        let host = makeHost()
+        host.authenticator = TokenAuthenticator(token: "old") { done in
+            refreshes.append(1)
+            done(.success("new"))
+        }
+        host.interceptors = [ClosureInterceptor(retry: { error, context, completion in
+            asked.append("#\(context.attempt) \(error.statusCode ?? 0)")
+            completion(.pass)
+        })]
+        let error = failure(of: send(TestRequest("/me"), host: host))
+        XCTAssertEqual(error?.statusCode, 401)
+        XCTAssertEqual(error?.attempts, 2)
+        XCTAssertEqual(refreshes.count, 1)
+        XCTAssertEqual(asked.values, ["#2 401"], "the token decided the first 401 (refresh, replay) and passed on the second")
+        XCTAssertEqual(server.requests(path: "/me").map { $0.header("Authorization") }, ["Bearer old", "Bearer new"])
+    }
 }

@@ -75,8 +75,10 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
     /// Builds the request, then sends the first attempt.
     func start() {
         BuildStage.run(request, builder: URLRequestBuilder(configuration: host)) { [self] built, file in
-            guard case .success(let urlRequest) = built else {
-                return finish(built.map { _ in () })
+            let urlRequest: URLRequest
+            switch built {
+            case .success(let value): urlRequest = value
+            case .failure(let error): return finish(error)
             }
             lock.lock()
             let kept = !finished
@@ -92,7 +94,7 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         lock.lock()
         guard !cancelled, !finished, let base else {
             lock.unlock()
-            return finish(.failure(.cancelled(url: nil)))
+            return finish(.cancelled(url: nil))
         }
         attempt += 1
         let attempt = attempt
@@ -106,7 +108,7 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         AdaptStage.run(base, interceptors: chain, context: context) { [self] adapted in
             switch adapted {
             case .success(let urlRequest): send(urlRequest, attempt: attempt, context: context)
-            case .failure(let error): finish(.failure(error))
+            case .failure(let error): finish(error)
             }
         }
     }
@@ -116,7 +118,7 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         // Adapting may have taken a while: a request cancelled meanwhile has ended.
         let (ended, bodyFile) = (cancelled || finished, bodyFile)
         lock.unlock()
-        if ended { return finish(.failure(.cancelled(url: adapted.url))) }
+        if ended { return finish(.cancelled(url: adapted.url)) }
         var urlRequest = adapted
         // The cache is asked with the request as sent, so its key holds the credentials.
         let layers = bodyFile == nil ? plugIns : []
@@ -125,7 +127,7 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
             lock.lock()
             self.attempt = 0  // nothing was sent, so no attempt counts
             lock.unlock()
-            return finish(.success(()))
+            return finish(nil)
         }
         if let context {
             interceptors.forEach { $0.willSend(urlRequest, context: context) }
@@ -194,20 +196,20 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         switch validated {
         case .success(let response):
             guard let error = MapStage.run(response, sink: sink, lock: lock, plugIns: plugIns) else {
-                return finish(.success(()))
+                return finish(nil)
             }
             failure = error
         case .failure(let error):
             failure = error
         }
-        if failure.isCancelled { return finish(.failure(failure)) }
+        if failure.isCancelled { return finish(failure) }
         lock.lock()
         let asking = !cancelled && !finished
         deciding = asking
         lock.unlock()
-        guard asking else { return finish(.failure(.cancelled(url: outcome.request.url))) }
-        let policy = request.retryPolicy ?? settings.settings.retryPolicy
-        RetryStage.decide(failure, interceptors: chain, policy: policy, context: context ?? self.context(attempt: attempt)) { [self] decision in
+        guard asking else { return finish(.cancelled(url: outcome.request.url)) }
+        let policy = request.retryPolicy ?? settings.settings.retryPolicy, context = context ?? self.context(attempt: attempt)
+        RetryStage.decide(failure, interceptors: chain, policy: policy, context: context) { [self] decision in
             lock.lock()
             // Cancelled while deciding (it has ended as cancelled then), or a second answer.
             let current = deciding && !cancelled && !finished
@@ -215,8 +217,8 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
             lock.unlock()
             guard current else { return }
             switch decision {
-            case .pass: finish(.failure(failure))
-            case .fail(let replaced): finish(.failure(replaced))
+            case .pass: finish(failure)
+            case .fail(let replaced): finish(replaced)
             case .retry(let delay): scheduleRetry(after: delay)
             }
         }
@@ -253,7 +255,7 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         if let task {
             task.cancel()
         } else {
-            finish(.failure(.cancelled(url: nil)))
+            finish(.cancelled(url: nil))
         }
     }
 
@@ -267,8 +269,8 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
 
     // MARK: End
 
-    /// Ends the request once: a failure, or success with the value the sink keeps.
-    private func finish(_ result: Result<Void, NetworkError>) {
+    /// Ends the request once: with `error`, or (`nil`) with the value the sink keeps.
+    private func finish(_ error: NetworkError?) {
         let ended = Date()
         lock.lock()
         guard !finished else { return lock.unlock() }
@@ -283,11 +285,8 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         lock.unlock()
         plugIns.forEach { $0.end() }
         file?.remove()
-        var error: NetworkError?
-        if case .failure(var failure) = result {
-            failure.attempts = metrics.attempts
-            error = failure
-        }
+        var error = error
+        error?.attempts = metrics.attempts
         DeliverStage.run(error, metrics: metrics, last: last, exchange: self)
         service.exchangeFinished(self)
     }
