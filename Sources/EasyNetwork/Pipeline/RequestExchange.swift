@@ -70,8 +70,6 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         RequestContext(request: request, host: host, attempt: attempt, requestID: requestID, ledger: self)
     }
 
-    // MARK: Flow
-
     /// Builds the request, then sends the first attempt.
     func start() {
         BuildStage.run(request, builder: URLRequestBuilder(configuration: host)) { [self] built, file in
@@ -207,15 +205,16 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         let asking = !cancelled && !finished
         deciding = asking
         lock.unlock()
+        // Cancelled after its answer arrived: it ends as cancelled, nothing is asked.
         guard asking else { return finish(.cancelled(url: outcome.request.url)) }
         let policy = request.retryPolicy ?? settings.settings.retryPolicy, context = context ?? self.context(attempt: attempt)
         RetryStage.decide(failure, interceptors: chain, policy: policy, context: context) { [self] decision in
             lock.lock()
-            // Cancelled while deciding (it has ended as cancelled then), or a second answer.
-            let current = deciding && !cancelled && !finished
+            // A request cancelled meanwhile has ended; a second answer is ignored.
+            let first = deciding && !finished
             deciding = false
             lock.unlock()
-            guard current else { return }
+            guard first else { return }
             switch decision {
             case .pass: finish(failure)
             case .fail(let replaced): finish(replaced)
@@ -266,8 +265,6 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         timer?.stop()
         timer = nil
     }
-
-    // MARK: End
 
     /// Ends the request once: with `error`, or (`nil`) with the value the sink keeps.
     private func finish(_ error: NetworkError?) {
