@@ -27,11 +27,25 @@ enum TransportStage {
         arrived: @escaping @Sendable (TransportOutcome) -> Void
     ) -> TransportTask? {
         guard !plugIns.isEmpty else {
-            return transport.dataTask(with: urlRequest, bodyFile: bodyFile, priority: priority, uploadProgress: uploadProgress, activity: timer, completion: arrived)
+            return session(urlRequest, timer, arrived, bodyFile: bodyFile, transport: transport, priority: priority, uploadProgress: uploadProgress)
         }
         return send(0, urlRequest, plugIns, timer, arrived) { request, activity, arrived in
-            transport.dataTask(with: request, bodyFile: bodyFile, priority: priority, uploadProgress: uploadProgress, activity: activity, completion: arrived)
+            session(request, activity, arrived, bodyFile: bodyFile, transport: transport, priority: priority, uploadProgress: uploadProgress)
         }
+    }
+
+    /// The host's session, called from one place so the transport's code exists once.
+    @inline(never)
+    private static func session(
+        _ request: URLRequest,
+        _ activity: any TransferActivity,
+        _ arrived: @escaping @Sendable (TransportOutcome) -> Void,
+        bodyFile: URL?,
+        transport: NetworkService,
+        priority: Float?,
+        uploadProgress: (@Sendable (Int64, Int64) -> Void)?
+    ) -> TransportTask? {
+        transport.dataTask(with: request, bodyFile: bodyFile, priority: priority, uploadProgress: uploadProgress, activity: activity, completion: arrived)
     }
 
     private static func send(
