@@ -5,8 +5,8 @@ import FoundationNetworking
 #endif
 
 /// The clock of one attempt, and the one place a request times out: hears every byte
-/// the transfer moves (``TransferActivity``) and calls `expired` once when the
-/// attempt's ``AttemptDeadline`` passes; ``stop()`` then tells which limit it was.
+/// the transfer moves (``TransferActivity``) and cancels the attempt's task once its
+/// ``AttemptDeadline`` passes; ``stop()`` then tells which limit it was.
 ///
 /// Bytes moving only stamp a time under the lock. The timer (one entry in the shared
 /// ``DeadlineScheduler``) fires at the earliest moment the attempt could expire; when
@@ -15,8 +15,9 @@ final class AttemptTimer: TransferActivity, @unchecked Sendable {
     // unchecked: the `var`s are read and written only under `lock`.
     private let deadline: AttemptDeadline
     private let start: DispatchTime
-    private let expired: @Sendable () -> Void
     private let lock = Lock()
+    /// The attempt's transfer while armed.
+    private var task: TransportTask?
     private var lastActivity: DispatchTime
     /// The scheduler key while armed.
     private var key: Int?
@@ -24,16 +25,18 @@ final class AttemptTimer: TransferActivity, @unchecked Sendable {
     /// The `URLError.timedOut` of an attempt that expired.
     private var timedOut: URLError?
 
-    /// A clock that starts now; ``arm()`` lets it fire.
-    init(_ deadline: AttemptDeadline, expired: @escaping @Sendable () -> Void) {
+    /// A clock that starts now; ``arm(_:)`` lets it fire.
+    init(_ deadline: AttemptDeadline) {
         self.deadline = deadline
-        self.expired = expired
         start = DispatchTime.now()
         lastActivity = start
     }
 
-    /// Sets the timer for the first moment the attempt could expire.
-    func arm() {
+    /// Sets the timer for the first moment the attempt could expire, when it cancels `task`.
+    func arm(_ task: TransportTask) {
+        lock.lock()
+        self.task = task
+        lock.unlock()
         check()
     }
 
@@ -53,6 +56,7 @@ final class AttemptTimer: TransferActivity, @unchecked Sendable {
         stopped = true
         key.map(DeadlineScheduler.shared.cancel)
         key = nil
+        task = nil
         return timedOut
     }
 
@@ -71,7 +75,10 @@ final class AttemptTimer: TransferActivity, @unchecked Sendable {
         }
         stopped = true
         timedOut = deadline.error(start: start, lastActivity: lastActivity)
+        let expired = task
+        task = nil
         lock.unlock()
-        expired()
+        // Its transfer ends as cancelled, and ``stop()`` tells the exchange why.
+        expired?.cancel()
     }
 }

@@ -136,7 +136,7 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         if seen { last.0 = urlRequest }
         bytesSent += urlRequest.httpBody?.count ?? Int(bodyFile?.length ?? 0)
         lock.unlock()
-        let timer = AttemptTimer(limits) { [self] in deadlinePassed(attempt: attempt) }
+        let timer = AttemptTimer(limits)
         let task = TransportStage.send(
             urlRequest, bodyFile: bodyFile?.url, plugIns: layers, transport: host.transport,
             priority: priority, uploadProgress: uploadProgress, timer: timer
@@ -155,18 +155,10 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         }
         lock.unlock()
         if arm {
-            timer.arm()  // outside the lock: it may expire at once; a stopped timer stays off
+            timer.arm(task)  // outside the lock: it may expire at once; a stopped timer stays off
         } else if !proceed {
             task.cancel()
         }
-    }
-
-    /// The attempt's clock expired: its transfer ends as cancelled, reported as the timeout.
-    private func deadlinePassed(attempt: Int) {
-        lock.lock()
-        let task = self.attempt == attempt && !finished ? self.task : nil
-        lock.unlock()
-        task?.cancel()
     }
 
     /// The attempt's transport ended: disarms its clock (before any user code runs)
@@ -251,11 +243,8 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         let task = task
         stopClocks()
         lock.unlock()
-        if let task {
-            task.cancel()
-        } else {
-            finish(.cancelled(url: nil))
-        }
+        // In flight, its transfer's end reports the cancellation; otherwise it ends now.
+        if let task { task.cancel() } else { finish(.cancelled(url: nil)) }
     }
 
     /// Under the lock: the attempt's clock and a pending backoff stop for good.
