@@ -13,19 +13,17 @@ import FoundationNetworking
 /// All mutable state sits behind one lock; every path ends in ``finish(_:)``, which
 /// runs once.
 final class DownloadExchange: RetryLedger, @unchecked Sendable {
-    // unchecked: `request` is an immutable description the library only reads; the
-    // mutable state is in `state`, behind its lock.
-    private struct State {
-        var attempt = 0
-        /// Who decided each retry (see ``RequestContext/retryCount(decidedBy:)``).
-        var retriesBy: [ObjectIdentifier] = []
-        /// The transfer in flight; `nil` between transfers (a backoff, a refresh).
-        var transfer: DownloadTransfer?
-        var backoff: Int?
-        var resumedFrom: Int64 = 0
-        var cancelled = false
-        var finished = false
-    }
+    // unchecked: `request` is an immutable description the library only reads; every
+    // `var` is read and written only under `lock`.
+    private let lock = Lock()
+    private var attempt = 0
+    /// Who decided each retry (see ``RequestContext/retryCount(decidedBy:)``).
+    private var retriesBy: [ObjectIdentifier] = []
+    /// The transfer in flight; `nil` between transfers (a backoff, a refresh).
+    private var transfer: DownloadTransfer?
+    private var backoff: Int?
+    private var lastResumedFrom: Int64 = 0
+    private var cancelled = false, finished = false
 
     private let base: URLRequest
     private let request: any BaseAPIRequest
@@ -39,7 +37,6 @@ final class DownloadExchange: RetryLedger, @unchecked Sendable {
     private let retryPolicy: RetryPolicy
     private let progress: @Sendable (_ written: Int64, _ expected: Int64?) -> Void
     private let completion: @Sendable (Result<URL, NetworkError>) -> Void
-    private let state = Protected(State())
 
     init(
         base: URLRequest,
@@ -68,19 +65,21 @@ final class DownloadExchange: RetryLedger, @unchecked Sendable {
 
     /// How many bytes of an earlier attempt the last transfer asked to resume after.
     var resumedFrom: Int64 {
-        state.read { $0.transfer?.resumedFrom ?? $0.resumedFrom }
+        lock.lock()
+        defer { lock.unlock() }
+        return transfer?.resumedFrom ?? lastResumedFrom
     }
 
     /// Adapts the request (the token first), then starts a transfer.
     func start() {
-        guard let attempt: Int = state.write({ state in
-            guard !state.cancelled, !state.finished else { return nil }
-            state.attempt += 1
-            return state.attempt
-        }) else {
-            finish(.failure(.cancelled(url: base.url)))
-            return
+        lock.lock()
+        guard !cancelled, !finished else {
+            lock.unlock()
+            return finish(.failure(.cancelled(url: base.url)))
         }
+        attempt += 1
+        let attempt = attempt
+        lock.unlock()
         guard !chain.isEmpty else {
             send(base, attempt: attempt)
             return
@@ -107,11 +106,10 @@ final class DownloadExchange: RetryLedger, @unchecked Sendable {
             progress: progress,
             completion: { [self] result in transferEnded(result, attempt: attempt) }
         )
-        let proceed: Bool = state.write { state in
-            guard !state.cancelled, !state.finished else { return false }
-            state.transfer = transfer
-            return true
-        }
+        lock.lock()
+        let proceed = !cancelled && !finished
+        if proceed { self.transfer = transfer }
+        lock.unlock()
         if proceed {
             transfer.start()
         } else {
@@ -120,11 +118,11 @@ final class DownloadExchange: RetryLedger, @unchecked Sendable {
     }
 
     private func transferEnded(_ result: Result<URL, NetworkError>, attempt: Int) {
-        let cancelled: Bool = state.write { state in
-            state.resumedFrom = state.transfer?.resumedFrom ?? state.resumedFrom
-            state.transfer = nil
-            return state.cancelled
-        }
+        lock.lock()
+        lastResumedFrom = transfer?.resumedFrom ?? lastResumedFrom
+        transfer = nil
+        let cancelled = cancelled
+        lock.unlock()
         guard case .failure(let error) = result, !error.isCancelled else {
             finish(result)
             return
@@ -139,11 +137,10 @@ final class DownloadExchange: RetryLedger, @unchecked Sendable {
             case .fail(let replaced): finish(.failure(replaced))
             case .retry(let delay):
                 guard let key = RetryStage.backoff(after: delay, { [self] in start() }) else { return }
-                let stale: Bool = state.write { state in
-                    guard !state.cancelled, !state.finished else { return true }
-                    state.backoff = key
-                    return false
-                }
+                lock.lock()
+                let stale = cancelled || finished
+                if !stale { backoff = key }
+                lock.unlock()
                 if stale {
                     DeadlineScheduler.shared.cancel(key)
                 }
@@ -152,43 +149,46 @@ final class DownloadExchange: RetryLedger, @unchecked Sendable {
     }
 
     func retryCount(decidedBy type: ObjectIdentifier) -> Int {
-        state.read { state in state.retriesBy.reduce(0) { $1 == type ? $0 + 1 : $0 } }
+        lock.lock()
+        defer { lock.unlock() }
+        return retriesBy.reduce(0) { $1 == type ? $0 + 1 : $0 }
     }
 
     func recordRetry(decidedBy type: ObjectIdentifier) {
-        state.write { $0.retriesBy.append(type) }
+        lock.lock()
+        retriesBy.append(type)
+        lock.unlock()
     }
 
     /// Cancels the transfer in flight (its end reports it), or ends at once in a backoff,
     /// while adapting (waiting for a token) or while a retry is decided.
     func cancel() {
-        let (transfer, idle): (DownloadTransfer?, Bool) = state.write { state in
-            guard !state.finished, !state.cancelled else { return (nil, false) }
-            state.cancelled = true
-            state.backoff.map(DeadlineScheduler.shared.cancel)
-            state.backoff = nil
-            return (state.transfer, state.transfer == nil)
-        }
+        lock.lock()
+        guard !finished, !cancelled else { return lock.unlock() }
+        cancelled = true
+        backoff.map(DeadlineScheduler.shared.cancel)
+        backoff = nil
+        let transfer = transfer
+        lock.unlock()
         if let transfer {
             transfer.cancel()
-        } else if idle {
+        } else {
             finish(.failure(.cancelled(url: base.url)))
         }
     }
 
     private func finish(_ result: Result<URL, NetworkError>) {
-        let first: Bool = state.write { state in
-            guard !state.finished else { return false }
-            state.finished = true
-            state.backoff.map(DeadlineScheduler.shared.cancel)
-            state.backoff = nil
-            return true
-        }
-        guard first else { return }
+        lock.lock()
+        guard !finished else { return lock.unlock() }
+        finished = true
+        backoff.map(DeadlineScheduler.shared.cancel)
+        backoff = nil
+        let attempts = attempt
+        lock.unlock()
         token?.end()
         var result = result
         if case .failure(var error) = result {
-            error.attempts = state.read { $0.attempt }
+            error.attempts = attempts
             result = .failure(error)
         }
         completion(result)
