@@ -151,7 +151,7 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         let arm = proceed && completedAttempt < attempt
         if arm {
             self.task = task
-            self.timer = timer  // every way the exchange ends stops it (it holds self)
+            self.timer = timer  // every way the attempt or the exchange ends stops it
         }
         lock.unlock()
         if arm {
