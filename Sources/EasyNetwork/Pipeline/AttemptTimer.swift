@@ -12,10 +12,10 @@ import FoundationNetworking
 /// ``DeadlineScheduler``) fires at the earliest moment the attempt could expire; when
 /// bytes moved since, it is set again for the new moment instead of firing.
 final class AttemptTimer: TransferActivity, @unchecked Sendable {
-    // unchecked: the `var`s are read and written only under `lock`.
+    // unchecked: the `var`s are read and written only under `lock` (its exchange's).
     private let deadline: AttemptDeadline
     private let start: DispatchTime
-    private let lock = Lock()
+    private let lock: Lock
     /// The attempt's transfer while armed.
     private var task: TransportTask?
     private var lastActivity: DispatchTime
@@ -25,9 +25,11 @@ final class AttemptTimer: TransferActivity, @unchecked Sendable {
     /// The `URLError.timedOut` of an attempt that expired.
     private var timedOut: URLError?
 
-    /// A clock that starts now; ``arm(_:)`` lets it fire.
-    init(_ deadline: AttemptDeadline) {
+    /// A clock that starts now, keeping its state under `lock` (the exchange's: one
+    /// mutex per request); ``arm(_:)`` lets it fire.
+    init(_ deadline: AttemptDeadline, lock: Lock) {
         self.deadline = deadline
+        self.lock = lock
         start = DispatchTime.now()
         lastActivity = start
     }
@@ -48,11 +50,9 @@ final class AttemptTimer: TransferActivity, @unchecked Sendable {
     }
 
     /// Disarms the timer for good (the attempt ended or was cancelled); returns the
-    /// timeout error when it had expired.
+    /// timeout error when it had expired. The caller holds `lock`.
     @discardableResult
     func stop() -> URLError? {
-        lock.lock()
-        defer { lock.unlock() }
         stopped = true
         key.map(DeadlineScheduler.shared.cancel)
         key = nil

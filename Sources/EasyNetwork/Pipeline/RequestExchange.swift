@@ -136,7 +136,7 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         if seen { last.0 = urlRequest }
         bytesSent += urlRequest.httpBody?.count ?? Int(bodyFile?.length ?? 0)
         lock.unlock()
-        let timer = AttemptTimer(limits)
+        let timer = AttemptTimer(limits, lock: lock)
         let task = TransportStage.send(
             urlRequest, bodyFile: bodyFile?.url, plugIns: layers, transport: host.transport,
             priority: priority, uploadProgress: uploadProgress, timer: timer
