@@ -13,20 +13,19 @@ import FoundationNetworking
 /// A ``ServiceOperation`` owns one service. ``cancel()`` cancels every request it
 /// is running and is sticky: requests made afterwards fail at once as cancelled.
 public final class EasyNetworkService: @unchecked Sendable {
-    private struct State {
-        var cancelled = false
-        var exchanges: [ObjectIdentifier: any CancellableExchange] = [:]
-        var priority: Float?
-        var queuedAt: Date?
-        var onCancellationDelivered: (@Sendable () -> Void)?
-        /// The queue running this service's operation, which lends it a slot while a
-        /// request waits for a token refresh.
-        weak var slotLender: NetworkQueue?
-    }
-
+    // unchecked: every `var` is read and written only under `lock`.
     /// The host this service talks to.
     public let configuration: HostConfiguration
-    private let state = Protected(State())
+    private let lock = Lock()
+    private var cancelled = false
+    /// The requests running; usually one (an operation's).
+    private var exchanges: [RequestExchange] = []
+    private var priority: Float?
+    private var queued: Date?
+    private var onCancelled: (@Sendable () -> Void)?
+    /// The queue running this service's operation, which lends it a slot while a
+    /// request waits for a token refresh.
+    private weak var lender: NetworkQueue?
 
     /// Creates a service for `configuration` (the seed's `EasyNetworkService(conf)`).
     public init(_ configuration: HostConfiguration) {
@@ -35,7 +34,9 @@ public final class EasyNetworkService: @unchecked Sendable {
 
     /// Whether ``cancel()`` was called.
     public var isCancelled: Bool {
-        state.read { $0.cancelled }
+        lock.lock()
+        defer { lock.unlock() }
+        return cancelled
     }
 
     /// Sends `request` and calls exactly one of the closures on the host's callback queue.
@@ -51,11 +52,9 @@ public final class EasyNetworkService: @unchecked Sendable {
         success: (@Sendable (Any?) -> Void)? = nil,
         failure: (@Sendable (NetworkError) -> Void)? = nil
     ) {
-        perform(request, transform: { response in
-            UncheckedSendable(try response.jsonObject())
-        }, completion: { result, _ in
+        perform(request, transform: { try $0.jsonObject() }, completion: { (result: Result<Any?, NetworkError>, _) in
             switch result {
-            case .success(let json): success?(json.value)
+            case .success(let json): success?(json)
             case .failure(let error): failure?(error)
             }
         })
@@ -83,22 +82,19 @@ public final class EasyNetworkService: @unchecked Sendable {
         cachedValue: (@Sendable (Output) -> Void)? = nil,
         completion: @escaping @Sendable (Result<Output, NetworkError>, RequestMetrics) -> Void
     ) {
-        let (priority, queuedAt) = state.read { ($0.priority, $0.queuedAt) }
-        let exchange = RequestExchange(
-            service: self,
-            request: request,
-            priority: priority,
-            queuedAt: queuedAt ?? Date(),
-            transform: transform,
-            uploadProgress: uploadProgress,
-            cachedValue: cachedValue,
-            completion: completion
-        )
-        let admitted = state.write { state -> Bool in
-            guard !state.cancelled else { return false }
-            state.exchanges[ObjectIdentifier(exchange)] = exchange
-            return true
-        }
+        start(request, sink: TypedSink(transform: transform, cachedValue: cachedValue, completion: completion), uploadProgress: uploadProgress)
+    }
+
+    /// The non-generic part of `perform`.
+    private func start(_ request: BaseAPIRequest, sink: any ExchangeSink, uploadProgress: (@Sendable (Int64, Int64) -> Void)?) {
+        lock.lock()
+        let (priority, queuedAt) = (priority, queued)
+        lock.unlock()
+        let exchange = RequestExchange(service: self, request: request, sink: sink, priority: priority, queuedAt: queuedAt ?? Date(), uploadProgress: uploadProgress)
+        lock.lock()
+        let admitted = !cancelled
+        if admitted { exchanges.append(exchange) }
+        lock.unlock()
         if admitted {
             exchange.start()
         } else {
@@ -109,29 +105,29 @@ public final class EasyNetworkService: @unchecked Sendable {
     /// Cancels every running request of this service; each reports a cancellation.
     /// Requests made afterwards fail at once as cancelled.
     public func cancel() {
-        let exchanges: [any CancellableExchange] = state.write { state in
-            state.cancelled = true
-            return Array(state.exchanges.values)
-        }
-        exchanges.forEach { $0.cancel() }
+        lock.lock()
+        cancelled = true
+        let running = exchanges
+        lock.unlock()
+        running.forEach { $0.cancel() }
     }
 
     /// The `URLSessionTask` priority for the next requests (0…1).
     var taskPriority: Float? {
-        get { state.read { $0.priority } }
-        set { state.write { $0.priority = newValue } }
+        get { lock.lock(); defer { lock.unlock() }; return priority }
+        set { lock.lock(); priority = newValue; lock.unlock() }
     }
 
     /// When the work was handed over (an operation's enqueue time), for metrics.
     var queuedAt: Date? {
-        get { state.read { $0.queuedAt } }
-        set { state.write { $0.queuedAt = newValue } }
+        get { lock.lock(); defer { lock.unlock() }; return queued }
+        set { lock.lock(); queued = newValue; lock.unlock() }
     }
 
     /// The queue that lends a slot while a request of this service is parked.
     var slotLender: NetworkQueue? {
-        get { state.read { $0.slotLender } }
-        set { state.write { $0.slotLender = newValue } }
+        get { lock.lock(); defer { lock.unlock() }; return lender }
+        set { lock.lock(); lender = newValue; lock.unlock() }
     }
 
     /// A loan of a slot for one wait of a request (empty when no queue runs it).
@@ -141,45 +137,25 @@ public final class EasyNetworkService: @unchecked Sendable {
 
     /// Called on the callback queue right after a cancellation was delivered.
     func onCancellationDelivered(_ body: @escaping @Sendable () -> Void) {
-        state.write { $0.onCancellationDelivered = body }
+        lock.lock()
+        onCancelled = body
+        lock.unlock()
+    }
+
+    /// On the callback queue, after a cancellation was delivered (see ``DeliverStage``).
+    func cancellationDelivered() {
+        lock.lock()
+        let body = onCancelled
+        lock.unlock()
+        body?()
     }
 
     /// Forgets a finished exchange.
-    func exchangeFinished(_ exchange: any CancellableExchange & AnyObject) {
-        state.write { _ = $0.exchanges.removeValue(forKey: ObjectIdentifier(exchange)) }
-    }
-
-    /// Calls back on `queue`: first the unauthorized notification and the host's
-    /// error handler for a failure that is not a cancellation, then `completion`.
-    func deliver<Output>(
-        _ result: Result<Output, NetworkError>,
-        metrics: RequestMetrics,
-        on queue: DispatchQueue,
-        errorHandler: UncheckedSendable<(NetworkError) -> Void>?,
-        completion: @escaping @Sendable (Result<Output, NetworkError>, RequestMetrics) -> Void
-    ) {
-        let box = UncheckedSendable(result)
-        let configuration = configuration
-        queue.async { [self] in
-            if case .failure(let error) = box.value, !error.isCancelled {
-                if error.isUnauthorized {
-                    NotificationCenter.default.post(
-                        name: HostConfiguration.unauthorizedOperationNotification,
-                        object: configuration,
-                        userInfo: ["error": error]
-                    )
-                }
-                errorHandler?.value(error)
-            }
-            completion(box.value, metrics)
-            if case .failure(let error) = box.value, error.isCancelled {
-                state.read { $0.onCancellationDelivered }?()
-            }
+    func exchangeFinished(_ exchange: RequestExchange) {
+        lock.lock()
+        if let index = exchanges.firstIndex(where: { $0 === exchange }) {
+            exchanges.remove(at: index)
         }
+        lock.unlock()
     }
-}
-
-/// A running request that can be cancelled without knowing its output type.
-protocol CancellableExchange: Sendable {
-    func cancel()
 }

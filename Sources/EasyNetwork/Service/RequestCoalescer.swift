@@ -11,9 +11,12 @@ import FoundationNetworking
 /// leaves at once with a cancellation; the transfer itself is cancelled only when its
 /// last seat leaves.
 final class RequestCoalescer: @unchecked Sendable {
-    /// One shared transfer; its fields are touched only under the coalescer's lock.
-    /// It passes the transfer's activity on to every seat, each with its own timeout.
-    private final class Flight: TransferActivity, @unchecked Sendable {  // its vars are read and written only under the coalescer's lock
+    // unchecked: `flights`, `nextSeat` and every flight's `var`s are read and written
+    // only under `lock`.
+    /// One shared transfer. It passes the transfer's activity on to every seat, each
+    /// with its own timeout.
+    private final class Flight: TransferActivity, @unchecked Sendable {
+        // unchecked: its `var`s are read and written only under the coalescer's lock.
         var seats: [Int: @Sendable (TransportOutcome) -> Void] = [:]
         var activities: [Int: any TransferActivity] = [:]
         var task: TransportTask?
@@ -27,16 +30,16 @@ final class RequestCoalescer: @unchecked Sendable {
         }
 
         func transferMoved() {
-            coalescer.state.read { _ in Array(activities.values) }.forEach { $0.transferMoved() }
+            coalescer.lock.lock()
+            let listeners = Array(activities.values)
+            coalescer.lock.unlock()
+            listeners.forEach { $0.transferMoved() }
         }
     }
 
-    private struct State {
-        var flights: [String: Flight] = [:]
-        var nextSeat = 0
-    }
-
-    private let state = Protected(State())
+    private let lock = Lock()
+    private var flights: [String: Flight] = [:]
+    private var nextSeat = 0
 
     /// Whether `request` may share a transfer: GET and HEAD only.
     static func canCoalesce(_ request: URLRequest) -> Bool {
@@ -63,56 +66,56 @@ final class RequestCoalescer: @unchecked Sendable {
         completion: @escaping @Sendable (TransportOutcome) -> Void
     ) -> TransportTask? {
         let key = Self.key(for: request)
-        let (seat, flight, isLeader): (Int, Flight, Bool) = state.write { state in
-            state.nextSeat += 1
-            let existing = state.flights[key]
-            let flight = existing ?? Flight(coalescer: self)
-            flight.seats[state.nextSeat] = completion
-            flight.activities[state.nextSeat] = activity
-            if existing == nil {
-                state.flights[key] = flight
-            }
-            return (state.nextSeat, flight, existing == nil)
+        lock.lock()
+        nextSeat += 1
+        let seat = nextSeat
+        let existing = flights[key]
+        let flight = existing ?? Flight(coalescer: self)
+        flight.seats[seat] = completion
+        flight.activities[seat] = activity
+        if existing == nil {
+            flights[key] = flight
         }
+        lock.unlock()
         let handle = TransportTask { [weak self] in self?.leave(seat: seat, of: flight, key: key, request: request) }
-        guard isLeader else { return handle }
+        guard existing == nil else { return handle }
         let task = start(flight) { [weak self] outcome in
             self?.land(flight, key: key, outcome: outcome)
         }
-        let cancelNow: Bool = state.write { _ in
-            flight.task = task
-            return flight.cancelled
-        }
+        lock.lock()
+        flight.task = task
+        let cancelNow = flight.cancelled
+        lock.unlock()
         if cancelNow { task?.cancel() }
         return handle
     }
 
     private func leave(seat: Int, of flight: Flight, key: String, request: URLRequest) {
-        let (completion, cancelTask): ((@Sendable (TransportOutcome) -> Void)?, TransportTask?) = state.write { state in
-            guard let completion = flight.seats.removeValue(forKey: seat) else { return (nil, nil) }
-            flight.activities.removeValue(forKey: seat)
-            guard flight.seats.isEmpty else { return (completion, nil) }
+        lock.lock()
+        guard let completion = flight.seats.removeValue(forKey: seat) else { return lock.unlock() }
+        flight.activities.removeValue(forKey: seat)
+        var cancelTask: TransportTask?
+        if flight.seats.isEmpty {
             flight.cancelled = true
-            if state.flights[key] === flight {
-                state.flights.removeValue(forKey: key)
+            if flights[key] === flight {
+                flights.removeValue(forKey: key)
             }
-            return (completion, flight.task)
+            cancelTask = flight.task
         }
+        lock.unlock()
         cancelTask?.cancel()
-        completion?(TransportOutcome(request: request, error: URLError(.cancelled)))
+        completion(TransportOutcome(request: request, error: URLError(.cancelled)))
     }
 
     private func land(_ flight: Flight, key: String, outcome: TransportOutcome) {
-        let seats: [@Sendable (TransportOutcome) -> Void] = state.write { state in
-            if state.flights[key] === flight {
-                state.flights.removeValue(forKey: key)
-            }
-            defer {
-                flight.seats.removeAll()
-                flight.activities.removeAll()
-            }
-            return Array(flight.seats.values)
+        lock.lock()
+        if flights[key] === flight {
+            flights.removeValue(forKey: key)
         }
+        let seats = Array(flight.seats.values)
+        flight.seats.removeAll()
+        flight.activities.removeAll()
+        lock.unlock()
         seats.forEach { $0(outcome) }
     }
 }

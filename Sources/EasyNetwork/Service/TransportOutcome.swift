@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 
 /// What one data task produced: the response and body, or the error.
-struct TransportOutcome: @unchecked Sendable {
+struct TransportOutcome: Sendable {
     let request: URLRequest
     var response: HTTPURLResponse?
     var data: Data

@@ -4,37 +4,39 @@ import FoundationNetworking
 #endif
 
 /// One download from its built `URLRequest` to its single result, over as many
-/// transfers as it takes: the token (waiting for a running refresh), the interceptors'
-/// `adapt`, one replay after a token refresh when the server answers 401, and retries
-/// of transient failures under the retry policy. A retry of a resumable download
+/// transfers as it takes: the token and the interceptors' `adapt` (``AdaptStage``),
+/// and the ``RetryStage``'s decision after a failed transfer (one replay after a token
+/// refresh when the server answers 401, retries of transient failures under the
+/// retry policy). A retry of a resumable download
 /// continues from the bytes on disk (`Range` + `If-Range`).
 ///
 /// All mutable state sits behind one lock; every path ends in ``finish(_:)``, which
 /// runs once.
-final class DownloadExchange: Sendable {
-    private struct State {
-        var attempt = 0
-        var replayed = false
-        /// The transfer in flight; `nil` between transfers (a backoff, a refresh).
-        var transfer: DownloadTransfer?
-        var backoff: DispatchWorkItem?
-        var resumedFrom: Int64 = 0
-        var cancelled = false
-        var finished = false
-    }
+final class DownloadExchange: RetryLedger, @unchecked Sendable {
+    // unchecked: `request` is an immutable description the library only reads; every
+    // `var` is read and written only under `lock`.
+    private let lock = Lock()
+    private var attempt = 0
+    /// Who decided each retry (see ``RequestContext/retryCount(decidedBy:)``).
+    private var retriesBy: [ObjectIdentifier] = []
+    /// The transfer in flight; `nil` between transfers (a backoff, a refresh).
+    private var transfer: DownloadTransfer?
+    private var backoff: Int?
+    private var lastResumedFrom: Int64 = 0
+    private var cancelled = false, finished = false
 
     private let base: URLRequest
-    private let request: UncheckedSendable<any BaseAPIRequest>
+    private let request: any BaseAPIRequest
     private let host: HostConfiguration
     private let destination: URL
     private let options: DownloadOptions
-    private let tokenWait: TokenWait?
-    private let interceptors: [any RequestInterceptor]
+    private let token: TokenPlugIn?
+    /// Those that adapt and decide retries: the token first, then the host's and the request's.
+    private let chain: [any RequestInterceptor]
     private let requestID: Int
     private let retryPolicy: RetryPolicy
     private let progress: @Sendable (_ written: Int64, _ expected: Int64?) -> Void
     private let completion: @Sendable (Result<URL, NetworkError>) -> Void
-    private let state = Protected(State())
 
     init(
         base: URLRequest,
@@ -47,12 +49,14 @@ final class DownloadExchange: Sendable {
         completion: @escaping @Sendable (Result<URL, NetworkError>) -> Void
     ) {
         self.base = base
-        self.request = UncheckedSendable(request)
+        self.request = request
         self.host = host
         self.destination = destination
         self.options = options
-        tokenWait = request.requiresAuthentication ? host.authenticator.map { TokenWait(authenticator: $0, service: service) } : nil
-        interceptors = host.interceptors + request.interceptors
+        let token = request.requiresAuthentication ? host.authenticator.map { TokenPlugIn(TokenWait(authenticator: $0, service: service)) } : nil
+        self.token = token
+        let interceptors = host.interceptors + request.interceptors
+        chain = token.map { [$0] + interceptors } ?? interceptors
         requestID = interceptors.isEmpty ? 0 : RequestContext.nextRequestID()
         retryPolicy = request.retryPolicy ?? host.retryPolicy
         self.progress = progress
@@ -61,43 +65,38 @@ final class DownloadExchange: Sendable {
 
     /// How many bytes of an earlier attempt the last transfer asked to resume after.
     var resumedFrom: Int64 {
-        state.read { $0.transfer?.resumedFrom ?? $0.resumedFrom }
+        lock.lock()
+        defer { lock.unlock() }
+        return transfer?.resumedFrom ?? lastResumedFrom
     }
 
-    /// Gets a credential (when the host has an authenticator), then starts a transfer.
+    /// Adapts the request (the token first), then starts a transfer.
     func start() {
-        guard let tokenWait else {
-            send(credential: nil)
+        lock.lock()
+        guard !cancelled, !finished else {
+            lock.unlock()
+            return finish(.failure(.cancelled(url: base.url)))
+        }
+        attempt += 1
+        let attempt = attempt
+        lock.unlock()
+        guard !chain.isEmpty else {
+            send(base, attempt: attempt)
             return
         }
-        tokenWait.credential { [self] result in
+        AdaptStage.run(base, interceptors: chain, context: context(attempt: attempt)) { [self] result in
             switch result {
-            case .success(let credential): send(credential: credential)
+            case .success(let adapted): send(adapted, attempt: attempt)
             case .failure(let error): finish(.failure(error))
             }
         }
     }
 
-    private func send(credential: TokenAuthenticator.Credential?) {
-        var urlRequest = base
-        if let credential {
-            tokenWait?.authorize(&urlRequest, with: credential)
-        }
-        guard let attempt: Int = state.write({ state in
-            guard !state.cancelled, !state.finished else { return nil }
-            state.attempt += 1
-            return state.attempt
-        }) else {
-            finish(.failure(.cancelled(url: base.url)))
-            return
-        }
-        if !interceptors.isEmpty {
-            let context = RequestContext(request: request.value, host: host, attempt: attempt, requestID: requestID)
-            switch interceptors.adapt(urlRequest, context: context) {
-            case .success(let adapted): urlRequest = adapted
-            case .failure(let error): return finish(.failure(error))
-            }
-        }
+    private func context(attempt: Int) -> RequestContext {
+        RequestContext(request: request, host: host, attempt: attempt, requestID: requestID, ledger: self)
+    }
+
+    private func send(_ urlRequest: URLRequest, attempt: Int) {
         let transfer = DownloadTransfer(
             request: urlRequest,
             destination: destination,
@@ -105,13 +104,12 @@ final class DownloadExchange: Sendable {
             transport: host.transport,
             priority: nil,
             progress: progress,
-            completion: { [self] result in transferEnded(result, credential: credential, attempt: attempt) }
+            completion: { [self] result in transferEnded(result, attempt: attempt) }
         )
-        let proceed: Bool = state.write { state in
-            guard !state.cancelled, !state.finished else { return false }
-            state.transfer = transfer
-            return true
-        }
+        lock.lock()
+        let proceed = !cancelled && !finished
+        if proceed { self.transfer = transfer }
+        lock.unlock()
         if proceed {
             transfer.start()
         } else {
@@ -119,16 +117,12 @@ final class DownloadExchange: Sendable {
         }
     }
 
-    private func transferEnded(_ result: Result<URL, NetworkError>, credential: TokenAuthenticator.Credential?, attempt: Int) {
-        let (cancelled, replay): (Bool, Bool) = state.write { state in
-            state.resumedFrom = state.transfer?.resumedFrom ?? state.resumedFrom
-            state.transfer = nil
-            guard case .failure(let error) = result, error.isUnauthorized, !state.replayed, !state.cancelled else {
-                return (state.cancelled, false)
-            }
-            state.replayed = true
-            return (false, true)
-        }
+    private func transferEnded(_ result: Result<URL, NetworkError>, attempt: Int) {
+        lock.lock()
+        lastResumedFrom = transfer?.resumedFrom ?? lastResumedFrom
+        transfer = nil
+        let cancelled = cancelled
+        lock.unlock()
         guard case .failure(let error) = result, !error.isCancelled else {
             finish(result)
             return
@@ -137,62 +131,64 @@ final class DownloadExchange: Sendable {
             finish(.failure(.cancelled(url: base.url)))
             return
         }
-        if replay, let tokenWait, let credential {
-            tokenWait.unauthorized(sentWith: credential.generation) { [self] refreshed in
-                switch refreshed {
-                case .success(let credential): send(credential: credential)
-                case .failure(let refreshError): finish(.failure(refreshError))
+        RetryStage.decide(error, interceptors: chain, policy: retryPolicy, context: context(attempt: attempt)) { [self] decision in
+            switch decision {
+            case .pass: finish(result)
+            case .fail(let replaced): finish(.failure(replaced))
+            case .retry(let delay):
+                guard let key = RetryStage.backoff(after: delay, { [self] in start() }) else { return }
+                lock.lock()
+                let stale = cancelled || finished
+                if !stale { backoff = key }
+                lock.unlock()
+                if stale {
+                    DeadlineScheduler.shared.cancel(key)
                 }
             }
-            return
         }
-        if retryPolicy.shouldRetry(error, method: request.value.method, attempt: attempt) {
-            let work = DispatchWorkItem { [weak self] in self?.start() }
-            let scheduled: Bool = state.write { state in
-                guard !state.cancelled, !state.finished else { return false }
-                state.backoff = work
-                return true
-            }
-            if scheduled {
-                ExchangeTimers.queue.asyncAfter(deadline: .now() + retryPolicy.delay(after: attempt, error: error), execute: work)
-            } else {
-                finish(.failure(.cancelled(url: base.url)))
-            }
-            return
-        }
-        finish(result)
     }
 
-    /// Cancels the transfer in flight (its end reports it), or ends at once in a backoff
-    /// or while waiting for a token.
+    func retryCount(decidedBy type: ObjectIdentifier) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return retriesBy.reduce(0) { $1 == type ? $0 + 1 : $0 }
+    }
+
+    func recordRetry(decidedBy type: ObjectIdentifier) {
+        lock.lock()
+        retriesBy.append(type)
+        lock.unlock()
+    }
+
+    /// Cancels the transfer in flight (its end reports it), or ends at once in a backoff,
+    /// while adapting (waiting for a token) or while a retry is decided.
     func cancel() {
-        let (transfer, idle): (DownloadTransfer?, Bool) = state.write { state in
-            guard !state.finished, !state.cancelled else { return (nil, false) }
-            state.cancelled = true
-            state.backoff?.cancel()
-            state.backoff = nil
-            return (state.transfer, state.transfer == nil)
-        }
+        lock.lock()
+        guard !finished, !cancelled else { return lock.unlock() }
+        cancelled = true
+        backoff.map(DeadlineScheduler.shared.cancel)
+        backoff = nil
+        let transfer = transfer
+        lock.unlock()
         if let transfer {
             transfer.cancel()
-        } else if idle {
+        } else {
             finish(.failure(.cancelled(url: base.url)))
         }
     }
 
     private func finish(_ result: Result<URL, NetworkError>) {
-        let first: Bool = state.write { state in
-            guard !state.finished else { return false }
-            state.finished = true
-            state.backoff?.cancel()
-            state.backoff = nil
-            return true
-        }
-        guard first else { return }
-        tokenWait?.end()
+        lock.lock()
+        guard !finished else { return lock.unlock() }
+        finished = true
+        backoff.map(DeadlineScheduler.shared.cancel)
+        backoff = nil
+        let attempts = attempt
+        lock.unlock()
+        token?.end()
         var result = result
         if case .failure(var error) = result {
-            error.attempts = state.read { $0.attempt }
+            error.attempts = attempts
             result = .failure(error)
         }
         completion(result)

@@ -12,31 +12,49 @@ import FoundationNetworking
 ///     return request
 /// }))
 /// ```
-public struct ClosureInterceptor: RequestInterceptor {
+public final class ClosureInterceptor: RequestInterceptor {
     private let adaptBody: (@Sendable (URLRequest, RequestContext) throws -> URLRequest)?
     private let willSendBody: (@Sendable (URLRequest, RequestContext) -> Void)?
     private let didReceiveBody: (@Sendable (HTTPURLResponse?, Data, (any Error)?, RequestContext) -> Void)?
     private let validateBody: (@Sendable (NetworkResponse, RequestContext) throws -> Void)?
     private let didFinishBody: (@Sendable (RequestOutcome, RequestContext) -> Void)?
+    private let adaptAsyncBody: (@Sendable (URLRequest, RequestContext, @escaping @Sendable (Result<URLRequest, any Error>) -> Void) -> Void)?
+    private let retryBody: (@Sendable (NetworkError, RequestContext, @escaping @Sendable (RetryDecision) -> Void) -> Void)?
 
     /// An interceptor that runs the given closures; leave out what you do not need.
+    /// `adaptAsync`, when given, adapts instead of `adapt` and may call its completion
+    /// later, from any thread; `retry` decides retries (see
+    /// ``RequestInterceptor/retry(_:context:completion:)``).
     public init(
         adapt: (@Sendable (URLRequest, RequestContext) throws -> URLRequest)? = nil,
         willSend: (@Sendable (URLRequest, RequestContext) -> Void)? = nil,
         didReceive: (@Sendable (HTTPURLResponse?, Data, (any Error)?, RequestContext) -> Void)? = nil,
         validate: (@Sendable (NetworkResponse, RequestContext) throws -> Void)? = nil,
-        didFinish: (@Sendable (RequestOutcome, RequestContext) -> Void)? = nil
+        didFinish: (@Sendable (RequestOutcome, RequestContext) -> Void)? = nil,
+        adaptAsync: (@Sendable (URLRequest, RequestContext, @escaping @Sendable (Result<URLRequest, any Error>) -> Void) -> Void)? = nil,
+        retry: (@Sendable (NetworkError, RequestContext, @escaping @Sendable (RetryDecision) -> Void) -> Void)? = nil
     ) {
         adaptBody = adapt
         willSendBody = willSend
         didReceiveBody = didReceive
         validateBody = validate
         didFinishBody = didFinish
+        adaptAsyncBody = adaptAsync
+        retryBody = retry
     }
 
     /// Runs the `adapt` closure, if any.
     public func adapt(_ urlRequest: URLRequest, context: RequestContext) throws -> URLRequest {
         try adaptBody?(urlRequest, context) ?? urlRequest
+    }
+
+    /// Runs the `adaptAsync` closure if given, else the `adapt` closure.
+    public func adapt(_ urlRequest: URLRequest, context: RequestContext, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
+        guard let adaptAsyncBody else {
+            completion(Result { try adapt(urlRequest, context: context) })
+            return
+        }
+        adaptAsyncBody(urlRequest, context, completion)
     }
 
     /// Runs the `willSend` closure, if any.
@@ -52,6 +70,15 @@ public struct ClosureInterceptor: RequestInterceptor {
     /// Runs the `validate` closure, if any.
     public func validate(_ response: NetworkResponse, context: RequestContext) throws {
         try validateBody?(response, context)
+    }
+
+    /// Runs the `retry` closure if given; passes otherwise.
+    public func retry(_ error: NetworkError, context: RequestContext, completion: @escaping @Sendable (RetryDecision) -> Void) {
+        guard let retryBody else {
+            completion(.pass)
+            return
+        }
+        retryBody(error, context, completion)
     }
 
     /// Runs the `didFinish` closure, if any.

@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 
 /// How a request ended, as interceptors see it in `didFinish`.
-public struct RequestOutcome: @unchecked Sendable {
+public struct RequestOutcome: Sendable {
     /// The last request sent (after adaptation), or `nil` if none was sent.
     public let urlRequest: URLRequest?
     /// The last HTTP response, if one arrived.

@@ -3,77 +3,82 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The cache's part in one request: the lookup before the first attempt is sent, the
+/// The cache's part in one request, a ``RequestPlugIn``: the lookup before the first attempt is sent, the
 /// stored body for a `304`, and storing a response once it has been validated and
 /// mapped. Only a response that mapped is stored, so a business failure, a response
 /// an interceptor rejected or one that did not decode is never served again.
-final class CacheStage<Output>: Sendable {
+final class CachePlugIn: RequestPlugIn, @unchecked Sendable {
+    // unchecked: `looked` and `entry` are read and written only under `lock`.
     private let cache: ResponseCache
     private let policy: CachePolicy
-    private let context: ResponseContext
-    private let transform: @Sendable (NetworkResponse) throws -> Output
-    private let cachedValue: (@Sendable (Output) -> Void)?
-    private let callbackQueue: DispatchQueue
+    private let settings: HostConfiguration.SettingsSnapshot
+    private let lock = Lock()
     /// Whether the lookup ran (nothing is stored otherwise, e.g. for a multipart
     /// upload), and the matching entry it found.
-    private let lookup = Protected<(done: Bool, entry: CachedResponse?)>((false, nil))
+    private var looked = false
+    private var entry: CachedResponse?
 
     /// The stage of a request, or `nil` when it does not use a cache.
-    init?(
-        cache: ResponseCache?,
-        policy: CachePolicy,
-        context: ResponseContext,
-        callbackQueue: DispatchQueue,
-        transform: @escaping @Sendable (NetworkResponse) throws -> Output,
-        cachedValue: (@Sendable (Output) -> Void)?
-    ) {
+    init?(cache: ResponseCache?, policy: CachePolicy, settings: HostConfiguration.SettingsSnapshot) {
         guard let cache, policy != .networkOnly else { return nil }
         self.cache = cache
         self.policy = policy
-        self.context = context
-        self.callbackQueue = callbackQueue
-        self.transform = transform
-        self.cachedValue = cachedValue
+        self.settings = settings
     }
 
     /// Before the first attempt, with the request as it will be sent (token and
-    /// interceptors applied): the answer when the policy lets a stored copy answer
-    /// and it still maps; otherwise `nil`, after handing a stored copy to
-    /// `onCachedValue` (`.cacheThenNetwork`) or adding revalidation headers.
-    func lookUp(_ request: inout URLRequest, token: String?) -> Output? {
+    /// interceptors applied): a stored response that may answer (`final`: the answer
+    /// if it maps, ``CachePolicy/cacheElseNetwork(maxAge:)``; else a value for
+    /// `onCachedValue` before the network's, ``CachePolicy/cacheThenNetwork``), or
+    /// `nil`, after adding revalidation headers (``CachePolicy/revalidate``).
+    private func lookUp(_ request: inout URLRequest, token: String?) -> (response: NetworkResponse, final: Bool)? {
         let key = CacheKey(request: request, token: token)
         let sent = request
-        let entry = cache.response(for: key.value).flatMap { $0.matchesVary(of: sent) ? $0 : nil }
-        lookup.write { $0 = (true, entry) }
-        guard let entry else { return nil }
+        let found = cache.response(for: key.value).flatMap { $0.matchesVary(of: sent) ? $0 : nil }
+        lock.lock()
+        looked = true
+        entry = found
+        lock.unlock()
+        guard let found else { return nil }
         switch policy {
         case .networkOnly:
             return nil
         case .cacheElseNetwork(let maxAge):
-            guard Date().timeIntervalSince(entry.storedAt) < maxAge, let response = response(from: entry, request: request) else { return nil }
-            // A stored copy that no longer maps (a stricter type) is not the answer: the network is.
-            return try? transform(response)
+            guard Date().timeIntervalSince(found.storedAt) < maxAge else { return nil }
+            return response(from: found, request: request).map { ($0, true) }
         case .cacheThenNetwork:
-            if let cachedValue, let response = response(from: entry, request: request), let value = try? transform(response) {
-                let box = UncheckedSendable(value)
-                callbackQueue.async { cachedValue(box.value) }
-            }
-            return nil
+            return response(from: found, request: request).map { ($0, false) }
         case .revalidate:
-            if let etag = entry.etag {
+            if let etag = found.etag {
                 request.setValue(etag, forHTTPHeaderField: "If-None-Match")
             }
-            if let lastModified = entry.lastModified {
+            if let lastModified = found.lastModified {
                 request.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since")
             }
             return nil
         }
     }
 
+    /// Before the first attempt: whether a stored response answers the request (mapped
+    /// into `sink` by the ``MapStage``, and not stored again); a value for
+    /// `onCachedValue` goes to `queue` first.
+    func answers(_ request: inout URLRequest, credential: String?, sink: any ExchangeSink, lock: Lock, queue: DispatchQueue) -> Bool {
+        guard let stored = lookUp(&request, token: credential) else { return false }
+        guard stored.final else {
+            if sink.wantsProvisional { sink.deliverProvisional(stored.response, on: queue, lock: lock) }
+            return false
+        }
+        // A stored copy that no longer maps (a stricter type) is not the answer: the network is.
+        return MapStage.run(stored.response, sink: sink, lock: lock, plugIns: []) == nil
+    }
+
     /// A `304 Not Modified` to a revalidation becomes the stored response.
-    func useStoredBody(for outcome: inout TransportOutcome) {
-        guard outcome.error == nil, outcome.response?.statusCode == 304,
-              let entry = lookup.read({ $0.entry }), let url = outcome.request.url,
+    func received(_ outcome: inout TransportOutcome) {
+        guard outcome.error == nil, outcome.response?.statusCode == 304, let url = outcome.request.url else { return }
+        lock.lock()
+        let entry = self.entry
+        lock.unlock()
+        guard let entry,
               let stored = HTTPURLResponse(url: url, statusCode: entry.statusCode, httpVersion: "HTTP/1.1", headerFields: entry.headers)
         else { return }
         outcome.response = stored
@@ -82,8 +87,11 @@ final class CacheStage<Output>: Sendable {
 
     /// After `response` (sent with `token`) passed validation and mapped: stores it
     /// when HTTP allows, and otherwise removes the copy an earlier response left.
-    func storeIfAllowed(_ response: NetworkResponse, token: String?) {
-        guard lookup.read({ $0.done }), (200..<300).contains(response.statusCode) else { return }
+    func didMap(_ response: NetworkResponse, credential token: String?) {
+        lock.lock()
+        let looked = self.looked
+        lock.unlock()
+        guard looked, (200..<300).contains(response.statusCode) else { return }
         let request = response.request
         let key = CacheKey(request: request, token: token)
         let http = response.httpResponse
@@ -112,6 +120,6 @@ final class CacheStage<Output>: Sendable {
         guard let url = request.url,
               let http = HTTPURLResponse(url: url, statusCode: entry.statusCode, httpVersion: "HTTP/1.1", headerFields: entry.headers)
         else { return nil }
-        return NetworkResponse(request: request, httpResponse: http, data: entry.body, envelope: context.envelope, jsonDecoder: context.jsonDecoder)
+        return NetworkResponse(request: request, httpResponse: http, data: entry.body, envelope: settings.settings.envelope, jsonDecoder: settings.settings.jsonDecoder)
     }
 }

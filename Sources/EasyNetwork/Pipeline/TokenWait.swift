@@ -6,11 +6,13 @@ import FoundationNetworking
 /// A request's dealings with its host's ``TokenAuthenticator`` when it may have to wait
 /// for a refresh: while it waits, its operation's ``NetworkQueue`` slot is lent out
 /// (see ``SlotLoan``), so the refresh never waits for a slot the waiters hold.
-final class TokenWait: Sendable {
+final class TokenWait: @unchecked Sendable {
+    // unchecked: `loan` is read and written only under `lock`.
     private let authenticator: TokenAuthenticator
     private let service: EasyNetworkService
     /// The loan of the wait in progress, given back by ``end()`` if the request ends first.
-    private let loan = Protected<SlotLoan?>(nil)
+    private var loan: SlotLoan?
+    private let lock = Lock()
 
     init(authenticator: TokenAuthenticator, service: EasyNetworkService) {
         self.authenticator = authenticator
@@ -41,7 +43,11 @@ final class TokenWait: Sendable {
 
     /// The request ended (cancelled while waiting, say): its slot comes back now.
     func end() {
-        loan.write { loan in defer { loan = nil }; return loan }?.giveBack()
+        lock.lock()
+        let lent = loan
+        loan = nil
+        lock.unlock()
+        lent?.giveBack()
     }
 
     /// A token comes back into the queue's limit before it is sent; a failure ends
@@ -61,7 +67,9 @@ final class TokenWait: Sendable {
 
     private func newLoan() -> SlotLoan {
         let fresh = service.slotLoan()
-        loan.write { $0 = fresh }
+        lock.lock()
+        loan = fresh
+        lock.unlock()
         return fresh
     }
 }

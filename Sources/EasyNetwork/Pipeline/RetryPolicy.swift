@@ -9,11 +9,15 @@ import FoundationNetworking
 /// outcome, and its error's ``NetworkError/attempts`` says how many sends were made.
 /// Cancelling it during a backoff ends it at once.
 ///
+/// The request's policy (else the host's) is asked last, after every interceptor
+/// passed (see ``RequestInterceptor/retry(_:context:completion:)``); a policy may also
+/// sit among the interceptors like any other.
+///
 /// ```swift
 /// host.retryPolicy = .default                    // 3 attempts, 0.5 s, 1 s backoff with jitter
 /// host.retryPolicy = RetryPolicy(maxAttempts: 5, baseDelay: 0.2)
 /// ```
-public struct RetryPolicy: Sendable {
+public struct RetryPolicy: RequestInterceptor {
     /// Sends in all, the first included (1 means no retry).
     public var maxAttempts: Int
     /// The delay before the first retry, in seconds.
@@ -81,6 +85,16 @@ public struct RetryPolicy: Sendable {
         default:
             return false
         }
+    }
+
+    /// Retries after ``delay(after:error:now:)`` when ``shouldRetry(_:method:attempt:)``
+    /// says so for the context's request and attempt; passes otherwise.
+    public func retry(_ error: NetworkError, context: RequestContext, completion: @escaping @Sendable (RetryDecision) -> Void) {
+        guard shouldRetry(error, method: context.request.method, attempt: context.attempt) else {
+            completion(.pass)
+            return
+        }
+        completion(.retry(after: delay(after: context.attempt, error: error)))
     }
 
     /// The delay before the retry that follows `attempt` sends: `Retry-After` when

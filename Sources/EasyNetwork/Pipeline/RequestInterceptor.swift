@@ -4,18 +4,24 @@ import FoundationNetworking
 #endif
 
 /// A plugin on a request's way out and back: adapt the `URLRequest`, observe sending
-/// and receiving, validate the response, observe the outcome. Every method has a
-/// default that does nothing, so implement only what you need.
+/// and receiving, validate the response, decide a retry, observe the outcome. Every
+/// method has a default that does nothing, so implement only what you need.
 ///
 /// Interceptors run per host (``HostConfiguration/interceptors``) and per request
 /// (``BaseAPIRequest/interceptors``): the host's first, then the request's, each list
-/// in order, for every step. `adapt`, `willSend`, `didReceive` and `validate` run for
-/// every attempt; `didFinish` once per request.
+/// in order, for every step. `adapt`, `willSend`, `didReceive`, `validate` and `retry`
+/// run for every attempt; `didFinish` once per request.
 public protocol RequestInterceptor: Sendable {
     /// Returns the request to send: add a header, sign or encrypt the body.
     /// Throwing fails the request with that error (a ``NetworkError`` as is, anything
     /// else as `invalidRequest`), without sending it.
     func adapt(_ urlRequest: URLRequest, context: RequestContext) throws -> URLRequest
+    /// The asynchronous form of `adapt`, for an adapter that must wait (for a token,
+    /// a signature service): call `completion` once, from any thread, with the request
+    /// to send or the error that fails it (mapped as for the throwing form). The
+    /// default runs the throwing `adapt`. Cancelling the request while it waits ends
+    /// it at once; a later completion is ignored.
+    func adapt(_ urlRequest: URLRequest, context: RequestContext, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void)
     /// Called right before the request goes to the network.
     func willSend(_ urlRequest: URLRequest, context: RequestContext)
     /// Called when the transport is done with an attempt: a response with its body,
@@ -25,6 +31,12 @@ public protocol RequestInterceptor: Sendable {
     /// throwing turns it into a failure (a ``NetworkError`` as is, anything else as
     /// `unacceptableStatus` with the response).
     func validate(_ response: NetworkResponse, context: RequestContext) throws
+    /// Decides whether a failed attempt is sent again: call `completion` once, from any
+    /// thread, with ``RetryDecision/pass`` (let the next interceptor decide; the
+    /// default), ``RetryDecision/retry(after:)`` or ``RetryDecision/fail(_:)``.
+    /// Interceptors are asked in order and the first answer that is not `.pass` wins;
+    /// the request's retry policy is asked last. Cancellations are never offered.
+    func retry(_ error: NetworkError, context: RequestContext, completion: @escaping @Sendable (RetryDecision) -> Void)
     /// Called once when the request has its final outcome, before the callback.
     func didFinish(_ outcome: RequestOutcome, context: RequestContext)
 }
@@ -32,30 +44,20 @@ public protocol RequestInterceptor: Sendable {
 extension RequestInterceptor {
     /// Sends the request unchanged.
     public func adapt(_ urlRequest: URLRequest, context: RequestContext) throws -> URLRequest { urlRequest }
+    /// Runs the throwing `adapt` and hands its result to `completion`.
+    public func adapt(_ urlRequest: URLRequest, context: RequestContext, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
+        completion(Result { try adapt(urlRequest, context: context) })
+    }
     /// Does nothing.
     public func willSend(_ urlRequest: URLRequest, context: RequestContext) {}
     /// Does nothing.
     public func didReceive(_ response: HTTPURLResponse?, data: Data, error: (any Error)?, context: RequestContext) {}
     /// Accepts every response.
     public func validate(_ response: NetworkResponse, context: RequestContext) throws {}
+    /// Lets the next interceptor (or the retry policy) decide.
+    public func retry(_ error: NetworkError, context: RequestContext, completion: @escaping @Sendable (RetryDecision) -> Void) {
+        completion(.pass)
+    }
     /// Does nothing.
     public func didFinish(_ outcome: RequestOutcome, context: RequestContext) {}
-}
-
-extension Array where Element == any RequestInterceptor {
-    /// `urlRequest` after every interceptor's `adapt`, in order; a refusal becomes the
-    /// request's failure (a ``NetworkError`` as is, anything else as `invalidRequest`).
-    func adapt(_ urlRequest: URLRequest, context: RequestContext) -> Result<URLRequest, NetworkError> {
-        var urlRequest = urlRequest
-        do {
-            for interceptor in self {
-                urlRequest = try interceptor.adapt(urlRequest, context: context)
-            }
-            return .success(urlRequest)
-        } catch let error as NetworkError {
-            return .failure(error)
-        } catch {
-            return .failure(NetworkError(kind: .invalidRequest, message: "an interceptor refused the request: \(error.localizedDescription)", url: urlRequest.url, underlyingError: error))
-        }
-    }
 }

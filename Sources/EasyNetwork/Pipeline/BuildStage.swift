@@ -1,0 +1,36 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The first stage: the request's `URLRequest` (URL, headers, parameters or encoded
+/// body, by ``URLRequestBuilder``) and, for a multipart request, its body written to a
+/// temporary file. Retries start again from what it built.
+enum BuildStage {
+    /// Calls `completion` once: on this thread, or for a multipart body on a utility
+    /// queue once the file is written (with the `Content-Length` set).
+    static func run(
+        _ request: any BaseAPIRequest,
+        builder: URLRequestBuilder,
+        completion: @escaping @Sendable (Result<URLRequest, NetworkError>, MultipartBodyFile?) -> Void
+    ) {
+        // Read once: a computed `multipartBody` makes a new boundary on every read, and
+        // the Content-Type header and the body must name the same one.
+        let form = URLRequestBuilder.multipartForm(of: request)
+        let built = builder.build(request, multipart: form)
+        guard let form, case .success(let urlRequest) = built else {
+            completion(built, nil)
+            return
+        }
+        MultipartBodyFile.write(MultipartBodyFile.body(form, fields: request.params), for: urlRequest.url) { written in
+            switch written {
+            case .success(let file):
+                var sized = urlRequest
+                sized.setValue(String(file.length), forHTTPHeaderField: "Content-Length")
+                completion(.success(sized), file)
+            case .failure(let error):
+                completion(.failure(error), nil)
+            }
+        }
+    }
+}

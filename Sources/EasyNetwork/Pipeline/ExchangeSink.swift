@@ -1,0 +1,20 @@
+import Dispatch
+
+/// The typed end of a ``RequestExchange``, which itself knows no output type: the
+/// caller's mapping, the value it made and the completion (see ``TypedSink``).
+///
+/// The value may not be `Sendable` (the seed's `Any?`): it is written and taken only
+/// under the lock the exchange passes in, which orders it between the queues.
+protocol ExchangeSink: AnyObject, Sendable {
+    /// Runs the caller's mapping on a validated response and keeps the value (under
+    /// `lock`); returns the error when the mapping threw.
+    func map(_ response: NetworkResponse, lock: Lock) -> NetworkError?
+    /// Whether the caller wants a value from a stored response before the network's
+    /// (``CachePolicy/cacheThenNetwork``).
+    var wantsProvisional: Bool { get }
+    /// Maps a stored response and hands the value to the caller on `queue`; a stored
+    /// response that does not map is skipped.
+    func deliverProvisional(_ response: NetworkResponse, on queue: DispatchQueue, lock: Lock)
+    /// Calls the completion (on the callback queue) with the kept value, or `error`.
+    func deliver(_ error: NetworkError?, metrics: RequestMetrics, lock: Lock)
+}

@@ -1,0 +1,279 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One request from its description to its single callback. It knows no output type
+/// (that is its ``ExchangeSink``) and decides nothing itself: it runs the stages in
+/// one direction, ``BuildStage`` → ``AdaptStage`` → cache → ``TransportStage`` →
+/// ``ValidateStage`` → ``MapStage`` or ``RetryStage`` → ``DeliverStage``, keeps the
+/// state between them, cancels, and finishes once.
+final class RequestExchange: RetryLedger, @unchecked Sendable {
+    // unchecked: every `var` is read and written only under `lock`; the `let`s are
+    // immutable, and `request` is an immutable description the library only reads.
+    let service: EasyNetworkService
+    let host: HostConfiguration
+    let request: any BaseAPIRequest
+    let settings: HostConfiguration.SettingsSnapshot
+    let sink: any ExchangeSink
+    /// The host's and the request's interceptors: they see every step.
+    let interceptors: [any RequestInterceptor]
+    /// Those that adapt and decide retries: the plug-ins' (the token) first, then `interceptors`.
+    private let chain: [any RequestInterceptor]
+    /// The host's optional features taking part (cache, coalescing, token).
+    private let plugIns: [any RequestPlugIn]
+    /// The number interceptors see; 0 when there are none.
+    private let requestID: Int
+    private let limits: AttemptDeadline
+    private let priority: Float?
+    private let queuedAt: Date
+    private let uploadProgress: (@Sendable (Int64, Int64) -> Void)?
+    let lock = Lock()
+
+    private var base: URLRequest?
+    private var bodyFile: MultipartBodyFile?
+    /// Attempts sent, and the last whose transport completed (it may complete before
+    /// `send` has stored its task and clock).
+    private var attempt = 0, completedAttempt = 0
+    private var task: TransportTask?
+    private var timer: AttemptTimer?
+    /// A scheduled retry (its ``DeadlineScheduler`` key), and whether one is being decided.
+    private var backoff: Int?
+    private var cancelled = false, finished = false, deciding = false
+    /// Who decided each retry (see ``RequestContext/retryCount(decidedBy:)``).
+    private var retriesBy: [ObjectIdentifier] = []
+    private var startedAt: Date?, firstByteAt: Date?
+    private var bytesSent = 0, bytesReceived = 0
+    /// The last attempt's request and answer, kept only for interceptors.
+    private var last: (URLRequest?, HTTPURLResponse?, Data?) = (nil, nil, nil)
+
+    init(service: EasyNetworkService, request: any BaseAPIRequest, sink: any ExchangeSink, priority: Float?, queuedAt: Date, uploadProgress: (@Sendable (Int64, Int64) -> Void)?) {
+        self.service = service
+        host = service.configuration
+        self.request = request
+        let settings = host.snapshot()
+        self.settings = settings
+        self.sink = sink
+        let interceptors = settings.settings.interceptors + request.interceptors
+        self.interceptors = interceptors
+        let plugIns = settings.plugIns(for: request, service: service)
+        self.plugIns = plugIns
+        chain = plugIns.isEmpty ? interceptors : plugIns.compactMap(\.interceptor) + interceptors
+        requestID = interceptors.isEmpty ? 0 : RequestContext.nextRequestID()
+        limits = AttemptDeadline(idle: request.timeout ?? settings.settings.timeout, total: request.totalTimeout ?? settings.settings.totalTimeout)
+        self.priority = priority
+        self.queuedAt = queuedAt
+        self.uploadProgress = uploadProgress
+    }
+
+    func context(attempt: Int) -> RequestContext {
+        RequestContext(request: request, host: host, attempt: attempt, requestID: requestID, ledger: self)
+    }
+
+    /// Builds the request, then sends the first attempt.
+    func start() {
+        BuildStage.run(request, builder: URLRequestBuilder(configuration: host)) { [self] built, file in
+            let urlRequest: URLRequest
+            switch built {
+            case .success(let value): urlRequest = value
+            case .failure(let error): return finish(error)
+            }
+            lock.lock()
+            let kept = !finished
+            if kept { (base, bodyFile) = (urlRequest, file) }
+            lock.unlock()
+            guard kept else { file?.remove(); return }  // cancelled while the body was written
+            sendAttempt()
+        }
+    }
+
+    /// One attempt of the built request: adapted by the chain (the token first).
+    private func sendAttempt() {
+        lock.lock()
+        guard !cancelled, !finished, let base else {
+            lock.unlock()
+            return finish(.cancelled(url: nil))
+        }
+        attempt += 1
+        let attempt = attempt
+        if startedAt == nil { startedAt = Date() }
+        lock.unlock()
+        // Only interceptors read the context: most requests never make one.
+        guard !chain.isEmpty else {
+            return send(base, attempt: attempt, context: nil)
+        }
+        let context = context(attempt: attempt)
+        AdaptStage.run(base, interceptors: chain, context: context) { [self] adapted in
+            switch adapted {
+            case .success(let urlRequest): send(urlRequest, attempt: attempt, context: context)
+            case .failure(let error): finish(error)
+            }
+        }
+    }
+
+    private func send(_ adapted: URLRequest, attempt: Int, context: RequestContext?) {
+        lock.lock()
+        // Adapting may have taken a while: a request cancelled meanwhile has ended.
+        let (ended, bodyFile) = (cancelled || finished, bodyFile)
+        lock.unlock()
+        if ended { return finish(.cancelled(url: adapted.url)) }
+        var urlRequest = adapted
+        // The cache is asked with the request as sent, so its key holds the credentials.
+        let layers = bodyFile == nil ? plugIns : []
+        if attempt == 1, !layers.isEmpty,
+           TransportStage.answered(&urlRequest, plugIns: layers, sink: sink, lock: lock, queue: settings.settings.callbackQueue) {
+            lock.lock()
+            self.attempt = 0  // nothing was sent, so no attempt counts
+            lock.unlock()
+            return finish(nil)
+        }
+        if let context {
+            interceptors.forEach { $0.willSend(urlRequest, context: context) }
+        }
+        let seen = !interceptors.isEmpty
+        // Recorded before the transfer starts: a fast one can end before dataTask returns.
+        lock.lock()
+        if seen { last.0 = urlRequest }
+        bytesSent += urlRequest.httpBody?.count ?? Int(bodyFile?.length ?? 0)
+        lock.unlock()
+        let timer = AttemptTimer(limits, lock: lock)
+        let task = TransportStage.send(
+            urlRequest, bodyFile: bodyFile?.url, plugIns: layers, transport: host.transport,
+            priority: priority, uploadProgress: uploadProgress, timer: timer
+        ) { [self] outcome in
+            // On the session's delegate queue: end the attempt, then leave that queue.
+            let ending = transportEnded(outcome, attempt: attempt, seen: seen)
+            ResponseStage.run { [self] in received(outcome, ending: ending, attempt: attempt, context: context) }
+        }
+        guard let task else { return }  // the session is gone; the completion reported it
+        lock.lock()
+        let proceed = !cancelled && !finished
+        let arm = proceed && completedAttempt < attempt
+        if arm {
+            self.task = task
+            self.timer = timer  // every way the attempt or the exchange ends stops it
+        }
+        lock.unlock()
+        if arm {
+            timer.arm(task)  // outside the lock: it may expire at once; a stopped timer stays off
+        } else if !proceed {
+            task.cancel()
+        }
+    }
+
+    /// The attempt's transport ended: disarms its clock (before any user code runs)
+    /// and records what arrived. Returns whether it was cancelled and the timeout it passed.
+    private func transportEnded(_ outcome: TransportOutcome, attempt: Int, seen: Bool) -> (cancelled: Bool, timedOut: URLError?) {
+        lock.lock()
+        defer { lock.unlock() }
+        let timedOut = timer?.stop()
+        timer = nil
+        task = nil
+        completedAttempt = max(completedAttempt, attempt)
+        if seen { last = (last.0, outcome.response, outcome.data) }
+        firstByteAt = outcome.firstByteAt
+        bytesReceived += outcome.data.count
+        return (cancelled, timedOut)
+    }
+
+    /// On the ``ResponseStage`` queue: validate, then map or decide a retry.
+    private func received(_ outcome: TransportOutcome, ending: (cancelled: Bool, timedOut: URLError?), attempt: Int, context: RequestContext?) {
+        let validated = ValidateStage.run(
+            outcome, cancelled: ending.cancelled, timedOut: ending.timedOut, settings: settings,
+            plugIns: plugIns, interceptors: interceptors, context: context
+        )
+        let failure: NetworkError
+        switch validated {
+        case .success(let response):
+            guard let error = MapStage.run(response, sink: sink, lock: lock, plugIns: plugIns) else {
+                return finish(nil)
+            }
+            failure = error
+        case .failure(let error):
+            failure = error
+        }
+        if failure.isCancelled { return finish(failure) }
+        lock.lock()
+        let asking = !cancelled && !finished
+        deciding = asking
+        lock.unlock()
+        // Cancelled after its answer arrived: it ends as cancelled, nothing is asked.
+        guard asking else { return finish(.cancelled(url: outcome.request.url)) }
+        let policy = request.retryPolicy ?? settings.settings.retryPolicy, context = context ?? self.context(attempt: attempt)
+        RetryStage.decide(failure, interceptors: chain, policy: policy, context: context) { [self] decision in
+            lock.lock()
+            // A request cancelled meanwhile has ended; a second answer is ignored.
+            let first = deciding && !finished
+            deciding = false
+            lock.unlock()
+            guard first else { return }
+            switch decision {
+            case .pass: finish(failure)
+            case .fail(let replaced): finish(replaced)
+            case .retry(let delay): scheduleRetry(after: delay)
+            }
+        }
+    }
+
+    private func scheduleRetry(after delay: TimeInterval) {
+        guard let key = RetryStage.backoff(after: delay, { [self] in sendAttempt() }) else { return }
+        lock.lock()
+        let stale = cancelled || finished
+        if !stale { backoff = key }
+        lock.unlock()
+        if stale { DeadlineScheduler.shared.cancel(key) }
+    }
+
+    func retryCount(decidedBy type: ObjectIdentifier) -> Int {
+        lock.lock(); defer { lock.unlock() }
+        return retriesBy.reduce(0) { $1 == type ? $0 + 1 : $0 }
+    }
+
+    func recordRetry(decidedBy type: ObjectIdentifier) {
+        lock.lock(); defer { lock.unlock() }
+        retriesBy.append(type)
+    }
+
+    /// Cancels the request wherever it is: in flight (the task's completion reports
+    /// it); building, adapting, deciding or in a backoff (reported at once).
+    func cancel() {
+        lock.lock()
+        guard !finished, !cancelled else { return lock.unlock() }
+        cancelled = true
+        let task = task
+        stopClocks()
+        lock.unlock()
+        // In flight, its transfer's end reports the cancellation; otherwise it ends now.
+        if let task { task.cancel() } else { finish(.cancelled(url: nil)) }
+    }
+
+    /// Under the lock: the attempt's clock and a pending backoff stop for good.
+    private func stopClocks() {
+        backoff.map(DeadlineScheduler.shared.cancel)
+        backoff = nil
+        timer?.stop()
+        timer = nil
+    }
+
+    /// Ends the request once: with `error`, or (`nil`) with the value the sink keeps.
+    private func finish(_ error: NetworkError?) {
+        let ended = Date()
+        lock.lock()
+        guard !finished else { return lock.unlock() }
+        finished = true
+        stopClocks()
+        let started = startedAt ?? ended
+        let metrics = RequestMetrics(
+            queuedAt: min(queuedAt, started), startedAt: started, firstByteAt: firstByteAt, endedAt: ended,
+            bytesSent: bytesSent, bytesReceived: bytesReceived, attempts: attempt
+        )
+        let (file, last) = (bodyFile, interceptors.isEmpty ? nil : last)
+        lock.unlock()
+        plugIns.forEach { $0.end() }
+        file?.remove()
+        var error = error
+        error?.attempts = metrics.attempts
+        DeliverStage.run(error, metrics: metrics, last: last, exchange: self)
+        service.exchangeFinished(self)
+    }
+}

@@ -1,0 +1,62 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One request's part of an optional feature of its host (the token, the cache,
+/// coalescing): the seam through which a feature joins the pipeline without the
+/// exchange naming it. A host's settings make them per request, in order
+/// (``HostConfiguration/SettingsSnapshot/plugIns(for:service:)``); every hook has a
+/// default that does nothing. Hooks that answer or send an attempt see only requests
+/// without a body file.
+protocol RequestPlugIn: AnyObject, Sendable {
+    /// An interceptor that adapts and decides retries ahead of the host's (the token).
+    var interceptor: (any RequestInterceptor)? { get }
+    /// Who the request was last sent for (the token), for keys.
+    var credential: String? { get }
+    /// Before the first attempt, with the request as it will be sent: whether a stored
+    /// answer ends the request (mapped into `sink`); may add headers.
+    func answers(_ request: inout URLRequest, credential: String?, sink: any ExchangeSink, lock: Lock, queue: DispatchQueue) -> Bool
+    /// Sends an attempt: itself (a shared transfer) or through `next` (the next
+    /// plug-in, at the end the host's session).
+    func send(
+        _ request: URLRequest,
+        activity: any TransferActivity,
+        next: (URLRequest, any TransferActivity, @escaping @Sendable (TransportOutcome) -> Void) -> TransportTask?,
+        arrived: @escaping @Sendable (TransportOutcome) -> Void
+    ) -> TransportTask?
+    /// What an attempt produced, before it is validated (a `304` may become the stored response).
+    func received(_ outcome: inout TransportOutcome)
+    /// A response that passed validation and mapped.
+    func didMap(_ response: NetworkResponse, credential: String?)
+    /// The request ended, however.
+    func end()
+}
+
+extension RequestPlugIn {
+    var interceptor: (any RequestInterceptor)? { nil }
+    var credential: String? { nil }
+    func answers(_ request: inout URLRequest, credential: String?, sink: any ExchangeSink, lock: Lock, queue: DispatchQueue) -> Bool { false }
+    func send(
+        _ request: URLRequest,
+        activity: any TransferActivity,
+        next: (URLRequest, any TransferActivity, @escaping @Sendable (TransportOutcome) -> Void) -> TransportTask?,
+        arrived: @escaping @Sendable (TransportOutcome) -> Void
+    ) -> TransportTask? {
+        next(request, activity, arrived)
+    }
+    func received(_ outcome: inout TransportOutcome) {}
+    func didMap(_ response: NetworkResponse, credential: String?) {}
+    func end() {}
+}
+
+extension Array where Element == any RequestPlugIn {
+    /// The first credential a plug-in knows.
+    var credential: String? {
+        for plugIn in self {
+            if let credential = plugIn.credential { return credential }
+        }
+        return nil
+    }
+}

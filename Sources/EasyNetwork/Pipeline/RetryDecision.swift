@@ -1,0 +1,12 @@
+import Foundation
+
+/// What an interceptor's ``RequestInterceptor/retry(_:context:completion:)`` decides
+/// about a failed attempt.
+public enum RetryDecision: Sendable {
+    /// No opinion: the next interceptor, and last the retry policy, decide.
+    case pass
+    /// Send the request again after this many seconds (0: at once).
+    case retry(after: TimeInterval)
+    /// Do not retry; the request fails with this error instead of the attempt's.
+    case fail(NetworkError)
+}

@@ -1,0 +1,69 @@
+import Foundation
+
+/// The one place a retry is decided: after a failed attempt, the request's
+/// interceptors are asked in order (the token first, then the host's, then the
+/// request's) and the effective ``RetryPolicy`` last; the first answer that is not
+/// ``RetryDecision/pass`` wins. Any of them may answer later, from any thread. A
+/// `.retry` is counted for ``RequestContext/retryCount(decidedBy:)``, and its backoff
+/// runs on the shared ``DeadlineScheduler``.
+///
+/// Cancellations are never offered: a cancelled request ends as cancelled.
+enum RetryStage {
+    /// Asks `interceptors`, then `policy`, about `error`; calls `completion` once.
+    static func decide(
+        _ error: NetworkError,
+        interceptors: [any RequestInterceptor],
+        policy: RetryPolicy,
+        context: RequestContext,
+        completion: @escaping @Sendable (RetryDecision) -> Void
+    ) {
+        ask(0, error, interceptors, policy, context, completion)
+    }
+
+    private static func ask(
+        _ index: Int,
+        _ error: NetworkError,
+        _ interceptors: [any RequestInterceptor],
+        _ policy: RetryPolicy,
+        _ context: RequestContext,
+        _ completion: @escaping @Sendable (RetryDecision) -> Void
+    ) {
+        guard index < interceptors.count else {
+            policy.retry(error, context: context, completion: completion)
+            return
+        }
+        let interceptor = interceptors[index]
+        interceptor.retry(error, context: context) { decision in
+            switch decision {
+            case .pass:
+                ask(index + 1, error, interceptors, policy, context, completion)
+            case .retry:
+                context.ledger?.recordRetry(decidedBy: ObjectIdentifier(type(of: interceptor)))
+                completion(decision)
+            case .fail:
+                completion(decision)
+            }
+        }
+    }
+
+    /// Runs `work` after `delay` seconds on the timers' queue, at once (on this thread)
+    /// for no delay. Returns the scheduler key that cancels a pending backoff.
+    static func backoff(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> Int? {
+        guard delay > 0 else {
+            work()
+            return nil
+        }
+        // The scheduler's handler runs serially: the next attempt starts off it.
+        return DeadlineScheduler.shared.schedule(at: .now() + min(delay, 3_153_600_000)) {
+            ExchangeTimers.queue.async(execute: work)
+        }
+    }
+}
+
+/// Counts a request's retry decisions by the type of interceptor that made them.
+protocol RetryLedger: AnyObject, Sendable {
+    /// How many `.retry` decisions interceptors of `type` made.
+    func retryCount(decidedBy type: ObjectIdentifier) -> Int
+    /// Notes one `.retry` decision of an interceptor of `type`.
+    func recordRetry(decidedBy type: ObjectIdentifier)
+}

@@ -1,0 +1,62 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Hands one adapted attempt to the request's plug-ins in order (coalescing may share
+/// a transfer), then to the host's session, with its clock, the ``AttemptTimer`` that
+/// hears every byte. `arrived` runs once, on the session's delegate queue.
+enum TransportStage {
+    /// Before the first attempt (without a body file): whether a plug-in (the cache)
+    /// answered it with a stored response, mapped into `sink`; `queue` gets a value
+    /// for `onCachedValue`.
+    static func answered(_ urlRequest: inout URLRequest, plugIns: [any RequestPlugIn], sink: any ExchangeSink, lock: Lock, queue: DispatchQueue) -> Bool {
+        let credential = plugIns.credential
+        return plugIns.contains { $0.answers(&urlRequest, credential: credential, sink: sink, lock: lock, queue: queue) }
+    }
+
+    /// The task in flight (`nil` when the session is gone: `arrived` reported it).
+    static func send(
+        _ urlRequest: URLRequest,
+        bodyFile: URL?,
+        plugIns: [any RequestPlugIn],
+        transport: NetworkService,
+        priority: Float?,
+        uploadProgress: (@Sendable (Int64, Int64) -> Void)?,
+        timer: AttemptTimer,
+        arrived: @escaping @Sendable (TransportOutcome) -> Void
+    ) -> TransportTask? {
+        guard !plugIns.isEmpty else {
+            return session(urlRequest, timer, arrived, bodyFile: bodyFile, transport: transport, priority: priority, uploadProgress: uploadProgress)
+        }
+        return send(0, urlRequest, plugIns, timer, arrived) { request, activity, arrived in
+            session(request, activity, arrived, bodyFile: bodyFile, transport: transport, priority: priority, uploadProgress: uploadProgress)
+        }
+    }
+
+    /// The host's session, called from one place so the transport's code exists once.
+    @inline(never)
+    private static func session(
+        _ request: URLRequest,
+        _ activity: any TransferActivity,
+        _ arrived: @escaping @Sendable (TransportOutcome) -> Void,
+        bodyFile: URL?,
+        transport: NetworkService,
+        priority: Float?,
+        uploadProgress: (@Sendable (Int64, Int64) -> Void)?
+    ) -> TransportTask? {
+        transport.dataTask(with: request, bodyFile: bodyFile, priority: priority, uploadProgress: uploadProgress, activity: activity, completion: arrived)
+    }
+
+    private static func send(
+        _ index: Int,
+        _ request: URLRequest,
+        _ plugIns: [any RequestPlugIn],
+        _ activity: any TransferActivity,
+        _ arrived: @escaping @Sendable (TransportOutcome) -> Void,
+        session: (URLRequest, any TransferActivity, @escaping @Sendable (TransportOutcome) -> Void) -> TransportTask?
+    ) -> TransportTask? {
+        guard index < plugIns.count else { return session(request, activity, arrived) }
+        return plugIns[index].send(request, activity: activity, next: { send(index + 1, $0, plugIns, $1, $2, session: session) }, arrived: arrived)
+    }
+}

@@ -1,0 +1,64 @@
+import Dispatch
+
+/// The one generic part of a request: its mapping, the value it made and its
+/// completion. Small on purpose: every `Output` a program uses specializes it.
+final class TypedSink<Output>: ExchangeSink, @unchecked Sendable {
+    // unchecked: `value` and `provisional` are written and taken only under the lock
+    // the exchange passes in; the rest is immutable and Sendable.
+    private let transform: @Sendable (NetworkResponse) throws -> Output
+    private let cachedValue: (@Sendable (Output) -> Void)?
+    private let completion: @Sendable (Result<Output, NetworkError>, RequestMetrics) -> Void
+    private var value: Output?
+    private var provisional: Output?
+
+    init(
+        transform: @escaping @Sendable (NetworkResponse) throws -> Output,
+        cachedValue: (@Sendable (Output) -> Void)?,
+        completion: @escaping @Sendable (Result<Output, NetworkError>, RequestMetrics) -> Void
+    ) {
+        self.transform = transform
+        self.cachedValue = cachedValue
+        self.completion = completion
+    }
+
+    func map(_ response: NetworkResponse, lock: Lock) -> NetworkError? {
+        let mapped: Output
+        do {
+            mapped = try transform(response)
+        } catch {
+            return .decoding(error, response: response)
+        }
+        lock.lock()
+        value = mapped
+        lock.unlock()
+        return nil
+    }
+
+    var wantsProvisional: Bool { cachedValue != nil }
+
+    func deliverProvisional(_ response: NetworkResponse, on queue: DispatchQueue, lock: Lock) {
+        guard let cachedValue, let mapped = try? transform(response) else { return }
+        lock.lock()
+        provisional = mapped
+        lock.unlock()
+        queue.async { [self] in
+            lock.lock()
+            let taken = provisional.take()
+            lock.unlock()
+            if let taken { cachedValue(taken) }
+        }
+    }
+
+    func deliver(_ error: NetworkError?, metrics: RequestMetrics, lock: Lock) {
+        lock.lock()
+        let taken = value.take()
+        lock.unlock()
+        if let error {
+            completion(.failure(error), metrics)
+        } else if let taken {
+            completion(.success(taken), metrics)
+        } else {
+            completion(.failure(NetworkError(kind: .decoding, message: "the response was not mapped")), metrics)
+        }
+    }
+}
