@@ -115,6 +115,7 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
 
     /// Starts the transfer; not for subclasses to override.
     public override func execute() {
+        let service = self.service
         let host = service.configuration
         let queue = host.callbackQueue
         var urlRequest: URLRequest
@@ -196,6 +197,8 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
         }
     }
 
+    // Not inlined: one copy of the queue hop for its four callers (about 250 bytes each).
+    @inline(never)
     private func deliverLater(_ result: Result<URL, NetworkError>, on queue: DispatchQueue) {
         queue.async { [self] in deliver(result) }
     }
