@@ -400,6 +400,51 @@ final class DownloadTests: ServerTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(started), 5, "the slow body takes 2.5 s; the cancel ends it at once")
     }
 
+    func testAsyncRunReturnsAfterTheCompletionAndAFinishedDownloadKeepsItsFile() async throws {
+        let resource = RangeResource(size: 10_000)
+        server.route("GET", "/file") { resource.reply(to: $0) }
+        let op = DownloadOperation(request: TestRequest("/file"), to: folder.appendingPathComponent("kept.bin"), configuration: makeHost())
+        let completions = Collector<Bool>()
+        // A cancel that comes after the file was delivered (here from the completion,
+        // before the operation finished) does not turn it into an error.
+        op.completion = { [weak op] result in
+            completions.append((try? result.get()) != nil)
+            op?.cancel()
+        }
+        let url: URL = try await queue.run(op)
+        XCTAssertEqual(completions.values, [true], "the completion ran once, before run returned")
+        XCTAssertTrue(op.isCancelled)
+        let again: URL = try await queue.run(op)
+        XCTAssertEqual(again, url)
+        XCTAssertEqual(completions.values, [true])
+        XCTAssertEqual(server.requests(path: "/file").count, 1)
+    }
+
+    func testAsyncRunOfADownloadCancelledBeforeStartThrowsCancelledAndCallsBackOnce() async throws {
+        let op = DownloadOperation(request: TestRequest("/file"), to: folder.appendingPathComponent("never.bin"), configuration: makeHost())
+        let completions = Collector<Bool>()
+        op.completion = { completions.append((try? $0.get()) == nil) }
+        op.cancel()
+        do {
+            _ = try await queue.run(op)
+            XCTFail("must be cancelled")
+        } catch let error as NetworkError {
+            XCTAssertTrue(error.isCancelled)
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while completions.values.isEmpty && Date() < deadline {
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
+        try await Task.sleep(nanoseconds: 50_000_000)
+        XCTAssertEqual(completions.values, [true], "one completion, a failure")
+        if case .failure(let error)? = op.result {
+            XCTAssertTrue(error.isCancelled)
+        } else {
+            XCTFail("the result is the cancellation")
+        }
+        XCTAssertEqual(server.requests.count, 0)
+    }
+
     /// The metadata of a partial download as the Codable `PartialDownload.Validator` of
     /// earlier versions wrote it with `JSONEncoder`.
     private struct EarlierValidator: Encodable {

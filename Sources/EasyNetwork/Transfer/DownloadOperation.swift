@@ -31,36 +31,57 @@ import FoundationNetworking
 /// callback queue; progress is monotonic and reaches 1.0 on success; the completion
 /// fires exactly once, also for a cancellation. `try await queue.run(download)` returns
 /// the file's URL or throws the ``NetworkError``.
-public final class DownloadOperation: ServiceOperation, @unchecked Sendable {
-    private struct State {
-        var exchange: DownloadExchange?
-        var observers: [@Sendable (Result<URL, NetworkError>) -> Void] = []
-        var result: Result<URL, NetworkError>?
-        var gate = ProgressGate()
-        var onProgress: (@Sendable (Progress) -> Void)?
-        var completion: (@Sendable (Result<URL, NetworkError>) -> Void)?
-    }
-
+public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  // unchecked: its vars are guarded by the operation's lock
     private let request: any BaseAPIRequest
     private let destination: URL
     private let options: DownloadOptions
-    private let state = Protected(State())
+
+    // Read and written only under the operation's lock (`lockState()`/`unlockState()`,
+    // shared with ``NetworkOperation``); the lock, not the access checker, keeps them exclusive.
+    @exclusivity(unchecked) private var exchange: DownloadExchange?
+    @exclusivity(unchecked) private var storedResult: Result<URL, NetworkError>?
+    @exclusivity(unchecked) private var observers: [@Sendable (Result<URL, NetworkError>) -> Void] = []
+    @exclusivity(unchecked) private var gate = ProgressGate()
+    @exclusivity(unchecked) private var progressClosure: (@Sendable (Progress) -> Void)?
+    @exclusivity(unchecked) private var completionClosure: (@Sendable (Result<URL, NetworkError>) -> Void)?
 
     /// Bytes written of bytes expected (unknown totals count as 0 until the end). A
     /// discrete progress: it never becomes a child of the progress the host app made current.
     public let progress = Progress.discreteProgress(totalUnitCount: 0)
     /// Called on the host's callback queue when the progress moves forward (at most
     /// every half percent) and at the end. Both callback properties can be set from any
-    /// thread (kept under a lock) and are `@Sendable`, so the compiler rejects a closure
-    /// that would race with the code that set it.
+    /// thread (kept under the operation's lock) and are `@Sendable`, so the compiler
+    /// rejects a closure that would race with the code that set it.
     public var onProgress: (@Sendable (Progress) -> Void)? {
-        get { state.read { $0.onProgress } }
-        set { state.write { $0.onProgress = newValue } }
+        get {
+            lockState()
+            defer { unlockState() }
+            return progressClosure
+        }
+        set {
+            // The old closure is released after the lock is let go (its captures' `deinit`
+            // may reach another operation).
+            lockState()
+            let old = progressClosure
+            progressClosure = newValue
+            unlockState()
+            _ = old
+        }
     }
     /// Called once on the host's callback queue with the file's URL or the error.
     public var completion: (@Sendable (Result<URL, NetworkError>) -> Void)? {
-        get { state.read { $0.completion } }
-        set { state.write { $0.completion = newValue } }
+        get {
+            lockState()
+            defer { unlockState() }
+            return completionClosure
+        }
+        set {
+            lockState()
+            let old = completionClosure
+            completionClosure = newValue
+            unlockState()
+            _ = old
+        }
     }
 
     /// A download of `request`'s body to `destination` on `configuration`'s host.
@@ -78,25 +99,29 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {
 
     /// The result, once delivered.
     public var result: Result<URL, NetworkError>? {
-        state.read { $0.result }
+        lockState()
+        defer { unlockState() }
+        return storedResult
     }
 
     /// How many bytes of an earlier attempt the last attempt asked to resume after
     /// (0 when it downloaded from the start).
     public var resumedFromOffset: Int64 {
-        state.read { $0.exchange?.resumedFrom ?? 0 }
+        lockState()
+        let exchange = self.exchange
+        unlockState()
+        return exchange?.resumedFrom ?? 0
     }
 
     /// Starts the transfer; not for subclasses to override.
     public override func execute() {
+        let service = self.service
         let host = service.configuration
         let queue = host.callbackQueue
-        let operation = UncheckedSendable(self)
-        let fail: (NetworkError) -> Void = { error in queue.async { operation.value.deliver(.failure(error)) } }
         var urlRequest: URLRequest
         switch URLRequestBuilder(configuration: host).build(request) {
         case .success(let built): urlRequest = built
-        case .failure(let error): return fail(error)
+        case .failure(let error): return deliverLater(.failure(error), on: queue)
         }
         urlRequest.timeoutInterval = max(urlRequest.timeoutInterval, 60)
         let exchange = DownloadExchange(
@@ -106,15 +131,16 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {
             service: service,
             destination: destination,
             options: options,
-            progress: { written, expected in operation.value.reportProgress(written: written, expected: expected, on: queue) },
-            completion: { result in queue.async { operation.value.deliver(result) } }
+            progress: { [self] written, expected in reportProgress(written: written, expected: expected, on: queue) },
+            completion: { [self] result in deliverLater(result, on: queue) }
         )
-        let cancelled: Bool = state.write { state in
-            state.exchange = exchange
-            return isCancelled
-        }
-        if cancelled {
-            fail(.cancelled(url: urlRequest.url))
+        lockState()
+        self.exchange = exchange
+        unlockState()
+        // Read after the exchange is stored (and outside our lock: Foundation's lock is
+        // never taken under it): a `cancel()` that this read misses finds the exchange.
+        if isCancelled {
+            deliverLater(.failure(.cancelled(url: urlRequest.url)), on: queue)
         } else {
             exchange.start()
         }
@@ -123,14 +149,19 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {
     /// Cancels the download; the bytes so far stay on disk for a later resume.
     public override func cancel() {
         super.cancel()
-        state.read { $0.exchange }?.cancel()
+        lockState()
+        let exchange = self.exchange
+        unlockState()
+        exchange?.cancel()
     }
 
     override func willFinish() {
-        if isCancelled, state.read({ $0.result == nil }) {
-            let queue = service.configuration.callbackQueue
-            let operation = UncheckedSendable(self)
-            queue.async { operation.value.deliver(.failure(.cancelled(url: nil))) }
+        guard isCancelled else { return }
+        lockState()
+        let undelivered = storedResult == nil
+        unlockState()
+        if undelivered {
+            deliverLater(.failure(.cancelled(url: nil)), on: configuration.callbackQueue)
         }
     }
 
@@ -141,42 +172,56 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {
         let total = empty ? 1 : max(expected ?? 0, written)
         let completed = empty ? 1 : written
         let fraction = total > 0 ? Double(completed) / Double(total) : 0
-        guard state.write({ $0.gate.admit(fraction) }) else { return }
-        let operation = UncheckedSendable(self)
-        queue.async {
-            let progress = operation.value.progress
+        lockState()
+        let admitted = gate.admit(fraction)
+        unlockState()
+        guard admitted else { return }
+        queue.async { [self] in
             progress.totalUnitCount = total
             progress.completedUnitCount = completed
-            operation.value.onProgress?(progress)
+            onProgress?(progress)
         }
     }
 
     /// Calls `observer` once with the result, after ``completion``, on the callback
     /// queue (at once when it was delivered already).
     func observeResult(_ observer: @escaping @Sendable (Result<URL, NetworkError>) -> Void) {
-        let delivered: Result<URL, NetworkError>? = state.write { state in
-            if let result = state.result { return result }
-            state.observers.append(observer)
-            return nil
+        lockState()
+        let delivered = storedResult
+        if delivered == nil {
+            observers.append(observer)
         }
+        unlockState()
         if let delivered {
             observer(delivered)
         }
     }
 
+    // Not inlined: one copy of the queue hop for its four callers (about 250 bytes each).
+    @inline(never)
+    private func deliverLater(_ result: Result<URL, NetworkError>, on queue: DispatchQueue) {
+        queue.async { [self] in deliver(result) }
+    }
+
+    /// On the callback queue: stores the first result, calls ``completion`` and the
+    /// observers with it, and finishes.
     private func deliver(_ result: Result<URL, NetworkError>) {
-        let first: Bool = state.write { state in
-            guard state.result == nil else { return false }
-            state.result = result
-            return true
+        lockState()
+        let first = storedResult == nil
+        if first {
+            storedResult = result
         }
+        let completion = first ? completionClosure : nil
+        unlockState()
         guard first else { return }
         completion?(result)
-        let observers: [@Sendable (Result<URL, NetworkError>) -> Void] = state.write { state in
-            defer { state.observers.removeAll() }
-            return state.observers
+        lockState()
+        let observers = self.observers
+        self.observers = []
+        unlockState()
+        for observer in observers {
+            observer(result)
         }
-        observers.forEach { $0(result) }
         finish()
     }
 }
