@@ -78,4 +78,46 @@ final class SessionDelegateTests: ServerTestCase {
         delegateQueue.waitUntilAllOperationsAreFinished()
         XCTAssertEqual(outcomes.values.count, 1)
     }
+    /// Tasks that overlap and end in another order than they started each get their own
+    /// body, whole and in order, whether it came in one piece or many.
+    func testOverlappingTasksEachGetTheirOwnBody() throws {
+        let count = 12
+        let body: @Sendable (Int) -> Data = { index in Data((0..<(index * 5_000 + 1)).map { UInt8(truncatingIfNeeded: $0 &* (index + 1)) }) }
+        server.route(prefix: "/piece/") { request in
+            let index = Int(request.path.dropFirst("/piece/".count)) ?? 0
+            let data = body(index)
+            // Later tasks answer sooner; odd ones in many chunks.
+            let reply: LoopbackReply = index % 2 == 1
+                ? .chunked(stride(from: 0, to: data.count, by: 997).map { data[$0..<min($0 + 997, data.count)] })
+                : .data(data)
+            return .delayed(Double(count - index) * 0.02, reply)
+        }
+        let delegate = SessionDelegate()
+        let delegateQueue = OperationQueue()
+        delegateQueue.maxConcurrentOperationCount = 1
+        let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: delegateQueue)
+        defer { session.invalidateAndCancel() }
+        let outcomes = Collector<(Int, TransportOutcome)>()
+        let done = expectation(description: "all completed")
+        done.expectedFulfillmentCount = count
+        for index in 0..<count {
+            let request = URLRequest(url: server.baseURL.appendingPathComponent("piece/\(index)"))
+            let task = session.dataTask(with: request)
+            delegate.register(observer: BufferingObserver(request: request) { outcome in
+                outcomes.append((index, outcome))
+                done.fulfill()
+            }, for: task, uploadProgress: nil)
+            task.resume()
+        }
+        wait(for: [done], timeout: 20)
+        XCTAssertEqual(outcomes.values.map(\.0).sorted(), Array(0..<count))
+        for (index, outcome) in outcomes.values {
+            XCTAssertNil(outcome.error, "task \(index)")
+            XCTAssertEqual(outcome.response?.statusCode, 200, "task \(index)")
+            XCTAssertEqual(outcome.request.url?.lastPathComponent, "\(index)")
+            XCTAssertEqual(outcome.data, body(index), "task \(index)")
+            XCTAssertNotNil(outcome.firstByteAt, "task \(index)")
+        }
+        XCTAssertEqual(delegate.trackedTaskCount, 0)
+    }
 }

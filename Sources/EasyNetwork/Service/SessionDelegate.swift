@@ -9,22 +9,38 @@ import FoundationNetworking
 /// body (``BufferingObserver``), downloads write it to disk. Tasks have no completion
 /// handlers, because swift-corelibs-foundation tells a delegate about bytes received
 /// and sent only for such tasks, and those moments reset the idle timeout
-/// (``TransferActivity``). A task's end waits briefly for Apple's task metrics when
-/// they come late (``MetricsRendezvous``). Upload progress goes to whoever asked for it.
+/// (``TransferActivity``). On Apple platforms a task's end waits briefly for its task
+/// metrics when they come late (``MetricsRendezvous``). Upload progress goes to whoever
+/// asked for it.
 ///
 /// It holds no reference to the host, so the session (which keeps its delegate alive
 /// until invalidated) never keeps a host alive.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    private struct TaskState {
+    // unchecked: `entries` and `redirect` are only touched under `lock`.
+
+    /// What the delegate keeps for one running task (no allocation of its own).
+    private struct Entry {
+        /// Kept so that its identity stays unique while the entry exists.
+        let task: URLSessionTask
+        let observer: any TransferObserver
+        let activity: (any TransferActivity)?
+        let uploadProgress: (@Sendable (_ sent: Int64, _ expected: Int64) -> Void)?
+        /// The 401 a cancelled authentication challenge carried (Linux).
         var challengeResponse: HTTPURLResponse?
-        var uploadProgress: (@Sendable (_ sent: Int64, _ expected: Int64) -> Void)?
-        var observer: any TransferObserver
-        var activity: (any TransferActivity)?
-        let metrics: MetricsRendezvous
+        #if !canImport(FoundationNetworking) || DEBUG
+        /// Present where the task's end waits for its metrics.
+        let metrics: MetricsRendezvous?
+        /// The task's error, kept while its end waits for the metrics.
+        var error: (any Error)?
+        #endif
     }
 
-    private let tasks = Protected([ObjectIdentifier: TaskState]())
-    private let redirect = Protected<(@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)?>(nil)
+    private let lock = Lock()
+    /// Running tasks, in no order; few enough that a scan beats a dictionary.
+    private var entries: [Entry] = []
+    private var redirect: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)?
+
+    #if !canImport(FoundationNetworking) || DEBUG
     private let expectsMetrics: Bool
 
     /// A delegate whose tasks' ends wait for task metrics when `expectsMetrics` (tests
@@ -32,11 +48,20 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     init(expectsMetrics: Bool = MetricsRendezvous.platformReportsMetrics) {
         self.expectsMetrics = expectsMetrics
     }
+    #endif
 
     /// The host's redirect decision, if any.
     var redirectHandler: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)? {
-        get { redirect.read { $0 } }
-        set { redirect.write { $0 = newValue } }
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return redirect
+        }
+        set {
+            lock.lock()
+            redirect = newValue
+            lock.unlock()
+        }
     }
 
     /// Files a task's observer (and who is told when its bytes move) before the task resumes.
@@ -46,18 +71,53 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         uploadProgress: (@Sendable (Int64, Int64) -> Void)?,
         activity: (any TransferActivity)? = nil
     ) {
-        let metrics = MetricsRendezvous(expectsMetrics: expectsMetrics)
-        tasks.write { $0[ObjectIdentifier(task)] = TaskState(uploadProgress: uploadProgress, observer: observer, activity: activity, metrics: metrics) }
+        #if !canImport(FoundationNetworking) || DEBUG
+        let entry = Entry(task: task, observer: observer, activity: activity, uploadProgress: uploadProgress,
+                          metrics: expectsMetrics ? MetricsRendezvous(expectsMetrics: true) : nil)
+        #else
+        let entry = Entry(task: task, observer: observer, activity: activity, uploadProgress: uploadProgress)
+        #endif
+        lock.lock()
+        entries.append(entry)
+        lock.unlock()
     }
 
     /// How many tasks the delegate keeps state for (tests check that none lingers).
     var trackedTaskCount: Int {
-        tasks.read { $0.count }
+        lock.lock()
+        defer { lock.unlock() }
+        return entries.count
+    }
+
+    /// Where `task`'s entry is; call under `lock`.
+    private func index(of task: ObjectIdentifier) -> Int? {
+        var index = entries.count
+        while index > 0 {
+            index -= 1
+            if ObjectIdentifier(entries[index].task) == task { return index }
+        }
+        return nil
+    }
+
+    /// Takes the entry at `index` out; call under `lock`.
+    private func removeEntry(at index: Int) -> Entry {
+        let entry = entries[index]
+        let last = entries.count - 1
+        if index != last { entries[index] = entries[last] }
+        entries.removeLast()
+        return entry
     }
 
     /// The task's observer; tells whoever waits on the task's activity that bytes moved.
     private func observer(for task: URLSessionTask) -> (any TransferObserver)? {
-        guard let (observer, activity) = tasks.read({ $0[ObjectIdentifier(task)].map { ($0.observer, $0.activity) } }) else { return nil }
+        lock.lock()
+        guard let index = index(of: ObjectIdentifier(task)) else {
+            lock.unlock()
+            return nil
+        }
+        let observer = entries[index].observer
+        let activity = entries[index].activity
+        lock.unlock()
         activity?.transferMoved()
         return observer
     }
@@ -86,27 +146,56 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         totalBytesSent: Int64,
         totalBytesExpectedToSend: Int64
     ) {
-        guard let (progress, activity) = tasks.read({ $0[ObjectIdentifier(task)].map { ($0.uploadProgress, $0.activity) } }) else { return }
+        lock.lock()
+        guard let index = index(of: ObjectIdentifier(task)) else {
+            lock.unlock()
+            return
+        }
+        let progress = entries[index].uploadProgress
+        let activity = entries[index].activity
+        lock.unlock()
         activity?.transferMoved()
         progress?(totalBytesSent, totalBytesExpectedToSend)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let key = ObjectIdentifier(task)
-        guard let state = tasks.read({ $0[key] }) else { return }
-        let observer = state.observer
-        let challenged = (error as? URLError)?.code == .cancelled ? state.challengeResponse : nil
-        // The task stays referenced (its identity is the key) until its state is removed.
-        let ended = UncheckedSendable((task: task, error: error))
-        state.metrics.taskEnded(on: session.delegateQueue) { [tasks] firstByteAt in
-            tasks.write { _ = $0.removeValue(forKey: ObjectIdentifier(ended.value.task)) }
-            if let firstByteAt { observer.transferDidCollectMetrics(firstByteAt: firstByteAt) }
-            if let challenged {
-                _ = observer.transferDidReceive(challenged)
-                observer.transferDidComplete(nil)
-            } else {
-                observer.transferDidComplete(ended.value.error)
+        lock.lock()
+        guard let index = index(of: key) else {
+            lock.unlock()
+            return
+        }
+        #if !canImport(FoundationNetworking) || DEBUG
+        if let metrics = entries[index].metrics {
+            entries[index].error = error
+            lock.unlock()
+            metrics.taskEnded(on: session.delegateQueue) { [self] firstByteAt in
+                lock.lock()
+                guard let index = self.index(of: key) else {
+                    lock.unlock()
+                    return
+                }
+                let entry = removeEntry(at: index)
+                lock.unlock()
+                end(entry, error: entry.error, firstByteAt: firstByteAt)
             }
+            return
+        }
+        #endif
+        let entry = removeEntry(at: index)
+        lock.unlock()
+        end(entry, error: error, firstByteAt: nil)
+    }
+
+    /// Tells a task's observer how it ended; its entry is gone already.
+    private func end(_ entry: Entry, error: (any Error)?, firstByteAt: Date?) {
+        let observer = entry.observer
+        if let firstByteAt { observer.transferDidCollectMetrics(firstByteAt: firstByteAt) }
+        if let challenged = entry.challengeResponse, (error as? URLError)?.code == .cancelled {
+            _ = observer.transferDidReceive(challenged)
+            observer.transferDidComplete(nil)
+        } else {
+            observer.transferDidComplete(error)
         }
     }
 
@@ -120,22 +209,26 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         // swift-corelibs-foundation hangs on `.performDefaultHandling` for a 401 with
         // `WWW-Authenticate`; cancelling ends the task at once, and the challenge
         // still carries the 401 response, which the caller gets instead.
-        let key = ObjectIdentifier(task)
         let response = challenge.failureResponse as? HTTPURLResponse
-        tasks.write { tasks in
-            if tasks[key] != nil { tasks[key]?.challengeResponse = response }
-        }
+        lock.lock()
+        if let index = index(of: ObjectIdentifier(task)) { entries[index].challengeResponse = response }
+        lock.unlock()
         completionHandler(.cancelAuthenticationChallenge, nil)
         #else
         completionHandler(.performDefaultHandling, nil)
         #endif
     }
 
+    #if !canImport(FoundationNetworking) || DEBUG
     /// The task's metrics arrived, at times after it completed: hands the moment its last
     /// response began to the task's ending, which may be waiting for it.
     func taskDidCollectMetrics(_ task: URLSessionTask, firstByteAt: Date?) {
-        tasks.read { $0[ObjectIdentifier(task)]?.metrics }?.metricsArrived(firstByteAt: firstByteAt)
+        lock.lock()
+        let metrics = index(of: ObjectIdentifier(task)).flatMap { entries[$0].metrics }
+        lock.unlock()
+        metrics?.metricsArrived(firstByteAt: firstByteAt)
     }
+    #endif
 
     #if !canImport(FoundationNetworking)
     /// Apple platforms report task metrics (Linux never does).
