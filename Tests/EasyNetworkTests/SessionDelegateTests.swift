@@ -122,4 +122,19 @@ final class SessionDelegateTests: ServerTestCase {
         }
         XCTAssertEqual(delegate.trackedTaskCount, 0)
     }
+    /// A redirect keeps credentials only within one origin: scheme, host and port, the
+    /// first two in any case and the port defaulted by the scheme.
+    func testSameOriginComparesSchemeHostAndPort() {
+        let url = { (text: String) in URL(string: text) }
+        XCTAssertTrue(SessionDelegate.sameOrigin(url("http://api.example.com/a"), url("HTTP://API.Example.com:80/b")))
+        XCTAssertTrue(SessionDelegate.sameOrigin(url("https://api.example.com:443/a"), url("https://api.example.com/b?c=d")))
+        XCTAssertTrue(SessionDelegate.sameOrigin(url("ftp://host:21/a"), url("ftp://host:21/b")))
+        XCTAssertFalse(SessionDelegate.sameOrigin(url("http://api.example.com/a"), url("https://api.example.com/a")))
+        XCTAssertFalse(SessionDelegate.sameOrigin(url("http://api.example.com/a"), url("http://cdn.example.com/a")))
+        XCTAssertFalse(SessionDelegate.sameOrigin(url("http://api.example.com/a"), url("http://api.example.com:8080/a")))
+        XCTAssertFalse(SessionDelegate.sameOrigin(url("https://api.example.com/a"), url("https://api.example.com:80/a")))
+        XCTAssertFalse(SessionDelegate.sameOrigin(url("ftp://host/a"), url("ftp://host:21/a")), "no default port for ftp")
+        XCTAssertFalse(SessionDelegate.sameOrigin(nil, url("http://api.example.com/a")))
+        XCTAssertFalse(SessionDelegate.sameOrigin(url("http://api.example.com/a"), nil))
+    }
 }

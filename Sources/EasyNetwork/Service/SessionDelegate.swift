@@ -18,9 +18,10 @@ import FoundationNetworking
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     // unchecked: `entries` and `redirect` are only touched under `lock`.
 
-    /// What the delegate keeps for one running task (no allocation of its own).
-    private struct Entry {
-        /// Kept so that its identity stays unique while the entry exists.
+    /// What the delegate keeps for one running task: its one allocation. Its vars are
+    /// touched under the delegate's lock while it is filed, by one thread once taken out.
+    private final class Entry {
+        /// Kept so that its identity stays unique while the entry is filed.
         let task: URLSessionTask
         let observer: any TransferObserver
         let activity: (any TransferActivity)?
@@ -29,10 +30,18 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         var challengeResponse: HTTPURLResponse?
         #if !canImport(FoundationNetworking) || DEBUG
         /// Present where the task's end waits for its metrics.
-        let metrics: MetricsRendezvous?
+        var metrics: MetricsRendezvous?
         /// The task's error, kept while its end waits for the metrics.
         var error: (any Error)?
         #endif
+
+        init(task: URLSessionTask, observer: any TransferObserver, activity: (any TransferActivity)?,
+             uploadProgress: (@Sendable (Int64, Int64) -> Void)?) {
+            self.task = task
+            self.observer = observer
+            self.activity = activity
+            self.uploadProgress = uploadProgress
+        }
     }
 
     private let lock = Lock()
@@ -71,11 +80,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         uploadProgress: (@Sendable (Int64, Int64) -> Void)?,
         activity: (any TransferActivity)? = nil
     ) {
-        #if !canImport(FoundationNetworking) || DEBUG
-        let entry = Entry(task: task, observer: observer, activity: activity, uploadProgress: uploadProgress,
-                          metrics: expectsMetrics ? MetricsRendezvous(expectsMetrics: true) : nil)
-        #else
         let entry = Entry(task: task, observer: observer, activity: activity, uploadProgress: uploadProgress)
+        #if !canImport(FoundationNetworking) || DEBUG
+        if expectsMetrics { entry.metrics = MetricsRendezvous(expectsMetrics: true) }
         #endif
         lock.lock()
         entries.append(entry)
@@ -89,37 +96,29 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         return entries.count
     }
 
-    /// Where `task`'s entry is; call under `lock`.
-    private func index(of task: ObjectIdentifier) -> Int? {
+    /// `task`'s entry, taken out of the registry when `remove`; call under `lock`.
+    private func filed(_ task: ObjectIdentifier, remove: Bool = false) -> Entry? {
         var index = entries.count
         while index > 0 {
             index -= 1
-            if ObjectIdentifier(entries[index].task) == task { return index }
+            let entry = entries[index]
+            guard ObjectIdentifier(entry.task) == task else { continue }
+            if remove {
+                entries.swapAt(index, entries.count - 1)
+                entries.removeLast()
+            }
+            return entry
         }
         return nil
-    }
-
-    /// Takes the entry at `index` out; call under `lock`.
-    private func removeEntry(at index: Int) -> Entry {
-        let entry = entries[index]
-        let last = entries.count - 1
-        if index != last { entries[index] = entries[last] }
-        entries.removeLast()
-        return entry
     }
 
     /// The task's observer; tells whoever waits on the task's activity that bytes moved.
     private func observer(for task: URLSessionTask) -> (any TransferObserver)? {
         lock.lock()
-        guard let index = index(of: ObjectIdentifier(task)) else {
-            lock.unlock()
-            return nil
-        }
-        let observer = entries[index].observer
-        let activity = entries[index].activity
+        let entry = filed(ObjectIdentifier(task))
         lock.unlock()
-        activity?.transferMoved()
-        return observer
+        entry?.activity?.transferMoved()
+        return entry?.observer
     }
 
     func urlSession(
@@ -147,44 +146,31 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         totalBytesExpectedToSend: Int64
     ) {
         lock.lock()
-        guard let index = index(of: ObjectIdentifier(task)) else {
-            lock.unlock()
-            return
-        }
-        let progress = entries[index].uploadProgress
-        let activity = entries[index].activity
+        let entry = filed(ObjectIdentifier(task))
         lock.unlock()
-        activity?.transferMoved()
-        progress?(totalBytesSent, totalBytesExpectedToSend)
+        entry?.activity?.transferMoved()
+        entry?.uploadProgress?(totalBytesSent, totalBytesExpectedToSend)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let key = ObjectIdentifier(task)
         lock.lock()
-        guard let index = index(of: key) else {
-            lock.unlock()
-            return
-        }
         #if !canImport(FoundationNetworking) || DEBUG
-        if let metrics = entries[index].metrics {
-            entries[index].error = error
+        if let entry = filed(key), let metrics = entry.metrics {
+            entry.error = error
             lock.unlock()
             metrics.taskEnded(on: session.delegateQueue) { [self] firstByteAt in
                 lock.lock()
-                guard let index = self.index(of: key) else {
-                    lock.unlock()
-                    return
-                }
-                let entry = removeEntry(at: index)
+                let entry = filed(key, remove: true)
                 lock.unlock()
-                end(entry, error: entry.error, firstByteAt: firstByteAt)
+                if let entry { end(entry, error: entry.error, firstByteAt: firstByteAt) }
             }
             return
         }
         #endif
-        let entry = removeEntry(at: index)
+        let entry = filed(key, remove: true)
         lock.unlock()
-        end(entry, error: error, firstByteAt: nil)
+        if let entry { end(entry, error: error, firstByteAt: nil) }
     }
 
     /// Tells a task's observer how it ended; its entry is gone already.
@@ -211,7 +197,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         // still carries the 401 response, which the caller gets instead.
         let response = challenge.failureResponse as? HTTPURLResponse
         lock.lock()
-        if let index = index(of: ObjectIdentifier(task)) { entries[index].challengeResponse = response }
+        filed(ObjectIdentifier(task))?.challengeResponse = response
         lock.unlock()
         completionHandler(.cancelAuthenticationChallenge, nil)
         #else
@@ -224,7 +210,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// response began to the task's ending, which may be waiting for it.
     func taskDidCollectMetrics(_ task: URLSessionTask, firstByteAt: Date?) {
         lock.lock()
-        let metrics = index(of: ObjectIdentifier(task)).flatMap { entries[$0].metrics }
+        let metrics = filed(ObjectIdentifier(task))?.metrics
         lock.unlock()
         metrics?.metricsArrived(firstByteAt: firstByteAt)
     }
@@ -259,16 +245,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// Whether two URLs share scheme, host and port.
     static func sameOrigin(_ lhs: URL?, _ rhs: URL?) -> Bool {
         guard let lhs, let rhs else { return false }
-        return lhs.scheme?.lowercased() == rhs.scheme?.lowercased()
-            && lhs.host?.lowercased() == rhs.host?.lowercased()
-            && (lhs.port ?? defaultPort(lhs.scheme)) == (rhs.port ?? defaultPort(rhs.scheme))
-    }
-
-    private static func defaultPort(_ scheme: String?) -> Int? {
-        switch scheme?.lowercased() {
-        case "http": return 80
-        case "https": return 443
-        default: return nil
-        }
+        let scheme = lhs.scheme?.lowercased()
+        guard scheme == rhs.scheme?.lowercased(), lhs.host?.lowercased() == rhs.host?.lowercased() else { return false }
+        let defaultPort = scheme == "https" ? 443 : scheme == "http" ? 80 : nil
+        return (lhs.port ?? defaultPort) == (rhs.port ?? defaultPort)
     }
 }
