@@ -45,8 +45,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     private let lock = Lock()
-    /// Running tasks, in no order, scanned from the newest: a host has a handful in flight
-    /// (NetworkQueue bounds them), and an array of class references brings no dictionary code.
+    /// Running tasks, in no order, scanned from the newest: a host usually has a handful in flight
+    /// (a NetworkQueue bounds its own), and an array of class references brings no dictionary code.
     private var entries: [Entry] = []
     private var redirect: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)?
 
