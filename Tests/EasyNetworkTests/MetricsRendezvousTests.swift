@@ -1,3 +1,5 @@
+// MetricsRendezvous exists on Apple platforms and in debug builds (see its file).
+#if !canImport(FoundationNetworking) || DEBUG
 @testable import EasyNetwork
 import Foundation
 import XCTest
@@ -74,3 +76,4 @@ final class MetricsRendezvousTests: XCTestCase {
         XCTAssertEqual(endings.map(\.values), Array(repeating: [measured], count: rounds))
     }
 }
+#endif

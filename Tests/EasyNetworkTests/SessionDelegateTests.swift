@@ -42,6 +42,7 @@ final class SessionDelegateTests: ServerTestCase {
         withExtendedLifetime(services) {}
     }
 
+    #if !canImport(FoundationNetworking) || DEBUG
     /// Apple's order, taken on Linux: the task completes, then its metrics arrive. The
     /// completion waits for them and carries their first byte time.
     func testMetricsThatArriveAfterTheTaskCompletedReachItsCompletion() throws {
@@ -77,5 +78,63 @@ final class SessionDelegateTests: ServerTestCase {
         delegate.taskDidCollectMetrics(task, firstByteAt: Date())  // once only
         delegateQueue.waitUntilAllOperationsAreFinished()
         XCTAssertEqual(outcomes.values.count, 1)
+    }
+    #endif
+    /// Tasks that overlap and end in another order than they started each get their own
+    /// body, whole and in order, whether it came in one piece or many.
+    func testOverlappingTasksEachGetTheirOwnBody() throws {
+        let count = 12
+        let body: @Sendable (Int) -> Data = { index in Data((0..<(index * 5_000 + 1)).map { UInt8(truncatingIfNeeded: $0 &* (index + 1)) }) }
+        server.route(prefix: "/piece/") { request in
+            let index = Int(request.path.dropFirst("/piece/".count)) ?? 0
+            let data = body(index)
+            // Later tasks answer sooner; odd ones in many chunks.
+            let reply: LoopbackReply = index % 2 == 1
+                ? .chunked(stride(from: 0, to: data.count, by: 997).map { data[$0..<min($0 + 997, data.count)] })
+                : .data(data)
+            return .delayed(Double(count - index) * 0.02, reply)
+        }
+        let delegate = SessionDelegate()
+        let delegateQueue = OperationQueue()
+        delegateQueue.maxConcurrentOperationCount = 1
+        let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: delegateQueue)
+        defer { session.invalidateAndCancel() }
+        let outcomes = Collector<(Int, TransportOutcome)>()
+        let done = expectation(description: "all completed")
+        done.expectedFulfillmentCount = count
+        for index in 0..<count {
+            let request = URLRequest(url: server.baseURL.appendingPathComponent("piece/\(index)"))
+            let task = session.dataTask(with: request)
+            delegate.register(observer: BufferingObserver(request: request) { outcome in
+                outcomes.append((index, outcome))
+                done.fulfill()
+            }, for: task, uploadProgress: nil)
+            task.resume()
+        }
+        wait(for: [done], timeout: 20)
+        XCTAssertEqual(outcomes.values.map(\.0).sorted(), Array(0..<count))
+        for (index, outcome) in outcomes.values {
+            XCTAssertNil(outcome.error, "task \(index)")
+            XCTAssertEqual(outcome.response?.statusCode, 200, "task \(index)")
+            XCTAssertEqual(outcome.request.url?.lastPathComponent, "\(index)")
+            XCTAssertEqual(outcome.data, body(index), "task \(index)")
+            XCTAssertNotNil(outcome.firstByteAt, "task \(index)")
+        }
+        XCTAssertEqual(delegate.trackedTaskCount, 0)
+    }
+    /// A redirect keeps credentials only within one origin: scheme, host and port, the
+    /// first two in any case and the port defaulted by the scheme.
+    func testSameOriginComparesSchemeHostAndPort() {
+        let url = { (text: String) in URL(string: text) }
+        XCTAssertTrue(SessionDelegate.sameOrigin(url("http://api.example.com/a"), url("HTTP://API.Example.com:80/b")))
+        XCTAssertTrue(SessionDelegate.sameOrigin(url("https://api.example.com:443/a"), url("https://api.example.com/b?c=d")))
+        XCTAssertTrue(SessionDelegate.sameOrigin(url("ftp://host:21/a"), url("ftp://host:21/b")))
+        XCTAssertFalse(SessionDelegate.sameOrigin(url("http://api.example.com/a"), url("https://api.example.com/a")))
+        XCTAssertFalse(SessionDelegate.sameOrigin(url("http://api.example.com/a"), url("http://cdn.example.com/a")))
+        XCTAssertFalse(SessionDelegate.sameOrigin(url("http://api.example.com/a"), url("http://api.example.com:8080/a")))
+        XCTAssertFalse(SessionDelegate.sameOrigin(url("https://api.example.com/a"), url("https://api.example.com:80/a")))
+        XCTAssertFalse(SessionDelegate.sameOrigin(url("ftp://host/a"), url("ftp://host:21/a")), "no default port for ftp")
+        XCTAssertFalse(SessionDelegate.sameOrigin(nil, url("http://api.example.com/a")))
+        XCTAssertFalse(SessionDelegate.sameOrigin(url("http://api.example.com/a"), nil))
     }
 }

@@ -8,6 +8,7 @@ import FoundationNetworking
 /// swift-corelibs-foundation reports bytes received and sent (which reset the idle
 /// timeout, and make upload progress) only to tasks that have no completion handler.
 final class BufferingObserver: TransferObserver, @unchecked Sendable {
+    // unchecked: the session's serial delegate queue is the only caller, one event at a time.
     private let request: URLRequest
     private let completion: @Sendable (TransportOutcome) -> Void
     private var response: HTTPURLResponse?
@@ -29,7 +30,11 @@ final class BufferingObserver: TransferObserver, @unchecked Sendable {
 
     func transferDidReceive(_ data: Data) {
         if firstByteAt == nil { firstByteAt = Date() }
-        body.append(data)
+        if body.isEmpty {
+            body = data  // shares the bytes of a body that comes in one piece
+        } else {
+            body.append(data)
+        }
     }
 
     func transferDidCollectMetrics(firstByteAt: Date) {

@@ -1,3 +1,6 @@
+// Compiled where task metrics exist (Apple platforms), and in debug builds so that Linux
+// tests drive the same code; a Linux release build carries none of it.
+#if !canImport(FoundationNetworking) || DEBUG
 import Foundation
 
 /// Brings the end of one task together with its metrics. Apple platforms report task
@@ -5,22 +8,23 @@ import Foundation
 /// completed; an ending that comes first then waits for them, at most ``patience``, so
 /// that the completion still carries them. Linux never reports task metrics, so nothing
 /// waits there. The ending runs exactly once, whichever comes first.
-final class MetricsRendezvous: Sendable {
-    /// Whether this platform reports task metrics at all.
-    #if canImport(FoundationNetworking)
-    static let platformReportsMetrics = false
-    #else
-    static let platformReportsMetrics = true
-    #endif
+final class MetricsRendezvous: @unchecked Sendable {
+    // unchecked: settled, firstByteAt and ending are only touched under `lock`.
 
-    private struct State {
-        /// Metrics arrived, or the ending stopped waiting for them.
-        var settled = false
-        var firstByteAt: Date?
-        var ending: (@Sendable (Date?) -> Void)?
+    /// Whether this platform reports task metrics at all.
+    static var platformReportsMetrics: Bool {
+        #if canImport(FoundationNetworking)
+        false
+        #else
+        true
+        #endif
     }
 
-    private let state = Protected(State())
+    private let lock = Lock()
+    /// Metrics arrived, or the ending stopped waiting for them.
+    private var settled = false
+    private var firstByteAt: Date?
+    private var ending: (@Sendable (Date?) -> Void)?
     private let expectsMetrics: Bool
     /// The longest an ending waits for metrics that have not arrived.
     let patience: TimeInterval
@@ -34,13 +38,15 @@ final class MetricsRendezvous: Sendable {
     /// An ending waiting for them runs now, on the caller's thread; metrics that come
     /// after the ending stopped waiting are ignored.
     func metricsArrived(firstByteAt: Date?) {
-        let ending: (@Sendable (Date?) -> Void)? = state.write { state in
-            guard !state.settled else { return nil }
-            state.settled = true
-            state.firstByteAt = firstByteAt
-            defer { state.ending = nil }
-            return state.ending
+        lock.lock()
+        if settled {
+            lock.unlock()
+            return
         }
+        settled = true
+        self.firstByteAt = firstByteAt
+        let ending = takeEnding()
+        lock.unlock()
         ending?(firstByteAt)
     }
 
@@ -49,24 +55,30 @@ final class MetricsRendezvous: Sendable {
     /// or never come on this platform; otherwise when they arrive, or on `queue` after
     /// ``patience``, whichever is first.
     func taskEnded(on queue: OperationQueue, _ end: @escaping @Sendable (Date?) -> Void) {
-        let now: Date?? = state.write { state in
-            if state.settled || !expectsMetrics { return .some(state.firstByteAt) }
-            state.ending = end
-            return .none
-        }
-        if let firstByteAt = now {
+        lock.lock()
+        if settled || !expectsMetrics {
+            let firstByteAt = firstByteAt
+            lock.unlock()
             end(firstByteAt)
             return
         }
+        ending = end
+        lock.unlock()
         DispatchQueue.global().asyncAfter(deadline: .now() + patience) { [self] in
             queue.addOperation { [self] in
-                let ending: (@Sendable (Date?) -> Void)? = state.write { state in
-                    state.settled = true
-                    defer { state.ending = nil }
-                    return state.ending
-                }
+                lock.lock()
+                settled = true
+                let ending = takeEnding()
+                lock.unlock()
                 ending?(nil)
             }
         }
     }
+
+    /// The waiting ending, cleared so that it runs once; call under `lock`.
+    private func takeEnding() -> (@Sendable (Date?) -> Void)? {
+        defer { ending = nil }
+        return ending
+    }
 }
+#endif

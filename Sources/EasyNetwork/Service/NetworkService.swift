@@ -11,20 +11,18 @@ import FoundationNetworking
 /// `URLSession.shared` and never makes a session per request. The nested
 /// ``Method`` and ``QueryType`` describe requests.
 public final class NetworkService: @unchecked Sendable {
-    private struct State {
-        var configuration: URLSessionConfiguration
-        var session: URLSession?
-        var invalidated = false
-    }
-
-    private let state: Protected<State>
+    // unchecked: configuration, session and invalidated are only touched under `lock`.
+    private let lock = Lock()
+    private var configuration: URLSessionConfiguration
+    private var session: URLSession?
+    private var invalidated = false
     private let delegate = SessionDelegate()
     /// Shares transfers among identical requests that ask for it.
     let coalescer = RequestCoalescer()
     private let delegateQueue: OperationQueue
 
     init(configuration: URLSessionConfiguration) {
-        state = Protected(State(configuration: Self.prepared(configuration)))
+        self.configuration = Self.prepared(configuration)
         delegateQueue = OperationQueue()
         delegateQueue.name = "EasyNetwork.NetworkService.delegate"
         delegateQueue.maxConcurrentOperationCount = 1
@@ -103,33 +101,33 @@ public final class NetworkService: @unchecked Sendable {
     /// Lets running tasks finish, then releases the session. Later requests fail
     /// as cancelled.
     func invalidate() {
-        let session: URLSession? = state.write { state in
-            state.invalidated = true
-            defer { state.session = nil }
-            return state.session
-        }
-        session?.finishTasksAndInvalidate()
+        lock.lock()
+        invalidated = true
+        let old = session
+        session = nil
+        lock.unlock()
+        old?.finishTasksAndInvalidate()
     }
 
     /// Uses `configuration` for the next session; the current one ends gracefully.
     func replaceConfiguration(_ configuration: URLSessionConfiguration) {
         let prepared = Self.prepared(configuration)
-        let old: URLSession? = state.write { state in
-            state.configuration = prepared
-            defer { state.session = nil }
-            return state.session
-        }
+        lock.lock()
+        self.configuration = prepared
+        let old = session
+        session = nil
+        lock.unlock()
         old?.finishTasksAndInvalidate()
     }
 
     private func currentSession() -> URLSession? {
-        state.write { state in
-            if state.invalidated { return nil }
-            if let session = state.session { return session }
-            let session = URLSession(configuration: state.configuration, delegate: delegate, delegateQueue: delegateQueue)
-            state.session = session
-            return session
-        }
+        lock.lock()
+        defer { lock.unlock() }
+        if invalidated { return nil }
+        if let session { return session }
+        let made = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
+        session = made
+        return made
     }
 
     private static func prepared(_ configuration: URLSessionConfiguration) -> URLSessionConfiguration {

@@ -9,22 +9,48 @@ import FoundationNetworking
 /// body (``BufferingObserver``), downloads write it to disk. Tasks have no completion
 /// handlers, because swift-corelibs-foundation tells a delegate about bytes received
 /// and sent only for such tasks, and those moments reset the idle timeout
-/// (``TransferActivity``). A task's end waits briefly for Apple's task metrics when
-/// they come late (``MetricsRendezvous``). Upload progress goes to whoever asked for it.
+/// (``TransferActivity``). On Apple platforms a task's end waits briefly for its task
+/// metrics when they come late (``MetricsRendezvous``). Upload progress goes to whoever
+/// asked for it.
 ///
 /// It holds no reference to the host, so the session (which keeps its delegate alive
 /// until invalidated) never keeps a host alive.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    private struct TaskState {
+    // unchecked: `entries` and `redirect` are only touched under `lock`.
+
+    /// What the delegate keeps for one running task: its one allocation. Its vars are
+    /// touched under the delegate's lock while it is filed, by one thread once taken out.
+    private final class Entry {
+        /// Kept so that its identity stays unique while the entry is filed.
+        let task: URLSessionTask
+        let observer: any TransferObserver
+        let activity: (any TransferActivity)?
+        let uploadProgress: (@Sendable (_ sent: Int64, _ expected: Int64) -> Void)?
+        /// The 401 a cancelled authentication challenge carried (Linux).
         var challengeResponse: HTTPURLResponse?
-        var uploadProgress: (@Sendable (_ sent: Int64, _ expected: Int64) -> Void)?
-        var observer: any TransferObserver
-        var activity: (any TransferActivity)?
-        let metrics: MetricsRendezvous
+        #if !canImport(FoundationNetworking) || DEBUG
+        /// Present where the task's end waits for its metrics.
+        var metrics: MetricsRendezvous?
+        /// The task's error, kept while its end waits for the metrics.
+        var error: (any Error)?
+        #endif
+
+        init(task: URLSessionTask, observer: any TransferObserver, activity: (any TransferActivity)?,
+             uploadProgress: (@Sendable (Int64, Int64) -> Void)?) {
+            self.task = task
+            self.observer = observer
+            self.activity = activity
+            self.uploadProgress = uploadProgress
+        }
     }
 
-    private let tasks = Protected([ObjectIdentifier: TaskState]())
-    private let redirect = Protected<(@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)?>(nil)
+    private let lock = Lock()
+    /// Running tasks, in no order, scanned from the newest: a host usually has a handful in flight
+    /// (a NetworkQueue bounds its own), and an array of class references brings no dictionary code.
+    private var entries: [Entry] = []
+    private var redirect: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)?
+
+    #if !canImport(FoundationNetworking) || DEBUG
     private let expectsMetrics: Bool
 
     /// A delegate whose tasks' ends wait for task metrics when `expectsMetrics` (tests
@@ -32,11 +58,20 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     init(expectsMetrics: Bool = MetricsRendezvous.platformReportsMetrics) {
         self.expectsMetrics = expectsMetrics
     }
+    #endif
 
     /// The host's redirect decision, if any.
     var redirectHandler: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)? {
-        get { redirect.read { $0 } }
-        set { redirect.write { $0 = newValue } }
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return redirect
+        }
+        set {
+            lock.lock()
+            redirect = newValue
+            lock.unlock()
+        }
     }
 
     /// Files a task's observer (and who is told when its bytes move) before the task resumes.
@@ -46,20 +81,45 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         uploadProgress: (@Sendable (Int64, Int64) -> Void)?,
         activity: (any TransferActivity)? = nil
     ) {
-        let metrics = MetricsRendezvous(expectsMetrics: expectsMetrics)
-        tasks.write { $0[ObjectIdentifier(task)] = TaskState(uploadProgress: uploadProgress, observer: observer, activity: activity, metrics: metrics) }
+        let entry = Entry(task: task, observer: observer, activity: activity, uploadProgress: uploadProgress)
+        #if !canImport(FoundationNetworking) || DEBUG
+        if expectsMetrics { entry.metrics = MetricsRendezvous(expectsMetrics: true) }
+        #endif
+        lock.lock()
+        entries.append(entry)
+        lock.unlock()
     }
 
     /// How many tasks the delegate keeps state for (tests check that none lingers).
     var trackedTaskCount: Int {
-        tasks.read { $0.count }
+        lock.lock()
+        defer { lock.unlock() }
+        return entries.count
+    }
+
+    /// `task`'s entry, taken out of the registry when `remove`; call under `lock`.
+    private func filed(_ task: ObjectIdentifier, remove: Bool = false) -> Entry? {
+        var index = entries.count
+        while index > 0 {
+            index -= 1
+            let entry = entries[index]
+            guard ObjectIdentifier(entry.task) == task else { continue }
+            if remove {
+                entries.swapAt(index, entries.count - 1)
+                entries.removeLast()
+            }
+            return entry
+        }
+        return nil
     }
 
     /// The task's observer; tells whoever waits on the task's activity that bytes moved.
     private func observer(for task: URLSessionTask) -> (any TransferObserver)? {
-        guard let (observer, activity) = tasks.read({ $0[ObjectIdentifier(task)].map { ($0.observer, $0.activity) } }) else { return nil }
-        activity?.transferMoved()
-        return observer
+        lock.lock()
+        let entry = filed(ObjectIdentifier(task))
+        lock.unlock()
+        entry?.activity?.transferMoved()
+        return entry?.observer
     }
 
     func urlSession(
@@ -86,27 +146,43 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         totalBytesSent: Int64,
         totalBytesExpectedToSend: Int64
     ) {
-        guard let (progress, activity) = tasks.read({ $0[ObjectIdentifier(task)].map { ($0.uploadProgress, $0.activity) } }) else { return }
-        activity?.transferMoved()
-        progress?(totalBytesSent, totalBytesExpectedToSend)
+        lock.lock()
+        let entry = filed(ObjectIdentifier(task))
+        lock.unlock()
+        entry?.activity?.transferMoved()
+        entry?.uploadProgress?(totalBytesSent, totalBytesExpectedToSend)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let key = ObjectIdentifier(task)
-        guard let state = tasks.read({ $0[key] }) else { return }
-        let observer = state.observer
-        let challenged = (error as? URLError)?.code == .cancelled ? state.challengeResponse : nil
-        // The task stays referenced (its identity is the key) until its state is removed.
-        let ended = UncheckedSendable((task: task, error: error))
-        state.metrics.taskEnded(on: session.delegateQueue) { [tasks] firstByteAt in
-            tasks.write { _ = $0.removeValue(forKey: ObjectIdentifier(ended.value.task)) }
-            if let firstByteAt { observer.transferDidCollectMetrics(firstByteAt: firstByteAt) }
-            if let challenged {
-                _ = observer.transferDidReceive(challenged)
-                observer.transferDidComplete(nil)
-            } else {
-                observer.transferDidComplete(ended.value.error)
+        lock.lock()
+        #if !canImport(FoundationNetworking) || DEBUG
+        if let entry = filed(key), let metrics = entry.metrics {
+            entry.error = error
+            lock.unlock()
+            metrics.taskEnded(on: session.delegateQueue) { [self] firstByteAt in
+                lock.lock()
+                let entry = filed(key, remove: true)
+                lock.unlock()
+                if let entry { end(entry, error: entry.error, firstByteAt: firstByteAt) }
             }
+            return
+        }
+        #endif
+        let entry = filed(key, remove: true)
+        lock.unlock()
+        if let entry { end(entry, error: error, firstByteAt: nil) }
+    }
+
+    /// Tells a task's observer how it ended; its entry is gone already.
+    private func end(_ entry: Entry, error: (any Error)?, firstByteAt: Date?) {
+        let observer = entry.observer
+        if let firstByteAt { observer.transferDidCollectMetrics(firstByteAt: firstByteAt) }
+        if let challenged = entry.challengeResponse, (error as? URLError)?.code == .cancelled {
+            _ = observer.transferDidReceive(challenged)
+            observer.transferDidComplete(nil)
+        } else {
+            observer.transferDidComplete(error)
         }
     }
 
@@ -120,22 +196,26 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         // swift-corelibs-foundation hangs on `.performDefaultHandling` for a 401 with
         // `WWW-Authenticate`; cancelling ends the task at once, and the challenge
         // still carries the 401 response, which the caller gets instead.
-        let key = ObjectIdentifier(task)
         let response = challenge.failureResponse as? HTTPURLResponse
-        tasks.write { tasks in
-            if tasks[key] != nil { tasks[key]?.challengeResponse = response }
-        }
+        lock.lock()
+        filed(ObjectIdentifier(task))?.challengeResponse = response
+        lock.unlock()
         completionHandler(.cancelAuthenticationChallenge, nil)
         #else
         completionHandler(.performDefaultHandling, nil)
         #endif
     }
 
+    #if !canImport(FoundationNetworking) || DEBUG
     /// The task's metrics arrived, at times after it completed: hands the moment its last
     /// response began to the task's ending, which may be waiting for it.
     func taskDidCollectMetrics(_ task: URLSessionTask, firstByteAt: Date?) {
-        tasks.read { $0[ObjectIdentifier(task)]?.metrics }?.metricsArrived(firstByteAt: firstByteAt)
+        lock.lock()
+        let metrics = filed(ObjectIdentifier(task))?.metrics
+        lock.unlock()
+        metrics?.metricsArrived(firstByteAt: firstByteAt)
     }
+    #endif
 
     #if !canImport(FoundationNetworking)
     /// Apple platforms report task metrics (Linux never does).
@@ -166,16 +246,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// Whether two URLs share scheme, host and port.
     static func sameOrigin(_ lhs: URL?, _ rhs: URL?) -> Bool {
         guard let lhs, let rhs else { return false }
-        return lhs.scheme?.lowercased() == rhs.scheme?.lowercased()
-            && lhs.host?.lowercased() == rhs.host?.lowercased()
-            && (lhs.port ?? defaultPort(lhs.scheme)) == (rhs.port ?? defaultPort(rhs.scheme))
-    }
-
-    private static func defaultPort(_ scheme: String?) -> Int? {
-        switch scheme?.lowercased() {
-        case "http": return 80
-        case "https": return 443
-        default: return nil
-        }
+        let scheme = lhs.scheme?.lowercased()
+        guard scheme == rhs.scheme?.lowercased(), lhs.host?.lowercased() == rhs.host?.lowercased() else { return false }
+        let defaultPort = scheme == "https" ? 443 : scheme == "http" ? 80 : nil
+        return (lhs.port ?? defaultPort) == (rhs.port ?? defaultPort)
     }
 }
