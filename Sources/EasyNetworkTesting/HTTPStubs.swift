@@ -13,7 +13,7 @@ import FoundationNetworking
 /// stubs.stub("GET", path: "/user", reply: .json(#"{"id": 1}"#))
 /// let session = URLSession(configuration: stubs.makeSessionConfiguration())
 /// ```
-public final class HTTPStubs: @unchecked Sendable {
+public final class HTTPStubs: @unchecked Sendable {  // unchecked: `stubs` and `received` guarded by `lock`
     /// A stub handler.
     typealias Handler = @Sendable (URLRequest) -> HTTPStubReply
 

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Maps set IDs to live ``HTTPStubs`` sets without keeping them alive.
-final class HTTPStubsRegistry: @unchecked Sendable {
+final class HTTPStubsRegistry: @unchecked Sendable {  // unchecked: `lastID` and `entries` guarded by `lock`
     /// The process-wide registry.
     static let shared = HTTPStubsRegistry()
 

@@ -33,7 +33,7 @@ import Foundation
 /// - `/html`: 200 `text/html` (a sign-in page, as a captive portal sends).
 /// - `/redirect-loop`: 302 to itself.
 /// - `/unavailable/{seconds}`: 503 JSON with `Retry-After: seconds`.
-public final class LoopbackServer: @unchecked Sendable {
+public final class LoopbackServer: Sendable {
     /// The port the server listens on.
     public let port: UInt16
 

@@ -9,7 +9,7 @@ import Dispatch
 /// Descriptor ownership: the accept thread alone closes the listening socket, and each connection thread
 /// alone closes its own socket (under the lock, after removing it from `openConnections`). `stop()` only
 /// calls `shutdown` on descriptors still registered, so no descriptor is ever used after it was closed.
-final class LoopbackServerCore: @unchecked Sendable {
+final class LoopbackServerCore: @unchecked Sendable {  // unchecked: every var guarded by `lock`
     /// A route handler.
     typealias Handler = @Sendable (RecordedRequest) -> LoopbackReply
 

@@ -17,7 +17,7 @@ public class StubURLProtocol: URLProtocol {
 
     /// Carries the instance into the delivery closure: `URLProtocol` is not `Sendable` (explicitly so on
     /// Linux), but this class keeps its own mutable state behind `lock`.
-    private struct Loader: @unchecked Sendable {
+    private struct Loader: @unchecked Sendable {  // unchecked: see above; StubURLProtocol's state is guarded by `lock`
         let instance: StubURLProtocol
     }
 

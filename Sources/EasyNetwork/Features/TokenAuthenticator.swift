@@ -44,7 +44,7 @@ import FoundationNetworking
 ///
 /// The host keeps its authenticator: a refresh that calls the same host must capture
 /// it weakly (`{ [weak host] in … }`), or the two keep each other alive.
-public final class TokenAuthenticator: @unchecked Sendable {
+public final class TokenAuthenticator: Sendable {
     /// Starts a refresh; call the completion once with the new token or an error.
     public typealias Refresh = @Sendable (_ completion: @escaping @Sendable (Result<String, any Error>) -> Void) -> Void
     /// Puts a token on a request; the default sets `Authorization: Bearer <token>`.

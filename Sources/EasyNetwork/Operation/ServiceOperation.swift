@@ -16,7 +16,7 @@ import Foundation
 /// cancellation error and the operation finishes right after that closure returns
 /// (so one that forgets to call `finish()` on that path still ends). The operation's
 /// `queuePriority` becomes the `URLSessionTask` priority.
-open class ServiceOperation: NetworkOperation, @unchecked Sendable {
+open class ServiceOperation: NetworkOperation, @unchecked Sendable {  // unchecked: an Operation subclass; `madeService` guarded by the operation lock
     /// The host the operation talks to.
     let configuration: HostConfiguration
     // Made on first use, under the operation's lock: one cancelled before it ran never

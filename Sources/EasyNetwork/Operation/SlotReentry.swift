@@ -4,7 +4,7 @@ import Foundation
 /// the same queue, ahead of the waiting ones, that gives the lent slot back and resumes
 /// the parked one. It cannot be cancelled: a cancelled operation's request ends on its
 /// own, and a queue-wide cancel must not strand the parked one.
-final class SlotReentry: Operation, @unchecked Sendable {  // `body` is set once, in init
+final class SlotReentry: Operation, @unchecked Sendable {  // unchecked: an Operation subclass; `body` is a let set in init
     private let body: @Sendable () -> Void
 
     init(_ body: @escaping @Sendable () -> Void) {

@@ -6,7 +6,7 @@ import FoundationNetworking
 /// A successful HTTP exchange: the request as sent, the response and its body, with
 /// the host's envelope and JSON decoder. Mappers and transforms receive it before
 /// anything is decoded, and use its methods to decode.
-public struct NetworkResponse: @unchecked Sendable {
+public struct NetworkResponse: Sendable {
     /// The request as it was sent.
     public let request: URLRequest
     /// The HTTP response.

@@ -9,8 +9,7 @@ struct TransportTask: Sendable {
     private let cancelAction: @Sendable () -> Void
 
     init(_ task: URLSessionTask) {
-        let task = UncheckedSendable(task)
-        cancelAction = { task.value.cancel() }
+        cancelAction = { task.cancel() }
     }
 
     init(cancel: @escaping @Sendable () -> Void) {

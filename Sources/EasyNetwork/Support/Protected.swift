@@ -7,7 +7,7 @@ import Foundation
 ///
 /// The lock is a plain `pthread_mutex_t`: every request makes a few of these, and on
 /// Linux an `NSLock` costs three allocations and a condition variable each.
-final class Protected<Value>: @unchecked Sendable {
+final class Protected<Value>: @unchecked Sendable {  // unchecked: `value` is only touched under `mutex`
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value
 
