@@ -68,4 +68,37 @@ final class ResponseStageTests: ServerTestCase {
             XCTAssertLessThan(elapsed, 1.5, "the fast request waited for the slow validator")
         }
     }
+    /// The seed's JSON requests skip the hop only while no user code runs after the
+    /// transport: a host's envelope rule is user code, so it still runs off the delegate queue.
+    func testSlowEnvelopeRuleDoesNotDelayAnotherSeedRequest() {
+        let host = makeHost()
+        let checking = DispatchSemaphore(value: 0)
+        host.envelope = ResponseEnvelope(success: .custom { json in
+            if json["delayed"] != nil {
+                checking.signal()
+                Thread.sleep(forTimeInterval: 2)
+            }
+            return true
+        }, payloadKey: nil)
+        let service = EasyNetworkService(host)
+        let slowDone = expectation(description: "slow request")
+        service.request(TestRequest("/delay/0"), success: { _ in slowDone.fulfill() }, failure: { _ in slowDone.fulfill() })
+        XCTAssertEqual(checking.wait(timeout: .now() + 10), .success, "the envelope rule never ran")
+
+        let started = Date()
+        let fastDone = expectation(description: "fast request")
+        let fastResult = Collector<(Bool, TimeInterval)>()
+        service.request(TestRequest("/status/200", timeout: 1), success: { json in
+            fastResult.append((json != nil, Date().timeIntervalSince(started)))
+            fastDone.fulfill()
+        }, failure: { _ in
+            fastResult.append((false, Date().timeIntervalSince(started)))
+            fastDone.fulfill()
+        })
+        wait(for: [fastDone, slowDone], timeout: 10)
+        if let (succeeded, elapsed) = fastResult.values.first {
+            XCTAssertTrue(succeeded, "the fast request failed")
+            XCTAssertLessThan(elapsed, 1.5, "the fast request waited for the slow envelope rule")
+        }
+    }
 }

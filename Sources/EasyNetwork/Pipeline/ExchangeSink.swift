@@ -12,9 +12,17 @@ protocol ExchangeSink: AnyObject, Sendable {
     /// Whether the caller wants a value from a stored response before the network's
     /// (``CachePolicy/cacheThenNetwork``).
     var wantsProvisional: Bool { get }
+    /// Whether the mapping is the library's own (the seed's JSON), so a small body may
+    /// be mapped on the session's delegate queue instead of hopping to ``ResponseStage``.
+    var mapsInline: Bool { get }
     /// Maps a stored response and hands the value to the caller on `queue`; a stored
     /// response that does not map is skipped.
     func deliverProvisional(_ response: NetworkResponse, on queue: DispatchQueue, lock: Lock)
     /// Calls the completion (on the callback queue) with the kept value, or `error`.
     func deliver(_ error: NetworkError?, metrics: RequestMetrics, lock: Lock)
+}
+
+extension ExchangeSink {
+    /// A caller's mapping by default: it runs on ``ResponseStage``.
+    var mapsInline: Bool { false }
 }

@@ -1,6 +1,7 @@
 /// The one place user mapping runs (the caller's transform, mapper or `Decodable`):
 /// on the ``ResponseStage`` queue for a response from the network, on the sending
-/// thread for a stored one, never on the session's delegate queue. A response that
+/// thread for a stored one, never on the session's delegate queue (only the library's own
+/// JSON parse of a small body runs there, see ``ResponseStage``). A response that
 /// mapped is offered to the plug-ins (the cache); one that did not is never stored.
 enum MapStage {
     /// Maps `response` into `sink` (the value kept under `lock`); returns the error when

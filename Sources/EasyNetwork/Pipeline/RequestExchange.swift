@@ -28,6 +28,9 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
     private let priority: Float?
     private let queuedAt: Date
     private let uploadProgress: (@Sendable (Int64, Int64) -> Void)?
+    /// No user code runs after the transport (library mapping, no interceptor, plug-in
+    /// or envelope): a small successful answer is handled on the delegate queue.
+    private let handlesInline: Bool
     let lock = Lock()
 
     private var base: URLRequest?
@@ -64,6 +67,7 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         self.priority = priority
         self.queuedAt = queuedAt
         self.uploadProgress = uploadProgress
+        handlesInline = sink.mapsInline && interceptors.isEmpty && plugIns.isEmpty && settings.settings.envelope == nil
     }
 
     func context(attempt: Int) -> RequestContext {
@@ -143,6 +147,9 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         ) { [self] outcome in
             // On the session's delegate queue: end the attempt, then leave that queue.
             let ending = transportEnded(outcome, attempt: attempt, seen: seen)
+            if handlesInline, outcome.error == nil, outcome.data.count < ResponseStage.inlineLimit {
+                return received(outcome, ending: ending, attempt: attempt, context: context)
+            }
             ResponseStage.run { [self] in received(outcome, ending: ending, attempt: attempt, context: context) }
         }
         guard let task else { return }  // the session is gone; the completion reported it

@@ -10,10 +10,15 @@ import Dispatch
 /// timeouts would fire. So the delegate queue only ends the attempt (its deadline is
 /// disarmed there, before any user code runs) and hands the outcome over to this
 /// concurrent queue, shared by the process, as Alamofire's serialization queue is.
-/// Timeouts therefore cover the network only.
+/// Timeouts therefore cover the network only. The one exception runs no user code:
+/// the seed's own JSON parse of a small successful body, with no interceptor, plug-in
+/// or envelope, is handled on the delegate queue (one queue hop less per request).
 enum ResponseStage {
     /// The concurrent queue the stages after the transport run on.
     static let queue = DispatchQueue(label: "EasyNetwork.response", attributes: .concurrent)
+
+    /// The largest body the library's own mapping handles on the delegate queue (no hop).
+    static let inlineLimit = 64 * 1024
 
     /// Runs `work` on ``queue``.
     static func run(_ work: @escaping @Sendable () -> Void) {

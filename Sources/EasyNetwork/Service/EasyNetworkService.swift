@@ -52,12 +52,14 @@ public final class EasyNetworkService: @unchecked Sendable {
         success: (@Sendable (Any?) -> Void)? = nil,
         failure: (@Sendable (NetworkError) -> Void)? = nil
     ) {
-        perform(request, transform: { try $0.jsonObject() }, completion: { (result: Result<Any?, NetworkError>, _) in
+        // The library's own small JSON parse: it may run on the delegate queue.
+        let sink = TypedSink(transform: { try $0.jsonObject() }, cachedValue: nil, mapsInline: true) { (result: Result<Any?, NetworkError>, _) in
             switch result {
             case .success(let json): success?(json)
             case .failure(let error): failure?(error)
             }
-        })
+        }
+        start(request, sink: sink, uploadProgress: nil)
     }
 
     /// Sends `request`, runs `transform` on the successful response off the callback
