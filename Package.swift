@@ -1,6 +1,19 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Apple privacy manifests (README "Privacy manifest"): a library module ships its
+// Sources/<Module>/PrivacyInfo.xcprivacy as a resource when the package is built on Apple
+// platforms, so apps and their privacy report include it; elsewhere it is excluded, so Linux
+// builds get no resource bundle and no Bundle.module code. Give every library target
+// `exclude: privacyExclude, resources: privacyManifest`.
+#if canImport(Darwin)
+let privacyManifest: [Resource]? = [.copy("PrivacyInfo.xcprivacy")]
+let privacyExclude: [String] = []
+#else
+let privacyManifest: [Resource]? = nil
+let privacyExclude = ["PrivacyInfo.xcprivacy"]
+#endif
+
 let package = Package(
     name: "EasyNetwork",
     platforms: [.iOS(.v13), .macOS(.v10_15), .tvOS(.v13), .watchOS(.v6)],
@@ -8,16 +21,33 @@ let package = Package(
         .library(name: "EasyNetwork", targets: ["EasyNetwork"]),
         .library(name: "EasyNetworkTesting", targets: ["EasyNetworkTesting"]),
         .executable(name: "EasyNetworkDemo", targets: ["EasyNetworkDemo"]),
+        // Opt-in products: an SDK pays only for those it imports.
+        .library(name: "EasyNetworkPlugins", targets: ["EasyNetworkPlugins"]),
+        .library(name: "EasyNetworkOrchestration", targets: ["EasyNetworkOrchestration"]),
     ],
     targets: [
-        .target(name: "EasyNetwork"),
+        .target(
+            name: "EasyNetwork",
+            // The cache's manifest waits next to its sources for the cache's own module
+            // (issue 13); until then this module's manifest covers the cache.
+            exclude: privacyExclude + ["Cache/PrivacyInfo.xcprivacy"],
+            resources: privacyManifest
+        ),
         .target(name: "EasyNetworkTesting"),
         .executableTarget(
             name: "EasyNetworkDemo",
-            dependencies: ["EasyNetwork", "EasyNetworkTesting"],
+            dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkPlugins", "EasyNetworkOrchestration"],
             path: "Examples/EasyNetworkDemo"
         ),
-        .testTarget(name: "EasyNetworkTests", dependencies: ["EasyNetwork", "EasyNetworkTesting"]),
+        .target(name: "EasyNetworkPlugins", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
+        .target(name: "EasyNetworkOrchestration", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
+        // EmbeddingHygieneTests checks a RequestBatch next to the core's objects.
+        .testTarget(name: "EasyNetworkTests", dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkOrchestration"]),
+        .testTarget(name: "EasyNetworkPluginsTests", dependencies: ["EasyNetworkPlugins", "EasyNetwork", "EasyNetworkTesting"]),
+        .testTarget(
+            name: "EasyNetworkOrchestrationTests",
+            dependencies: ["EasyNetworkOrchestration", "EasyNetwork", "EasyNetworkTesting"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,26 +2,43 @@
 # What EasyNetwork adds to an executable: builds small release programs in a temporary
 # package (the library by local path, no network) and prints their stripped sizes.
 #
-#   Benchmarks/footprint.sh [--by-type [N]] [--keep] [-- extra swift build arguments]
+#   Benchmarks/footprint.sh [--report | --check] [--markdown] [--budget NAME=KB]...
+#                           [--by-type [N]] [--keep] [-- extra swift build arguments]
 #
 # Rows: plain URLSession (the floor), the README's one-request seed program importing only
 # EasyNetwork, the seed program plus each other library product of the package (read from
 # `swift package dump-package`; the testing kit aside), and the seed program plus all of them.
+# Budgets (issue 13, KB = 1,024 bytes): the seed row may add 200 KB over the floor, the
+# all-products row 500 KB over the floor; --budget seed=KB, all=KB or PRODUCT=KB (what that
+# product adds over the seed, e.g. --budget EasyNetworkCache=50) sets or adds one.
+# --report (the default) prints the table with a PASS/OVER column and exits 0 whatever the
+# sizes; --check exits 3 when a row is over its budget. Either exits 1 if the build fails.
+# --markdown also prints the table as Markdown, for README.
 # --by-type [N] also prints the N (30) largest contributors to the seed program, by Swift type.
-# Needs only the Swift toolchain and binutils (nm, strip, size).
+# Needs only the Swift toolchain and binutils (nm, strip, size). Takes 1-3 minutes.
 set -euo pipefail
 
 top=0
 keep=0
+check=0
+markdown=0
 build_args=()
+declare -A budget=([seed]=200 [all]=500)
 while (($#)); do
     case "$1" in
         --by-type)
             top=30
             if [[ "${2:-}" =~ ^[0-9]+$ ]]; then top=$2; shift; fi ;;
         --keep) keep=1 ;;
+        --check) check=1 ;;
+        --report) check=0 ;;
+        --markdown) markdown=1 ;;
+        --budget)
+            [[ "${2:-}" =~ ^([A-Za-z0-9_]+)=([0-9]+)$ ]] || { echo "footprint.sh: --budget wants NAME=KB" >&2; exit 2; }
+            budget[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
+            shift ;;
         --) shift; build_args=("$@"); break ;;
-        -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "footprint.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
     esac
     shift
@@ -242,22 +259,73 @@ floor=$(stripped_size Floor)
 seed=$(stripped_size Seed)
 kb() { awk -v b="$1" 'BEGIN { printf "%.0f", b / 1024 }'; }
 signed_kb() { awk -v b="$1" 'BEGIN { k = b / 1024; printf "%+d", k < 0 ? -int(-k + 0.5) : int(k + 0.5) }'; }
+thousands() { sed ':a;s/\B[0-9]\{3\}\>/,&/;ta' <<< "$1"; }
+
+# The rows: label, markdown label, bytes, budget name and what the budget counts (floor|seed).
+labels=() md_labels=() sizes=() budget_names=() budget_bases=()
+add_row() { labels+=("$1"); md_labels+=("$2"); sizes+=("$3"); budget_names+=("$4"); budget_bases+=("$5"); }
+add_row "seed program, import EasyNetwork" "quick start, \`import EasyNetwork\` only" "$seed" seed floor
+for i in "${!products[@]}"; do
+    add_row "seed + ${products[$i]}" "quick start + \`${products[$i]}\`" "$(stripped_size "Product$i")" "${products[$i]}" seed
+done
+add_row "seed + all products (testing kit aside)" "quick start + every product (testing kit aside)" "$(stripped_size All)" all floor
+for name in "${!budget[@]}"; do
+    found=0
+    for known in "${budget_names[@]}"; do [[ "$known" == "$name" ]] && found=1; done
+    ((found)) || echo "footprint.sh: warning: --budget $name: no such row (products: ${products[*]:-none})" >&2
+done
+
+# Fills status[i] and budget_text[i]; counts the rows over budget.
+over=0 status=() budget_text=()
+for i in "${!labels[@]}"; do
+    name=${budget_names[$i]}
+    if [[ -n "${budget[$name]:-}" ]]; then
+        base=$floor
+        [[ "${budget_bases[$i]}" == seed ]] && base=$seed
+        budget_text+=("<= ${budget[$name]} KB over ${budget_bases[$i]}")
+        if (( ${sizes[$i]} - base <= ${budget[$name]} * 1024 )); then
+            status+=(PASS)
+        else
+            status+=(OVER)
+            over=$((over + 1))
+        fi
+    else
+        budget_text+=("") status+=("")
+    fi
+done
 
 echo
 echo "Stripped size, Linux $(uname -m), swift build -c release ${build_args[*]:-}"
-printf '%-44s %10s %9s %12s %13s\n' "program" "bytes" "KB" "over floor" "over seed"
-row() { # $1 label, $2 bytes
-    printf '%-44s %10s %9s %12s %13s\n' "$1" "$2" "$(kb "$2")" \
-        "$(signed_kb $(($2 - floor))) KB" "$(signed_kb $(($2 - seed))) KB"
-}
-printf '%-44s %10s %9s\n' "plain URLSession (the floor)" "$floor" "$(kb "$floor")"
-row "seed program, import EasyNetwork" "$seed"
-for i in "${!products[@]}"; do
-    row "seed + ${products[$i]}" "$(stripped_size "Product$i")"
+format='%-44s %10s %9s %12s %12s  %-24s %s\n'
+printf "$format" "program" "bytes" "KB" "over floor" "over seed" "budget" "check"
+printf "$format" "plain URLSession (the floor)" "$floor" "$(kb "$floor")" "" "" "" ""
+for i in "${!labels[@]}"; do
+    printf "$format" "${labels[$i]}" "${sizes[$i]}" "$(kb "${sizes[$i]}")" \
+        "$(signed_kb $((${sizes[$i]} - floor))) KB" "$(signed_kb $((${sizes[$i]} - seed))) KB" \
+        "${budget_text[$i]}" "${status[$i]}"
 done
-row "seed + all products (testing kit aside)" "$(stripped_size All)"
+if ((over)); then
+    echo "$over row(s) over budget"
+else
+    echo "every row within its budget"
+fi
 
-((top > 0)) || exit 0
+if ((markdown)); then
+    echo
+    echo "| program (stripped, Linux $(uname -m), release) | bytes | adds over plain \`URLSession\` | adds over the quick start | budget | |"
+    echo "|---|---:|---:|---:|---|---|"
+    echo "| plain \`URLSession\` (the floor) | $(thousands "$floor") | | | | |"
+    for i in "${!labels[@]}"; do
+        over_seed="$(signed_kb $((${sizes[$i]} - seed))) KB"
+        [[ "${budget_names[$i]}" == seed ]] && over_seed=""
+        budget_cell=${budget_text[$i]/<=/≤}
+        echo "| ${md_labels[$i]} | $(thousands "${sizes[$i]}") | $(signed_kb $((${sizes[$i]} - floor))) KB | $over_seed | $budget_cell | ${status[$i]} |"
+    done
+fi
+
+exit_status=0
+if ((check && over)); then exit_status=3; fi
+((top > 0)) || exit "$exit_status"
 
 # Where the seed program's bytes go: section sizes, then symbols grouped by Swift type.
 echo
@@ -358,3 +426,5 @@ echo
 echo "Top $top types of the seed program (symbol bytes; symbols; the largest one, simplified):"
 awk -F '\t' '$1 == "type"' "$work/groups.tsv" | sort -t $'\t' -k2 -n -r |
     awk -F '\t' -v top="$top" 'NR <= top { printf "  %6.1f KB %5d  %-36s %s\n", $2 / 1024, $3, $4, $5 }'
+
+exit "$exit_status"

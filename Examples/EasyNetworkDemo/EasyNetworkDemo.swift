@@ -1,4 +1,6 @@
 import EasyNetwork
+import EasyNetworkPlugins
+import EasyNetworkOrchestration
 import EasyNetworkTesting
 import Foundation
 

@@ -186,6 +186,13 @@ final class CacheStageTests: CacheTestCase {
         XCTAssertNotEqual(ResponseCache(name: "a/b").directory, ResponseCache(name: "a_b").directory)
     }
 
+    func testAFolderNameKeepsLettersDigitsAndInnerDotsAndEscapesTheRest() {
+        let names = ["my sdk/../ü.x": "my%20sdk%2F..%2F%C3%BC.x", ".hidden": "%2Ehidden", "": "%", "A-z_0.9": "A-z_0.9", "%\n": "%25%0A"]
+        for (name, folder) in names {
+            XCTAssertEqual(ResponseCache(name: name).directory.lastPathComponent, folder, name)
+        }
+    }
+
     func testEntriesOfTheOldFormatAreIgnoredAndRemoved() throws {
         let resource = VersionedResource()
         server.route("GET", "/doc") { resource.reply(to: $0) }

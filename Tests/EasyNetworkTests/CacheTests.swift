@@ -187,4 +187,82 @@ final class CacheTests: CacheTestCase {
         _ = fetch(CachedGet(api: "/doc", policy: .cacheElseNetwork(maxAge: 60)), host: host)
         XCTAssertEqual(resource.fullResponses, 4)
     }
+
+    /// The header of a cache entry as the Codable `CachedResponse` of earlier versions
+    /// wrote it with `JSONEncoder` (the checksum unsigned, the date in seconds since 2001).
+    private struct EarlierEntryHeader: Encodable {
+        var key: String
+        var url: String
+        var statusCode: Int
+        var headers: [String: String]
+        var storedAt: Date
+        var vary: [String: String]
+        var bodyLength: Int
+        var bodyChecksum: UInt64
+    }
+
+    /// FNV-1a, 64 bits, as entries are checked with.
+    private func fnv1a(_ data: Data) -> UInt64 {
+        data.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01b3 }
+    }
+
+    func testEntryWrittenByAnEarlierVersionIsServed() throws {
+        server.route("GET", "/doc") { _ in .json(#"{"version": 1}"#, headers: ["ETag": "\"v1\"", "Vary": "Accept-Language"]) }
+        let host = self.host()
+        _ = fetch(CachedGet(api: "/doc", policy: .cacheElseNetwork(maxAge: 60)), host: host)
+        let file = try XCTUnwrap(try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil).first)
+        let stored = try Data(contentsOf: file)
+        XCTAssertEqual(stored.prefix(4), Data("ENC2".utf8))
+        let length = stored.dropFirst(4).prefix(4).reduce(0) { $0 << 8 | Int($1) }
+        let header = try XCTUnwrap(JSONSerialization.jsonObject(with: stored.subdata(in: 8..<(8 + length))) as? [String: Any])
+
+        // Rewrite the entry as an earlier version would have, with another body whose
+        // checksum needs all 64 bits (a signed reader would lose it).
+        var body = Data(#"{"version": 7}"#.utf8)
+        while fnv1a(body) < 1 << 63 { body.append(UInt8(ascii: " ")) }
+        let earlier = EarlierEntryHeader(
+            key: try XCTUnwrap(header["key"] as? String),
+            url: try XCTUnwrap(header["url"] as? String),
+            statusCode: 200,
+            headers: try XCTUnwrap(header["headers"] as? [String: String]),
+            storedAt: Date(),
+            vary: try XCTUnwrap(header["vary"] as? [String: String]),
+            bodyLength: body.count,
+            bodyChecksum: fnv1a(body)
+        )
+        XCTAssertEqual(earlier.vary.keys.sorted(), ["accept-language"])
+        let encoded = try JSONEncoder().encode(earlier)
+        var entry = Data("ENC2".utf8)
+        entry.append(contentsOf: [0, 0, UInt8(encoded.count >> 8), UInt8(encoded.count & 0xFF)])
+        entry.append(encoded)
+        entry.append(body)
+        try entry.write(to: file)
+
+        XCTAssertEqual(try fetch(CachedGet(api: "/doc", policy: .cacheElseNetwork(maxAge: 60)), host: host)?.get(), ["version": 7])
+        XCTAssertEqual(server.requests(path: "/doc").count, 1, "served from the earlier entry")
+        XCTAssertEqual(try Data(contentsOf: file), entry, "an entry that is read is left as it is")
+    }
+
+    func testStoredEntryHeaderIsJSONAndKeepsEveryHeaderButCredentials() throws {
+        server.route("GET", "/doc") { _ in
+            .json(#"{"version": 1}"#, headers: ["ETag": "\"v1\"", "Set-Cookie": "a=b", "X-Kept": "yes"])
+        }
+        let host = self.host()
+        _ = fetch(CachedGet(api: "/doc", policy: .cacheElseNetwork(maxAge: 60)), host: host)
+        let file = try XCTUnwrap(try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil).first)
+        XCTAssertTrue(file.lastPathComponent.hasPrefix("v2-"))
+        let stored = try Data(contentsOf: file)
+        let length = stored.dropFirst(4).prefix(4).reduce(0) { $0 << 8 | Int($1) }
+        let header = try XCTUnwrap(JSONSerialization.jsonObject(with: stored.subdata(in: 8..<(8 + length))) as? [String: Any])
+        let body = stored.subdata(in: (8 + length)..<stored.count)
+        XCTAssertEqual(header["statusCode"] as? Int, 200)
+        XCTAssertEqual(header["bodyLength"] as? Int, body.count)
+        XCTAssertEqual((header["bodyChecksum"] as? NSNumber)?.uint64Value, fnv1a(body))
+        XCTAssertEqual(try XCTUnwrap(header["storedAt"] as? Double), Date().timeIntervalSinceReferenceDate, accuracy: 60)
+        let headers = try XCTUnwrap(header["headers"] as? [String: String])
+        XCTAssertEqual(headers.first { $0.key.lowercased() == "x-kept" }?.value, "yes")
+        XCTAssertEqual(headers.first { $0.key.lowercased() == "etag" }?.value, "\"v1\"")
+        XCTAssertNil(headers.first { $0.key.lowercased() == "set-cookie" }, "credentials are never written")
+        XCTAssertTrue(try XCTUnwrap(header["key"] as? String).hasPrefix("GET http://127.0.0.1:"))
+    }
 }

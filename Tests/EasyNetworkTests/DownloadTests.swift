@@ -399,4 +399,66 @@ final class DownloadTests: ServerTestCase {
         XCTAssertTrue(op.isCancelled)
         XCTAssertLessThan(Date().timeIntervalSince(started), 5, "the slow body takes 2.5 s; the cancel ends it at once")
     }
+
+    /// The metadata of a partial download as the Codable `PartialDownload.Validator` of
+    /// earlier versions wrote it with `JSONEncoder`.
+    private struct EarlierValidator: Encodable {
+        var url: String
+        var etag: String?
+        var lastModified: String?
+        var totalLength: Int64?
+    }
+
+    func testPartialDownloadWrittenByAnEarlierVersionIsResumed() throws {
+        let resource = RangeResource(size: 300_000)
+        server.route("GET", "/file") { resource.reply(to: $0) }
+        let destination = folder.appendingPathComponent("earlier.bin")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try resource.body.prefix(100_000).write(to: folder.appendingPathComponent("earlier.bin.partial"))
+        let metadata = EarlierValidator(url: server.baseURL.absoluteString + "/file", etag: "\"v1\"", totalLength: 300_000)
+        try JSONEncoder().encode(metadata).write(to: folder.appendingPathComponent("earlier.bin.partial.json"))
+
+        let (op, result) = download("/file", to: "earlier.bin", options: DownloadOptions(segmentSize: nil))
+        XCTAssertEqual(try Data(contentsOf: try XCTUnwrap(result).get()), resource.body)
+        XCTAssertEqual(op.resumedFromOffset, 100_000)
+        let request = try XCTUnwrap(server.requests(path: "/file").first)
+        XCTAssertEqual(request.header("Range"), "bytes=100000-")
+        XCTAssertEqual(request.header("If-Range"), "\"v1\"")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination.path + ".partial.json"))
+    }
+
+    func testPartialDownloadMetadataIsJSONAnEarlierVersionCanRead() throws {
+        let destination = folder.appendingPathComponent("meta.bin")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let partial = PartialDownload(destination: destination)
+        partial.save(url: "http://example.invalid/a", etag: "W/\"weak\"", lastModified: "Sat, 21 Nov 2026 10:00:00 GMT", totalLength: 5_000_000_000)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: partial.metadataURL)) as? [String: Any])
+        XCTAssertEqual(object["url"] as? String, "http://example.invalid/a")
+        XCTAssertEqual(object["etag"] as? String, "W/\"weak\"")
+        XCTAssertEqual(object["lastModified"] as? String, "Sat, 21 Nov 2026 10:00:00 GMT")
+        XCTAssertEqual((object["totalLength"] as? NSNumber)?.int64Value, 5_000_000_000)
+        try Data(count: 10).write(to: partial.dataURL)
+        // A weak ETag cannot guard a range: the Last-Modified date does.
+        let point = try XCTUnwrap(partial.resumePoint(for: try XCTUnwrap(URL(string: "http://example.invalid/a"))))
+        XCTAssertEqual(point.offset, 10)
+        XCTAssertEqual(point.ifRange, "Sat, 21 Nov 2026 10:00:00 GMT")
+        XCTAssertNil(partial.resumePoint(for: try XCTUnwrap(URL(string: "http://example.invalid/b"))), "another URL")
+        partial.save(url: "http://example.invalid/a", etag: nil, lastModified: nil, totalLength: nil)
+        XCTAssertNil(partial.resumePoint(for: try XCTUnwrap(URL(string: "http://example.invalid/a"))), "no validator")
+        partial.save(url: "http://example.invalid/a", etag: "\"s\"", lastModified: nil, totalLength: 10)
+        XCTAssertNil(partial.resumePoint(for: try XCTUnwrap(URL(string: "http://example.invalid/a"))), "all bytes are there")
+        try Data("{".utf8).write(to: partial.metadataURL)
+        XCTAssertNil(partial.resumePoint(for: try XCTUnwrap(URL(string: "http://example.invalid/a"))), "unreadable metadata")
+    }
+
+    func testContentRangeIsReadByteByByte() {
+        XCTAssertEqual(DownloadTransfer.contentRange("bytes 100-199/1000").map { [$0.start, $0.end, $0.total ?? -1] }, [100, 199, 1000])
+        XCTAssertEqual(DownloadTransfer.contentRange("bytes 0-65535/*").map { [$0.start, $0.end, $0.total ?? -1] }, [0, 65535, -1])
+        XCTAssertEqual(DownloadTransfer.contentRange("bytes 5-9").map { [$0.start, $0.end, $0.total ?? -1] }, [5, 9, -1])
+        XCTAssertEqual(DownloadTransfer.contentRange("bytes  7-8/9").map { [$0.start, $0.end, $0.total ?? -1] }, [7, 8, 9])
+        XCTAssertEqual(DownloadTransfer.contentRange("bytes 9223372036854775806-9223372036854775806/9223372036854775807").map { $0.end }, 9_223_372_036_854_775_806)
+        for malformed in [nil, "", "bytes", "bytes */1000", "bytes 5/9", "bytes -5/9", "bytes 5-/9", "bytes 1-2-3/9", "bytes 1x-2/9", "bytes 99999999999999999999-1/2"] {
+            XCTAssertNil(DownloadTransfer.contentRange(malformed), malformed ?? "nil")
+        }
+    }
 }

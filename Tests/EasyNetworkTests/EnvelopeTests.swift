@@ -2,6 +2,9 @@ import EasyNetwork
 import EasyNetworkTesting
 import Foundation
 import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 struct User: Codable, Equatable, Sendable {
     let id: Int
@@ -195,6 +198,52 @@ final class EnvelopeTests: ServerTestCase {
         XCTAssertEqual(error?.businessCode, "12")
         XCTAssertEqual(error?.traceId, "t-9")
         XCTAssertEqual(error?.message, "bad")
+    }
+
+    /// A response made in memory, for reading the envelope without a server.
+    private func response(_ json: String, _ envelope: ResponseEnvelope, decoder: JSONDecoder = JSONDecoder()) throws -> NetworkResponse {
+        let url = try XCTUnwrap(URL(string: "http://127.0.0.1/envelope"))
+        let http = try XCTUnwrap(HTTPURLResponse(url: url, statusCode: 200, httpVersion: nil, headerFields: nil))
+        return NetworkResponse(request: URLRequest(url: url), httpResponse: http, data: Data(json.utf8), envelope: envelope, jsonDecoder: decoder)
+    }
+
+    func testSnakeCaseEnvelopeKeysFindCamelCaseFieldsWhenDecoding() throws {
+        // "_msg" has one part, so it is looked up only as written and must not find "msg".
+        let envelope = ResponseEnvelope(
+            success: .code("err__code_", equals: ["0"]), payloadKey: "result_data",
+            messageKeys: ["_msg", "_error_text"], traceIdKey: "trace_id_é_ça"
+        )
+        let failed = try response(#"{"errCode": 7, "msg": "wrong", "errorText": "nope", "traceIdÉÇa": "t-1"}"#, envelope)
+        XCTAssertThrowsError(try failed.decode(User.self)) { error in
+            let error = error as? NetworkError
+            XCTAssertEqual(error?.kind, .business)
+            XCTAssertEqual(error?.businessCode, "7")
+            XCTAssertEqual(error?.message, "nope")
+            XCTAssertEqual(error?.traceId, "t-1")
+        }
+        let ok = try response(#"{"errCode": 0, "resultData": {"id": 1, "name": "a"}}"#, envelope)
+        XCTAssertEqual(try ok.decode(User.self), User(id: 1, name: "a"))
+    }
+
+    func testCustomRuleSeesEveryFieldButThePayloadAsJSONWhenDecoding() throws {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        // Top-level names as the decoder converts them; values as JSONSerialization gives
+        // them, nested keys as the body has them.
+        let envelope = ResponseEnvelope(success: .custom { fields in
+            guard fields["data"] == nil, fields["status"] as? String == "OK",
+                  let meta = fields["metaInfo"] as? [String: Any], meta["inner_key"] as? String == "yes",
+                  let tags = fields["tags"] as? [Any], tags.count == 6,
+                  tags[0] as? Int == 1, tags[1] as? String == "a", tags[2] is NSNull,
+                  tags[3] as? Bool == true, tags[4] as? Double == 2.5,
+                  (tags[5] as? [String: Any])?["k"] as? [Any] != nil
+            else { return false }
+            return true
+        })
+        let body = #"{"status": "OK", "meta_info": {"inner_key": "yes"}, "tags": [1, "a", null, true, 2.5, {"k": []}], "data": {"id": 5, "name": "e"}}"#
+        XCTAssertEqual(try response(body, envelope, decoder: decoder).decode(User.self), User(id: 5, name: "e"))
+        let refused = body.replacingOccurrences(of: #""yes""#, with: #""no""#)
+        XCTAssertEqual((try? response(refused, envelope, decoder: decoder).decode(User.self)) ?? nil, nil)
     }
 
     // MARK: one reader decides codes for every path

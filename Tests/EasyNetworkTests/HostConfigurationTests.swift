@@ -1,4 +1,4 @@
-import EasyNetwork
+@testable import EasyNetwork
 import EasyNetworkTesting
 import Foundation
 import XCTest
@@ -96,5 +96,163 @@ final class HostConfigurationTests: ServerTestCase {
         _ = send(TestRequest("/echoa=1"), host: host)
         XCTAssertEqual(server.requests.suffix(2).map(\.path), ["/echo", "/echoa=1"])
         XCTAssertEqual(server.requests.suffix(2).map(\.query), ["a=1", nil])
+    }
+
+    func testEverySettingOutlivesAChangeOfAnother() {
+        let host = HostConfiguration(baseURL: nil)
+        let queue = DispatchQueue(label: "EasyNetworkTests.other")
+        let decoder = JSONDecoder()
+        let encoder = JSONEncoder()
+        let authenticator = TokenAuthenticator(token: "t0") { done in done(.success("t1")) }
+        let cache = ResponseCache(directory: FileManager.default.temporaryDirectory.appendingPathComponent("unused-\(UUID().uuidString)"))
+        host.baseURL = server.baseURL
+        host.defaultHeaders = ["X-A": "1"]
+        host.timeout = 7
+        host.totalTimeout = 9
+        host.callbackQueue = queue
+        host.acceptableStatusCodes = [200, 201]
+        host.envelope = .successFlag()
+        host.jsonDecoder = decoder
+        host.jsonEncoder = encoder
+        host.errorHandler = { _, _ in }
+        host.interceptors = [ClosureInterceptor()]
+        host.retryPolicy = RetryPolicy(maxAttempts: 4)
+        host.authenticator = authenticator
+        host.coalescesRequests = true
+        host.responseCache = cache
+        host.cachePolicy = .cacheThenNetwork
+        host.timeout = 8
+
+        XCTAssertEqual(host.baseURL, server.baseURL)
+        XCTAssertEqual(host.defaultHeaders, ["X-A": "1"])
+        XCTAssertEqual(host.timeout, 8)
+        XCTAssertEqual(host.totalTimeout, 9)
+        XCTAssertTrue(host.callbackQueue === queue)
+        XCTAssertEqual(host.acceptableStatusCodes, [200, 201])
+        XCTAssertNotNil(host.envelope)
+        XCTAssertTrue(host.jsonDecoder === decoder)
+        XCTAssertTrue(host.jsonEncoder === encoder)
+        XCTAssertNotNil(host.errorHandler)
+        XCTAssertEqual(host.interceptors.count, 1)
+        XCTAssertTrue(host.interceptors.first is ClosureInterceptor)
+        XCTAssertEqual(host.retryPolicy.maxAttempts, 4)
+        XCTAssertTrue(host.authenticator === authenticator)
+        XCTAssertTrue(host.coalescesRequests)
+        XCTAssertTrue(host.responseCache === cache)
+        XCTAssertEqual(host.cachePolicy, .cacheThenNetwork)
+
+        XCTAssertFalse(host.setBaseURL(string: "no host"))
+        XCTAssertNil(host.baseURL)
+        XCTAssertEqual(host.timeout, 8, "a rejected base URL changes nothing else")
+        XCTAssertTrue(host.authenticator === authenticator)
+    }
+
+    func testASnapshotKeepsItsSettingsWhileTheNextSeesTheChange() {
+        let host = makeHost()
+        host.defaultHeaders = ["X-Step": "1"]
+        let before = host.snapshot()
+        XCTAssertTrue(before === host.snapshot(), "requests that start between two changes share one snapshot")
+
+        host.defaultHeaders = ["X-Step": "2"]
+        host.timeout = 5
+        let after = host.snapshot()
+        XCTAssertEqual(before.settings.defaultHeaders, ["X-Step": "1"])
+        XCTAssertEqual(before.settings.timeout, 60)
+        XCTAssertEqual(after.settings.defaultHeaders, ["X-Step": "2"])
+        XCTAssertEqual(after.settings.timeout, 5)
+    }
+
+    func testARequestInFlightKeepsTheSettingsItStartedWith() {
+        let host = makeHost()
+        host.defaultHeaders = ["X-Step": "1"]
+        let done = expectation(description: "request")
+        let outcome = Collector<NetworkError?>()
+        EasyNetworkService(host).request(TestRequest("/delay/500"), success: { _ in
+            outcome.append(nil)
+            done.fulfill()
+        }, failure: { error in
+            outcome.append(error)
+            done.fulfill()
+        })
+        let deadline = Date().addingTimeInterval(5)
+        while server.requests.isEmpty && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+        host.acceptableStatusCodes = [201]
+        host.defaultHeaders = ["X-Step": "2"]
+        wait(for: [done], timeout: 10)
+        XCTAssertEqual(outcome.values.count, 1)
+        XCTAssertNil(outcome.values.first ?? nil, "the 200 is judged by the codes the request started with")
+        XCTAssertEqual(server.requests.first?.header("X-Step"), "1")
+
+        guard case .failure(let error) = send(TestRequest("/echo"), host: host) else { return XCTFail("the next request must see the change") }
+        XCTAssertEqual(error.kind, .unacceptableStatus)
+        XCTAssertEqual(server.requests.last?.header("X-Step"), "2")
+    }
+
+    func testConcurrentChangesOfDifferentSettingsAreNotLost() {
+        let host = makeHost()
+        let rounds = 4000
+        let inconsistent = Collector<Int>()
+        let group = DispatchGroup()
+        let start = DispatchSemaphore(value: 0)
+        for thread in 0..<8 {
+            group.enter()
+            Thread.detachNewThread {
+                start.wait()
+                for round in 1...rounds {
+                    switch thread {
+                    case 0: host.timeout = TimeInterval(round)
+                    case 1: host.totalTimeout = TimeInterval(round)
+                    case 2: host.defaultHeaders = ["X-Round": "\(round)"]
+                    case 3: host.acceptableStatusCodes = [round]
+                    case 4: host.retryPolicy = RetryPolicy(maxAttempts: round)
+                    case 5: host.setBaseURL(string: round.isMultiple(of: 2) ? "https://example.invalid/\(round)" : "not a url \(round)")
+                    case 6: host.coalescesRequests = round.isMultiple(of: 2)
+                    default:
+                        // A snapshot has a base URL or the reason it has none, never both or neither.
+                        let settings = host.snapshot().settings
+                        if (settings.baseURL == nil) == (settings.baseURLProblem == nil) { inconsistent.append(round) }
+                    }
+                }
+                group.leave()
+            }
+        }
+        for _ in 0..<8 { start.signal() }
+        XCTAssertEqual(group.wait(timeout: .now() + 60), .success)
+        XCTAssertEqual(inconsistent.values, [])
+        XCTAssertEqual(host.timeout, TimeInterval(rounds))
+        XCTAssertEqual(host.totalTimeout, TimeInterval(rounds))
+        XCTAssertEqual(host.defaultHeaders, ["X-Round": "\(rounds)"])
+        XCTAssertEqual(host.acceptableStatusCodes, [rounds])
+        XCTAssertEqual(host.retryPolicy.maxAttempts, rounds)
+        XCTAssertEqual(host.baseURL?.absoluteString, "https://example.invalid/\(rounds)")
+        XCTAssertTrue(host.coalescesRequests)
+    }
+
+    func testASettingsChangeMayReleaseAnObjectThatReadsTheHost() {
+        let host = makeHost()
+        let seen = Collector<TimeInterval>()
+        host.interceptors = [HostReadingInterceptor(host: host, seen: seen)]
+        let replaced = expectation(description: "replaced")
+        Thread.detachNewThread {
+            host.interceptors = []  // drops the last reference: its deinit reads host.timeout
+            replaced.fulfill()
+        }
+        wait(for: [replaced], timeout: 10)
+        XCTAssertEqual(seen.values, [60], "the replaced value goes after the host's lock is released")
+    }
+}
+
+/// An interceptor that reads its host's settings when it goes away.
+private final class HostReadingInterceptor: RequestInterceptor {
+    let host: HostConfiguration
+    let seen: Collector<TimeInterval>
+
+    init(host: HostConfiguration, seen: Collector<TimeInterval>) {
+        self.host = host
+        self.seen = seen
+    }
+
+    deinit {
+        seen.append(host.timeout)
     }
 }

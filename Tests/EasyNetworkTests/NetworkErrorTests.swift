@@ -1,9 +1,13 @@
-import EasyNetwork
+@testable import EasyNetwork
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import XCTest
 
 /// The `NSError` codes are public promises: each kind keeps its code, and README's
-/// table lists every one of them.
+/// table lists every one of them. The error is small: its optional fields live in one
+/// shared, immutable object, so copies are cheap and a bare error allocates nothing.
 final class NetworkErrorTests: XCTestCase {
     /// The codes shipped so far; a code never changes once released.
     private let released: [String: Int] = [
@@ -57,5 +61,113 @@ final class NetworkErrorTests: XCTestCase {
                 rest = rest[range.upperBound...]
             }
         }
+    }
+
+    /// Three words (a reference, an `Int?`, the kind): `Result<_, NetworkError>` copies retain once.
+    func testErrorIsThreeWordsWide() {
+        XCTAssertLessThanOrEqual(MemoryLayout<NetworkError>.size, 3 * MemoryLayout<Int>.size)
+    }
+
+    /// A cancellation (or any error without details) carries no object.
+    func testBareErrorHoldsNoDetailsObject() {
+        for error in [NetworkError(kind: .cancelled), .cancelled(url: nil), NetworkError(kind: .notConfigured, isUnauthorized: false)] {
+            XCTAssertTrue(Self.detailsIsNil(error), "\(error)")
+        }
+        XCTAssertFalse(Self.detailsIsNil(NetworkError(kind: .cancelled, url: URL(string: "http://127.0.0.1/x"))))
+        XCTAssertFalse(Self.detailsIsNil(NetworkError(kind: .authentication, isUnauthorized: true)))
+    }
+
+    func testEveryFieldReadsBackAndResponseFillsTheGaps() throws {
+        let url = try XCTUnwrap(URL(string: "http://127.0.0.1/a"))
+        let other = try XCTUnwrap(URL(string: "http://127.0.0.1/b"))
+        let unauthorized = try XCTUnwrap(HTTPURLResponse(url: other, statusCode: 401, httpVersion: nil, headerFields: nil))
+        let full = NetworkError(kind: .business, message: "m", statusCode: 200, url: url, response: unauthorized,
+                                data: Data([1]), underlyingError: URLError(.timedOut), businessCode: "A0230",
+                                traceId: "t-1", payload: Data([2]), isUnauthorized: false)
+        XCTAssertEqual(full.kind, .business)
+        XCTAssertEqual(full.message, "m")
+        XCTAssertEqual(full.statusCode, 200)
+        XCTAssertEqual(full.url, url)
+        XCTAssertTrue(full.response === unauthorized)
+        XCTAssertEqual(full.data, Data([1]))
+        XCTAssertEqual(full.urlError?.code, .timedOut)
+        XCTAssertTrue(full.isTimeout)
+        XCTAssertEqual(full.businessCode, "A0230")
+        XCTAssertEqual(full.traceId, "t-1")
+        XCTAssertEqual(full.payload, Data([2]))
+        XCTAssertFalse(full.isUnauthorized)
+        XCTAssertNil(full.attempts)
+
+        let derived = NetworkError(kind: .unacceptableStatus, response: unauthorized)
+        XCTAssertEqual(derived.statusCode, 401)
+        XCTAssertEqual(derived.url, other)
+        XCTAssertTrue(derived.isUnauthorized)
+        XCTAssertNil(derived.message)
+        XCTAssertNil(derived.data)
+        XCTAssertTrue(NetworkError(kind: .business, isUnauthorized: true).isUnauthorized)
+
+        let bare = NetworkError(kind: .cancelled)
+        XCTAssertTrue(bare.isCancelled)
+        XCTAssertNil(bare.message)
+        XCTAssertNil(bare.statusCode)
+        XCTAssertNil(bare.url)
+        XCTAssertNil(bare.response)
+        XCTAssertNil(bare.underlyingError)
+        XCTAssertNil(bare.businessCode)
+        XCTAssertFalse(bare.isUnauthorized)
+        XCTAssertFalse(bare.isTimeout)
+    }
+
+    /// Copies share the details but stay values: setting `attempts` on one leaves the other.
+    func testCopiesAreIndependentValues() {
+        let original = NetworkError(kind: .transport, message: "lost", underlyingError: URLError(.networkConnectionLost))
+        var copy = original
+        copy.attempts = 3
+        XCTAssertNil(original.attempts)
+        XCTAssertEqual(copy.attempts, 3)
+        XCTAssertEqual(copy.message, original.message)
+        XCTAssertEqual(original.localizedDescription, "The network request failed: \(URLError(.networkConnectionLost).localizedDescription): lost")
+        XCTAssertTrue(copy.localizedDescription.hasSuffix(": lost (after 3 attempts)"), copy.localizedDescription)
+    }
+
+    /// The texts and `NSError` user info are what callers show and log; pinned here.
+    func testDescriptionsAndUserInfo() throws {
+        let url = try XCTUnwrap(URL(string: "http://127.0.0.1/a"))
+        var status = NetworkError(kind: .unacceptableStatus, message: "teapot", statusCode: 418, url: url)
+        status.attempts = 2
+        XCTAssertEqual(status.errorDescription, "The server answered with status 418 \(HTTPURLResponse.localizedString(forStatusCode: 418)): teapot (after 2 attempts)")
+        XCTAssertEqual(status.failureReason, "teapot")
+        XCTAssertEqual(status.description, "NetworkError.unacceptableStatus: \(status.errorDescription ?? "")")
+        let info = (status as NSError).userInfo
+        XCTAssertEqual(info[NSLocalizedDescriptionKey] as? String, status.errorDescription)
+        XCTAssertEqual(info[NSLocalizedFailureReasonErrorKey] as? String, "teapot")
+        XCTAssertEqual(info["statusCode"] as? Int, 418)
+        XCTAssertEqual(info["attempts"] as? Int, 2)
+        XCTAssertEqual(info[NSURLErrorFailingURLErrorKey] as? URL, url)
+        XCTAssertNil(info["businessCode"])
+        XCTAssertNil(info[NSUnderlyingErrorKey])
+
+        var business = NetworkError(kind: .business, message: "", businessCode: "8888", traceId: "t")
+        business.attempts = 1
+        XCTAssertEqual(business.errorDescription, "The server reported a failure (code 8888).")
+        let businessInfo = business.errorUserInfo
+        XCTAssertEqual(businessInfo["businessCode"] as? String, "8888")
+        XCTAssertEqual(businessInfo["traceId"] as? String, "t")
+        XCTAssertEqual(businessInfo["attempts"] as? Int, 1)
+
+        var decoding = NetworkError(kind: .decoding, message: "bad")
+        decoding.attempts = 5
+        XCTAssertEqual(decoding.errorDescription, "The response could not be read: bad", "only transport, status and business mention attempts")
+        XCTAssertEqual(NetworkError(kind: .cancelled, message: "ignored").errorDescription, "The request was cancelled.")
+        XCTAssertEqual(NetworkError(kind: .unacceptableStatus).errorDescription, "The server answered with status unknown.")
+        XCTAssertEqual(Set(NetworkError(kind: .cancelled).errorUserInfo.keys), [NSLocalizedDescriptionKey])
+    }
+
+    private static func detailsIsNil(_ error: NetworkError) -> Bool {
+        guard let details = Mirror(reflecting: error).children.first(where: { $0.label == "details" })?.value else {
+            XCTFail("NetworkError has no stored `details`")
+            return false
+        }
+        return Mirror(reflecting: details).children.isEmpty
     }
 }

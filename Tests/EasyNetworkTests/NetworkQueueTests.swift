@@ -89,6 +89,64 @@ final class NetworkQueueTests: XCTestCase {
     }
 }
 
+extension NetworkQueueTests {
+    /// Operations that ran and went away free their addresses; new ones made there (and
+    /// enough of them for the registry to sweep several times) are not taken for repeats.
+    func testManyShortLivedOperationsOneAfterAnotherAllRun() {
+        let queue = NetworkQueue(maxConcurrentOperationCount: 2)
+        let runs = Collector<Int>()
+        for index in 0..<300 {
+            let operation = BlockOperation { runs.append(index) }
+            queue.addOperation(operation)
+            queue.addOperation(operation)
+            queue.waitUntilAllOperationsAreFinished()
+            queue.addOperation(operation)
+        }
+        queue.waitUntilAllOperationsAreFinished()
+        XCTAssertEqual(runs.values, Array(0..<300))
+    }
+
+    /// A repeat is still ignored when the registry swept in between (it holds more
+    /// entries than its first sweep threshold).
+    func testARepeatAfterManyOtherOperationsIsIgnored() {
+        let queue = NetworkQueue(maxConcurrentOperationCount: 2)
+        queue.isSuspended = true
+        let runs = Collector<Int>()
+        let operations = (0..<200).map { index in BlockOperation { runs.append(index) } }
+        queue.addOperations(operations, waitUntilFinished: false)
+        queue.addOperations(operations.reversed(), waitUntilFinished: false)
+        operations.forEach(queue.addOperation)
+        XCTAssertEqual(queue.operationCount, 200)
+        queue.isSuspended = false
+        queue.waitUntilAllOperationsAreFinished()
+        XCTAssertEqual(runs.values.sorted(), Array(0..<200))
+    }
+
+    /// Only the operations carrying the tag are cancelled, with tags set at any time
+    /// before the cancel; the width set later is what the queue underneath runs.
+    func testCancelOperationsTaggedCancelsOnlyThoseAndTheWidthFollowsTheSetter() {
+        let queue = NetworkQueue(maxConcurrentOperationCount: 2)
+        queue.isSuspended = true
+        let runs = Collector<Int>()
+        let operations = (0..<6).map { index in NetworkOperationProbe { runs.append(index) } }
+        operations[1].tags = ["screen"]
+        operations[3].tags = ["screen", "other"]
+        operations[4].tags = ["other"]
+        queue.addOperations(operations, waitUntilFinished: false)
+        operations[5].tags.insert("screen")
+        queue.cancelOperations(tagged: "screen")
+        XCTAssertEqual(operations.map(\.isCancelled), [false, true, false, true, false, true])
+        queue.maxConcurrentOperationCount = 0
+        XCTAssertEqual(queue.maxConcurrentOperationCount, 1)
+        XCTAssertEqual(queue.operationQueue.maxConcurrentOperationCount, 1)
+        queue.maxConcurrentOperationCount = 3
+        XCTAssertEqual(queue.operationQueue.maxConcurrentOperationCount, 3)
+        queue.isSuspended = false
+        queue.waitUntilAllOperationsAreFinished()
+        XCTAssertEqual(runs.values.sorted(), [0, 2, 4])
+    }
+}
+
 /// A ``NetworkOperation`` that runs a closure.
 private final class NetworkOperationProbe: NetworkOperation, @unchecked Sendable {
     private let body: @Sendable () -> Void

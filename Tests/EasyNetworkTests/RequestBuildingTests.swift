@@ -103,6 +103,23 @@ final class RequestBuildingTests: ServerTestCase {
         XCTAssertEqual(recorded?.headers.filter { $0.name.lowercased() == "accept" }.count, 1)
     }
 
+    func testQueryKeysAreInAscendingOrderAtEveryLevel() {
+        let keys = ["b", "a", "B", "aa", "a0", "Z", "é", "e", "_", "10", "9", "", "ab", "A", "中", "😀", "a b"]
+        var flat: [String: Int] = [:]
+        for (index, key) in keys.enumerated() { flat[key] = index }
+        let expected = keys.sorted().map { key in "\(QueryStringEncoder.escape(key))=\(flat[key] ?? -1)" }
+        XCTAssertEqual(QueryStringEncoder().encode(flat), expected.joined(separator: "&"))
+        let nested = keys.sorted().map { key in "n%5B\(QueryStringEncoder.escape(key))%5D=\(flat[key] ?? -1)" }
+        XCTAssertEqual(QueryStringEncoder().encode(["n": flat]), nested.joined(separator: "&"))
+    }
+
+    func testHeaderNamesDifferingOnlyInCaseResolveInAscendingOrder() {
+        // "X-Dup" < "X-dup" < "x-dup": the last one set wins, with its spelling.
+        _ = send(TestRequest("/echo", headers: ["x-dup": "lower", "X-Dup": "upper", "X-dup": "mixed"]))
+        let recorded = server.requests(path: "/echo").first
+        XCTAssertEqual(recorded?.headers.filter { $0.name.lowercased() == "x-dup" }.map(\.value), ["lower"])
+    }
+
     func testRequestContentTypeIsNotReplaced() {
         _ = send(TestRequest("/echo", method: .post, query: .json, params: ["a": 1], headers: ["content-type": "application/vnd.api+json"]))
         XCTAssertEqual(server.requests(path: "/echo").first?.header("Content-Type"), "application/vnd.api+json")

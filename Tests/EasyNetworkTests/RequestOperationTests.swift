@@ -128,4 +128,62 @@ final class RequestOperationTests: ServerTestCase {
         XCTAssertEqual(value?.1, "application/json")
         XCTAssertGreaterThan(value?.2 ?? 0, 0)
     }
+
+    func testCallbackPropertiesCanBeSetFromManyThreadsWhileItDelivers() {
+        // The properties are kept under the operation's lock: setting them from many
+        // threads while the result is delivered calls back exactly once (run it under
+        // ThreadSanitizer to see the lock at work).
+        let op = RequestOperation(request: TestRequest("/products/1"), configuration: makeHost(), decoding: Product.self)
+        let calls = Collector<String>()
+        queue.addOperation(op)
+        DispatchQueue.concurrentPerform(iterations: 200) { index in
+            op.success = { _ in calls.append("success \(index)") }
+            op.failure = { _ in calls.append("failure \(index)") }
+            op.completion = { _ in calls.append("completion \(index)") }
+            op.onUploadProgress = { _ in }
+            op.onCachedValue = { _ in }
+            _ = (op.success, op.failure, op.completion, op.onUploadProgress, op.onCachedValue, op.result, op.metrics)
+        }
+        waitUntilFinished(op)
+        callbackQueue.sync {}
+        XCTAssertEqual(calls.values.filter { $0.hasPrefix("success") }.count, 1)
+        XCTAssertEqual(calls.values.filter { $0.hasPrefix("completion") }.count, 1)
+        XCTAssertEqual(calls.values.filter { $0.hasPrefix("failure") }.count, 0)
+        XCTAssertEqual(try op.result?.get().id, 1)
+    }
+
+    func testObserversRunOnceAfterTheCallbacksAndAtOnceWhenLate() throws {
+        let op = RequestOperation(request: TestRequest("/products/1"), configuration: makeHost(), decoding: Product.self)
+        let order = Collector<String>()
+        op.completion = { _ in order.append("completion") }
+        op.observeResult { result in order.append("observer \((try? result.get().id) ?? 0)") }
+        queue.addOperation(op)
+        waitUntilFinished(op)
+        callbackQueue.sync {}
+        XCTAssertEqual(order.values, ["completion", "observer 1"])
+        op.observeResult { result in order.append("late \((try? result.get().id) ?? 0)") }
+        XCTAssertEqual(order.values, ["completion", "observer 1", "late 1"])
+    }
+
+    func testAsyncRunOfAnOperationCancelledWhileQueuedReturnsBeforeTheQueueMoves() async {
+        let suspended = NetworkQueue(maxConcurrentOperationCount: 1)
+        suspended.isSuspended = true
+        let op = RequestOperation(request: TestRequest("/products/1"), configuration: makeHost(), decoding: Product.self)
+        let task = Task { try await suspended.run(op) }
+        let started = Date()
+        while suspended.operationCount == 0 && Date().timeIntervalSince(started) < 5 {
+            try? await Task.sleep(nanoseconds: 1_000_000)
+        }
+        op.cancel()
+        switch await task.result {
+        case .success: XCTFail("must be cancelled")
+        case .failure(let error): XCTAssertTrue((error as? NetworkError)?.isCancelled ?? false)
+        }
+        // Returned while the queue still holds it (it finishes when the queue gets to it).
+        XCTAssertFalse(op.isFinished)
+        suspended.isSuspended = false
+        suspended.waitUntilAllOperationsAreFinished()
+        XCTAssertTrue(op.isFinished)
+        XCTAssertEqual(server.requests.count, 0)
+    }
 }

@@ -48,6 +48,43 @@ final class ResponseHandlingTests: ServerTestCase {
         XCTAssertTrue(error?.message?.contains(#"{"broken": [1, 2"#) ?? false, error?.message ?? "")
     }
 
+    func testDecodingErrorsNameTheTypeThePathAndQuoteTheBody() throws {
+        let url = try XCTUnwrap(URL(string: "http://127.0.0.1/diagnostics"))
+        let http = try XCTUnwrap(HTTPURLResponse(url: url, statusCode: 200, httpVersion: nil, headerFields: nil))
+        func message<T: Decodable>(_ type: T.Type, _ body: String) -> String {
+            let response = NetworkResponse(request: URLRequest(url: url), httpResponse: http, data: Data(body.utf8))
+            do {
+                _ = try response.decode(type)
+                return "decoded"
+            } catch {
+                return (error as? NetworkError)?.message ?? "\(error)"
+            }
+        }
+        XCTAssertEqual(message(Product.self, #"{"id": 1}"#), #"cannot decode Product: missing key 'name' at the top level Body: {"id": 1}"#)
+        let mismatch = message([Product].self, #"[{"id": 1, "name": "a"}, {"id": "x", "name": "b"}]"#)
+        XCTAssertTrue(mismatch.hasPrefix("cannot decode Array<Product>: expected Int at [1].id: "), mismatch)
+        XCTAssertTrue(mismatch.hasSuffix(#" Body: [{"id": 1, "name": "a"}, {"id": "x", "name": "b"}]"#), mismatch)
+        let long = "[" + String(repeating: "1,", count: 200) + "\"x\"]"
+        let quoted = message([Int].self, long)
+        XCTAssertTrue(quoted.hasPrefix("cannot decode Array<Int>: expected Int at [200]: "), quoted)
+        XCTAssertTrue(quoted.hasSuffix(" Body: " + long.prefix(200) + "…"), quoted)
+        let empty = message(Product.self, "")
+        XCTAssertTrue(empty.hasPrefix("cannot decode Product: corrupted data at the top level: "), empty)
+        XCTAssertFalse(empty.contains("Body:"), empty)
+    }
+
+    func testAMapperErrorIsADecodingErrorInItsOwnWords() {
+        server.route("GET", "/list") { _ in .json("[1]") }
+        let op = RequestOperation(request: TestRequest("/list"), configuration: makeHost(), mapper: ProductMapper.self)
+        let done = expectation(description: "mapped")
+        op.completion = { _ in done.fulfill() }
+        NetworkQueue().addOperation(op)
+        wait(for: [done], timeout: 5)
+        guard case .failure(let error)? = op.result else { return XCTFail("must fail") }
+        XCTAssertEqual(error.kind, .decoding)
+        XCTAssertEqual(error.message, "The response does not have the expected shape. Body: [1]")
+    }
+
     func testClosedAndResetConnectionsAreTransportErrors() {
         for path in ["/close", "/reset"] {
             let error = failure(of: send(TestRequest(path)))

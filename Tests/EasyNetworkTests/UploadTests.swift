@@ -271,4 +271,18 @@ final class UploadTests: ServerTestCase {
         XCTAssertEqual(MultipartFormData.mimeType(forPathExtension: "json"), "application/json")
         XCTAssertEqual(MultipartFormData.mimeType(forPathExtension: "weird"), "application/octet-stream")
     }
+
+    func testEveryBuiltInMimeType() {
+        let expected = [
+            "jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "gif": "image/gif", "webp": "image/webp",
+            "heic": "image/heic", "svg": "image/svg+xml", "pdf": "application/pdf", "json": "application/json",
+            "xml": "application/xml", "zip": "application/zip", "gz": "application/gzip", "txt": "text/plain",
+            "log": "text/plain", "csv": "text/csv", "html": "text/html", "htm": "text/html", "mp4": "video/mp4",
+            "mov": "video/quicktime", "mp3": "audio/mpeg", "m4a": "audio/mp4", "wav": "audio/wav",
+            "": "application/octet-stream", "image/jpeg": "application/octet-stream", "JPG": "image/jpeg", "Wav": "audio/wav",
+        ]
+        for (pathExtension, type) in expected {
+            XCTAssertEqual(MultipartFormData.mimeType(forPathExtension: pathExtension), type, pathExtension)
+        }
+    }
 }

@@ -1,4 +1,3 @@
-import EasyNetworkTesting
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -7,8 +6,16 @@ import Glibc
 /// Runs `count` requests with `width` in flight at a time and returns requests per second.
 /// `start` must call its completion on the main queue; this thread blocks meanwhile.
 func throughput(count: Int, width: Int, start: @escaping @Sendable (@escaping @Sendable (Bool) -> Void) -> Void) -> Double {
+    measure(count: count, width: width, start: start).rate
+}
+
+/// The same, also returning the CPU time (user + system, all threads of this process) per
+/// request in microseconds: it leaves out time spent waiting for a core, though a busy machine
+/// still inflates it (caches, context switches).
+func measure(count: Int, width: Int, start: @escaping @Sendable (@escaping @Sendable (Bool) -> Void) -> Void) -> (rate: Double, cpu: Double) {
     let finished = DispatchSemaphore(value: 0)
     let state = Counter(remaining: count)
+    let cpuBefore = processCPUSeconds()
     let began = DispatchTime.now().uptimeNanoseconds
 
     @Sendable func launch() {
@@ -29,10 +36,24 @@ func throughput(count: Int, width: Int, start: @escaping @Sendable (@escaping @S
     }
     finished.wait()
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
+    let cpu = processCPUSeconds() - cpuBefore
     if state.failures > 0 {
         FileHandle.standardError.write(Data("warning: \(state.failures) failed requests\n".utf8))
     }
-    return Double(count) / seconds
+    return (Double(count) / seconds, cpu / Double(count) * 1e6)
+}
+
+/// User plus system CPU seconds of this process so far (every thread).
+func processCPUSeconds() -> Double {
+    var usage = rusage()
+    #if canImport(Glibc)
+    let who = __rusage_who_t(RUSAGE_SELF.rawValue)
+    #else
+    let who = RUSAGE_SELF
+    #endif
+    guard getrusage(who, &usage) == 0 else { return 0 }
+    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
 
 /// Counts of one run; touched only on the main queue.
@@ -77,7 +98,7 @@ func memoryKiB() -> (rss: Int, peak: Int) {
 /// the same heap to grow in; freed heap is handed back to the system before each
 /// reading, so the figures follow what stays alive rather than how the allocator's
 /// arenas happen to be cut.
-func memoryGrowth(batches: Int, server: LoopbackServer, paths: [(label: String, start: RequestPath)]) -> [Double] {
+func memoryGrowth(batches: Int, afterBatch: () -> Void, paths: [(label: String, start: RequestPath)]) -> [Double] {
     var growth = [Double](repeating: 0, count: paths.count)
     var readings = [[Int]](repeating: [], count: paths.count)
     releaseFreedMemory()
@@ -88,7 +109,7 @@ func memoryGrowth(batches: Int, server: LoopbackServer, paths: [(label: String, 
             let index = (batch + offset) % paths.count
             let path = paths[index]
             _ = throughput(count: 1000, width: 8, start: path.start)
-            server.resetRecords()
+            afterBatch()
             releaseFreedMemory()
             let now = memoryKiB().rss
             readings[index].append(now)

@@ -7,7 +7,7 @@ typealias RequestPath = @Sendable (@escaping @Sendable (Bool) -> Void) -> Void
 /// The paths `--profile` can run, each one step between raw URLSession and the full
 /// EasyNetwork path, so the cost of each step can be measured on its own.
 enum ProfilePaths {
-    static func all(host: HostConfiguration, raw: RawClient, twin: RawClient, queue: NetworkQueue, referenceQueue: OperationQueue) -> [String: RequestPath] {
+    static func all(host: HostConfiguration, raw: RawClient, twin: RawClient, queue: NetworkQueue, floorQueue: OperationQueue, referenceQueue: OperationQueue) -> [String: RequestPath] {
         [
             // Raw URLSession, started on the main queue (the benchmark's baseline).
             "raw": { done in raw.get(done) },
@@ -15,7 +15,10 @@ enum ProfilePaths {
             "raw-twin": { done in twin.get(done) },
             // Raw URLSession started from a global-queue thread: the cost of one hop.
             "raw-hop": { done in DispatchQueue.global().async { raw.get(done) } },
-            // Raw URLSession inside a BlockOperation on an OperationQueue.
+            // The floor: raw URLSession inside a minimal asynchronous Operation on an OperationQueue.
+            "floor": { done in floorQueue.addOperation(FloorOperation(raw: raw, onDone: done)) },
+            // Raw URLSession inside a BlockOperation on an OperationQueue (the operation ends
+            // when the task starts, not when it completes: not a floor for asynchronous work).
             "operation": { done in referenceQueue.addOperation { raw.get(done) } },
             // EasyNetworkService called on the main queue: no operation, no hop.
             "service": { done in request(host, done) },

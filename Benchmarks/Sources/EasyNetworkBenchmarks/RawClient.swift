@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 
 /// The baseline: a hand-written URLSession dataTask + JSONSerialization + main-queue callback.
-final class RawClient: @unchecked Sendable {
+final class RawClient: @unchecked Sendable { // unchecked: only immutable lets (URLSession is thread-safe)
     private let session: URLSession
     private let url: URL
 
@@ -15,7 +15,18 @@ final class RawClient: @unchecked Sendable {
         self.url = url
     }
 
+    /// Sends the GET and calls `completion` on the main queue with whether it succeeded.
     func get(_ completion: @escaping @Sendable (Bool) -> Void) {
+        send(finishing: nil, completion)
+    }
+
+    /// The same, finishing `operation` from the task's completion handler (on the session's
+    /// delegate queue) before the hop to the main queue: the floor's path.
+    func get(finishing operation: FloorOperation, _ completion: @escaping @Sendable (Bool) -> Void) {
+        send(finishing: operation, completion)
+    }
+
+    private func send(finishing operation: FloorOperation?, _ completion: @escaping @Sendable (Bool) -> Void) {
         var request = URLRequest(url: url)
         request.httpMethod = "GET"
         request.cachePolicy = .reloadIgnoringLocalCacheData
@@ -25,6 +36,7 @@ final class RawClient: @unchecked Sendable {
             if ok, let data {
                 ok = (try? JSONSerialization.jsonObject(with: data, options: [])) != nil
             }
+            operation?.finish()
             DispatchQueue.main.async { completion(ok) }
         }.resume()
     }

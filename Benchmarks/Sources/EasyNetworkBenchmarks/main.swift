@@ -2,15 +2,27 @@ import EasyNetwork
 import EasyNetworkTesting
 import Foundation
 
-// EasyNetworkBenchmarks [requests-per-round] [rounds] [--no-memory] [--long-memory] [--decode-only]
-//                       [--transfers] [--profile PATHS N WIDTH [REPEATS]] [--bulk-cancel [N] [ROUNDS]]
-// 1. Throughput of EasyNetwork against raw URLSession, interleaved rounds in one run,
-//    then memory over 10,000 finished requests through each, interleaved (60,000 with
-//    --long-memory).
+// EasyNetworkBenchmarks [requests-per-round] [rounds] [--throughput-only] [--no-memory] [--long-memory] [--decode-only]
+//                       [--transfers] [--bulk-cancel [N] [ROUNDS]] [--runloop]
+//                       [--profile PATHS N WIDTH [REPEATS] [--warmup K]] [--server-process | --server URL]
+//                       [--serve-bench]
+// 1. Throughput, interleaved rounds in one run, sequential and 8 wide: raw URLSession, the
+//    floor (raw URLSession inside a minimal asynchronous Operation on an OperationQueue) and
+//    EasyNetwork (a seed-style ServiceOperation on a NetworkQueue), with medians and the
+//    ratios EasyNetwork/floor and EasyNetwork/raw; two extra rows (not floors): raw inside a
+//    BlockOperation, raw started after one global-queue hop. Then memory over 10,000
+//    finished requests through each, interleaved (60,000 with --long-memory); --throughput-only
+//    stops before.
 // --bulk-cancel [N] [ROUNDS]: N (100,000) queued operations cancelled at once, time to drain:
 //    BlockOperation, a minimal async Operation and RequestOperation, with ratios
 //    (BULK_CANCEL_CPU=1 also prints each drain's CPU seconds).
 // --transfers: a 200 MB multipart upload and a 1 GB download, with peak RSS.
+// --profile: only the named paths (see ProfilePaths), for perf and instructions.sh; K (200)
+//    warm-up requests per path first.
+// The server runs in this process, in a child process with --server-process (CPU time and
+//    memory are then the client's alone), or elsewhere with --server URL (see --serve-bench).
+// --runloop (or EASYNETWORK_BENCH_RUNLOOP=1): the main RunLoop serves the main queue instead
+//    of dispatchMain() (valgrind crashes in dispatchMain).
 // 2. Decoding a 100,000-item array through EasyNetwork's mappers against hand-written
 //    code (last, so its large allocations do not show in the memory figures).
 
@@ -23,7 +35,10 @@ if let index = arguments.firstIndex(of: "--bulk-cancel") {
         BulkCancelBenchmark.run(count: count, rounds: rounds)
         exit(0)
     }
-    dispatchMain()
+    runMainLoop()
+}
+if arguments.contains("--serve-bench") {
+    BenchServer.serve()
 }
 if arguments.contains("--serve") {
     TransferBenchmark.serve()
@@ -52,30 +67,58 @@ if arguments.contains("--decode-only") {
     exit(0)
 }
 
-let server: LoopbackServer
+/// The value after `flag` on the command line.
+func argument(after flag: String) -> String? {
+    guard let index = arguments.firstIndex(of: flag), arguments.count > index + 1 else { return nil }
+    return arguments[index + 1]
+}
+
+// The server: in this process (the default), in a child process (--server-process: this
+// process's CPU time and memory are then the client's alone) or already running elsewhere
+// (--server URL, e.g. one started with --serve-bench).
+let external = argument(after: "--server").flatMap(URL.init(string:))
+let child: BenchServer.Child?
+let server: LoopbackServer?
 do {
-    server = try LoopbackServer()
+    child = external == nil && arguments.contains("--server-process") ? try BenchServer.Child() : nil
+    server = external == nil && child == nil ? try BenchServer.start() : nil
 } catch {
     FileHandle.standardError.write(Data("cannot start the server: \(error)\n".utf8))
     exit(1)
 }
-server.route("GET", "/bench") { _ in
-    .json(#"{"id": 42, "name": "benchmark", "tags": ["a", "b", "c"], "active": true}"#)
+let baseURL = external ?? child?.baseURL ?? server?.baseURL ?? URL(fileURLWithPath: "/")
+let serverPlace = external != nil ? "a server already running" : child != nil ? "a server in a child process" : "a server in this process"
+
+/// Forgets the requests an in-process server recorded (a child forgets its own every second).
+@Sendable func forgetRecords() {
+    server?.resetRecords()
 }
 
-let host = HostConfiguration(baseURL: server.baseURL)
+@Sendable func stopServer() {
+    server?.stop()
+    child?.stop()
+}
+
+let host = HostConfiguration(baseURL: baseURL)
 let queue = NetworkQueue(maxConcurrentOperationCount: 8)
-let raw = RawClient(url: server.baseURL.appendingPathComponent("bench"))
+let raw = RawClient(url: baseURL.appendingPathComponent("bench"))
 
 let viaRaw: RequestPath = { done in raw.get(done) }
-// Reference: the raw call wrapped in a BlockOperation on an OperationQueue, i.e. the cost
-// of the Operation hop alone, with no EasyNetwork code in the path.
+// The floor: the raw call inside a minimal asynchronous Operation on an OperationQueue,
+// finished from the task's completion, i.e. what any Operation-based client must pay.
+let floorQueue = OperationQueue()
+floorQueue.maxConcurrentOperationCount = 8
+let viaFloor: RequestPath = { done in
+    floorQueue.addOperation(FloorOperation(raw: raw, onDone: done))
+}
+// Extra (not a floor): the raw call wrapped in a BlockOperation, which finishes as soon as
+// the task is started, so the queue never holds a request in flight.
 let referenceQueue = OperationQueue()
 referenceQueue.maxConcurrentOperationCount = 8
 let viaOperationQueue: RequestPath = { done in
     referenceQueue.addOperation { raw.get(done) }
 }
-// Reference: the raw call started from a global-queue thread, i.e. one thread hop.
+// Extra: the raw call started from a global-queue thread, i.e. one thread hop.
 let viaHop: RequestPath = { done in
     DispatchQueue.global().async { raw.get(done) }
 }
@@ -84,20 +127,23 @@ let viaEasyNetwork: RequestPath = { done in
 }
 
 // --profile PATHS N WIDTH [REPEATS]: only the named paths (comma-separated, see
-// ProfilePaths), N requests WIDTH at a time, repeated in turn; for `perf`.
+// ProfilePaths), N requests WIDTH at a time, repeated in turn; for `perf` and instructions.sh.
 if let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 3,
    let count = Int(arguments[index + 2]), let width = Int(arguments[index + 3]) {
-    let twin = RawClient(url: server.baseURL.appendingPathComponent("bench"))
-    let known = ProfilePaths.all(host: host, raw: raw, twin: twin, queue: queue, referenceQueue: referenceQueue)
+    let twin = RawClient(url: baseURL.appendingPathComponent("bench"))
+    let known = ProfilePaths.all(host: host, raw: raw, twin: twin, queue: queue, floorQueue: floorQueue, referenceQueue: referenceQueue)
     let names = arguments[index + 1].split(separator: ",").map(String.init)
     let repeats = arguments.count > index + 4 ? Int(arguments[index + 4]) ?? 1 : 1
+    let warmup = argument(after: "--warmup").flatMap { Int($0) } ?? 200
     guard !names.isEmpty, names.allSatisfy({ known[$0] != nil }) else {
         FileHandle.standardError.write(Data("unknown path in \(arguments[index + 1]); use \(known.keys.sorted().joined(separator: ", "))\n".utf8))
         exit(2)
     }
     Thread.detachNewThread {
-        for name in names {
-            _ = throughput(count: 200, width: width, start: known[name] ?? viaRaw)
+        if warmup > 0 {
+            for name in names {
+                _ = throughput(count: warmup, width: width, start: known[name] ?? viaRaw)
+            }
         }
         for _ in 0..<repeats {
             for name in names {
@@ -105,78 +151,52 @@ if let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 
                 print(String(format: "%@ width %d: %.0f req/s", name as NSString, width, rate))
             }
         }
-        server.stop()
+        stopServer()
         exit(0)
     }
-    dispatchMain()
+    runMainLoop()
 }
 
 Thread.detachNewThread {
-    print("EasyNetwork benchmark: \(rounds) rounds × \(perRound) GETs of a small JSON on 127.0.0.1")
-    // Warm up both paths (connections, caches, lazy sessions).
-    _ = throughput(count: 200, width: 8, start: viaRaw)
-    _ = throughput(count: 200, width: 8, start: viaEasyNetwork)
+    ThroughputBenchmark.run(
+        rounds: rounds, perRound: perRound, serverPlace: serverPlace,
+        raw: .init(name: "raw", description: "URLSession dataTask with a completion handler, JSONSerialization, main-queue callback", start: viaRaw),
+        floor: .init(name: "floor", description: "raw inside a minimal asynchronous Operation (KVO isExecuting/isFinished, finished from the task's completion) on an OperationQueue, width 8", start: viaFloor),
+        ours: .init(name: "ours", description: "EasyNetwork: a seed-style ServiceOperation (service.request, JSON) on a NetworkQueue, width 8", start: viaEasyNetwork),
+        extras: [
+            .init(name: "block", description: "extra, not a floor: raw inside a BlockOperation on an OperationQueue (it finishes when the task starts)", start: viaOperationQueue),
+            .init(name: "hop", description: "extra: raw started from a global-queue thread (one thread hop)", start: viaHop),
+        ],
+        afterEach: forgetRecords)
 
-    var ratios: [String: [Double]] = ["sequential": [], "8-wide": []]
-    var referenceRatios: [String: [Double]] = ["sequential": [], "8-wide": []]
-    var hopRatios: [String: [Double]] = ["sequential": [], "8-wide": []]
-    var rates: [String: [Double]] = [:]
-    for round in 1...rounds {
-        for (label, width) in [("sequential", 1), ("8-wide", 8)] {
-            // Rotate the order of the paths so that neither drift nor position
-            // (the run right after another one inherits its warm state) favours one.
-            var rate: [String: Double] = [:]
-            let paths: [(String, RequestPath)] = [("raw", viaRaw), ("easynetwork", viaEasyNetwork), ("reference", viaOperationQueue), ("hop", viaHop)]
-            for offset in 0..<paths.count {
-                let (name, path) = paths[(round + offset) % paths.count]
-                rate[name] = throughput(count: perRound, width: width, start: path)
-            }
-            let rawRate = rate["raw"] ?? 0, enRate = rate["easynetwork"] ?? 0, referenceRate = rate["reference"] ?? 0
-            hopRatios[label, default: []].append((rate["hop"] ?? 0) / rawRate)
-            server.resetRecords()
-            ratios[label, default: []].append(enRate / rawRate)
-            referenceRatios[label, default: []].append(referenceRate / rawRate)
-            rates["raw \(label)", default: []].append(rawRate)
-            rates["EasyNetwork \(label)", default: []].append(enRate)
-            print(String(format: "round %d %-10@ raw %8.0f req/s  EasyNetwork %8.0f req/s  ratio %.3f  (raw in an OperationQueue: %.3f, raw after one hop: %.3f)",
-                         round, label as NSString, rawRate, enRate, enRate / rawRate, referenceRate / rawRate, (rate["hop"] ?? 0) / rawRate))
-        }
+    if arguments.contains("--throughput-only") {
+        stopServer()
+        exit(0)
     }
-    for label in ["sequential", "8-wide"] {
-        print(String(format: "median %-10@ raw %8.0f req/s  EasyNetwork %8.0f req/s  ratio EasyNetwork/raw %.3f (target ≥ 0.97)",
-                     label as NSString,
-                     median(rates["raw \(label)"] ?? []), median(rates["EasyNetwork \(label)"] ?? []),
-                     median(ratios[label] ?? [])))
-        print(String(format: "median %-10@ reference: raw URLSession inside a BlockOperation on an OperationQueue / raw = %.3f",
-                     label as NSString, median(referenceRatios[label] ?? [])))
-        print(String(format: "median %-10@ reference: raw URLSession started from a global-queue thread / raw = %.3f",
-                     label as NSString, median(hopRatios[label] ?? [])))
-    }
-
     if arguments.contains("--no-memory") {
-        server.stop()
+        stopServer()
         print("")
         runDecodeBenchmark()
         exit(0)
     }
     // Memory: finished requests must not accumulate (the server's own log is cleared
-    // after every batch). Batches through raw URLSession, alone and in an
-    // OperationQueue, interleaved, show how much of any growth is the platform's own.
+    // after every batch). Batches through raw URLSession, alone and in the floor's
+    // Operation, interleaved, show how much of any growth is the platform's own.
     raw.invalidate()
-    server.resetRecords()
+    forgetRecords()
     let batches = arguments.contains("--long-memory") ? 60 : 10
-    let rawForMemory = RawClient(url: server.baseURL.appendingPathComponent("bench"))
-    let growth = memoryGrowth(batches: batches, server: server, paths: [
+    let rawForMemory = RawClient(url: baseURL.appendingPathComponent("bench"))
+    let growth = memoryGrowth(batches: batches, afterBatch: forgetRecords, paths: [
         ("EasyNetwork", viaEasyNetwork),
         ("raw URLSession", { done in rawForMemory.get(done) }),
-        ("raw URLSession in an OperationQueue", { done in referenceQueue.addOperation { rawForMemory.get(done) } }),
+        ("raw URLSession in a minimal asynchronous Operation", { done in floorQueue.addOperation(FloorOperation(raw: rawForMemory, onDone: done)) }),
     ])
     let peak = memoryKiB().peak
-    print(String(format: "memory: peak RSS %d KiB (%.1f MiB) after %d requests through each path; growth over the second half, KiB per request: EasyNetwork %.2f, raw URLSession %.2f, raw URLSession in an OperationQueue %.2f",
+    print(String(format: "memory: peak RSS %d KiB (%.1f MiB) after %d requests through each path; growth over the second half, KiB per request: EasyNetwork %.2f, raw URLSession %.2f, raw URLSession in a minimal asynchronous Operation %.2f",
                  peak, Double(peak) / 1024, batches * 1000, growth[0], growth[1], growth[2]))
-    server.stop()
+    stopServer()
     print("")
     runDecodeBenchmark()
     exit(0)
 }
-dispatchMain()
+runMainLoop()

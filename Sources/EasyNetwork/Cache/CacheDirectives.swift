@@ -2,7 +2,7 @@ import Foundation
 
 /// What `Cache-Control` and `Vary` say about storing a response, read
 /// case-insensitively from a header value (RFC 9111 §5.2, RFC 9110 §12.5.5).
-struct CacheDirectives: Equatable {
+struct CacheDirectives {
     /// `no-store`: never written to disk.
     var noStore = false
     /// `private`: for one user only (stored only under a credential, see ``CacheKey``).
@@ -10,9 +10,8 @@ struct CacheDirectives: Equatable {
 
     /// The directives of a `Cache-Control` value; `nil` means none.
     init(cacheControl: String?) {
-        for directive in Self.list(cacheControl) {
-            let name = directive.split(separator: "=", maxSplits: 1).first.map(String.init) ?? directive
-            switch name.trimmingCharacters(in: .whitespaces) {
+        for name in Self.list(cacheControl, namesOnly: true) {
+            switch name {
             case "no-store": noStore = true
             case "private": isPrivate = true
             default: break
@@ -20,19 +19,38 @@ struct CacheDirectives: Equatable {
         }
     }
 
-    /// The request header names a `Vary` value lists, lowercased, sorted and without
-    /// repeats; `nil` for `Vary: *` (the response depends on more than headers).
+    /// The request header names a `Vary` value lists, lowercased and without repeats,
+    /// in the order given; `nil` for `Vary: *` (the response depends on more than headers).
     static func varyNames(_ vary: String?) -> [String]? {
-        let names = list(vary)
-        if names.contains("*") { return nil }
-        return Array(Set(names)).sorted()
+        var names: [String] = []
+        for name in list(vary, namesOnly: false) {
+            if name == "*" { return nil }
+            if !names.contains(name) { names.append(name) }
+        }
+        return names
     }
 
-    /// The comma-separated items of a header value, trimmed and lowercased.
-    private static func list(_ value: String?) -> [String] {
+    /// The comma-separated items of a header value, trimmed and lowercased, empty ones
+    /// left out; with `namesOnly`, each item up to its first `=` (a directive's name).
+    /// Kept out of line: two callers share one copy.
+    @inline(never)
+    private static func list(_ value: String?, namesOnly: Bool) -> [String] {
         guard let value else { return [] }
-        return value.split(separator: ",")
-            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            .filter { !$0.isEmpty }
+        var items: [String] = []
+        var item = ""
+        var inArgument = false
+        for character in value + "," {
+            if character == "," {
+                let trimmed = item.trimmingCharacters(in: .whitespaces).lowercased()
+                if !trimmed.isEmpty { items.append(trimmed) }
+                item = ""
+                inArgument = false
+            } else if namesOnly && character == "=" {
+                inArgument = true
+            } else if !inArgument {
+                item.append(character)
+            }
+        }
+        return items
     }
 }

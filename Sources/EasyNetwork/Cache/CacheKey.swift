@@ -8,7 +8,7 @@ import FoundationNetworking
 /// `Authorization`, `Proxy-Authorization` and `Cookie` headers, as sent after the
 /// interceptors adapted the request). Two users never share an entry, and no
 /// credential is written to disk: only its SHA-256.
-struct CacheKey: Equatable {
+struct CacheKey {
     /// The request headers that identify a user.
     static let credentialHeaders = ["authorization", "cookie", "proxy-authorization"]
 
@@ -39,14 +39,24 @@ struct CacheKey: Equatable {
     static func varyValues(_ names: [String], of request: URLRequest) -> [String: String] {
         var values: [String: String] = [:]
         for name in names {
-            values[name] = header(name, of: request).map { SHA256.hex(Data($0.utf8)) } ?? "-"
+            values[name] = varyValue(name, of: request)
         }
         return values
+    }
+
+    /// What an entry remembers of the request header `name` (see ``varyValues(_:of:)``).
+    /// Kept out of line: storing and matching share one copy.
+    @inline(never)
+    static func varyValue(_ name: String, of request: URLRequest) -> String {
+        header(name, of: request).map { SHA256.hex(Data($0.utf8)) } ?? "-"
     }
 
     /// A request header, its name compared case-insensitively (Linux rewrites the case).
     static func header(_ name: String, of request: URLRequest) -> String? {
         if let value = request.value(forHTTPHeaderField: name) { return value }
-        return request.allHTTPHeaderFields?.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+        for (key, value) in request.allHTTPHeaderFields ?? [:] where key.caseInsensitiveCompare(name) == .orderedSame {
+            return value
+        }
+        return nil
     }
 }

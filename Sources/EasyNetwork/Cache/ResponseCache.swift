@@ -23,6 +23,7 @@ import FoundationNetworking
 /// Entries are checked when read: a corrupt or truncated entry, or one written by an
 /// older version of the format, is removed and treated as a miss.
 public final class ResponseCache: @unchecked Sendable {
+    // unchecked: `swept` is read and written only under `lock`; the rest is immutable.
     /// The folder the entries live in.
     public let directory: URL
     /// The most bytes the entries may take; the least recently used go first.
@@ -31,7 +32,7 @@ public final class ResponseCache: @unchecked Sendable {
     /// Whether entries of older formats were removed yet; read under `lock`.
     private var swept = false
     /// The format of an entry; older entries are ignored and removed.
-    private static let magic = Data("ENC2".utf8)
+    private static let magic: [UInt8] = Array("ENC2".utf8)
     /// The file name prefix of the current format.
     private static let filePrefix = "v2-"
 
@@ -69,7 +70,11 @@ public final class ResponseCache: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         sweepOldFormats()
-        return files().reduce(0) { $0 + $1.size }
+        var total = 0
+        for size in files().sizes {
+            total += size
+        }
+        return total
     }
 
     /// Removes every entry.
@@ -98,9 +103,6 @@ public final class ResponseCache: @unchecked Sendable {
     /// Stores `entry` with `body` (``CacheStage`` decided it may be stored), then
     /// evicts down to the cap.
     func store(_ entry: CachedResponse, body: Data) {
-        var entry = entry
-        entry.bodyLength = body.count
-        entry.bodyChecksum = CachedResponse.checksum(body)
         guard body.count <= maxBytes, let data = Self.encode(entry, body: body) else {
             remove(key: entry.key)
             return
@@ -120,14 +122,34 @@ public final class ResponseCache: @unchecked Sendable {
         try? FileManager.default.removeItem(at: fileURL(for: key))
     }
 
-    /// An entry as stored: magic, header length, JSON header, body.
-    private static func encode(_ entry: CachedResponse, body: Data) -> Data? {
-        guard let header = try? JSONEncoder().encode(entry) else { return nil }
-        var data = magic
-        withUnsafeBytes(of: UInt32(header.count).bigEndian) { data.append(contentsOf: $0) }
+    /// An entry as stored: magic, header length (4 bytes, big-endian), JSON header, body.
+    /// The header's `bodyLength` and `bodyChecksum` are those of `body`.
+    static func encode(_ entry: CachedResponse, body: Data) -> Data? {
+        guard let header = entry.header(bodyLength: body.count, checksum: CachedResponse.checksum(body)) else { return nil }
+        let length = UInt32(truncatingIfNeeded: header.count)
+        var data = Data(magic)
+        data.append(contentsOf: [UInt8(truncatingIfNeeded: length >> 24), UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length)])
         data.append(header)
         data.append(body)
         return data
+    }
+
+    /// Reads an entry: magic, header length, header, body; `nil` when any part is off.
+    static func decode(_ data: Data) -> CachedResponse? {
+        let head = [UInt8](data.prefix(8))
+        guard head.count == 8 else { return nil }
+        var length = 0
+        for index in 0..<4 {
+            guard head[index] == magic[index] else { return nil }
+            length = length << 8 | Int(head[4 + index])
+        }
+        let start = data.startIndex + 8
+        guard length > 0, data.count >= 8 + length else { return nil }
+        let body = data.subdata(in: (start + length)..<data.endIndex)
+        guard let entry = CachedResponse.read(header: data.subdata(in: start..<(start + length)), body: body),
+              body.count == entry.bodyLength, CachedResponse.checksum(body) == entry.bodyChecksum
+        else { return nil }
+        return entry
     }
 
     // MARK: Files
@@ -141,42 +163,44 @@ public final class ResponseCache: @unchecked Sendable {
     private func sweepOldFormats() {
         guard !swept else { return }
         swept = true
-        for file in files() where !file.url.lastPathComponent.hasPrefix(Self.filePrefix) {
-            try? FileManager.default.removeItem(at: file.url)
+        for url in files().urls where !url.lastPathComponent.hasPrefix(Self.filePrefix) {
+            try? FileManager.default.removeItem(at: url)
         }
     }
 
-    private func files() -> [(url: URL, size: Int, used: Date)] {
-        let keys: [URLResourceKey] = [.fileSizeKey, .contentModificationDateKey]
-        let urls = (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: keys)) ?? []
-        return urls.filter { $0.pathExtension == "cache" }.map { url in
-            let values = try? url.resourceValues(forKeys: Set(keys))
-            return (url, values?.fileSize ?? 0, values?.contentModificationDate ?? .distantPast)
+    /// The entry files, with their sizes and when each was last used, in the folder's order.
+    private func files() -> (urls: [URL], sizes: [Int], used: [Double]) {
+        var files: (urls: [URL], sizes: [Int], used: [Double]) = ([], [], [])
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        for name in names where name.hasSuffix(".cache") {
+            let url = directory.appendingPathComponent(name)
+            let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+            files.urls.append(url)
+            files.sizes.append((attributes?[.size] as? NSNumber)?.intValue ?? 0)
+            files.used.append((attributes?[.modificationDate] as? Date)?.timeIntervalSinceReferenceDate ?? -.infinity)
         }
+        return files
     }
 
     /// Removes least recently used entries until the total is under the cap.
     private func evict() {
-        var entries = files()
-        var total = entries.reduce(0) { $0 + $1.size }
-        guard total > maxBytes else { return }
-        entries.sort { $0.used < $1.used }
-        for entry in entries where total > maxBytes {
-            try? FileManager.default.removeItem(at: entry.url)
-            total -= entry.size
+        let (urls, sizes, entryTimes) = files()
+        var used = entryTimes
+        var total = 0
+        for size in sizes {
+            total += size
         }
-    }
-
-    /// Reads an entry: magic, header length, header, body; `nil` when any part is off.
-    static func decode(_ data: Data) -> CachedResponse? {
-        guard data.count >= 8, data.prefix(4) == magic else { return nil }
-        let length = data.dropFirst(4).prefix(4).reduce(0) { ($0 << 8) | Int($1) }
-        guard length > 0, data.count >= 8 + length,
-              var entry = try? JSONDecoder().decode(CachedResponse.self, from: data.subdata(in: 8..<(8 + length)))
-        else { return nil }
-        let body = data.subdata(in: (8 + length)..<data.count)
-        guard body.count == entry.bodyLength, CachedResponse.checksum(body) == entry.bodyChecksum else { return nil }
-        entry.body = body
-        return entry
+        // The oldest first; a removed entry's time becomes +infinity.
+        var left = urls.count
+        while total > maxBytes, left > 0 {
+            var oldest = 0
+            for index in used.indices where used[index] < used[oldest] {
+                oldest = index
+            }
+            try? FileManager.default.removeItem(at: urls[oldest])
+            total -= sizes[oldest]
+            used[oldest] = .infinity
+            left -= 1
+        }
     }
 }

@@ -18,10 +18,14 @@ enum SHA256 {
 
     /// The digest of `message`, as 64 lowercase hexadecimal digits.
     static func hex(_ message: Data) -> String {
-        digest(message).map { byte in
-            let text = String(byte, radix: 16)
-            return byte < 16 ? "0" + text : text
-        }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(64)
+        for byte in digest(message) {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// The digest of `message`: 32 bytes.
@@ -70,7 +74,14 @@ enum SHA256 {
             hash[6] = hash[6] &+ g
             hash[7] = hash[7] &+ h
         }
-        return hash.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> UInt32(24 - $0 * 8)) } }
+        var digest: [UInt8] = []
+        digest.reserveCapacity(32)
+        for word in hash {
+            for shift: UInt32 in [24, 16, 8, 0] {
+                digest.append(UInt8(truncatingIfNeeded: word >> shift))
+            }
+        }
+        return digest
     }
 
     private static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {

@@ -10,36 +10,50 @@ import Foundation
 /// cancelling 100,000 queued operations costs a handful of queue hops instead of
 /// 100,000, and no allocation per operation (it is stored as is, not in a closure).
 enum CoalescedDelivery {
-    private struct Pending {
+    /// The operations posted to one queue and not yet drained. A class, not a struct:
+    /// an array of references needs no value witnesses of its own.
+    private final class Batch {
         let queue: DispatchQueue
         var operations: [NetworkOperation]
+
+        init(queue: DispatchQueue, first: NetworkOperation) {
+            self.queue = queue
+            operations = [first]
+        }
     }
 
+    private static let lock = Lock()
     /// Batches not yet drained, one per queue (a host has one callback queue; an app
-    /// a few), found by identity.
-    private static let pending = Protected([Pending]())
+    /// a few), found by identity. Read and written only under `lock`; the batches' own
+    /// `operations` too.
+    nonisolated(unsafe) private static var batches: [Batch] = []
 
     /// Calls `operation.receiveCoalescedDelivery()` on `queue`, batched with the other
     /// operations posted to `queue` meanwhile.
     static func post(_ operation: NetworkOperation, on queue: DispatchQueue) {
-        let schedule: Bool = pending.write { batches in
-            if let index = batches.firstIndex(where: { $0.queue === queue }) {
-                batches[index].operations.append(operation)
-                return false
-            }
-            batches.append(Pending(queue: queue, operations: [operation]))
-            return true
+        lock.lock()
+        var schedule = true
+        for batch in batches where batch.queue === queue {
+            batch.operations.append(operation)
+            schedule = false
+            break
         }
+        if schedule {
+            batches.append(Batch(queue: queue, first: operation))
+        }
+        lock.unlock()
         if schedule {
             queue.async { drain(queue) }
         }
     }
 
     private static func drain(_ queue: DispatchQueue) {
-        let operations: [NetworkOperation] = pending.write { batches in
-            guard let index = batches.firstIndex(where: { $0.queue === queue }) else { return [] }
-            return batches.remove(at: index).operations
+        var operations: [NetworkOperation] = []
+        lock.lock()
+        if let index = batches.firstIndex(where: { $0.queue === queue }) {
+            operations = batches.remove(at: index).operations
         }
+        lock.unlock()
         for operation in operations {
             operation.receiveCoalescedDelivery()
         }

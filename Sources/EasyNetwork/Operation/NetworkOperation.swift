@@ -1,41 +1,42 @@
 import Foundation
 
+// The phases of a ``NetworkOperation`` (plain numbers: a private enum would bring its own
+// conformances and value witnesses, about 1 KB).
+private let phaseReady: UInt8 = 0
+private let phaseExecuting: UInt8 = 1
+private let phaseFinishing: UInt8 = 2
+/// Finishing without ever executing (no `isExecuting` change).
+private let phaseCancelledBeforeStart: UInt8 = 3
+private let phaseFinished: UInt8 = 4
+
 /// The asynchronous `Operation` every EasyNetwork operation stands on.
 ///
 /// Subclass it, override ``execute()`` and call ``finish()`` when the work is done.
 /// `start()` is not overridable: it moves the operation to executing exactly once,
 /// or finishes it at once when it was cancelled before it started.
 ///
-/// The state lives in one enum behind one lock, and the operation emits KVO for the
-/// literal keys `isExecuting` and `isFinished`, which is what `OperationQueue` watches on
-/// Apple platforms and the only thing it reacts to on Linux. `isReady` and `isCancelled`
-/// are Foundation's own, so dependencies and cancellation behave as documented.
+/// The state lives in a few stored fields behind one lock, and the operation emits KVO
+/// for the literal keys `isExecuting` and `isFinished`, which is what `OperationQueue`
+/// watches on Apple platforms and the only thing it reacts to on Linux. `isReady` and
+/// `isCancelled` are Foundation's own, so dependencies and cancellation behave as documented.
 ///
 /// Subclasses must restate `@unchecked Sendable` (Foundation marks `Operation` so).
-open class NetworkOperation: Operation, @unchecked Sendable {
-    private enum Phase {
-        /// `cancelledBeforeStart`: finishing without ever executing (no `isExecuting` change).
-        case ready, executing, finishing, cancelledBeforeStart, finished
-    }
-
-    private struct State {
-        var phase: Phase = .ready
-        var finishRequestedBeforeStart = false
-        var enqueued = false
-        var cancelledWhileQueued = false
-        /// Seconds since the reference date (a `Date`'s layout is known only at run time,
-        /// which would make every access to the state look up type metadata).
-        var enqueuedAt: TimeInterval?
-        /// The queue that took the operation, which lends it a slot while it is parked.
-        weak var queue: NetworkQueue?
-        var tags: Set<String> = []
-    }
-
-    /// Guards `state` and the library subclasses' own state (one lock per operation, from
-    /// a shared pool: no allocation per operation).
-    private var lock: OperationLock { OperationLock(for: self) }
-    // Read and written only under `lock`; the lock, not the access checker, keeps it exclusive.
-    @exclusivity(unchecked) private var stateStorage = State()
+open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its fields are guarded by `lock`
+    /// Guards the fields below and the library subclasses' own state (one lock per
+    /// operation, from a shared pool: no allocation per operation).
+    private final var lock: OperationLock { OperationLock(for: self) }
+    // The fields below are read and written only under `lock`; the lock, not the access
+    // checker, keeps them exclusive.
+    @exclusivity(unchecked) private final var phase = phaseReady
+    @exclusivity(unchecked) private final var finishRequestedBeforeStart = false
+    @exclusivity(unchecked) private final var enqueued = false
+    @exclusivity(unchecked) private final var cancelledWhileQueued = false
+    /// Seconds since the reference date (a `Date`'s layout is known only at run time,
+    /// which would make every access to the state look up type metadata); set with `enqueued`.
+    @exclusivity(unchecked) private final var enqueuedTime: TimeInterval = 0
+    /// The queue that took the operation, which lends it a slot while it is parked.
+    @exclusivity(unchecked) private final weak var queue: NetworkQueue?
+    @exclusivity(unchecked) private final var tagSet: Set<String> = []
 
     /// Creates an operation in the ready state.
     public override init() {
@@ -46,7 +47,10 @@ open class NetworkOperation: Operation, @unchecked Sendable {
     /// own state (see ``OperationLock``). `body` must not run user code, nor release the
     /// last reference to a user's closure or object (its `deinit` would run under the lock).
     final func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        try lock.withLock(body)
+        let lock = self.lock
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
     }
 
     /// Takes the lock of ``withLock(_:)`` (for a subclass that must not pass a closure
@@ -60,29 +64,26 @@ open class NetworkOperation: Operation, @unchecked Sendable {
         lock.unlock()
     }
 
-    /// The operation's state, read or changed under the lock.
-    private var state: StateAccess { StateAccess(operation: self) }
-
-    /// `state.read { }` / `state.write { }` over the operation's lock.
-    private struct StateAccess {
-        unowned(unsafe) let operation: NetworkOperation
-
-        /// Lends the state rather than copying it.
-        func read<T>(_ body: (inout State) -> T) -> T {
-            operation.lock.withLock { body(&operation.stateStorage) }
+    /// Labels for cancelling operations together with
+    /// ``NetworkQueue/cancelOperations(tagged:)`` (a screen, a feature, a user session).
+    public final var tags: Set<String> {
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return tagSet
         }
-
-        @discardableResult
-        func write<T>(_ body: (inout State) -> T) -> T {
-            operation.lock.withLock { body(&operation.stateStorage) }
+        set {
+            lock.lock()
+            tagSet = newValue
+            lock.unlock()
         }
     }
 
-    /// Labels for cancelling operations together with
-    /// ``NetworkQueue/cancelOperations(tagged:)`` (a screen, a feature, a user session).
-    public var tags: Set<String> {
-        get { state.read { $0.tags } }
-        set { state.write { $0.tags = newValue } }
+    /// Whether ``tags`` contains `tag` (without copying the set out).
+    final func hasTag(_ tag: String) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return tagSet.contains(tag)
     }
 
     /// Always `true`: network operations finish when their work calls ``finish()``.
@@ -90,49 +91,51 @@ open class NetworkOperation: Operation, @unchecked Sendable {
 
     /// `true` from the moment `start()` runs ``execute()`` until ``finish()`` completes.
     public final override var isExecuting: Bool {
-        state.read { $0.phase == .executing || $0.phase == .finishing }
+        lock.lock()
+        defer { lock.unlock() }
+        return phase == phaseExecuting || phase == phaseFinishing
     }
 
     /// `true` once ``finish()`` has completed; never before the operation started.
     public final override var isFinished: Bool {
-        state.read { $0.phase == .finished }
+        lock.lock()
+        defer { lock.unlock() }
+        return phase == phaseFinished
     }
 
     /// Starts the operation. Called by the queue; call it yourself only for an
     /// operation that is in no queue. A second call does nothing.
     public final override func start() {
+        let lock = self.lock
         // Cancelled before it started (a bulk cancel): finish without passing through
         // executing, so the queue sees one `isFinished` change, as for a plain operation.
         if isCancelled {
-            let claimed: Bool = state.write { state in
-                guard state.phase == .ready else { return false }
-                state.phase = .cancelledBeforeStart
-                return true
+            lock.lock()
+            let claimed = phase == phaseReady
+            if claimed {
+                phase = phaseCancelledBeforeStart
             }
+            lock.unlock()
             if claimed {
                 completeFinishing(executed: false)
             }
             return
         }
-        enum Action { case ignore, finish, execute }
+        // Read before the lock: Foundation's own lock is never taken under ours.
         let cancelled = isCancelled
         willChangeValue(forKey: "isExecuting")
-        let action: Action = state.write { state in
-            guard state.phase == .ready else { return .ignore }
-            if cancelled || state.finishRequestedBeforeStart || state.cancelledWhileQueued {
-                state.phase = .finishing
-                return .finish
-            }
-            state.phase = .executing
-            return .execute
+        lock.lock()
+        let ready = phase == phaseReady
+        let finishAtOnce = cancelled || finishRequestedBeforeStart || cancelledWhileQueued
+        if ready {
+            phase = finishAtOnce ? phaseFinishing : phaseExecuting
         }
+        lock.unlock()
         didChangeValue(forKey: "isExecuting")
-        switch action {
-        case .ignore:
-            return
-        case .finish:
+        guard ready else { return }
+        if finishAtOnce {
             completeFinishing(executed: true)
-        case .execute:
+        } else {
             willExecute()
             execute()
         }
@@ -148,18 +151,15 @@ open class NetworkOperation: Operation, @unchecked Sendable {
     /// times: only the first call counts. Called before the operation started, it is
     /// remembered and the operation finishes when the queue starts it.
     public final func finish() {
-        let proceed: Bool = state.write { state in
-            switch state.phase {
-            case .ready:
-                state.finishRequestedBeforeStart = true
-                return false
-            case .executing:
-                state.phase = .finishing
-                return true
-            case .finishing, .cancelledBeforeStart, .finished:
-                return false
-            }
+        let lock = self.lock
+        lock.lock()
+        let proceed = phase == phaseExecuting
+        if proceed {
+            phase = phaseFinishing
+        } else if phase == phaseReady {
+            finishRequestedBeforeStart = true
         }
+        lock.unlock()
         if proceed {
             completeFinishing(executed: true)
         }
@@ -170,11 +170,13 @@ open class NetworkOperation: Operation, @unchecked Sendable {
     /// when the queue starts it (one a ``NetworkQueue`` holds is then sure never to run).
     open override func cancel() {
         super.cancel()
-        let waiting: Bool = state.write { state in
-            guard state.enqueued, state.phase == .ready, !state.cancelledWhileQueued else { return false }
-            state.cancelledWhileQueued = true
-            return true
+        let lock = self.lock
+        lock.lock()
+        let waiting = enqueued && phase == phaseReady && !cancelledWhileQueued
+        if waiting {
+            cancelledWhileQueued = true
         }
+        lock.unlock()
         if waiting {
             didCancelWhileQueued()
         }
@@ -182,24 +184,31 @@ open class NetworkOperation: Operation, @unchecked Sendable {
 
     /// Marks the operation as handed to a queue; `false` when it already was, so a
     /// second `addOperation` is ignored instead of crashing Foundation.
-    func claimEnqueue(by queue: NetworkQueue) -> Bool {
-        state.write { state in
-            guard !state.enqueued, state.phase == .ready else { return false }
-            state.enqueued = true
-            state.enqueuedAt = Date().timeIntervalSinceReferenceDate
-            state.queue = queue
-            return true
-        }
+    final func claimEnqueue(by queue: NetworkQueue) -> Bool {
+        let now = Date().timeIntervalSinceReferenceDate
+        let lock = self.lock
+        lock.lock()
+        defer { lock.unlock() }
+        guard !enqueued, phase == phaseReady else { return false }
+        enqueued = true
+        enqueuedTime = now
+        self.queue = queue
+        return true
     }
 
     /// When a ``NetworkQueue`` took the operation, for metrics.
-    var enqueuedAt: Date? {
-        state.read { $0.enqueuedAt }.map(Date.init(timeIntervalSinceReferenceDate:))
+    final var enqueuedAt: Date? {
+        lock.lock()
+        let time = enqueued ? enqueuedTime : nil
+        lock.unlock()
+        return time.map(Date.init(timeIntervalSinceReferenceDate:))
     }
 
     /// The ``NetworkQueue`` that took the operation, if one did.
-    var networkQueue: NetworkQueue? {
-        state.read { $0.queue }
+    final var networkQueue: NetworkQueue? {
+        lock.lock()
+        defer { lock.unlock() }
+        return queue
     }
 
     /// Called on the starting thread right before ``execute()``; a library hook.
@@ -209,8 +218,10 @@ open class NetworkOperation: Operation, @unchecked Sendable {
     func willFinish() {}
 
     /// Whether ``didCancelWhileQueued()`` was called.
-    var wasCancelledWhileQueued: Bool {
-        state.read { $0.cancelledWhileQueued }
+    final var wasCancelledWhileQueued: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return cancelledWhileQueued
     }
 
     /// Called once, on the cancelling thread, when an operation a ``NetworkQueue`` holds
@@ -228,7 +239,9 @@ open class NetworkOperation: Operation, @unchecked Sendable {
             willChangeValue(forKey: "isExecuting")
         }
         willChangeValue(forKey: "isFinished")
-        state.write { $0.phase = .finished }
+        lock.lock()
+        phase = phaseFinished
+        lock.unlock()
         if executed {
             didChangeValue(forKey: "isExecuting")
         }

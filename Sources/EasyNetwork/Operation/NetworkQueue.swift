@@ -4,7 +4,7 @@ import Foundation
 ///
 /// `NetworkQueue.shared` is a convenience; an SDK may make its own so that its limit and
 /// `cancelAllOperations()` never touch the host app's work.
-public final class NetworkQueue: @unchecked Sendable {
+public final class NetworkQueue: @unchecked Sendable {  // unchecked: `slotLimit`, `slotsLent` guarded by `slotLock`
     /// The default concurrency limit: 6, the usual per-host connection limit.
     public static let defaultMaxConcurrentOperationCount = 6
 
@@ -15,15 +15,19 @@ public final class NetworkQueue: @unchecked Sendable {
     /// with ``maxConcurrentOperationCount``: while requests wait for a token refresh,
     /// the queue underneath is lent one more slot per waiting request.
     public let operationQueue: OperationQueue
-    /// The limit and the slots lent to operations parked for a token refresh.
-    let slots: Protected<QueueSlots>
+    /// Guards ``slotLimit`` and ``slotsLent`` (see NetworkQueueSlots.swift).
+    let slotLock = Lock()
+    /// The queue's own limit (at least 1).
+    @exclusivity(unchecked) var slotLimit: Int
+    /// Slots lent on top of the limit to operations parked for a token refresh.
+    @exclusivity(unchecked) var slotsLent = 0
 
     /// Creates a queue that runs at most `maxConcurrentOperationCount` operations at once.
     public init(maxConcurrentOperationCount: Int = NetworkQueue.defaultMaxConcurrentOperationCount, name: String? = nil) {
         operationQueue = OperationQueue()
         operationQueue.name = name ?? "EasyNetwork.NetworkQueue"
         operationQueue.maxConcurrentOperationCount = max(1, maxConcurrentOperationCount)
-        slots = Protected(QueueSlots(limit: max(1, maxConcurrentOperationCount)))
+        slotLimit = max(1, maxConcurrentOperationCount)
     }
 
     /// Adds an operation; it starts when its dependencies are done and a slot is free.
@@ -43,7 +47,12 @@ public final class NetworkQueue: @unchecked Sendable {
     /// ignored by ``addOperation(_:)`` are left out, and so is every repeat of one
     /// within `operations`.
     public func addOperations(_ operations: [Operation], waitUntilFinished: Bool) {
-        operationQueue.addOperations(operations.filter { EnqueueRegistry.claim($0, by: self) }, waitUntilFinished: waitUntilFinished)
+        var claimed: [Operation] = []
+        claimed.reserveCapacity(operations.count)
+        for operation in operations where EnqueueRegistry.claim(operation, by: self) {
+            claimed.append(operation)
+        }
+        operationQueue.addOperations(claimed, waitUntilFinished: waitUntilFinished)
     }
 
     /// Cancels every operation in the queue; each finishes and reports a cancellation.
@@ -59,7 +68,7 @@ public final class NetworkQueue: @unchecked Sendable {
     /// Cancels every operation of this queue that carries `tag` (see
     /// ``NetworkOperation/tags``); each finishes and reports a cancellation.
     public func cancelOperations(tagged tag: String) {
-        for case let operation as NetworkOperation in operationQueue.operations where operation.tags.contains(tag) {
+        for case let operation as NetworkOperation in operationQueue.operations where operation.hasTag(tag) {
             operation.cancel()
         }
     }
@@ -88,12 +97,16 @@ public final class NetworkQueue: @unchecked Sendable {
     /// The concurrency limit (at least 1). An operation waiting for a token refresh
     /// does not count against it: while it waits, the queue runs one more.
     public var maxConcurrentOperationCount: Int {
-        get { slots.read { $0.limit } }
+        get {
+            slotLock.lock()
+            defer { slotLock.unlock() }
+            return slotLimit
+        }
         set {
-            slots.write { slots in
-                slots.limit = max(1, newValue)
-                operationQueue.maxConcurrentOperationCount = slots.width
-            }
+            slotLock.lock()
+            slotLimit = max(1, newValue)
+            operationQueue.maxConcurrentOperationCount = slotLimit + slotsLent
+            slotLock.unlock()
         }
     }
 }

@@ -31,7 +31,9 @@ extension NetworkQueue {
     /// Cancelling the calling task cancels the operation and its request.
     /// - Throws: the operation's ``NetworkError``.
     public func run<Output: Sendable>(_ operation: RequestOperation<Output>) async throws -> Output {
-        try await result(of: operation, observe: operation.observeResult)
+        await wait(for: operation, observe: operation.observeDelivery)
+        // Delivered: the result is there (a cancellation when the operation never ran).
+        return try (operation.result ?? .failure(.cancelled(url: nil))).get()
     }
 
     /// Adds `operation` and returns the result that `observe` hands over (once, at the
@@ -57,61 +59,39 @@ extension NetworkQueue {
     /// - Throws: ``NetworkError`` of kind `cancelled` when the operation ended cancelled;
     ///   the failure of an operation that reports one (a ``DownloadOperation``'s).
     public func run<Op: Operation>(_ operation: Op) async throws {
-        if operation.isFinished {
-            if operation.isCancelled { throw NetworkError(kind: .cancelled) }
-            try Self.throwFailure(of: operation)
-            return
+        try await runToFinish(operation)
+    }
+
+    /// ``run(_:)`` for any operation, without a type parameter.
+    private func runToFinish(_ operation: Operation) async throws {
+        if !operation.isFinished {
+            await wait(for: operation) { finished in
+                let previous = operation.completionBlock
+                operation.completionBlock = {
+                    previous?()
+                    finished()
+                }
+            }
         }
-        let finished = FinishSignal()
-        let previous = operation.completionBlock
-        operation.completionBlock = {
-            previous?()
-            finished.fire()
+        if operation.isCancelled {
+            throw NetworkError(kind: .cancelled)
         }
+        if let error = (operation as? any FailureReporting)?.failure {
+            throw error
+        }
+    }
+
+    /// The one waiting path of `run` and `send`: adds `operation` to this queue and
+    /// returns once the callback that `observe` installs was called (it must be called
+    /// once). Cancelling the calling task cancels the operation.
+    private func wait(for operation: Operation, observe: (@escaping @Sendable () -> Void) -> Void) async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                finished.onFire { continuation.resume() }
+                observe { continuation.resume() }
                 addOperation(operation)
             }
         } onCancel: {
             operation.cancel()
         }
-        if operation.isCancelled {
-            throw NetworkError(kind: .cancelled)
-        }
-        try Self.throwFailure(of: operation)
-    }
-
-    /// An operation that reports its failure (a download run as a plain `Operation`)
-    /// fails here as it does through its own `run`.
-    private static func throwFailure(of operation: Operation) throws {
-        if let error = (operation as? any FailureReporting)?.failure {
-            throw error
-        }
-    }
-}
-
-
-/// A one-shot signal: the waiter runs once, whether it arrives before or after the fire.
-final class FinishSignal: @unchecked Sendable {
-    private let state = Protected<(fired: Bool, waiter: (@Sendable () -> Void)?)>((false, nil))
-
-    func fire() {
-        let waiter: (@Sendable () -> Void)? = state.write { state in
-            guard !state.fired else { return nil }
-            state.fired = true
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?()
-    }
-
-    func onFire(_ waiter: @escaping @Sendable () -> Void) {
-        let fireNow: Bool = state.write { state in
-            if state.fired { return true }
-            state.waiter = waiter
-            return false
-        }
-        if fireNow { waiter() }
     }
 }

@@ -1,21 +1,14 @@
 import Foundation
 
-/// The queue's own limit and the slots lent to parked operations on top of it.
-struct QueueSlots {
-    var limit: Int
-    var lent = 0
-
-    /// What the `OperationQueue` underneath runs at most.
-    var width: Int { limit + lent }
-}
-
+/// Slot lending: while an operation is parked (waiting for a token refresh), the
+/// `OperationQueue` underneath runs `slotLimit + slotsLent` operations at most.
 extension NetworkQueue {
     /// One more operation may run while one is parked.
     func lendSlot() {
-        slots.write { slots in
-            slots.lent += 1
-            operationQueue.maxConcurrentOperationCount = slots.width
-        }
+        slotLock.lock()
+        slotsLent += 1
+        operationQueue.maxConcurrentOperationCount = slotLimit + slotsLent
+        slotLock.unlock()
     }
 
     /// A parked operation resumes: `resume` runs when a slot is free, with the lent
@@ -33,9 +26,9 @@ extension NetworkQueue {
 
     /// A parked operation ended: back to one slot fewer.
     func returnSlot() {
-        slots.write { slots in
-            slots.lent = max(0, slots.lent - 1)
-            operationQueue.maxConcurrentOperationCount = slots.width
-        }
+        slotLock.lock()
+        slotsLent = max(0, slotsLent - 1)
+        operationQueue.maxConcurrentOperationCount = slotLimit + slotsLent
+        slotLock.unlock()
     }
 }

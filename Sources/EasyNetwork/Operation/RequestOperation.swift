@@ -19,50 +19,50 @@ import Foundation
 /// cancellations of many such operations (`cancelAllOperations()`) reach the callback
 /// queue in batches, each operation's callbacks still in order and once.
 open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
+    // unchecked: every `var` below is read and written only under the operation's lock.
+    //
+    // The lock is `lockState()`/`unlockState()`; the `let`s are set once in init.
+    // Every field has the same layout for any `Output` (closures and references), so the
+    // code that touches only the fields that do not name `Output` (flags, failure,
+    // metrics, upload progress, observers) compiles as non-generic code (constant field
+    // offsets, no generic metadata), and freeing or cancelling an operation looks up no
+    // metadata. They are fields of the operation rather than a separate object or a
+    // struct: nothing more to allocate per operation (bulk cancels), no value witnesses.
     private let request: BaseAPIRequest
     private let transform: @Sendable (NetworkResponse) throws -> Output
-    /// What does not depend on `Output` (see ``OperationOutcome``).
-    private typealias Outcome = OperationOutcome
 
-    // The state that takes an `Output`, read and written only under the operation's lock
-    // (`withLock`). Kept as the class's own fields (closures and references, whose layout
-    // is the same for any `Output`), not in a struct nested in this generic class: freeing
-    // or cancelling an operation then needs no lookup of generic type metadata.
+    // The generic part: three callbacks and the delivered result.
     @exclusivity(unchecked) private var successClosure: (@Sendable (Output) -> Void)?
     @exclusivity(unchecked) private var completionClosure: (@Sendable (Result<Output, NetworkError>) -> Void)?
     @exclusivity(unchecked) private var cachedValueClosure: (@Sendable (Output) -> Void)?
-    @exclusivity(unchecked) private var observers: [@Sendable (Result<Output, NetworkError>) -> Void] = []
+    /// Boxed, so that the operation's layout does not depend on `Output`.
     @exclusivity(unchecked) private var storedResult: StoredValue<Result<Output, NetworkError>>?
 
-    // Read and written only under the operation's lock (`withLock`), through `outcome`.
-    @exclusivity(unchecked) private var outcomeStorage = Outcome()
-
-    /// The outcome, read or changed under the operation's lock (one lock per operation).
-    private var outcome: OutcomeAccess { OutcomeAccess(operation: self) }
-
-    /// `outcome.read { }` / `outcome.write { }` over the operation's lock.
-    private struct OutcomeAccess {
-        unowned(unsafe) let operation: RequestOperation<Output>
-
-        /// Lends the outcome rather than copying it.
-        func read<T>(_ body: (inout Outcome) -> T) -> T {
-            operation.withLock { body(&operation.outcomeStorage) }
-        }
-
-        @discardableResult
-        func write<T>(_ body: (inout Outcome) -> T) -> T {
-            operation.withLock { body(&operation.outcomeStorage) }
-        }
-    }
+    // The part that does not name `Output`.
+    @exclusivity(unchecked) private var failureClosure: (@Sendable (NetworkError) -> Void)?
+    @exclusivity(unchecked) private var uploadProgressClosure: (@Sendable (Progress) -> Void)?
+    @exclusivity(unchecked) private var madeUploadProgress: Progress?
+    @exclusivity(unchecked) private var uploadGate = ProgressGate()
+    /// Boxed: `RequestMetrics` holds Foundation `Date`s, whose layout is known only at
+    /// run time on some platforms.
+    @exclusivity(unchecked) private var storedMetrics: StoredValue<RequestMetrics>?
+    /// Whether the callbacks were called (observers added later run at once).
+    @exclusivity(unchecked) private var delivered = false
+    /// Cancelled before its request ran, outside a queue's wait (see ``willFinish()``):
+    /// ``result`` is then a cancellation, with nothing stored.
+    @exclusivity(unchecked) private var cancelledBeforeRun = false
+    /// Library observers of the delivery (``observeDelivery(_:)``), not of a type that
+    /// names `Output`: they read ``result``.
+    @exclusivity(unchecked) private var observers: [@Sendable () -> Void] = []
 
     /// Called on the host's callback queue with the mapped value on success.
     ///
-    /// The callback properties can be set and read from any thread (they are kept under a
-    /// lock) and are `@Sendable`: the compiler rejects a closure that would race with the
-    /// code that set it (a captured `var`, a non-Sendable object). They run on the host's
-    /// ``HostConfiguration/callbackQueue`` (the main queue unless the host says otherwise);
-    /// the ones set when the result is delivered are called.
-    public var success: (@Sendable (Output) -> Void)? {
+    /// The callback properties can be set and read from any thread: they are kept under
+    /// the operation's lock. They are `@Sendable`, so the compiler rejects a closure that
+    /// would race with the code that set it (a captured `var`, a non-Sendable object).
+    /// They run on the host's ``HostConfiguration/callbackQueue`` (the main queue unless
+    /// the host says otherwise); the ones set when the result is delivered are called.
+    public final var success: (@Sendable (Output) -> Void)? {
         get {
             lockState()
             defer { unlockState() }
@@ -70,8 +70,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         }
         set {
             // The old closure is released after the lock is let go (its captures may run a
-            // `deinit` that reaches another operation); no generic helper, which would wrap
-            // the closure in a new one.
+            // `deinit` that reaches another operation).
             lockState()
             let old = successClosure
             successClosure = newValue
@@ -80,18 +79,24 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         }
     }
     /// Called on the host's callback queue with the error on failure or cancellation.
-    public var failure: (@Sendable (NetworkError) -> Void)? {
-        get { outcome.read { $0.failure } }
+    /// Set and read from any thread (kept under the operation's lock, like ``success``).
+    public final var failure: (@Sendable (NetworkError) -> Void)? {
+        get {
+            lockState()
+            defer { unlockState() }
+            return failureClosure
+        }
         set {
             lockState()
-            let old = outcomeStorage.failure
-            outcomeStorage.failure = newValue
+            let old = failureClosure
+            failureClosure = newValue
             unlockState()
             _ = old
         }
     }
     /// Called on the host's callback queue with the result, after `success` or `failure`.
-    public var completion: (@Sendable (Result<Output, NetworkError>) -> Void)? {
+    /// Set and read from any thread (kept under the operation's lock, like ``success``).
+    public final var completion: (@Sendable (Result<Output, NetworkError>) -> Void)? {
         get {
             lockState()
             defer { unlockState() }
@@ -107,8 +112,9 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     }
     /// Called once on the host's callback queue, before the network's result, with the
     /// value decoded from a stored response when the request's cache policy is
-    /// `.cacheThenNetwork` and one is stored.
-    public var onCachedValue: (@Sendable (Output) -> Void)? {
+    /// `.cacheThenNetwork` and one is stored. Set and read from any thread (kept under the
+    /// operation's lock, like ``success``).
+    public final var onCachedValue: (@Sendable (Output) -> Void)? {
         get {
             lockState()
             defer { unlockState() }
@@ -125,24 +131,29 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// Bytes of the request body sent, of all (uploads; stays 0 of 0 for requests
     /// without a body). A discrete progress, made on first use: it never becomes a child
     /// of whatever progress the host app made current.
-    public var uploadProgress: Progress {
-        outcome.write { outcome in
-            if let progress = outcome.uploadProgress {
-                return progress
-            }
-            let progress = Progress.discreteProgress(totalUnitCount: 0)
-            outcome.uploadProgress = progress
+    public final var uploadProgress: Progress {
+        lockState()
+        defer { unlockState() }
+        if let progress = madeUploadProgress {
             return progress
         }
+        let progress = Progress.discreteProgress(totalUnitCount: 0)
+        madeUploadProgress = progress
+        return progress
     }
     /// Called on the host's callback queue as the body goes out (at most every half
-    /// percent), monotonic, and with 100 % before `success`.
-    public var onUploadProgress: (@Sendable (Progress) -> Void)? {
-        get { outcome.read { $0.onUploadProgress } }
+    /// percent), monotonic, and with 100 % before `success`. Set and read from any thread
+    /// (kept under the operation's lock, like ``success``).
+    public final var onUploadProgress: (@Sendable (Progress) -> Void)? {
+        get {
+            lockState()
+            defer { unlockState() }
+            return uploadProgressClosure
+        }
         set {
             lockState()
-            let old = outcomeStorage.onUploadProgress
-            outcomeStorage.onUploadProgress = newValue
+            let old = uploadProgressClosure
+            uploadProgressClosure = newValue
             unlockState()
             _ = old
         }
@@ -202,50 +213,86 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     }
 
     /// The result, once the operation has delivered it.
-    public var result: Result<Output, NetworkError>? {
-        if let stored = withLock({ storedResult }) {
+    public final var result: Result<Output, NetworkError>? {
+        lockState()
+        let stored = storedResult
+        let cancelledBeforeRun = cancelledBeforeRun
+        unlockState()
+        if let stored {
             return stored.value
         }
-        // Cancelled while it waited in a queue: it never runs, nothing else stores a result.
-        return wasCancelledWhileQueued ? .failure(.cancelled(url: nil)) : nil
+        // Cancelled before it ran (while it waited in a queue, or before it started): it
+        // never runs, nothing else stores a result.
+        return cancelledBeforeRun || wasCancelledWhileQueued ? .failure(.cancelled(url: nil)) : nil
     }
 
     /// The request's measurements (time queued, duration, bytes, attempts), set
     /// before the callbacks run; `nil` when the request never ran.
-    public var metrics: RequestMetrics? {
-        outcome.read { $0.metrics?.value }
+    public final var metrics: RequestMetrics? {
+        lockState()
+        defer { unlockState() }
+        return storedMetrics?.value
     }
 
     /// Sends the request and reports its result; subclasses rarely override it.
     open override func execute() {
-        let operation = UncheckedSendable(self)
         let queue = service.configuration.callbackQueue
-        service.perform(request, transform: transform, uploadProgress: { sent, expected in
-            operation.value.reportUpload(sent: sent, expected: expected, on: queue)
-        }, cachedValue: { value in
-            operation.value.onCachedValue?(value)
-        }, completion: { (result: Result<Output, NetworkError>, metrics: RequestMetrics) in
-            operation.value.outcome.write { $0.metrics = $0.metrics ?? StoredValue(metrics) }
-            if case .success = result {
-                operation.value.completeUpload()
-            }
-            operation.value.report(result)
-            operation.value.finish()
+        service.perform(request, transform: transform, uploadProgress: { [self] sent, expected in
+            reportUpload(sent: sent, expected: expected, on: queue)
+        }, cachedValue: { [self] value in
+            onCachedValue?(value)
+        }, completion: { [self] result, metrics in
+            deliver(result, metrics: metrics)
         })
     }
 
+    /// On the callback queue: stores the result and metrics, calls the closures set now,
+    /// in order, then the library observers, and finishes.
+    private func deliver(_ result: Result<Output, NetworkError>, metrics: RequestMetrics) {
+        lockState()
+        let first = storedResult == nil && !cancelledBeforeRun
+        if first {
+            storedResult = StoredValue(result)
+        }
+        if storedMetrics == nil {
+            storedMetrics = StoredValue(metrics)
+        }
+        unlockState()
+        if first {
+            if case .success = result {
+                completeUpload()
+            }
+            lockState()
+            let success = successClosure
+            let failure = failureClosure
+            let completion = completionClosure
+            unlockState()
+            switch result {
+            case .success(let value): success?(value)
+            case .failure(let error): failure?(error)
+            }
+            completion?(result)
+            notifyObservers()
+        }
+        finish()
+    }
+
+    /// Called on the session's queue as the body goes out; hops to the callback queue
+    /// only for progress worth a callback.
     private func reportUpload(sent: Int64, expected: Int64, on queue: DispatchQueue) {
         let total = max(expected, sent)
         guard total > 0 else { return }
         let fraction = Double(sent) / Double(total)
-        guard outcome.write({ $0.uploadGate.admit(fraction) }) else { return }
-        let operation = UncheckedSendable(self)
-        queue.async {
-            let progress = operation.value.uploadProgress
+        lockState()
+        let admitted = uploadGate.admit(fraction)
+        unlockState()
+        guard admitted else { return }
+        queue.async { [self] in
+            let progress = uploadProgress
             guard sent >= progress.completedUnitCount else { return }
             progress.totalUnitCount = total
             progress.completedUnitCount = sent
-            operation.value.onUploadProgress?(progress)
+            onUploadProgress?(progress)
         }
     }
 
@@ -258,10 +305,20 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     }
 
     override func willFinish() {
-        // Cancelled before its request ran: store the cancellation now, so whoever
-        // looks at `result` after the operation finished sees it, and call back later.
+        // Cancelled before its request ran (outside a NetworkQueue, or started by hand):
+        // mark it now, so whoever looks at `result` after the operation finished sees the
+        // cancellation, and call back later, batched with the other cancellations of a
+        // bulk cancel (one queue hop for many).
         guard !wasCancelledWhileQueued, isCancelled else { return }
-        deliverCancellationBeforeStart()
+        lockState()
+        let first = storedResult == nil && !cancelledBeforeRun
+        if first {
+            cancelledBeforeRun = true
+        }
+        unlockState()
+        if first {
+            CoalescedDelivery.post(self, on: configuration.callbackQueue)
+        }
     }
 
     override func didCancelWhileQueued() {
@@ -271,118 +328,60 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         CoalescedDelivery.post(self, on: configuration.callbackQueue)
     }
 
-    private func deliverCancellationBeforeStart() {
-        guard store(.failure(.cancelled(url: nil))) else { return }
-        // Batched with the other cancellations of a bulk cancel: one queue hop for many.
-        CoalescedDelivery.post(self, on: configuration.callbackQueue)
-    }
-
-    /// The coalesced delivery of a cancellation before start, posted once by
-    /// ``didCancelWhileQueued()`` (result not stored) or by
-    /// ``deliverCancellationBeforeStart()`` (result stored); which one cannot change once
-    /// either ran: the operation left the ready phase.
+    /// The coalesced delivery of a cancellation before start, posted once, by
+    /// ``didCancelWhileQueued()`` or by ``willFinish()``: which one cannot change once
+    /// either ran, the operation left the ready phase.
     override func receiveCoalescedDelivery() {
-        if wasCancelledWhileQueued {
-            callBackCancellation()
-        } else {
-            callBackStoredCancellation()
-        }
-    }
-
-    /// The delivery of ``deliverCancellationBeforeStart()`` (kept apart so that the bulk
-    /// path above builds no `Result` of `Output`).
-    private func callBackStoredCancellation() {
-        callBack(.failure(.cancelled(url: nil)))
-    }
-
-    /// Stores the result and calls the closures, if no result was stored before.
-    private func report(_ result: Result<Output, NetworkError>) {
-        if store(result) {
-            callBack(result)
-        }
-    }
-
-    /// Stores `result` if it is the first; returns whether it was.
-    private func store(_ result: Result<Output, NetworkError>) -> Bool {
-        withLock {
-            guard storedResult == nil else { return false }
-            storedResult = StoredValue(result)
-            return true
-        }
-    }
-
-    private func callBack(_ result: Result<Output, NetworkError>) {
-        // Taken under the lock without a generic helper, which would rewrap the closures.
+        // The path of a bulk cancel, in one lock: the operation never ran, so its
+        // observers, if any, were added before (a queue's `run`); with none, marking it
+        // delivered before the closures run makes no observer wait for them.
         lockState()
-        let success = successClosure
-        let failure = outcomeStorage.failure
+        let failure = failureClosure
         let completion = completionClosure
-        unlockState()
-        switch result {
-        case .success(let value): success?(value)
-        case .failure(let error): failure?(error)
-        }
-        completion?(result)
-        if markDeliveredUnlessObserved() {
-            notifyObservers(result)
-        }
-    }
-
-    /// ``callBack(_:)`` for a cancellation of an operation that never ran, through
-    /// closures that do not take an `Output` (the path of a bulk cancel).
-    private func callBackCancellation() {
-        // One step: this operation was queued (so its observers, if any, were added
-        // before), and the result is known; marking it delivered before the closures run
-        // makes no observer run early.
-        lockState()
-        let observed = outcomeStorage.observed
+        let observed = !observers.isEmpty
         if !observed {
-            outcomeStorage.delivered = true
+            delivered = true
         }
-        let failure = outcomeStorage.failure
-        let completion = completionClosure
         unlockState()
         let error = NetworkError.cancelled(url: nil)
         failure?(error)
         completion?(.failure(error))
         if observed {
-            notifyObservers(.failure(error))
-        }
-    }
-
-    /// Marks the result delivered when no library observer ever asked for it (without
-    /// touching the generic array); `true` when there are observers to call.
-    private func markDeliveredUnlessObserved() -> Bool {
-        outcome.write { outcome in
-            if !outcome.observed {
-                outcome.delivered = true
-            }
-            return outcome.observed
+            notifyObservers()
         }
     }
 
     /// Marks the result delivered and calls the library observers.
-    private func notifyObservers(_ result: Result<Output, NetworkError>) {
-        let observers = withLock {
-            outcomeStorage.delivered = true
-            defer { self.observers.removeAll() }
-            return self.observers
+    private func notifyObservers() {
+        lockState()
+        delivered = true
+        let observers = self.observers
+        self.observers = []
+        unlockState()
+        for observer in observers {
+            observer()
         }
-        observers.forEach { $0(result) }
     }
 
-    /// Adds a library observer of the result, called once after the public closures,
-    /// or at once when the result was already delivered.
-    func observeResult(_ observer: @escaping @Sendable (Result<Output, NetworkError>) -> Void) {
-        let delivered: Result<Output, NetworkError>? = withLock {
-            // Delivered without a stored result: the cancellation of one that never ran.
-            if outcomeStorage.delivered { return storedResult?.value ?? .failure(.cancelled(url: nil)) }
+    /// Calls `observer` once after the public closures of the delivery (on the callback
+    /// queue), or at once when the result was delivered already; ``result`` then holds it.
+    final func observeDelivery(_ observer: @escaping @Sendable () -> Void) {
+        lockState()
+        let now = delivered
+        if !now {
             observers.append(observer)
-            outcomeStorage.observed = true
-            return nil
         }
-        if let delivered {
-            observer(delivered)
+        unlockState()
+        if now {
+            observer()
+        }
+    }
+
+    /// ``observeDelivery(_:)`` with the result (for the library's batches and chains).
+    package final func observeResult(_ observer: @escaping @Sendable (Result<Output, NetworkError>) -> Void) {
+        // Called only while the operation delivers (or at once): it is alive.
+        observeDelivery { [unowned self] in
+            observer(result ?? .failure(.cancelled(url: nil)))
         }
     }
 }

@@ -21,22 +21,21 @@ open class ServiceOperation: NetworkOperation, @unchecked Sendable {
     let configuration: HostConfiguration
     // Made on first use, under the operation's lock: one cancelled before it ran never
     // makes one (a bulk cancel of queued operations allocates and frees nothing for it).
-    @exclusivity(unchecked) private var madeService: EasyNetworkService?
+    @exclusivity(unchecked) private final var madeService: EasyNetworkService?
 
     /// The service the operation sends its requests through (made on first use; one made
     /// after the operation was cancelled is cancelled too).
-    public var service: EasyNetworkService {
-        let (service, made): (EasyNetworkService, Bool) = withLock {
-            if let service = madeService {
-                return (service, false)
-            }
-            let service = EasyNetworkService(configuration)
+    public final var service: EasyNetworkService {
+        lockState()
+        let found = madeService
+        let service = found ?? EasyNetworkService(configuration)
+        if found == nil {
             madeService = service
-            return (service, true)
         }
+        unlockState()
         // `cancel()` sets `isCancelled` before it looks for the service under the lock:
         // either it found this one, or this check sees the cancellation.
-        if made, isCancelled {
+        if found == nil, isCancelled {
             service.cancel()
         }
         return service
@@ -54,24 +53,24 @@ open class ServiceOperation: NetworkOperation, @unchecked Sendable {
         super.init()
     }
 
-    /// Registered when the operation starts executing, not at init: an operation cancelled
-    /// before it started sends nothing, and stays free of the weak reference (which would
-    /// make every retain and release of it slower, measurable in a bulk cancel).
-    private func finishWhenCancellationDelivered() {
+    /// Cancels the operation and the request in flight. Call `super` when overriding.
+    open override func cancel() {
+        super.cancel()
+        lockState()
+        let service = madeService
+        unlockState()
+        service?.cancel()
+    }
+
+    override func willExecute() {
+        let service = self.service
+        // Registered when the operation starts executing, not at init: an operation
+        // cancelled before it started sends nothing, and stays free of the weak reference
+        // (which would make every retain and release of it slower, measurable in a bulk cancel).
         service.onCancellationDelivered { [weak self] in
             guard let self, self.isCancelled else { return }
             self.finish()
         }
-    }
-
-    /// Cancels the operation and the request in flight. Call `super` when overriding.
-    open override func cancel() {
-        super.cancel()
-        withLock { madeService }?.cancel()
-    }
-
-    override func willExecute() {
-        finishWhenCancellationDelivered()
         service.slotLender = networkQueue
         if let enqueuedAt {
             service.queuedAt = enqueuedAt

@@ -10,10 +10,11 @@ import Foundation
 /// limit, not even right after a refresh that many waited for. ``lend()`` and the give-
 /// backs may arrive in either order from any thread: a loan is lent at most once, and
 /// once given back (or given back before it was lent) it stays closed.
-final class SlotLoan: Sendable {
-    private enum Phase { case idle, lent, closed }
-
-    private let phase = Protected(Phase.idle)
+final class SlotLoan: @unchecked Sendable {  // unchecked: `lent`, `closed` guarded by `lock`
+    /// From the operations' pool: a loan allocates no mutex.
+    private var lock: OperationLock { OperationLock(for: self) }
+    @exclusivity(unchecked) private var lent = false
+    @exclusivity(unchecked) private var closed = false
     private weak let queue: NetworkQueue?
 
     /// A loan from `queue`; a loan from no queue does nothing.
@@ -23,11 +24,10 @@ final class SlotLoan: Sendable {
 
     /// The operation parks: its queue may start one more operation.
     func lend() {
-        let lend: Bool = phase.write { phase in
-            guard phase == .idle else { return false }
-            phase = .lent
-            return true
-        }
+        lock.lock()
+        let lend = !lent && !closed
+        lent = true
+        lock.unlock()
         if lend {
             queue?.lendSlot()
         }
@@ -49,9 +49,10 @@ final class SlotLoan: Sendable {
 
     /// Closes the loan; whether it was lent.
     private func close() -> Bool {
-        phase.write { phase in
-            defer { phase = .closed }
-            return phase == .lent
-        }
+        lock.lock()
+        defer { lock.unlock() }
+        let wasLent = lent && !closed
+        closed = true
+        return wasLent
     }
 }

@@ -1,16 +1,26 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// HTTP header fields with case-insensitive names: a later value for the same name
-/// replaces an earlier one and keeps the later spelling.
+/// replaces an earlier one and keeps the later spelling. A handful of fields, so
+/// three parallel arrays searched in order (no dictionary type of its own).
 struct HeaderFields {
-    private var storage: [String: (name: String, value: String)] = [:]
-    private var order: [String] = []
+    /// The lowercased names, in the order they were first added.
+    private var keys: [String] = []
+    /// The latest spelling of each name.
+    private var names: [String] = []
+    private var values: [String] = []
 
     init(_ fields: [String: String] = [:]) {
         merge(fields)
     }
 
-    /// Adds `fields`, replacing any field of the same name.
+    /// Adds `fields`, replacing any field of the same name; within `fields`, names
+    /// that differ only in case are applied in ascending order.
     mutating func merge(_ fields: [String: String]) {
-        for name in fields.keys.sorted() {
+        for name in SortedKeys.of(fields) {
             if let value = fields[name] {
                 set(name, value)
             }
@@ -19,20 +29,33 @@ struct HeaderFields {
 
     mutating func set(_ name: String, _ value: String) {
         let key = name.lowercased()
-        if storage[key] == nil {
-            order.append(key)
+        if let index = index(of: key) {
+            names[index] = name
+            values[index] = value
+        } else {
+            keys.append(key)
+            names.append(name)
+            values.append(value)
         }
-        storage[key] = (name, value)
     }
 
     mutating func setIfAbsent(_ name: String, _ value: String) {
-        if storage[name.lowercased()] == nil {
+        if index(of: name.lowercased()) == nil {
             set(name, value)
         }
     }
 
-    /// The fields in the order their names were first added.
-    var fields: [(name: String, value: String)] {
-        order.compactMap { storage[$0] }
+    /// Sets the fields on `request`, in the order their names were first added.
+    func apply(to request: inout URLRequest) {
+        for index in names.indices {
+            request.setValue(values[index], forHTTPHeaderField: names[index])
+        }
+    }
+
+    private func index(of key: String) -> Int? {
+        for index in keys.indices where keys[index] == key {
+            return index
+        }
+        return nil
     }
 }

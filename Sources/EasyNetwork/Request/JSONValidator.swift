@@ -6,9 +6,11 @@ enum JSONValidator {
     static func isWritable(_ value: Any) -> Bool {
         switch value {
         case let dictionary as [String: Any]:
-            return dictionary.values.allSatisfy(isWritable)
+            for element in dictionary.values where !isWritable(element) { return false }
+            return true
         case let array as [Any]:
-            return array.allSatisfy(isWritable)
+            for element in array where !isWritable(element) { return false }
+            return true
         case let double as Double:
             return double.isFinite
         case let float as Float:

@@ -11,32 +11,35 @@ enum PercentEncoding {
     /// `text` with every byte outside `allowed` written as `%XX`. With
     /// `keepingEscapes`, a `%` that starts a valid `%XX` stays, so encoded text is kept.
     static func encode(_ text: String, allowed: [Bool], keepingEscapes: Bool) -> String {
-        if text.utf8.allSatisfy({ isAllowed($0, allowed) }) {
-            return text
-        }
-        let bytes = Array(text.utf8)
         var plain = true
-        for (index, byte) in bytes.enumerated() where !isAllowed(byte, allowed) {
-            if keepingEscapes, byte == UInt8(ascii: "%"), isEscape(bytes, at: index) { continue }
+        for byte in text.utf8 where !isAllowed(byte, allowed) {
             plain = false
             break
         }
         if plain { return text }
+        let bytes = Array(text.utf8)
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count * 3)
-        for (index, byte) in bytes.enumerated() {
+        var changed = false
+        for index in bytes.indices {
+            let byte = bytes[index]
             if isAllowed(byte, allowed) || (keepingEscapes && byte == UInt8(ascii: "%") && isEscape(bytes, at: index)) {
                 output.append(byte)
             } else {
+                changed = true
                 output.append(UInt8(ascii: "%"))
-                output.append(hexDigits[Int(byte >> 4)])
-                output.append(hexDigits[Int(byte & 0x0F)])
+                output.append(hexDigit(byte >> 4))
+                output.append(hexDigit(byte & 0x0F))
             }
         }
-        return String(decoding: output, as: UTF8.self)
+        // Only valid escapes outside `allowed`: the text stays as it is.
+        return changed ? String(decoding: output, as: UTF8.self) : text
     }
 
-    private static let hexDigits = Array("0123456789ABCDEF".utf8)
+    /// The uppercase hex digit of `value` (0–15).
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
+    }
 
     private static func isAllowed(_ byte: UInt8, _ allowed: [Bool]) -> Bool {
         byte < 128 && allowed[Int(byte)]

@@ -21,21 +21,29 @@ public struct QueryStringEncoder: Sendable {
 
     /// The encoded query string for `parameters`, without a leading `?`.
     public func encode(_ parameters: [String: Any]) -> String {
-        pairs(parameters).map { "\($0.name)=\($0.value)" }.joined(separator: "&")
+        var query = ""
+        for pair in pairs(parameters) {
+            if !query.isEmpty { query += "&" }
+            query += pair.name + "=" + pair.value
+        }
+        return query
     }
 
     /// The name/value pairs, not percent-encoded, in the same order and bracket
     /// convention: what multipart fields are made of.
     static func flatten(_ parameters: [String: Any]) -> [(name: String, value: String)] {
-        QueryStringEncoder().pairs(parameters).map { pair in
-            (pair.name.removingPercentEncoding ?? pair.name, pair.value.removingPercentEncoding ?? pair.value)
+        var pairs = QueryStringEncoder().pairs(parameters)
+        for index in pairs.indices {
+            let (name, value) = pairs[index]
+            pairs[index] = (name.removingPercentEncoding ?? name, value.removingPercentEncoding ?? value)
         }
+        return pairs
     }
 
     /// The percent-encoded `name=value` pairs, in order.
     public func pairs(_ parameters: [String: Any]) -> [(name: String, value: String)] {
         var result: [(name: String, value: String)] = []
-        for key in parameters.keys.sorted() {
+        for key in SortedKeys.of(parameters) {
             if let value = parameters[key] {
                 append(value, name: Self.escape(key), to: &result)
             }
@@ -50,7 +58,7 @@ public struct QueryStringEncoder: Sendable {
 
     private func append(_ value: Any, name: String, to result: inout [(name: String, value: String)]) {
         if let dictionary = value as? [String: Any] {
-            for key in dictionary.keys.sorted() {
+            for key in SortedKeys.of(dictionary) {
                 if let nested = dictionary[key] {
                     append(nested, name: name + "%5B" + Self.escape(key) + "%5D", to: &result)
                 }

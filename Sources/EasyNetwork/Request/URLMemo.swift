@@ -5,25 +5,39 @@ import Foundation
 /// Parsing the text of a URL is the costliest step of building a request, and an SDK
 /// asks for the same few URLs again and again. A host keeps one memo per base URL (a
 /// new base URL gets a new, empty memo), so an entry never outlives the base it was
-/// built on. The memo holds at most ``capacity`` entries and starts over when full.
-final class URLMemo: @unchecked Sendable {
-    /// The most entries kept.
-    static let capacity = 256
+/// built on. The memo holds the last ``capacity`` URLs built, in two small arrays
+/// searched in order (cheaper than hashing the key, and no dictionary type of its own).
+final class URLMemo: @unchecked Sendable {  // unchecked: the fields below are guarded by `lock`
+    /// The most entries kept; a new one then replaces the oldest.
+    static let capacity = 16
 
-    private let urls = Protected([String: URL]())
+    private let lock = Lock()
+    @exclusivity(unchecked) private var keys: [String] = []
+    @exclusivity(unchecked) private var urls: [URL] = []
+    /// The entry the next new one replaces, once the memo is full.
+    @exclusivity(unchecked) private var oldest = 0
 
     /// The URL built for `key`, if it is remembered.
     func url(for key: String) -> URL? {
-        urls.read { $0[key] }
+        lock.lock()
+        defer { lock.unlock() }
+        for index in keys.indices where keys[index] == key {
+            return urls[index]
+        }
+        return nil
     }
 
     /// Remembers `url` for `key`.
     func remember(_ url: URL, for key: String) {
-        urls.write { urls in
-            if urls.count >= Self.capacity {
-                urls.removeAll(keepingCapacity: true)
-            }
-            urls[key] = url
+        lock.lock()
+        defer { lock.unlock() }
+        if keys.count < Self.capacity {
+            keys.append(key)
+            urls.append(url)
+        } else {
+            keys[oldest] = key
+            urls[oldest] = url
+            oldest = (oldest + 1) % Self.capacity
         }
     }
 }

@@ -5,10 +5,10 @@ import FoundationNetworking
 
 /// Builds the `URLRequest` for a ``BaseAPIRequest`` on a host: URL, query, body,
 /// merged headers and timeout. Pure: it touches no network and no shared state.
-struct URLRequestBuilder {
+package struct URLRequestBuilder {
     let snapshot: HostConfiguration.SettingsSnapshot
 
-    init(configuration: HostConfiguration) {
+    package init(configuration: HostConfiguration) {
         snapshot = configuration.snapshot()
     }
 
@@ -24,7 +24,7 @@ struct URLRequestBuilder {
         request.method.sendsParametersInQuery ? nil : request.multipartBody
     }
 
-    func build(_ request: BaseAPIRequest) -> Result<URLRequest, NetworkError> {
+    package func build(_ request: BaseAPIRequest) -> Result<URLRequest, NetworkError> {
         build(request, multipart: Self.multipartForm(of: request))
     }
 
@@ -42,8 +42,9 @@ struct URLRequestBuilder {
         if let absolute = request.absoluteURL {
             urlResult = Self.url(absolute, addingQuery: queryParams)
         } else {
-            urlResult = settings.resolvedBaseURL.flatMap { base in
-                Self.url(base: base, api: request.api, query: queryParams, memo: settings.urlMemo)
+            switch settings.resolvedBaseURL {
+            case .success(let base): urlResult = Self.url(base: base, api: request.api, query: queryParams, memo: settings.urlMemo)
+            case .failure(let error): return .failure(error)
             }
         }
         let url: URL
@@ -90,9 +91,7 @@ struct URLRequestBuilder {
                 headers.setIfAbsent("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
             }
         }
-        for (name, value) in headers.fields {
-            urlRequest.setValue(value, forHTTPHeaderField: name)
-        }
+        headers.apply(to: &urlRequest)
         return .success(urlRequest)
     }
 
@@ -135,12 +134,15 @@ struct URLRequestBuilder {
             result += path
         }
         var separator = "?"
-        for part in [baseQuery.map(String.init), apiQuery.map { PercentEncoding.encode(String($0), allowed: PercentEncoding.query, keepingEscapes: true) }, encodedQuery] {
-            guard let part, !part.isEmpty else { continue }
+        func add(_ part: String?) {
+            guard let part, !part.isEmpty else { return }
             result += separator
             result += part
             separator = "&"
         }
+        add(baseQuery.map(String.init))
+        add(apiQuery.map { PercentEncoding.encode(String($0), allowed: PercentEncoding.query, keepingEscapes: true) })
+        add(encodedQuery)
         guard let url = URL(string: result), url.scheme != nil else {
             return .failure(NetworkError(kind: .invalidRequest, message: "'\(api)' does not make a valid URL with base '\(base)'", url: base))
         }
@@ -151,14 +153,15 @@ struct URLRequestBuilder {
     /// `url` with `query` appended to its own query.
     static func url(_ url: URL, addingQuery query: [String: Any]?) -> Result<URL, NetworkError> {
         guard let query, !query.isEmpty else { return .success(url) }
-        var string = url.absoluteString
+        let absolute = url.absoluteString
+        var head = Substring(absolute)
         var fragment = ""
-        if let hash = string.firstIndex(of: "#") {
-            fragment = String(string[hash...])
-            string = String(string[..<hash])
+        if let hash = head.utf8.firstIndex(of: UInt8(ascii: "#")) {
+            fragment = String(head[hash...])
+            head = head[..<hash]
         }
-        string += (string.contains("?") ? "&" : "?") + QueryStringEncoder().encode(query) + fragment
-        guard let result = URL(string: string) else {
+        let separator = head.utf8.firstIndex(of: UInt8(ascii: "?")) == nil ? "?" : "&"
+        guard let result = URL(string: String(head) + separator + QueryStringEncoder().encode(query) + fragment) else {
             return .failure(NetworkError(kind: .invalidRequest, message: "'\(url)' is not a valid URL", url: url))
         }
         return .success(result)

@@ -5,54 +5,57 @@ enum DecodingDiagnostics {
     /// The longest body excerpt an error message quotes.
     static let snippetLength = 200
 
+    /// ``reason(for:)`` followed by a quote of `body` (` Body: …`) when there is one.
     static func describe(_ error: any Error, body: Data?) -> String {
-        var text = reason(for: error)
-        if let body, let snippet = snippet(of: body) {
-            text += " Body: \(snippet)"
+        reason(for: error) + quote(body)
+    }
+
+    /// What went wrong and at which key path (`expected Int at .items[1].id: …`) for
+    /// decoding and encoding errors; the localized description of any other error.
+    static func reason(for error: any Error) -> String {
+        let words: String, codingPath: [any CodingKey], detail: String
+        if let decodingError = error as? DecodingError {
+            switch decodingError {
+            case .typeMismatch(let type, let context):
+                (words, codingPath, detail) = ("expected " + String(describing: type), context.codingPath, context.debugDescription)
+            case .valueNotFound(let type, let context):
+                (words, codingPath, detail) = ("no value of type " + String(describing: type), context.codingPath, context.debugDescription)
+            case .keyNotFound(let key, let context):
+                return "missing key '" + key.stringValue + "' at " + path(context.codingPath)
+            case .dataCorrupted(let context):
+                (words, codingPath, detail) = ("corrupted data", context.codingPath, context.debugDescription)
+            @unknown default:
+                return String(describing: decodingError)
+            }
+        } else if case EncodingError.invalidValue(let value, let context) = error {
+            (words, codingPath, detail) = ("invalid value " + String(describing: value), context.codingPath, context.debugDescription)
+        } else {
+            return (error as NSError).localizedDescription
+        }
+        return words + " at " + path(codingPath) + ": " + detail
+    }
+
+    /// A key path such as `.items[1].id`, or `the top level`.
+    static func path(_ codingPath: [any CodingKey]) -> String {
+        guard !codingPath.isEmpty else { return "the top level" }
+        var text = ""
+        for key in codingPath {
+            if let index = key.intValue {
+                text += "[" + String(index) + "]"
+            } else {
+                text += "." + key.stringValue
+            }
         }
         return text
     }
 
-    static func reason(for error: any Error) -> String {
-        if let decodingError = error as? DecodingError {
-            switch decodingError {
-            case .typeMismatch(let type, let context):
-                return "expected \(type) at \(path(context.codingPath)): \(context.debugDescription)"
-            case .valueNotFound(let type, let context):
-                return "no value of type \(type) at \(path(context.codingPath)): \(context.debugDescription)"
-            case .keyNotFound(let key, let context):
-                return "missing key '\(key.stringValue)' at \(path(context.codingPath))"
-            case .dataCorrupted(let context):
-                return "corrupted data at \(path(context.codingPath)): \(context.debugDescription)"
-            @unknown default:
-                return String(describing: decodingError)
-            }
-        }
-        if let encodingError = error as? EncodingError {
-            switch encodingError {
-            case .invalidValue(let value, let context):
-                return "invalid value \(value) at \(path(context.codingPath)): \(context.debugDescription)"
-            @unknown default:
-                return String(describing: encodingError)
-            }
-        }
-        if let mapperError = error as? ResponseMapperError {
-            return mapperError.localizedDescription
-        }
-        return (error as NSError).localizedDescription
-    }
-
-    static func path(_ codingPath: [any CodingKey]) -> String {
-        guard !codingPath.isEmpty else { return "the top level" }
-        return codingPath.map { key in
-            key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)"
-        }.joined()
-    }
-
-    static func snippet(of data: Data) -> String? {
-        guard !data.isEmpty else { return nil }
-        let prefix = data.prefix(snippetLength)
-        let text = String(decoding: prefix, as: UTF8.self)
-        return data.count > snippetLength ? text + "…" : text
+    /// ` Body: <the first 200 bytes of data as text>`, or nothing for an empty or absent body.
+    static func quote(_ data: Data?) -> String {
+        guard let data, !data.isEmpty else { return "" }
+        // Copied to bytes first: decoding `Data` or a slice of it inlines far more code.
+        var bytes = [UInt8](repeating: 0, count: min(data.count, snippetLength))
+        data.copyBytes(to: &bytes, count: bytes.count)
+        let text = String(decoding: bytes, as: UTF8.self)
+        return " Body: " + (data.count > snippetLength ? text + "…" : text)
     }
 }

@@ -5,43 +5,75 @@ import Foundation
 /// `init(from:)` can be given nothing else.
 enum EnvelopeBinding {
     @TaskLocal static var current: ResponseEnvelope?
+
+    /// Reads the bound envelope's fields from the top-level object of `decoder`: only
+    /// those its rule and errors need (all but the payload for a custom rule), and the
+    /// payload too, as JSON, when the envelope says failure. Not generic: the
+    /// ``EnvelopeBox`` of each payload type only decodes the payload.
+    ///
+    /// - Returns: the container, the fields when the envelope failed (else `nil`), and
+    ///   where the payload is: under `payloadKey`, absent, or the whole object.
+    static func read(_ decoder: any Decoder) throws -> (
+        container: KeyedDecodingContainer<AnyCodingKey>, failureFields: [String: Any]?, payloadKey: AnyCodingKey?, payloadIsWhole: Bool
+    ) {
+        guard let envelope = current else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "no envelope is bound"))
+        }
+        let container = try decoder.container(keyedBy: AnyCodingKey.self)
+        var names: [String] = []
+        if case .custom = envelope.success {
+            for key in container.allKeys where key.stringValue != envelope.payloadKey {
+                names.append(key.stringValue)
+            }
+        } else {
+            names = envelope.judgedNames
+        }
+        var fields: [String: Any] = [:]
+        for name in names {
+            if let key = presentKey(name, in: container) {
+                fields[name] = try container.decode(JSONValue.self, forKey: key).object
+            }
+        }
+        let payloadKey = envelope.payloadKey.flatMap { presentKey($0, in: container) }
+        guard envelope.isSuccess(fields) else {
+            if let name = envelope.payloadKey, let payloadKey {
+                fields[name] = try container.decode(JSONValue.self, forKey: payloadKey).object
+            }
+            return (container, fields, nil, false)
+        }
+        return (container, nil, payloadKey, envelope.payloadKey == nil)
+    }
+
+    /// `name` as a key of `container`: as written, or as a decoder that converts
+    /// snake_case names it (`trace_id` → `traceId`).
+    static func presentKey(_ name: String, in container: KeyedDecodingContainer<AnyCodingKey>) -> AnyCodingKey? {
+        var key = AnyCodingKey(name)
+        if !container.contains(key) {
+            key = AnyCodingKey(ResponseEnvelope.camelCased(name))
+            guard key.stringValue != name, container.contains(key) else { return nil }
+        }
+        return key
+    }
 }
 
 /// Decodes an envelope and its `Decodable` payload in one pass of `JSONDecoder`: it
-/// reads only the fields the envelope's rule and errors need, then the payload.
-struct EnvelopeBox<Payload: Decodable>: Decodable {
+/// reads only the fields the envelope's rule and errors need, then the payload. A
+/// class: a generic struct would bring its own value witnesses for every use.
+final class EnvelopeBox<Payload: Decodable>: Decodable {
     /// The decoded payload; `nil` when the envelope succeeded without one.
     let payload: Payload?
     /// The envelope's fields when it said failure (payload included, as JSON).
     let failureFields: [String: Any]?
 
     init(from decoder: any Decoder) throws {
-        guard let envelope = EnvelopeBinding.current else {
-            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "no envelope is bound"))
-        }
-        let container = try decoder.container(keyedBy: AnyCodingKey.self)
-        let keys = container.allKeys.map(\.stringValue)
-        var fields: [String: Any] = [:]
-        for field in envelope.fields(among: keys) {
-            fields[field.name] = try container.decode(JSONValue.self, forKey: AnyCodingKey(field.key)).object
-        }
-        guard envelope.isSuccess(fields) else {
-            if let name = envelope.payloadKey, let key = envelope.presentKey(name, among: keys) {
-                fields[name] = try container.decode(JSONValue.self, forKey: AnyCodingKey(key)).object
-            }
-            payload = nil
-            failureFields = fields
-            return
-        }
-        failureFields = nil
-        if let payloadKey = envelope.payloadKey {
-            guard let key = envelope.presentKey(payloadKey, among: keys) else {
-                payload = nil
-                return
-            }
-            payload = try container.decodeIfPresent(Payload.self, forKey: AnyCodingKey(key))
-        } else {
+        let read = try EnvelopeBinding.read(decoder)
+        failureFields = read.failureFields
+        if read.payloadIsWhole {
             payload = try Payload(from: decoder)
+        } else if let key = read.payloadKey {
+            payload = try read.container.decodeIfPresent(Payload.self, forKey: key)
+        } else {
+            payload = nil
         }
     }
 }

@@ -34,35 +34,71 @@ public struct NetworkError: Error, Sendable {
         case authentication = 9
     }
 
-    /// The stage that failed.
-    public let kind: Kind
-    /// A sentence about what went wrong; for ``Kind-swift.enum/unacceptableStatus``
-    /// the server's own message when its JSON body had `error`, `message` or `msg`.
-    public let message: String?
-    /// The HTTP status code, when a response arrived.
-    public let statusCode: Int?
-    /// The URL the request was for, when one was built.
-    public let url: URL?
-    /// The HTTP response, when one arrived.
-    public let response: HTTPURLResponse?
-    /// The response body, when one arrived (for status and decoding errors).
-    public let data: Data?
-    /// The error underneath: a `URLError`, `EncodingError`, `DecodingError`,
-    /// ``ResponseMapperError`` or a mapper's own error.
-    public let underlyingError: (any Error)?
-    /// The backend's own code for a ``Kind-swift.enum/business`` failure, as text
-    /// (`8888`, `"A0230"`).
-    public let businessCode: String?
-    /// The trace or request id the backend's envelope carried, for support tickets.
-    public let traceId: String?
-    /// The envelope's payload (e.g. its `data`) of a business failure, as JSON.
-    public let payload: Data?
-    /// Whether this error means "not signed in / token expired": HTTP 401, or a
-    /// business code the host's envelope lists as unauthorized.
-    public let isUnauthorized: Bool
+    // Layout: one reference, an `Int?` and a byte (3 words), so a copy is one retain and
+    // a bare error (a cancellation) allocates nothing. The rarely read fields live in one
+    // immutable object shared by every copy.
+    private let details: Details?
+
     /// How many times the request was sent before it failed (retries and replays
     /// included); `nil` when the error was not made by a request.
     public internal(set) var attempts: Int?
+
+    /// The stage that failed.
+    public let kind: Kind
+
+    /// The optional fields of an error, shared by its copies and never changed.
+    private final class Details: Sendable {
+        let message: String?
+        let statusCode: Int?
+        let url: URL?
+        let response: HTTPURLResponse?
+        let data: Data?
+        let underlyingError: (any Error)?
+        let businessCode: String?
+        let traceId: String?
+        let payload: Data?
+        let isUnauthorized: Bool
+
+        init(message: String?, statusCode: Int?, url: URL?, response: HTTPURLResponse?, data: Data?,
+             underlyingError: (any Error)?, businessCode: String?, traceId: String?, payload: Data?,
+             isUnauthorized: Bool) {
+            self.message = message
+            self.statusCode = statusCode
+            self.url = url
+            self.response = response
+            self.data = data
+            self.underlyingError = underlyingError
+            self.businessCode = businessCode
+            self.traceId = traceId
+            self.payload = payload
+            self.isUnauthorized = isUnauthorized
+        }
+    }
+
+    /// A sentence about what went wrong; for ``Kind-swift.enum/unacceptableStatus``
+    /// the server's own message when its JSON body had `error`, `message` or `msg`.
+    public var message: String? { details?.message }
+    /// The HTTP status code, when a response arrived.
+    public var statusCode: Int? { details?.statusCode }
+    /// The URL the request was for, when one was built.
+    public var url: URL? { details?.url }
+    /// The HTTP response, when one arrived.
+    public var response: HTTPURLResponse? { details?.response }
+    /// The response body, when one arrived (for status and decoding errors).
+    public var data: Data? { details?.data }
+    /// The error underneath: a `URLError`, `EncodingError`, `DecodingError`,
+    /// ``ResponseMapperError`` or a mapper's own error.
+    public var underlyingError: (any Error)? { details?.underlyingError }
+    /// The backend's own code for a ``Kind-swift.enum/business`` failure, as text
+    /// (`8888`, `"A0230"`).
+    public var businessCode: String? { details?.businessCode }
+    /// The trace or request id the backend's envelope carried, for support tickets.
+    public var traceId: String? { details?.traceId }
+    /// The envelope's payload (e.g. its `data`) of a business failure, as JSON.
+    public var payload: Data? { details?.payload }
+    /// Whether this error means "not signed in / token expired": HTTP 401, or a
+    /// business code the host's envelope lists as unauthorized.
+    public var isUnauthorized: Bool { details?.isUnauthorized ?? false }
 
     /// Creates an error. The library makes these; tests and custom mappers may too.
     public init(
@@ -79,16 +115,19 @@ public struct NetworkError: Error, Sendable {
         isUnauthorized: Bool? = nil
     ) {
         self.kind = kind
-        self.message = message
-        self.statusCode = statusCode ?? response?.statusCode
-        self.url = url ?? response?.url
-        self.response = response
-        self.data = data
-        self.underlyingError = underlyingError
-        self.businessCode = businessCode
-        self.traceId = traceId
-        self.payload = payload
-        self.isUnauthorized = isUnauthorized ?? (self.statusCode == 401)
+        let statusCode = statusCode ?? response?.statusCode
+        let url = url ?? response?.url
+        let isUnauthorized = isUnauthorized ?? (statusCode == 401)
+        if message == nil, statusCode == nil, url == nil, response == nil, data == nil, underlyingError == nil,
+           businessCode == nil, traceId == nil, payload == nil, !isUnauthorized {
+            details = nil
+        } else {
+            details = Details(
+                message: message, statusCode: statusCode, url: url, response: response, data: data,
+                underlyingError: underlyingError, businessCode: businessCode, traceId: traceId,
+                payload: payload, isUnauthorized: isUnauthorized
+            )
+        }
     }
 
     /// Whether the request was cancelled (by you, the operation or the queue).
@@ -131,43 +170,44 @@ extension NetworkError {
 extension NetworkError: LocalizedError {
     /// A sentence a person understands.
     public var errorDescription: String? {
+        var text: String
         switch kind {
-        case .invalidRequest:
-            return "The request is invalid" + detail
-        case .encoding:
-            return "The request parameters could not be encoded" + detail
-        case .transport:
-            let reason = urlError.map { ": \($0.localizedDescription)" } ?? ""
-            return "The network request failed\(reason)" + detail + attemptsNote
-        case .unacceptableStatus:
-            let code = statusCode.map { "\($0) \(HTTPURLResponse.localizedString(forStatusCode: $0))" } ?? "unknown"
-            return "The server answered with status \(code)" + detail + attemptsNote
-        case .decoding:
-            return "The response could not be read" + detail
         case .cancelled:
             return "The request was cancelled."
         case .notConfigured:
             return "No base URL is configured: call HostConfiguration.baseURL(_:) or give the request an absolute URL."
-        case .business:
-            let code = businessCode.map { " (code \($0))" } ?? ""
-            return "The server reported a failure\(code)" + detail + attemptsNote
+        case .invalidRequest:
+            text = "The request is invalid"
+        case .encoding:
+            text = "The request parameters could not be encoded"
+        case .decoding:
+            text = "The response could not be read"
         case .authentication:
-            return "Authentication failed" + detail
+            text = "Authentication failed"
+        case .transport:
+            text = "The network request failed"
+            if let urlError { text += ": " + urlError.localizedDescription }
+        case .unacceptableStatus:
+            text = "The server answered with status "
+            if let statusCode {
+                text += String(statusCode) + " " + HTTPURLResponse.localizedString(forStatusCode: statusCode)
+            } else {
+                text += "unknown"
+            }
+        case .business:
+            text = "The server reported a failure"
+            if let businessCode { text += " (code " + businessCode + ")" }
         }
+        if let message, !message.isEmpty { text += ": " + message } else { text += "." }
+        // Only the kinds a retry can repeat mention the attempts.
+        if let attempts, attempts > 1, kind == .transport || kind == .unacceptableStatus || kind == .business {
+            text += " (after " + String(attempts) + " attempts)"
+        }
+        return text
     }
 
     /// Why it failed, when known.
     public var failureReason: String? { message }
-
-    private var attemptsNote: String {
-        guard let attempts, attempts > 1 else { return "" }
-        return " (after \(attempts) attempts)"
-    }
-
-    private var detail: String {
-        guard let message, !message.isEmpty else { return "." }
-        return ": \(message)"
-    }
 }
 
 extension NetworkError: CustomNSError {
@@ -179,14 +219,16 @@ extension NetworkError: CustomNSError {
 
     /// Description, status code, URL and underlying error, under the usual keys.
     public var errorUserInfo: [String: Any] {
+        // `updateValue`, not the subscript: nothing is ever removed, so no removal path.
         var info: [String: Any] = [NSLocalizedDescriptionKey: errorDescription ?? ""]
-        if let message { info[NSLocalizedFailureReasonErrorKey] = message }
-        if let statusCode { info["statusCode"] = statusCode }
-        if let businessCode { info["businessCode"] = businessCode }
-        if let traceId { info["traceId"] = traceId }
-        if let attempts { info["attempts"] = attempts }
-        if let url { info[NSURLErrorFailingURLErrorKey] = url }
-        if let underlyingError { info[NSUnderlyingErrorKey] = underlyingError as NSError }
+        if let attempts { info.updateValue(attempts, forKey: "attempts") }
+        guard let details else { return info }
+        if let message = details.message { info.updateValue(message, forKey: NSLocalizedFailureReasonErrorKey) }
+        if let statusCode = details.statusCode { info.updateValue(statusCode, forKey: "statusCode") }
+        if let businessCode = details.businessCode { info.updateValue(businessCode, forKey: "businessCode") }
+        if let traceId = details.traceId { info.updateValue(traceId, forKey: "traceId") }
+        if let url = details.url { info.updateValue(url, forKey: NSURLErrorFailingURLErrorKey) }
+        if let underlyingError = details.underlyingError { info.updateValue(underlyingError as NSError, forKey: NSUnderlyingErrorKey) }
         return info
     }
 }

@@ -15,7 +15,10 @@ public struct NetworkResponse: @unchecked Sendable {
     public let data: Data
     /// The host's envelope, applied by ``jsonObject()``, ``decode(_:decoder:)`` and
     /// ``validateEnvelope()``; `nil` when the host has none.
-    public let envelope: ResponseEnvelope?
+    public var envelope: ResponseEnvelope? { heldEnvelope?.envelope }
+    /// The envelope in one reference: a response is copied along the exchange, and a
+    /// copy then retains one object instead of each of the envelope's fields.
+    private let heldEnvelope: HeldEnvelope?
     /// The host's JSON decoder, used by ``decode(_:decoder:)`` when none is given.
     public let jsonDecoder: JSONDecoder
 
@@ -30,8 +33,16 @@ public struct NetworkResponse: @unchecked Sendable {
         self.request = request
         self.httpResponse = httpResponse
         self.data = data
-        self.envelope = envelope
+        heldEnvelope = envelope.map(HeldEnvelope.init)
         self.jsonDecoder = jsonDecoder
+    }
+
+    private final class HeldEnvelope: Sendable {
+        let envelope: ResponseEnvelope
+
+        init(_ envelope: ResponseEnvelope) {
+            self.envelope = envelope
+        }
     }
 
     /// The HTTP status code.
@@ -49,10 +60,7 @@ public struct NetworkResponse: @unchecked Sendable {
     ///   `decoding` with a snippet of the body when the body is not JSON.
     public func jsonObject() throws -> Any? {
         guard let envelope else { return try rawJSONObject() }
-        switch try EnvelopeReader(envelope: envelope, response: self).payload(of: rawJSONObject()) {
-        case .value(let value): return value
-        case .missing: return nil
-        }
+        return try envelope.payload(of: rawJSONObject(), in: self)
     }
 
     /// The whole body as JSON, ignoring any envelope; `nil` when empty.
@@ -62,14 +70,7 @@ public struct NetworkResponse: @unchecked Sendable {
         do {
             return try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         } catch {
-            throw NetworkError(
-                kind: .decoding,
-                message: "the body is not valid JSON." + (DecodingDiagnostics.snippet(of: data).map { " Body: \($0)" } ?? ""),
-                url: request.url,
-                response: httpResponse,
-                data: data,
-                underlyingError: error
-            )
+            throw decodingError("the body is not valid JSON.", underlyingError: error)
         }
     }
 
@@ -86,9 +87,8 @@ public struct NetworkResponse: @unchecked Sendable {
             let box = try EnvelopeBinding.$current.withValue(envelope) {
                 try decoder.decode(EnvelopeBox<T>.self, from: data)
             }
-            let reader = EnvelopeReader(envelope: envelope, response: self)
             if let fields = box.failureFields {
-                throw reader.businessError(fields)
+                throw envelope.businessError(fields, in: self)
             }
             if let payload = box.payload {
                 return payload
@@ -96,18 +96,11 @@ public struct NetworkResponse: @unchecked Sendable {
             if let absent = (nil as Any?) as? T {
                 return absent
             }
-            throw reader.missingPayloadError(for: T.self)
+            throw envelope.missingPayloadError(for: T.self, in: self)
         } catch let error as NetworkError {
             throw error
         } catch {
-            throw NetworkError(
-                kind: .decoding,
-                message: "cannot decode \(T.self): " + DecodingDiagnostics.describe(error, body: data),
-                url: request.url,
-                response: httpResponse,
-                data: data,
-                underlyingError: error
-            )
+            throw decodingError("cannot decode \(T.self): " + DecodingDiagnostics.reason(for: error), underlyingError: error)
         }
     }
 
@@ -115,8 +108,9 @@ public struct NetworkResponse: @unchecked Sendable {
     /// result is `Void`.
     /// - Throws: ``NetworkError`` of kind `business` or `decoding`.
     public func validateEnvelope() throws {
-        guard let envelope else { return }
-        _ = try EnvelopeReader(envelope: envelope, response: self).payload(of: rawJSONObject())
+        if envelope != nil {
+            _ = try jsonObject()
+        }
     }
 
     /// The body as text, in the charset the `Content-Type` names (UTF-8 when none).
@@ -124,14 +118,20 @@ public struct NetworkResponse: @unchecked Sendable {
     public func text() throws -> String {
         let encoding = TextCharset.encoding(named: httpResponse.textEncodingName) ?? .utf8
         guard let string = String(data: data, encoding: encoding) else {
-            throw NetworkError(
-                kind: .decoding,
-                message: "the body is not valid \(httpResponse.textEncodingName ?? "UTF-8") text.",
-                url: request.url,
-                response: httpResponse,
-                data: data
-            )
+            throw decodingError("the body is not valid \(httpResponse.textEncodingName ?? "UTF-8") text.", quotingBody: false)
         }
         return string
+    }
+
+    /// A `decoding` error about this response: `message`, then a quote of the body.
+    func decodingError(_ message: String, quotingBody: Bool = true, underlyingError: (any Error)? = nil) -> NetworkError {
+        NetworkError(
+            kind: .decoding,
+            message: quotingBody ? message + DecodingDiagnostics.quote(data) : message,
+            url: request.url,
+            response: httpResponse,
+            data: data,
+            underlyingError: underlyingError
+        )
     }
 }

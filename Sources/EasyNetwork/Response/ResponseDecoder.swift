@@ -55,22 +55,22 @@ extension ResponseDecoder where Output == Any? {
 extension ResponseDecoder where Output: Decodable {
     /// The payload decoded as `Output` with `decoder`, or the host's decoder when `nil`.
     public static func decodable(_ decoder: JSONDecoder? = nil) -> ResponseDecoder<Output> {
-        let decode: (NetworkResponse) throws -> Output = { try $0.decode(Output.self, decoder: decoder) }
-        return .unchecked(UncheckedSendable(decode))
+        .unchecked { try $0.decode(Output.self, decoder: decoder) }
     }
 }
 
 extension ResponseDecoder {
-    /// A decoder from a closure that is not `@Sendable` but is only ever called on one
-    /// thread at a time (a response is decoded once).
-    static func unchecked(_ box: UncheckedSendable<(NetworkResponse) throws -> Output>) -> ResponseDecoder<Output> {
-        ResponseDecoder { try box.value($0) }
+    /// A decoder from a closure that uses a type's conformance (`Decodable`, a
+    /// mapper's `process`), which Swift 6 cannot prove `Sendable`.
+    static func unchecked(_ decode: @escaping (NetworkResponse) throws -> Output) -> ResponseDecoder<Output> {
+        // unsafe: `decode` keeps no state and holds only Sendable values and a conformance the compiler cannot prove nonisolated; it runs off any actor.
+        nonisolated(unsafe) let decode = decode
+        return ResponseDecoder { try decode($0) }
     }
 
     /// The payload mapped by a hand-written ``ResponseMapperProtocol`` type.
     public static func mapper<Mapper: ResponseMapperProtocol>(_ mapper: Mapper.Type) -> ResponseDecoder<Output> where Mapper.Item == Output {
-        let process = UncheckedSendable<(Any?) throws -> Output>(Mapper.process)
-        return ResponseDecoder { try process.value($0.jsonObject()) }
+        .unchecked { try Mapper.process($0.jsonObject()) }
     }
 
     /// The payload (as JSON) mapped by a closure, e.g. with ``ArrayResponseMapper``.

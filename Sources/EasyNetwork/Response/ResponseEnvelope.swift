@@ -99,7 +99,11 @@ public struct ResponseEnvelope: Sendable {
             unauthorizedCodes: unauthorizedCodes
         )
         if let messageKey {
-            envelope.messageKeys = [messageKey] + envelope.messageKeys.filter { $0 != messageKey }
+            var keys = [messageKey]
+            for key in envelope.messageKeys where key != messageKey {
+                keys.append(key)
+            }
+            envelope.messageKeys = keys
         }
         return envelope
     }
@@ -124,36 +128,40 @@ public struct ResponseEnvelope: Sendable {
         return nil
     }
 
-    /// The fields to read for judging and for errors, among the present `keys`, as
-    /// (name the envelope uses, key present in the body): all but the payload for a
-    /// custom rule, else only the rule's, code, message and trace id fields.
-    func fields(among keys: [String]) -> [(name: String, key: String)] {
-        if case .custom = success {
-            return keys.filter { $0 != payloadKey }.map { ($0, $0) }
-        }
-        var wanted: [String] = messageKeys
-        if case .flag(let key) = success { wanted.append(key) }
-        if let key = resolvedCodeKey { wanted.append(key) }
-        if let key = traceIdKey { wanted.append(key) }
-        var seen = Set<String>()
-        return wanted.compactMap { name in
-            guard seen.insert(name).inserted, let key = presentKey(name, among: keys) else { return nil }
-            return (name, key)
-        }
+    /// The names of the fields that judge the envelope and describe its failure: the
+    /// message keys, the flag, the code and the trace id (a name may repeat: reading
+    /// it twice gives the same value).
+    var judgedNames: [String] {
+        var names = messageKeys
+        if case .flag(let key) = success { names.append(key) }
+        if let key = resolvedCodeKey { names.append(key) }
+        if let key = traceIdKey { names.append(key) }
+        return names
     }
 
-    /// `key` as it appears among `keys`: as written, or as a decoder that converts
-    /// snake_case would name it (`trace_id` → `traceId`).
-    func presentKey(_ key: String, among keys: [String]) -> String? {
-        if keys.contains(key) { return key }
-        let camel = Self.camelCased(key)
-        return camel != key && keys.contains(camel) ? camel : nil
-    }
-
+    /// `key` as a decoder that converts snake_case would name it (`trace_id` →
+    /// `traceId`): underscores dropped, each later part capitalised; `key` itself
+    /// when it has fewer than two parts.
     static func camelCased(_ key: String) -> String {
-        let parts = key.split(separator: "_", omittingEmptySubsequences: true)
-        guard let first = parts.first, parts.count > 1 else { return key }
-        return String(first) + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+        var result = ""
+        var parts = 0
+        var inPart = false
+        for character in key {
+            if character == "_" {
+                inPart = false
+                continue
+            }
+            if !inPart {
+                inPart = true
+                parts += 1
+                if parts > 1 {
+                    result += character.uppercased()
+                    continue
+                }
+            }
+            result.append(character)
+        }
+        return parts > 1 ? result : key
     }
 
     /// The text form of a JSON scalar used for codes, the one reader every path uses:

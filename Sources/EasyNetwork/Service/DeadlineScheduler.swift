@@ -4,63 +4,104 @@ import Foundation
 ///
 /// A timer per request costs a timer setup and teardown on every request, and a
 /// cancelled `asyncAfter` item lingers until its time. Here a request adds an entry and
-/// removes it when it completes (a dictionary insert and remove under a lock); the one
-/// timer is armed for the earliest deadline only, so with the usual equal timeouts it
-/// is re-armed rarely, and it never fires while nothing is pending.
-final class DeadlineScheduler: @unchecked Sendable {
+/// removes it when it completes; the entries are kept in deadline order, in a small array
+/// (requests usually share one timeout, so a new entry goes at the end and the one that
+/// completes is near the front). The one timer is armed only when a new deadline is
+/// earlier than the armed one: with equal timeouts, not again for each request. When it
+/// fires it runs what is due, in deadline order, and is armed for the next entry.
+final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the fields below are guarded by `lock`
     static let shared = DeadlineScheduler()
 
     private struct Entry {
+        let key: Int
         let deadline: DispatchTime
         let fire: @Sendable () -> Void
     }
 
-    private struct State {
-        var entries: [Int: Entry] = [:]
-        var nextKey = 0
-        var armedFor: DispatchTime?
-    }
-
-    private let state = Protected(State())
+    private let lock = Lock()
+    /// Sorted by deadline; equal deadlines in the order they were added.
+    @exclusivity(unchecked) private var entries: [Entry] = []
+    @exclusivity(unchecked) private var lastKey = 0
+    /// What the timer is armed for; `nil` while it is not armed.
+    @exclusivity(unchecked) private var armedFor: DispatchTime?
+    /// How often the timer was armed (for tests).
+    @exclusivity(unchecked) private var armings = 0
     private let timer: DispatchSourceTimer
 
-    private init() {
-        timer = DispatchSource.makeTimerSource(queue: ExchangeTimers.queue)
+    /// A scheduler whose timer fires on `queue` (the shared one: ``ExchangeTimers/queue``).
+    init(queue: DispatchQueue = ExchangeTimers.queue) {
+        timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .distantFuture)
         timer.setEventHandler { [weak self] in self?.tick() }
         timer.activate()
     }
 
-    /// Calls `fire` at `deadline` unless ``cancel(_:)`` comes first; returns the key.
-    func schedule(at deadline: DispatchTime, _ fire: @escaping @Sendable () -> Void) -> Int {
-        state.write { state in
-            state.nextKey += 1
-            state.entries[state.nextKey] = Entry(deadline: deadline, fire: fire)
-            if state.armedFor.map({ deadline < $0 }) ?? true {
-                state.armedFor = deadline
-                timer.schedule(deadline: deadline, leeway: .milliseconds(5))
-            }
-            return state.nextKey
-        }
+    deinit {
+        timer.cancel()
     }
 
-    /// Forgets a deadline.
+    /// Calls `fire` at `deadline` unless ``cancel(_:)`` comes first; returns the key.
+    func schedule(at deadline: DispatchTime, _ fire: @escaping @Sendable () -> Void) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        lastKey += 1
+        entries.append(Entry(key: lastKey, deadline: deadline, fire: fire))
+        // Moved back past later deadlines (usually none: equal timeouts arrive in order);
+        // equal ones keep the order they were added in.
+        var index = entries.count - 1
+        while index > 0, deadline < entries[index - 1].deadline {
+            entries.swapAt(index, index - 1)
+            index -= 1
+        }
+        if armedFor.map({ deadline < $0 }) ?? true {
+            arm(for: deadline)
+        }
+        return lastKey
+    }
+
+    /// Forgets a deadline. The timer stays armed: when it fires with nothing due it is
+    /// armed for the next entry, or left alone when there is none.
     func cancel(_ key: Int) {
-        state.write { _ = $0.entries.removeValue(forKey: key) }
+        lock.lock()
+        // From the front: with equal timeouts the oldest entries complete first.
+        var index = 0
+        while index < entries.count, entries[index].key != key {
+            index += 1
+        }
+        let removed = index < entries.count ? entries.remove(at: index) : nil
+        lock.unlock()
+        // The closure (and what it holds) is released outside the lock.
+        withExtendedLifetime(removed) {}
+    }
+
+    /// How often the timer was armed so far.
+    var timesArmed: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return armings
+    }
+
+    /// Under `lock`.
+    private func arm(for deadline: DispatchTime) {
+        armedFor = deadline
+        armings += 1
+        timer.schedule(deadline: deadline, leeway: .milliseconds(5))
     }
 
     private func tick() {
         let now = DispatchTime.now()
-        let due: [Entry] = state.write { state in
-            let due = state.entries.filter { $0.value.deadline <= now }
-            for key in due.keys {
-                state.entries.removeValue(forKey: key)
-            }
-            let next = state.entries.values.map(\.deadline).min()
-            state.armedFor = next
-            timer.schedule(deadline: next ?? .distantFuture, leeway: .milliseconds(5))
-            return Array(due.values)
+        lock.lock()
+        var due: [@Sendable () -> Void] = []
+        while !entries.isEmpty, entries[0].deadline <= now {
+            due.append(entries.remove(at: 0).fire)
         }
-        due.forEach { $0.fire() }
+        armedFor = nil
+        if !entries.isEmpty {
+            arm(for: entries[0].deadline)
+        }
+        lock.unlock()
+        for fire in due {
+            fire()
+        }
     }
 }

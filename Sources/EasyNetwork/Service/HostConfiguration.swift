@@ -20,6 +20,8 @@ import FoundationNetworking
 /// when the configuration is deallocated. It is ephemeral, with no `URLCache`.
 /// All properties are thread-safe.
 public final class HostConfiguration: @unchecked Sendable {
+    // unchecked: `current` is read and replaced only under `lock`; the rest is immutable or Sendable.
+
     /// The name of the notification posted on `NotificationCenter.default` when a
     /// request of a host gets 401 Unauthorized:
     /// `"com.easynetwork.didPerformUnauthorizedOperation"` (prefixed, so it never collides
@@ -42,57 +44,17 @@ public final class HostConfiguration: @unchecked Sendable {
     /// The default timeout in seconds: 60.
     public static let defaultTimeout: TimeInterval = 60
 
-    /// The settings of a host, read together.
-    struct Settings {
-        var baseURL: URL? {
-            didSet { urlMemo = URLMemo() }
-        }
-        var baseURLProblem: String?
-        /// URLs built on `baseURL`, emptied whenever it changes.
-        var urlMemo = URLMemo()
-        var defaultHeaders: [String: String] = [:]
-        var timeout: TimeInterval = HostConfiguration.defaultTimeout
-        var totalTimeout: TimeInterval?
-        var callbackQueue: DispatchQueue = .main
-        var acceptableStatusCodes: Set<Int> = Set(200..<300)
-        var envelope: ResponseEnvelope?
-        var jsonDecoder = JSONDecoder()
-        var jsonEncoder = JSONEncoder()
-        var errorHandler: ErrorHandler?
-        var interceptors: [any RequestInterceptor] = []
-        var retryPolicy: RetryPolicy = .none
-        var authenticator: TokenAuthenticator?
-        var coalescesRequests = false
-        var responseCache: ResponseCache?
-        var cachePolicy: CachePolicy = .networkOnly
+    /// The settings of a host, read together; see ``HostSettings``.
+    typealias Settings = HostSettings
 
-        /// The base URL, or the error a request must fail with when there is none.
-        var resolvedBaseURL: Result<URL, NetworkError> {
-            if let baseURL { return .success(baseURL) }
-            if let baseURLProblem {
-                return .failure(NetworkError(kind: .invalidRequest, message: baseURLProblem))
-            }
-            return .failure(NetworkError(kind: .notConfigured))
-        }
-    }
+    /// What a request takes when it starts: the settings published at that moment.
+    typealias SettingsSnapshot = HostSettings
 
-    /// Settings shared, unchanged, by the requests that start before the next change:
-    /// a request takes one reference instead of copying every setting.
-    final class SettingsSnapshot: @unchecked Sendable {
-        let settings: Settings
+    /// Guards `current`.
+    private let lock = Lock()
 
-        init(_ settings: Settings) {
-            self.settings = settings
-        }
-    }
-
-    private struct Stored {
-        var settings: Settings
-        /// Made on the first request after a change; dropped by every change.
-        var snapshot: SettingsSnapshot?
-    }
-
-    private let settings: Protected<Stored>
+    /// The published settings: replaced, never changed, by every set.
+    private var current: HostSettings
 
     /// A handler for every failed request of a host; see ``errorHandler``.
     public typealias ErrorHandler = (_ request: any BaseAPIRequest, _ error: NetworkError) -> Void
@@ -119,7 +81,7 @@ public final class HostConfiguration: @unchecked Sendable {
     ///     taken and its `urlCache` is removed. Defaults to `.ephemeral`. Tests pass one
     ///     with `protocolClasses` to stub the network.
     public init(baseURL: URL?, sessionConfiguration: URLSessionConfiguration = .ephemeral) {
-        settings = Protected(Stored(settings: Settings(baseURL: baseURL)))
+        current = HostSettings(baseURL: baseURL)
         transport = NetworkService(configuration: sessionConfiguration)
     }
 
@@ -133,67 +95,102 @@ public final class HostConfiguration: @unchecked Sendable {
 
     /// The URL every request's `api` is appended to; `nil` when not configured.
     public var baseURL: URL? {
-        get { self[\.baseURL] }
-        set { update { $0.baseURL = newValue; $0.baseURLProblem = nil } }
+        get { snapshot().baseURL }
+        set {
+            let settings = beginChange()
+            settings.setBaseURL(newValue, problem: nil)
+            endChange(settings)
+        }
     }
 
     /// Headers sent with every request of this host. A request's own headers win;
     /// names are compared case-insensitively.
     public var defaultHeaders: [String: String] {
-        get { self[\.defaultHeaders] }
-        set { self[\.defaultHeaders] = newValue }
+        get { snapshot().defaultHeaders }
+        set {
+            let settings = beginChange()
+            settings.defaultHeaders = newValue
+            endChange(settings)
+        }
     }
 
     /// The timeout of a request in seconds when the request sets none. Default 60.
     /// It is an idle timeout (as Apple's `timeoutIntervalForRequest`): an attempt fails
     /// only when no byte was sent or received for that long.
     public var timeout: TimeInterval {
-        get { self[\.timeout] }
-        set { self[\.timeout] = newValue }
+        get { snapshot().timeout }
+        set {
+            let settings = beginChange()
+            settings.timeout = newValue
+            endChange(settings)
+        }
     }
 
     /// The most seconds one attempt of a request may take however steadily bytes move
     /// (as Apple's `timeoutIntervalForResource`), when the request sets none; `nil`
     /// (the default) for no such limit. Passing it fails with `error.isTimeout`.
     public var totalTimeout: TimeInterval? {
-        get { self[\.totalTimeout] }
-        set { self[\.totalTimeout] = newValue }
+        get { snapshot().totalTimeout }
+        set {
+            let settings = beginChange()
+            settings.totalTimeout = newValue
+            endChange(settings)
+        }
     }
 
     /// The queue every callback of this host's requests is delivered on. Default `.main`.
     public var callbackQueue: DispatchQueue {
-        // Read directly, not through a key path: every cancelled operation reads it.
-        get { settings.read { $0.settings.callbackQueue } }
-        set { self[\.callbackQueue] = newValue }
+        get { snapshot().callbackQueue }
+        set {
+            let settings = beginChange()
+            settings.callbackQueue = newValue
+            endChange(settings)
+        }
     }
 
     /// The status codes that count as success. Default `200..<300` (all of it,
     /// 299 included). Any other status fails the request with
     /// ``NetworkError/Kind-swift.enum/unacceptableStatus``.
     public var acceptableStatusCodes: Set<Int> {
-        get { self[\.acceptableStatusCodes] }
-        set { self[\.acceptableStatusCodes] = newValue }
+        get { snapshot().acceptableStatusCodes }
+        set {
+            let settings = beginChange()
+            settings.acceptableStatusCodes = newValue
+            endChange(settings)
+        }
     }
 
     /// How this backend wraps its answers (`{"code": 0, "data": …}`), or `nil` (the
     /// default) when it does not. See ``ResponseEnvelope``.
     public var envelope: ResponseEnvelope? {
-        get { self[\.envelope] }
-        set { self[\.envelope] = newValue }
+        get { snapshot().envelope }
+        set {
+            let settings = beginChange()
+            settings.envelope = newValue
+            endChange(settings)
+        }
     }
 
     /// The decoder for `Decodable` results: set its date and key strategies here.
     /// Do not change its settings while requests run; assign a new decoder instead.
     public var jsonDecoder: JSONDecoder {
-        get { self[\.jsonDecoder] }
-        set { self[\.jsonDecoder] = newValue }
+        get { snapshot().jsonDecoder }
+        set {
+            let settings = beginChange()
+            settings.jsonDecoder = newValue
+            endChange(settings)
+        }
     }
 
     /// The encoder for `Encodable` request bodies (``BaseAPIRequest/encodableBody``).
     /// Do not change its settings while requests run; assign a new encoder instead.
     public var jsonEncoder: JSONEncoder {
-        get { self[\.jsonEncoder] }
-        set { self[\.jsonEncoder] = newValue }
+        get { snapshot().jsonEncoder }
+        set {
+            let settings = beginChange()
+            settings.jsonEncoder = newValue
+            endChange(settings)
+        }
     }
 
     /// Called once for every failed request of this host, on the callback queue and
@@ -201,31 +198,45 @@ public final class HostConfiguration: @unchecked Sendable {
     /// one "please sign in again" prompt. Not called for cancellations, nor for
     /// requests whose ``BaseAPIRequest/suppressesErrorHandler`` is `true`.
     public var errorHandler: ErrorHandler? {
-        get { self[\.errorHandler] }
-        set { self[\.errorHandler] = newValue }
+        get { snapshot().errorHandler }
+        set {
+            let settings = beginChange()
+            settings.errorHandler = newValue
+            endChange(settings)
+        }
     }
 
     /// Plugins every request of this host passes through, in order, before the
     /// request's own. See ``RequestInterceptor``.
     public var interceptors: [any RequestInterceptor] {
-        get { self[\.interceptors] }
-        set { self[\.interceptors] = newValue }
+        get { snapshot().interceptors }
+        set {
+            let settings = beginChange()
+            settings.interceptors = newValue
+            endChange(settings)
+        }
     }
 
     /// When failed requests are sent again; `.none` (the default) never retries.
     /// A request may bring its own (``BaseAPIRequest/retryPolicy``).
     public var retryPolicy: RetryPolicy {
-        get { self[\.retryPolicy] }
-        set { self[\.retryPolicy] = newValue }
+        get { snapshot().retryPolicy }
+        set {
+            let settings = beginChange()
+            settings.retryPolicy = newValue
+            endChange(settings)
+        }
     }
 
     /// Tokens for this host's requests, refreshed once however many fail together;
     /// `nil` (the default) sends no token. See ``TokenAuthenticator``.
     public var authenticator: TokenAuthenticator? {
-        get { self[\.authenticator] }
+        get { snapshot().authenticator }
         set {
             newValue?.host = self
-            self[\.authenticator] = newValue
+            let settings = beginChange()
+            settings.authenticator = newValue
+            endChange(settings)
         }
     }
 
@@ -234,21 +245,33 @@ public final class HostConfiguration: @unchecked Sendable {
     /// network request only when all have cancelled). Default `false`; a request may
     /// decide for itself (``BaseAPIRequest/coalescesIdenticalRequests``).
     public var coalescesRequests: Bool {
-        get { self[\.coalescesRequests] }
-        set { self[\.coalescesRequests] = newValue }
+        get { snapshot().coalescesRequests }
+        set {
+            let settings = beginChange()
+            settings.coalescesRequests = newValue
+            endChange(settings)
+        }
     }
 
     /// The disk cache this host's requests may use, or `nil` (the default) for none.
     public var responseCache: ResponseCache? {
-        get { self[\.responseCache] }
-        set { self[\.responseCache] = newValue }
+        get { snapshot().responseCache }
+        set {
+            let settings = beginChange()
+            settings.responseCache = newValue
+            endChange(settings)
+        }
     }
 
     /// The cache policy of requests that set none (``BaseAPIRequest/cachePolicy``).
     /// Default `.networkOnly`. It matters only with a ``responseCache``.
     public var cachePolicy: CachePolicy {
-        get { self[\.cachePolicy] }
-        set { self[\.cachePolicy] = newValue }
+        get { snapshot().cachePolicy }
+        set {
+            let settings = beginChange()
+            settings.cachePolicy = newValue
+            endChange(settings)
+        }
     }
 
     /// Decides each redirect: return the request to follow (changed or not), or `nil`
@@ -270,36 +293,39 @@ public final class HostConfiguration: @unchecked Sendable {
     @discardableResult
     public func setBaseURL(string: String) -> Bool {
         let url = Self.validatedURL(string)
-        update {
-            $0.baseURL = url
-            $0.baseURLProblem = url == nil ? "'\(string)' is not a valid base URL" : nil
-        }
+        let problem = url == nil ? "'\(string)' is not a valid base URL" : nil
+        let settings = beginChange()
+        settings.setBaseURL(url, problem: problem)
+        endChange(settings)
         return url != nil
     }
 
-    /// The current settings, read under one lock and shared until the next change.
-    func snapshot() -> SettingsSnapshot {
-        settings.write { stored in
-            if let snapshot = stored.snapshot { return snapshot }
-            let snapshot = SettingsSnapshot(stored.settings)
-            stored.snapshot = snapshot
-            return snapshot
-        }
+    /// The current settings: immutable, shared by every request that starts before the
+    /// next change.
+    func snapshot() -> HostSettings {
+        lock.lock()
+        let settings = current
+        lock.unlock()
+        return settings
     }
 
-    /// One setting, read or changed under the lock; requests that start after a change
-    /// see it.
-    private subscript<Value>(setting: WritableKeyPath<Settings, Value>) -> Value {
-        get { settings.read { $0.settings[keyPath: setting] } }
-        set { update { $0[keyPath: setting] = newValue } }
+    /// Starts a change: takes the lock and returns a private copy of the settings.
+    /// Change the copy (nothing that calls out or waits) and hand it to
+    /// ``endChange(_:)`` at once, on every path.
+    func beginChange() -> HostSettings {
+        lock.lock()
+        return current.copy()
     }
 
-    /// Changes settings; requests that start afterwards see the change.
-    private func update(_ body: (inout Settings) -> Void) {
-        settings.write { stored in
-            body(&stored.settings)
-            stored.snapshot = nil
-        }
+    /// Publishes the settings from ``beginChange()`` and lets go of the lock; requests
+    /// that start afterwards see them, requests already running keep theirs.
+    func endChange(_ changed: HostSettings) {
+        let replaced = current
+        current = changed
+        lock.unlock()
+        // When nothing else holds the replaced settings, they and a value only they held
+        // (an old interceptor, say) go here, after the lock, so a deinit may use this host.
+        withExtendedLifetime(replaced) {}
     }
 
     static func validatedURL(_ string: String) -> URL? {

@@ -6,12 +6,12 @@ import Foundation
 /// `lock()`/`unlock()` pair specializes nothing per call site, so the lock costs the
 /// same few bytes wherever it is used. Not recursive; nothing under it may call out to
 /// user code or wait for another thread.
-final class Lock: @unchecked Sendable {
+package final class Lock: @unchecked Sendable {
     // unchecked: the mutex is allocated once in init, freed in deinit, and only ever
     // used through pthread calls, which are thread-safe.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
-    init() {
+    package init() {
         mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
@@ -25,13 +25,13 @@ final class Lock: @unchecked Sendable {
 
     /// Takes the lock; pair every call with ``unlock()`` on every path.
     @inline(__always)
-    func lock() {
+    package func lock() {
         pthread_mutex_lock(mutex)
     }
 
     /// Lets go of the lock.
     @inline(__always)
-    func unlock() {
+    package func unlock() {
         pthread_mutex_unlock(mutex)
     }
 }

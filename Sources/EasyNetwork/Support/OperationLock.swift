@@ -1,7 +1,8 @@
 import Foundation
 
-/// The lock of a ``NetworkOperation`` and its library subclasses: one of a fixed pool of
-/// mutexes, picked by the operation's address.
+/// The lock of a ``NetworkOperation`` and its library subclasses (and of small library
+/// objects such as ``SlotLoan``): one of a fixed pool of mutexes, picked by the owner's
+/// address.
 ///
 /// An operation keeps its own state and its subclasses' state under this one lock
 /// (instead of one ``Protected`` each), and the lock itself is shared, made once and
@@ -45,14 +46,5 @@ struct OperationLock: Sendable {
     @inline(__always)
     func unlock() {
         pthread_mutex_unlock(Self.pool + index)
-    }
-
-    /// Runs `body` holding the lock.
-    @inline(__always)
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        let mutex = Self.pool + index
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body()
     }
 }

@@ -1,8 +1,9 @@
 /// A value kept by reference (a delivered result, metrics), so that the fields of a
 /// ``RequestOperation`` have one layout known at compile time, for any `Output`.
-final class StoredValue<Value>: @unchecked Sendable {
-    // Written once, at init, and only read afterwards; a result's `Output` is handed to
-    // the callback queue as the operation's callbacks always were.
+///
+/// Not `Sendable`: it lives only in fields that a lock guards (the operation's), and is
+/// read from there; its value is set once, at init.
+final class StoredValue<Value> {
     let value: Value
 
     init(_ value: Value) {

@@ -13,36 +13,36 @@ import FoundationNetworking
 /// one that names no validator for `If-Range` is asked for the whole body after the
 /// first range (a later range without a validator could splice two versions); so is one
 /// whose ranges give no total (`bytes 0-…/*`), which cannot tell where the file ends.
-final class DownloadTransfer: TransferObserver, Sendable {
-    private struct State {
-        var writer: FileWriter?
-        var written: Int64 = 0
-        var expected: Int64?
-        var failure: NetworkError?
-        var restart = false
-        var restarted = false
-        /// A 416 answered a range, or a range was ignored: this download asks for whole
-        /// bodies only.
-        var rangesRefused = false
-        /// Whether the current request asked for a range.
-        var ranged = false
-        /// Whether the current response's head arrived (a body cut short needs one).
-        var responded = false
-        var cancelled = false
-        var finished = false
-        var task: TransportTask?
-        /// Where the current request's bytes start in the file.
-        var rangeOffset: Int64 = 0
-        /// Where the attempt started (0 for a full download), for reporting.
-        var resumedFrom: Int64 = 0
-        /// The last byte the current range response carries, when it is a range.
-        var segmentEnd: Int64?
-        /// The validator to send with later ranges.
-        var validator: String?
-        /// The size of the next range, and when the current one was asked for.
-        var segment: Int64 = 0
-        var segmentStarted = Date()
-    }
+final class DownloadTransfer: TransferObserver, @unchecked Sendable {
+    // unchecked: every `var` below is read and written only under `lock`.
+    private let lock = Lock()
+    private var writer: FileWriter?
+    private var written: Int64 = 0
+    private var expected: Int64?
+    private var failure: NetworkError?
+    private var restart = false
+    private var restarted = false
+    /// A 416 answered a range, or a range was ignored: this download asks for whole
+    /// bodies only.
+    private var rangesRefused = false
+    /// Whether the current request asked for a range.
+    private var ranged = false
+    /// Whether the current response's head arrived (a body cut short needs one).
+    private var responded = false
+    private var cancelled = false
+    private var finished = false
+    private var task: TransportTask?
+    /// Where the current request's bytes start in the file.
+    private var rangeOffset: Int64 = 0
+    /// Where the attempt started (0 for a full download), for reporting.
+    private var startOffset: Int64 = 0
+    /// The last byte the current range response carries, when it is a range.
+    private var segmentEnd: Int64?
+    /// The validator to send with later ranges.
+    private var validator: String?
+    /// The size of the next range, and when the current one was asked for.
+    private var segment: Int64 = 0
+    private var segmentStarted = Date()
 
     private let request: URLRequest
     private let partial: PartialDownload
@@ -51,7 +51,6 @@ final class DownloadTransfer: TransferObserver, Sendable {
     private let priority: Float?
     private let progress: @Sendable (_ written: Int64, _ expected: Int64?) -> Void
     private let completion: @Sendable (Result<URL, NetworkError>) -> Void
-    private let state = Protected(State())
 
     init(
         request: URLRequest,
@@ -73,7 +72,9 @@ final class DownloadTransfer: TransferObserver, Sendable {
 
     /// The offset the last attempt asked the server to resume from (0 for a full download).
     var resumedFrom: Int64 {
-        state.read { $0.resumedFrom }
+        lock.lock()
+        defer { lock.unlock() }
+        return startOffset
     }
 
     func start() {
@@ -89,18 +90,17 @@ final class DownloadTransfer: TransferObserver, Sendable {
             return
         }
         var offset: Int64 = 0
-        var validator: String?
-        if options.resumable, let url = request.url, let point = partial.resumePoint(for: url),
-           let ifRange = Self.ifRangeValidator(etag: point.validator.etag, lastModified: point.validator.lastModified) {
+        var ifRange: String?
+        if options.resumable, let url = request.url, let point = partial.resumePoint(for: url) {
             offset = point.offset
-            validator = ifRange
+            ifRange = point.ifRange
         } else {
             partial.discard()
         }
-        state.write {
-            $0.resumedFrom = offset
-            $0.validator = validator
-        }
+        lock.lock()
+        startOffset = offset
+        validator = ifRange
+        lock.unlock()
         requestRange(from: offset)
     }
 
@@ -109,27 +109,32 @@ final class DownloadTransfer: TransferObserver, Sendable {
     /// whole body.
     private func requestRange(from offset: Int64) {
         var attempt = request
-        let (validator, segment, refused): (String?, Int64?, Bool) = state.write { state in
-            guard let initial = options.segmentSize.map(Int64.init), !state.rangesRefused else {
-                return (state.validator, nil, state.rangesRefused)
-            }
-            let elapsed = Date().timeIntervalSince(state.segmentStarted)
-            if state.segment == 0 {
-                state.segment = initial
+        lock.lock()
+        let ifRange = validator
+        var length: Int64?
+        if let initial = options.segmentSize.map(Int64.init), !rangesRefused {
+            let elapsed = Date().timeIntervalSince(segmentStarted)
+            if segment == 0 {
+                segment = initial
             } else if elapsed > 0.2 {
-                state.segment = min(state.segment * 2, initial * 32)
+                segment = min(segment * 2, initial * 32)
             } else if elapsed < 0.05 {
-                state.segment = max(state.segment / 2, initial)
+                segment = max(segment / 2, initial)
             }
-            state.segmentStarted = Date()
-            return (state.validator, state.segment, false)
+            segmentStarted = Date()
+            length = segment
         }
         // A range from 0 has nothing to splice onto; a later one needs `If-Range`.
-        let ranged = !refused && (offset > 0 ? validator != nil : segment != nil)
-        if ranged {
-            attempt.setValue(segment.map { "bytes=\(offset)-\(offset + $0 - 1)" } ?? "bytes=\(offset)-", forHTTPHeaderField: "Range")
-            if offset > 0, let validator {
-                attempt.setValue(validator, forHTTPHeaderField: "If-Range")
+        let isRanged = !rangesRefused && (offset > 0 ? ifRange != nil : length != nil)
+        ranged = isRanged
+        rangeOffset = isRanged ? offset : 0
+        segmentEnd = nil
+        responded = false
+        lock.unlock()
+        if isRanged {
+            attempt.setValue(length.map { "bytes=\(offset)-\(offset + $0 - 1)" } ?? "bytes=\(offset)-", forHTTPHeaderField: "Range")
+            if offset > 0, let ifRange {
+                attempt.setValue(ifRange, forHTTPHeaderField: "If-Range")
             }
             // Offsets count the resource's own bytes, never those of a compressed form.
             attempt.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
@@ -137,66 +142,64 @@ final class DownloadTransfer: TransferObserver, Sendable {
             // The file holds the resource's bytes; its length and a later resume need them.
             attempt.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         }
-        state.write {
-            $0.ranged = ranged
-            $0.rangeOffset = ranged ? offset : 0
-            $0.segmentEnd = nil
-            $0.responded = false
-        }
-        guard let task = transport.streamingTask(with: attempt, priority: priority, observer: self) else {
+        guard let started = transport.streamingTask(with: attempt, priority: priority, observer: self) else {
             end(.failure(.cancelled(url: request.url)))
             return
         }
-        let cancelNow: Bool = state.write { state in
-            state.task = task
-            return state.cancelled
-        }
-        if cancelNow { task.cancel() }
+        lock.lock()
+        task = started
+        let cancelNow = cancelled
+        lock.unlock()
+        if cancelNow { started.cancel() }
     }
 
     func cancel() {
-        let task: TransportTask? = state.write { state in
-            state.cancelled = true
-            return state.task
-        }
-        task?.cancel()
+        lock.lock()
+        cancelled = true
+        let running = task
+        lock.unlock()
+        running?.cancel()
+    }
+
+    /// Records `error` as the transfer's failure (under the lock).
+    private func fail(_ error: NetworkError) {
+        lock.lock()
+        failure = error
+        lock.unlock()
     }
 
     // MARK: TransferObserver
 
     func transferDidReceive(_ response: HTTPURLResponse) -> Bool {
-        let (offset, ranged): (Int64, Bool) = state.write { state in
-            state.responded = true
-            return (state.rangeOffset, state.ranged)
-        }
+        lock.lock()
+        responded = true
+        let offset = rangeOffset, wasRanged = ranged
+        lock.unlock()
         let status = response.statusCode
-        let range = status == 206 ? Self.contentRange(response) : nil
+        let range = status == 206 ? Self.contentRange(response.value(forHTTPHeaderField: "Content-Range")) : nil
         let isRange = status == 206 && range?.start == offset
-        if ranged && (status == 416 || (status == 206 && !isRange)) {
+        if wasRanged && (status == 416 || (status == 206 && !isRange)) {
             // The server refuses ranges (or answers another one): start over, once, whole.
-            state.write { state in
-                if state.restarted {
-                    state.failure = NetworkError(kind: .unacceptableStatus, url: response.url ?? request.url, response: response)
-                } else {
-                    state.restart = true
-                    state.rangesRefused = true
-                }
+            lock.lock()
+            if restarted {
+                failure = NetworkError(kind: .unacceptableStatus, url: response.url ?? request.url, response: response)
+            } else {
+                restart = true
+                rangesRefused = true
             }
+            lock.unlock()
             return false
         }
-        if ranged, !isRange, (200..<300).contains(status) {
-            // The range or its validator was ignored: the whole body follows, and no
-            // further ranges (a changing validator would otherwise loop).
-            state.write { $0.rangesRefused = true }
-        }
-        if isRange, range?.total == nil {
-            // `bytes a-b/*`: ranges cannot tell where the file ends; the rest comes whole.
-            state.write { $0.rangesRefused = true }
+        // The range or its validator was ignored (the whole body follows, and no further
+        // ranges: a changing validator would otherwise loop), or `bytes a-b/*` cannot
+        // tell where the file ends: the rest comes whole.
+        if (wasRanged && !isRange && (200..<300).contains(status)) || (isRange && range?.total == nil) {
+            lock.lock()
+            rangesRefused = true
+            lock.unlock()
         }
         guard (200..<300).contains(status), status != 206 || isRange else {
-            state.write {
-                $0.failure = NetworkError(kind: .unacceptableStatus, url: response.url ?? request.url, response: response)
-            }
+            fail(NetworkError(kind: .unacceptableStatus, url: response.url ?? request.url, response: response))
             return false
         }
         let coded = Self.isContentCoded(response)
@@ -205,88 +208,93 @@ final class DownloadTransfer: TransferObserver, Sendable {
             : (response.expectedContentLength >= 0 && !coded ? response.expectedContentLength : nil)
         let etag = response.value(forHTTPHeaderField: "ETag")
         let lastModified = response.value(forHTTPHeaderField: "Last-Modified")
-        let validator = Self.ifRangeValidator(etag: etag, lastModified: lastModified)
         do {
             // Bytes from the start of the file, or appended to those on disk.
             let fresh = offset == 0 || !isRange
-            let writer = try FileWriter(url: partial.dataURL, appending: !fresh)
-            if options.resumable, let url = request.url, fresh || state.read({ $0.validator == nil }), !coded {
-                partial.save(PartialDownload.Validator(url: url.absoluteString, etag: etag, lastModified: lastModified, totalLength: total))
+            let opened = try FileWriter(url: partial.dataURL, appending: !fresh)
+            lock.lock()
+            let unvalidated = validator == nil
+            lock.unlock()
+            if options.resumable, let url = request.url, fresh || unvalidated, !coded {
+                partial.save(url: url.absoluteString, etag: etag, lastModified: lastModified, totalLength: total)
             }
-            state.write { state in
-                state.writer = writer
-                state.written = fresh ? 0 : offset
-                state.expected = total
-                state.segmentEnd = isRange ? range?.end : nil
-                if fresh { state.validator = validator }
-            }
+            lock.lock()
+            writer = opened
+            written = fresh ? 0 : offset
+            expected = total
+            segmentEnd = isRange ? range?.end : nil
+            if fresh { validator = Self.ifRangeValidator(etag: etag, lastModified: lastModified) }
+            lock.unlock()
             progress(fresh ? 0 : offset, total)
             return true
         } catch {
-            state.write { $0.failure = Self.fileError(error, url: request.url) }
+            fail(Self.fileError(error, url: request.url))
             return false
         }
     }
 
     func transferDidReceive(_ data: Data) {
-        let (writer, failed): (FileWriter?, Bool) = state.read { ($0.writer, $0.failure != nil) }
-        guard let writer, !failed else { return }
+        lock.lock()
+        let current = failure == nil ? writer : nil
+        lock.unlock()
+        guard let current else { return }
         do {
-            try writer.write(data)
-            let (written, expected) = state.write { state -> (Int64, Int64?) in
-                state.written += Int64(data.count)
-                return (state.written, state.expected)
-            }
-            progress(written, expected)
+            try current.write(data)
+            lock.lock()
+            written += Int64(data.count)
+            let (count, total) = (written, expected)
+            lock.unlock()
+            progress(count, total)
         } catch {
-            state.write { $0.failure = Self.fileError(error, url: request.url) }
+            fail(Self.fileError(error, url: request.url))
             cancel()
         }
     }
 
     func transferDidComplete(_ error: (any Error)?) {
-        let snapshot: State = state.write { state in
-            state.writer?.close()
-            state.writer = nil
-            state.task = nil
-            return state
+        lock.lock()
+        writer?.close()
+        writer = nil
+        task = nil
+        let failure = failure, wasCancelled = cancelled, count = written, total = expected, last = segmentEnd
+        let declared = responded ? expected : nil
+        let startOver = restart && !restarted && !cancelled
+        if startOver {
+            restart = false
+            restarted = true
         }
-        if snapshot.restart, !snapshot.restarted, !snapshot.cancelled {
+        lock.unlock()
+        if startOver {
             partial.discard()
-            state.write {
-                $0.restart = false
-                $0.restarted = true
-            }
             start()
             return
         }
-        if let failure = snapshot.failure {
+        if let failure {
             end(.failure(failure))
             return
         }
         if let error {
-            if snapshot.cancelled || (error as? URLError)?.code == .cancelled {
+            if wasCancelled || (error as? URLError)?.code == .cancelled {
                 end(.failure(.cancelled(url: request.url)))
             } else {
                 // A body cut short (libcurl's "transfer closed", -1 on Linux) is a connection loss.
-                let declared = snapshot.responded ? snapshot.expected : nil
-                end(.failure(.transport(TruncatedBody.classify(error, declared: declared, received: snapshot.written), url: request.url)))
+                end(.failure(.transport(TruncatedBody.classify(error, declared: declared, received: count), url: request.url)))
             }
             return
         }
-        if let last = snapshot.segmentEnd, snapshot.expected.map({ last + 1 < $0 }) ?? true {
+        if let last, total.map({ last + 1 < $0 }) ?? true {
             // One range done (of a known or an unknown total); ask for the next.
-            guard snapshot.written == last + 1 else {
+            guard count == last + 1 else {
                 end(.failure(NetworkError(kind: .transport, message: "a range ended early", url: request.url, underlyingError: URLError(.networkConnectionLost))))
                 return
             }
             requestRange(from: last + 1)
             return
         }
-        if let expected = snapshot.expected, snapshot.written != expected {
+        if let total, count != total {
             end(.failure(NetworkError(
                 kind: .transport,
-                message: "the download ended after \(snapshot.written) of \(expected) bytes",
+                message: "the download ended after \(count) of \(total) bytes",
                 url: request.url,
                 underlyingError: URLError(.networkConnectionLost)
             )))
@@ -299,18 +307,20 @@ final class DownloadTransfer: TransferObserver, Sendable {
             }
             try FileManager.default.moveItem(at: partial.dataURL, to: destination)
             partial.discard()
-            progress(snapshot.written, snapshot.written)
+            progress(count, count)
             end(.success(destination))
         } catch {
             end(.failure(Self.fileError(error, url: request.url)))
         }
     }
 
+    /// Reports `result`, once. Kept out of line: it ends a dozen paths.
+    @inline(never)
     private func end(_ result: Result<URL, NetworkError>) {
-        let first: Bool = state.write { state in
-            defer { state.finished = true }
-            return !state.finished
-        }
+        lock.lock()
+        let first = !finished
+        finished = true
+        lock.unlock()
         guard first else { return }
         if case .failure = result, !options.resumable {
             partial.discard()
@@ -320,15 +330,33 @@ final class DownloadTransfer: TransferObserver, Sendable {
 
     // MARK: Helpers
 
-    /// `Content-Range: bytes 100-199/1000` → (100, 199, 1000); the total is `nil` for `*`.
-    static func contentRange(_ response: HTTPURLResponse) -> (start: Int64, end: Int64, total: Int64?)? {
-        guard let value = response.value(forHTTPHeaderField: "Content-Range"),
-              let spec = value.split(separator: " ").last
-        else { return nil }
-        let parts = spec.split(separator: "/")
-        let bounds = parts.first?.split(separator: "-") ?? []
-        guard bounds.count == 2, let start = Int64(bounds[0]), let end = Int64(bounds[1]) else { return nil }
-        return (start, end, parts.count == 2 ? Int64(parts[1]) : nil)
+    /// `Content-Range: bytes 100-199/1000` → (100, 199, 1000); the total is `nil` for `*`
+    /// (or anything but digits). Read byte by byte: the last word must be `first-last`,
+    /// optionally followed by `/total`.
+    static func contentRange(_ value: String?) -> (start: Int64, end: Int64, total: Int64?)? {
+        guard let value else { return nil }
+        // The numbers of the word being read: first byte, last byte, total (-1: no digit yet).
+        var first: Int64 = -1, last: Int64 = -1, total: Int64 = -1
+        var field = 0, wellFormed = true, unknownTotal = false
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: " "):
+                (first, last, total, field, wellFormed, unknownTotal) = (-1, -1, -1, 0, true, false)
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                let digit = Int64(byte - UInt8(ascii: "0"))
+                let current = field == 0 ? first : field == 1 ? last : total
+                guard current <= (Int64.max - digit) / 10 else { return nil }
+                let next = max(current, 0) * 10 + digit
+                if field == 0 { first = next } else if field == 1 { last = next } else { total = next }
+            case UInt8(ascii: "-") where field == 0, UInt8(ascii: "/") where field == 1:
+                field += 1
+            default:
+                // After the `/`, anything but digits is an unknown total.
+                if field == 2 { unknownTotal = true } else { wellFormed = false }
+            }
+        }
+        guard wellFormed, field > 0, first >= 0, last >= 0 else { return nil }
+        return (first, last, total >= 0 && !unknownTotal ? total : nil)
     }
 
     /// What `If-Range` may carry: a strong ETag, else Last-Modified (a weak ETag must

@@ -4,6 +4,8 @@ import Foundation
 /// raises an Objective-C exception on Apple platforms instead, which nothing can catch).
 final class FileWriter {
     private let handle: FileHandle
+    /// The bytes this writer wrote.
+    private(set) var written: Int64 = 0
 
     /// Opens `url` for writing: after its current end when `appending`, else emptied.
     init(url: URL, appending: Bool) throws {
@@ -22,11 +24,30 @@ final class FileWriter {
         }
     }
 
+    /// Appends `data` (out of line: a multipart body writes from several places).
+    @inline(never)
     func write(_ data: Data) throws {
         if #available(iOS 13.4, macOS 10.15.4, tvOS 13.4, watchOS 6.2, *) {
             try handle.write(contentsOf: data)
         } else {
             handle.write(data)
+        }
+        written += Int64(data.count)
+    }
+
+    /// Appends the contents of `file`, read in 64 KB pieces.
+    func copy(from file: URL) throws {
+        let reader = try FileHandle(forReadingFrom: file)
+        defer { try? reader.close() }
+        while true {
+            let chunk: Data
+            if #available(iOS 13.4, macOS 10.15.4, tvOS 13.4, watchOS 6.2, *) {
+                chunk = try reader.read(upToCount: 64 * 1024) ?? Data()
+            } else {
+                chunk = reader.readData(ofLength: 64 * 1024)
+            }
+            if chunk.isEmpty { return }
+            try write(chunk)
         }
     }
 

@@ -15,10 +15,18 @@ import Foundation
 /// whatever the outcome. Names and file names are escaped as browsers do (`"` as `%22`,
 /// CR and LF as `%0D` and `%0A`).
 public struct MultipartFormData: Sendable {
-    /// One part of the body.
-    enum Part: Sendable {
-        case data(Data, headers: String)
-        case file(URL, headers: String)
+    /// One part of the body: its headers (ending with the blank line), then its bytes,
+    /// from memory or read from `file` when the body is written.
+    final class Part: Sendable {
+        let headers: String
+        let data: Data
+        let file: URL?
+
+        init(headers: String, data: Data = Data(), file: URL? = nil) {
+            self.headers = headers
+            self.data = data
+            self.file = file
+        }
     }
 
     /// The boundary between parts.
@@ -37,14 +45,14 @@ public struct MultipartFormData: Sendable {
 
     /// Adds a text field.
     public mutating func append(_ value: String, name: String) {
-        parts.append(.data(Data(value.utf8), headers: Self.headers(name: name, fileName: nil, mimeType: nil)))
+        parts.append(Part(headers: Self.headers(name: name, fileName: nil, mimeType: nil), data: Data(value.utf8)))
     }
 
     /// Adds bytes from memory, as a file when `fileName` is given. The MIME type is
     /// guessed from the file name's extension when not given.
     public mutating func append(_ data: Data, name: String, fileName: String? = nil, mimeType: String? = nil) {
         let type = mimeType ?? fileName.map { Self.mimeType(forPathExtension: ($0 as NSString).pathExtension) }
-        parts.append(.data(data, headers: Self.headers(name: name, fileName: fileName, mimeType: type)))
+        parts.append(Part(headers: Self.headers(name: name, fileName: fileName, mimeType: type), data: data))
     }
 
     /// Adds a file from disk, read in pieces when the body is written. File name and
@@ -52,7 +60,7 @@ public struct MultipartFormData: Sendable {
     public mutating func append(fileAt url: URL, name: String, fileName: String? = nil, mimeType: String? = nil) {
         let fileName = fileName ?? url.lastPathComponent
         let type = mimeType ?? Self.mimeType(forPathExtension: url.pathExtension)
-        parts.append(.file(url, headers: Self.headers(name: name, fileName: fileName, mimeType: type)))
+        parts.append(Part(headers: Self.headers(name: name, fileName: fileName, mimeType: type), file: url))
     }
 
     /// Adds every part of `other`.
@@ -67,36 +75,17 @@ public struct MultipartFormData: Sendable {
     func write(to url: URL) throws -> Int64 {
         let writer = try FileWriter(url: url, appending: false)
         defer { writer.close() }
-        var length: Int64 = 0
-        func emit(_ data: Data) throws {
-            try writer.write(data)
-            length += Int64(data.count)
-        }
         for part in parts {
-            try emit(Data("--\(boundary)\r\n".utf8))
-            switch part {
-            case .data(let data, let headers):
-                try emit(Data(headers.utf8))
-                try emit(data)
-            case .file(let file, let headers):
-                try emit(Data(headers.utf8))
-                let reader = try FileHandle(forReadingFrom: file)
-                defer { try? reader.close() }
-                while true {
-                    let chunk: Data
-                    if #available(iOS 13.4, macOS 10.15.4, tvOS 13.4, watchOS 6.2, *) {
-                        chunk = try reader.read(upToCount: 64 * 1024) ?? Data()
-                    } else {
-                        chunk = reader.readData(ofLength: 64 * 1024)
-                    }
-                    if chunk.isEmpty { break }
-                    try emit(chunk)
-                }
+            try writer.write(Data("--\(boundary)\r\n\(part.headers)".utf8))
+            if let file = part.file {
+                try writer.copy(from: file)
+            } else {
+                try writer.write(part.data)
             }
-            try emit(Data("\r\n".utf8))
+            try writer.write(Data("\r\n".utf8))
         }
-        try emit(Data("--\(boundary)--\r\n".utf8))
-        return length
+        try writer.write(Data("--\(boundary)--\r\n".utf8))
+        return writer.written
     }
 
     /// The part headers, ending with the blank line.
@@ -120,30 +109,22 @@ public struct MultipartFormData: Sendable {
             .replacingOccurrences(of: "\"", with: "%22")
     }
 
+    /// File extensions and their MIME types, in pairs: a table of constants, not code.
+    private static let knownTypes = [
+        "jpg", "image/jpeg", "jpeg", "image/jpeg", "png", "image/png", "gif", "image/gif",
+        "webp", "image/webp", "heic", "image/heic", "svg", "image/svg+xml", "pdf", "application/pdf",
+        "json", "application/json", "xml", "application/xml", "zip", "application/zip", "gz", "application/gzip",
+        "txt", "text/plain", "log", "text/plain", "csv", "text/csv", "html", "text/html", "htm", "text/html",
+        "mp4", "video/mp4", "mov", "video/quicktime", "mp3", "audio/mpeg", "m4a", "audio/mp4", "wav", "audio/wav",
+    ]
+
     /// A MIME type for a file extension, from a small built-in table (no platform API);
     /// `application/octet-stream` when unknown.
     public static func mimeType(forPathExtension pathExtension: String) -> String {
-        switch pathExtension.lowercased() {
-        case "jpg", "jpeg": return "image/jpeg"
-        case "png": return "image/png"
-        case "gif": return "image/gif"
-        case "webp": return "image/webp"
-        case "heic": return "image/heic"
-        case "svg": return "image/svg+xml"
-        case "pdf": return "application/pdf"
-        case "json": return "application/json"
-        case "xml": return "application/xml"
-        case "zip": return "application/zip"
-        case "gz": return "application/gzip"
-        case "txt", "log": return "text/plain"
-        case "csv": return "text/csv"
-        case "html", "htm": return "text/html"
-        case "mp4": return "video/mp4"
-        case "mov": return "video/quicktime"
-        case "mp3": return "audio/mpeg"
-        case "m4a": return "audio/mp4"
-        case "wav": return "audio/wav"
-        default: return "application/octet-stream"
+        let name = pathExtension.lowercased()
+        for index in stride(from: 0, to: knownTypes.count - 1, by: 2) where knownTypes[index] == name {
+            return knownTypes[index + 1]
         }
+        return "application/octet-stream"
     }
 }

@@ -4,35 +4,46 @@ import Foundation
 /// the destination (`<name>.partial` and `<name>.partial.json`). Nothing absolute is
 /// stored: the files are found from the destination the caller gives, so they survive
 /// an app restart that moves the app's container.
-struct PartialDownload {
-    /// What the server said about the resource when the bytes were written.
-    struct Validator: Codable, Equatable {
-        var url: String
-        var etag: String?
-        var lastModified: String?
-        var totalLength: Int64?
+///
+/// The metadata is a JSON object with `url` and, when the server sent them, `etag`,
+/// `lastModified` and `totalLength` (the resource's length in bytes), read and written
+/// with `JSONSerialization`.
+final class PartialDownload: Sendable {
+    let destination: URL
+    /// `<name>.partial`: the bytes.
+    let dataURL: URL
+    /// `<name>.partial.json`: the metadata.
+    let metadataURL: URL
+
+    init(destination: URL) {
+        self.destination = destination
+        let folder = destination.deletingLastPathComponent()
+        dataURL = folder.appendingPathComponent(destination.lastPathComponent + ".partial")
+        metadataURL = folder.appendingPathComponent(destination.lastPathComponent + ".partial.json")
     }
 
-    let destination: URL
-
-    var dataURL: URL { destination.deletingLastPathComponent().appendingPathComponent(destination.lastPathComponent + ".partial") }
-    var metadataURL: URL { destination.deletingLastPathComponent().appendingPathComponent(destination.lastPathComponent + ".partial.json") }
-
-    /// The bytes on disk and their validator, when both are usable for `url`.
-    func resumePoint(for url: URL) -> (offset: Int64, validator: Validator)? {
+    /// The length of the bytes on disk and the `If-Range` value to resume them with, when
+    /// both are usable for `url`: the metadata names `url` and a validator, and there are
+    /// fewer bytes than the resource's length.
+    func resumePoint(for url: URL) -> (offset: Int64, ifRange: String)? {
         guard let data = try? Data(contentsOf: metadataURL),
-              let validator = try? JSONDecoder().decode(Validator.self, from: data),
-              validator.url == url.absoluteString,
-              validator.etag != nil || validator.lastModified != nil,
+              let metadata = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+              metadata["url"] as? String == url.absoluteString,
+              let ifRange = DownloadTransfer.ifRangeValidator(etag: metadata["etag"] as? String, lastModified: metadata["lastModified"] as? String),
               let attributes = try? FileManager.default.attributesOfItem(atPath: dataURL.path),
               let size = (attributes[.size] as? NSNumber)?.int64Value, size > 0
         else { return nil }
-        if let total = validator.totalLength, size >= total { return nil }
-        return (size, validator)
+        if let total = (metadata["totalLength"] as? NSNumber)?.int64Value, size >= total { return nil }
+        return (size, ifRange)
     }
 
-    func save(_ validator: Validator) {
-        if let data = try? JSONEncoder().encode(validator) {
+    /// Writes the metadata of the bytes about to be written.
+    func save(url: String, etag: String?, lastModified: String?, totalLength: Int64?) {
+        var metadata: [String: Any] = ["url": url]
+        metadata["etag"] = etag
+        metadata["lastModified"] = lastModified
+        metadata["totalLength"] = totalLength.map { NSNumber(value: $0) }
+        if let data = try? JSONSerialization.data(withJSONObject: metadata) {
             try? data.write(to: metadataURL, options: .atomic)
         }
     }

@@ -27,8 +27,10 @@ enum UploadBody {
     /// `Content-Length` with chunked framing) and the body; `nil` when the file cannot be read.
     static func prepare(_ file: URL, for request: URLRequest) -> (request: URLRequest, body: UploadBody)? {
         #if canImport(FoundationNetworking)
-        guard let size = try? file.resourceValues(forKeys: [.fileSizeKey]).fileSize else { return nil }
-        if Int64(size) <= inMemoryLimit {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: file.path),
+              let size = (attributes[.size] as? NSNumber)?.int64Value
+        else { return nil }
+        if size <= inMemoryLimit {
             guard let data = try? Data(contentsOf: file) else { return nil }
             return (request, .data(data))
         }
@@ -37,7 +39,7 @@ enum UploadBody {
         // corelibs sends a stream chunked; a Content-Length beside it would be malformed.
         streamed.setValue(nil, forHTTPHeaderField: "Content-Length")
         streamed.httpBodyStream = stream
-        return (streamed, .stream(length: Int64(size)))
+        return (streamed, .stream(length: size))
         #else
         return (request, .file(file))
         #endif

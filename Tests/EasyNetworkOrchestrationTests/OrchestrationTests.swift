@@ -1,4 +1,5 @@
 import EasyNetwork
+import EasyNetworkOrchestration
 import EasyNetworkTesting
 import Foundation
 import XCTest
@@ -241,24 +242,6 @@ final class OrchestrationTests: ServerTestCase {
         bag.cancelAll()
     }
 
-    func testCancelByTag() {
-        let host = makeHost()
-        let tagged = (0..<4).map { _ -> RequestOperation<Any?> in
-            let op = RequestOperation(request: TestRequest("/delay/3000"), configuration: host, responseDecoder: .json)
-            op.tags = ["profile-screen"]
-            return op
-        }
-        let other = RequestOperation(request: TestRequest("/delay/200"), configuration: host, responseDecoder: .json)
-        queue.addOperations(tagged + [other], waitUntilFinished: false)
-        waitForRequests(path: "/delay/3000", count: 4)
-        queue.cancelOperations(tagged: "profile-screen")
-        tagged.forEach { waitUntilFinished($0, timeout: 2) }
-        waitUntilFinished(other)
-        callbackQueue.sync {}
-        XCTAssertTrue(tagged.allSatisfy { if case .failure(let e)? = $0.result { return e.isCancelled } else { return false } })
-        XCTAssertNoThrow(try other.result?.get())
-    }
-
     // MARK: coalescing
 
     func testTwentyIdenticalGETsShareOneRequestAndOneCallerCancels() {
@@ -300,27 +283,5 @@ final class OrchestrationTests: ServerTestCase {
         gets.forEach { waitUntilFinished($0, timeout: 1) }
         XCTAssertLessThan(Date().timeIntervalSince(started), 1)
         XCTAssertEqual(server.requests(path: "/slow-shared").count, 1)
-    }
-
-    // MARK: priorities
-
-    func testHighPriorityBehindAHundredLowOnesStartsNext() {
-        let host = makeHost()
-        let narrow = NetworkQueue(maxConcurrentOperationCount: 1)
-        let blocker = RequestOperation(request: TestRequest("/delay/200", params: ["op": "blocker"]), configuration: host, responseDecoder: .json)
-        narrow.addOperation(blocker)
-        waitForRequests(path: "/delay/200", count: 1)
-        let low = (0..<100).map { index -> RequestOperation<Any?> in
-            let op = RequestOperation(request: TestRequest("/echo", params: ["op": "low\(index)"]), configuration: host, responseDecoder: .json)
-            op.queuePriority = .low
-            return op
-        }
-        narrow.addOperations(low, waitUntilFinished: false)
-        let urgent = RequestOperation(request: TestRequest("/echo", params: ["op": "urgent"]), configuration: host, responseDecoder: .json)
-        urgent.queuePriority = .veryHigh
-        narrow.addOperation(urgent)
-        waitUntilFinished(urgent)
-        narrow.cancelAllOperations()
-        XCTAssertEqual(server.requests(path: "/echo").first?.queryItems.first?.value, "urgent")
     }
 }

@@ -1,4 +1,5 @@
 import EasyNetwork
+import EasyNetworkPlugins
 import EasyNetworkTesting
 import Foundation
 import XCTest
@@ -121,5 +122,61 @@ final class LoggingInterceptorTests: ServerTestCase {
         XCTAssertEqual(group.wait(timeout: .now() + 30), .success)
         assertEveryEndingNames("/refused/", lines, count: total)
         XCTAssertEqual(unsent.values, [], "sent requests whose outcome lacks the request")
+    }
+
+    // MARK: moved from InterceptorTests: logging through a host
+
+    func testLoggingRedactsTokensCookiesAndPasswords() {
+        let lines = Collector<String>()
+        let host = makeHost()
+        host.defaultHeaders = ["Cookie": "session=SECRET-COOKIE"]
+        host.authenticator = TokenAuthenticator(token: "SECRET-TOKEN") { done in done(.success("SECRET-TOKEN-2")) }
+        host.interceptors = [LoggingInterceptor(level: .debug) { level, text in lines.append("\(level): \(text)") }]
+        server.route("POST", "/login") { _ in
+            .status(200, headers: ["Content-Type": "application/json", "Set-Cookie": "sid=SECRET-SET-COOKIE"], body: Data(#"{"token": "SECRET-RESPONSE-TOKEN", "user": "ana"}"#.utf8))
+        }
+        _ = send(TestRequest("/login?token=SECRET-QUERY", method: .post, query: .json, params: ["user": "ana", "password": "SECRET-PASSWORD", "profile": ["access_token": "SECRET-NESTED"]]), host: host)
+        server.route("POST", "/form") { _ in .json(#"{"saved": true}"#) }
+        _ = send(TestRequest("/form", method: .post, query: .form, params: ["password": "SECRET-FORM", "name": "ana"]), host: host)
+        _ = send(TestRequest("/echo"), host: host)  // the echo reflects the request's headers into its JSON body
+        let all = lines.values.joined(separator: "\n")
+        for secret in ["SECRET-COOKIE", "SECRET-TOKEN", "SECRET-PASSWORD", "SECRET-NESTED", "SECRET-SET-COOKIE", "SECRET-RESPONSE-TOKEN", "SECRET-QUERY", "SECRET-FORM"] {
+            XCTAssertFalse(all.contains(secret), "\(secret) leaked:\n\(all)")
+        }
+        XCTAssertTrue(all.contains("<redacted>"))
+        XCTAssertTrue(all.contains("curl -X POST"), all)
+        XCTAssertTrue(all.contains("\"user\" : \"ana\""), "pretty-printed JSON body:\n\(all)")
+        XCTAssertTrue(all.contains("info: ← 200 POST"), all)
+        XCTAssertTrue(all.contains(" ms, "), all)
+        XCTAssertTrue(server.requests(path: "/login").first?.header("Authorization") == "Bearer SECRET-TOKEN", "the real request keeps its token")
+    }
+
+    func testLoggingLevelsAndTruncation() {
+        let lines = Collector<String>()
+        let host = makeHost()
+        host.interceptors = [LoggingInterceptor(level: .error, bodyLimit: 10) { _, text in lines.append(text) }]
+        _ = send(TestRequest("/echo"), host: host)
+        XCTAssertEqual(lines.count, 0, "error level hides successes")
+        _ = send(TestRequest("/status/500"), host: host)
+        XCTAssertEqual(lines.count, 1)
+        XCTAssertTrue(lines.values.first?.contains("✕") ?? false)
+
+        let debug = Collector<String>()
+        host.interceptors = [LoggingInterceptor(level: .debug, bodyLimit: 10) { _, text in debug.append(text) }]
+        _ = send(TestRequest("/large/5000"), host: host)
+        XCTAssertTrue(debug.values.joined().contains("bytes of binary data") || debug.values.joined().contains("5000 bytes in all"))
+    }
+
+    func testCURLCommandRepeatsTheRequest() throws {
+        var request = URLRequest(url: try XCTUnwrap(URL(string: "https://api.example.test/v1/users?q=a%20b")))
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("Bearer abc", forHTTPHeaderField: "Authorization")
+        request.httpBody = Data(#"{"name":"it's"}"#.utf8)
+        XCTAssertEqual(
+            CURLCommand.make(for: request, redaction: nil),
+            #"curl -X POST -H 'Authorization: Bearer abc' -H 'Content-Type: application/json' --data-binary '{"name":"it'\''s"}' 'https://api.example.test/v1/users?q=a%20b'"#
+        )
+        XCTAssertTrue(CURLCommand.make(for: request).contains("Authorization: <redacted>"))
     }
 }

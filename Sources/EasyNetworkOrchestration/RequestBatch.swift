@@ -1,3 +1,6 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
 import Foundation
 
 /// Many requests run together: results in the order given once all are done, each
@@ -14,6 +17,10 @@ import Foundation
 /// default); `completion` fires exactly once, after every member reported, whatever
 /// mix of failures and cancellations happened.
 public final class RequestBatch<Output>: @unchecked Sendable {
+    // unchecked: every `var` below is read and written only under `lock`; a member's
+    // result is stored under it by the thread that made it and taken out under it on
+    // the callback queue, so values cross threads only through the lock.
+
     /// What one failure does to the rest.
     public enum Policy: Sendable {
         /// The first failure cancels every member still running; they report a
@@ -23,15 +30,8 @@ public final class RequestBatch<Output>: @unchecked Sendable {
         case settleAll
     }
 
-    private struct State {
-        var results: [Result<Output, NetworkError>?]
-        var completed = 0
-        var started = false
-        var finished = false
-        var onResult: (@Sendable (Int, Result<Output, NetworkError>) -> Void)?
-        var onProgress: (@Sendable (_ completed: Int, _ total: Int) -> Void)?
-        var completion: (@Sendable ([Result<Output, NetworkError>]) -> Void)?
-    }
+    /// A member's result callback.
+    private typealias ResultCallback = @Sendable (Int, Result<Output, NetworkError>) -> Void
 
     /// The members, in order.
     public let operations: [RequestOperation<Output>]
@@ -48,21 +48,28 @@ public final class RequestBatch<Output>: @unchecked Sendable {
     /// lock) and are `@Sendable`: the compiler rejects a closure that would race with the
     /// code that set it. They run on ``callbackQueue``.
     public var onResult: (@Sendable (Int, Result<Output, NetworkError>) -> Void)? {
-        get { state.read { $0.onResult } }
-        set { state.write { $0.onResult = newValue } }
+        get { lock.lock(); defer { lock.unlock() }; return resultCallback }
+        set { lock.lock(); resultCallback = newValue; lock.unlock() }
     }
     /// Called on ``callbackQueue`` with completed and total counts after each member.
     public var onProgress: (@Sendable (_ completed: Int, _ total: Int) -> Void)? {
-        get { state.read { $0.onProgress } }
-        set { state.write { $0.onProgress = newValue } }
+        get { lock.lock(); defer { lock.unlock() }; return progressCallback }
+        set { lock.lock(); progressCallback = newValue; lock.unlock() }
     }
     /// Called once on ``callbackQueue`` with every result, in the order of ``operations``.
     public var completion: (@Sendable ([Result<Output, NetworkError>]) -> Void)? {
-        get { state.read { $0.completion } }
-        set { state.write { $0.completion = newValue } }
+        get { lock.lock(); defer { lock.unlock() }; return completionCallback }
+        set { lock.lock(); completionCallback = newValue; lock.unlock() }
     }
 
-    private let state: Protected<State>
+    private let lock = Lock()
+    private var results: [Result<Output, NetworkError>?]
+    private var completed = 0
+    private var started = false
+    private var finished = false
+    private var resultCallback: ResultCallback?
+    private var progressCallback: (@Sendable (Int, Int) -> Void)?
+    private var completionCallback: (@Sendable ([Result<Output, NetworkError>]) -> Void)?
 
     /// A batch of ready operations.
     public init(operations: [RequestOperation<Output>], policy: Policy = .settleAll, callbackQueue: DispatchQueue? = nil) {
@@ -70,7 +77,7 @@ public final class RequestBatch<Output>: @unchecked Sendable {
         self.policy = policy
         self.callbackQueue = callbackQueue ?? operations.first?.service.configuration.callbackQueue ?? .main
         progress = Progress.discreteProgress(totalUnitCount: Int64(operations.count))
-        state = Protected(State(results: Array(repeating: nil, count: operations.count)))
+        results = Array(repeating: nil, count: operations.count)
     }
 
     /// A batch of typed requests to one host.
@@ -89,21 +96,18 @@ public final class RequestBatch<Output>: @unchecked Sendable {
 
     /// Adds every member to `queue`. A second call does nothing.
     public func start(on queue: NetworkQueue) {
-        guard state.write({ state -> Bool in
-            defer { state.started = true }
-            return !state.started
-        }) else { return }
+        lock.lock()
+        let first = !started
+        started = true
+        lock.unlock()
+        guard first else { return }
         if operations.isEmpty {
-            let batch = UncheckedSendable(self)
-            callbackQueue.async { batch.value.complete() }
+            callbackQueue.async { self.complete() }
             return
         }
         for (index, operation) in operations.enumerated() {
-            let batch = UncheckedSendable(self)
-            let callbackQueue = callbackQueue
             operation.observeResult { result in
-                let result = UncheckedSendable(result)
-                callbackQueue.async { batch.value.arrived(result.value, at: index) }
+                self.store(result, at: index)
             }
         }
         queue.addOperations(operations, waitUntilFinished: false)
@@ -114,13 +118,13 @@ public final class RequestBatch<Output>: @unchecked Sendable {
     public func run(on queue: NetworkQueue) async -> [Result<Output, NetworkError>] where Output: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<[Result<Output, NetworkError>], Never>) in
-                state.write { state in
-                    let previous = state.completion
-                    state.completion = { results in
-                        previous?(results)
-                        continuation.resume(returning: results)
-                    }
+                lock.lock()
+                let previous = completionCallback
+                completionCallback = { results in
+                    previous?(results)
+                    continuation.resume(returning: results)
                 }
+                lock.unlock()
                 start(on: queue)
             }
         } onCancel: {
@@ -133,15 +137,29 @@ public final class RequestBatch<Output>: @unchecked Sendable {
         operations.forEach { $0.cancel() }
     }
 
-    private func arrived(_ result: Result<Output, NetworkError>, at index: Int) {
-        let arrival = state.write { state -> (completed: Int, onResult: (@Sendable (Int, Result<Output, NetworkError>) -> Void)?,
-                                              onProgress: (@Sendable (Int, Int) -> Void)?)? in
-            guard state.results[index] == nil else { return nil }
-            state.results[index] = result
-            state.completed += 1
-            return (state.completed, state.onResult, state.onProgress)
+    /// Keeps a member's result (on the thread that made it) and reports it on the
+    /// callback queue.
+    private func store(_ result: Result<Output, NetworkError>, at index: Int) {
+        lock.lock()
+        let fresh = results[index] == nil
+        if fresh {
+            results[index] = result
         }
-        guard let (completed, onResult, onProgress) = arrival else { return }
+        lock.unlock()
+        if fresh {
+            callbackQueue.async { self.arrived(at: index) }
+        }
+    }
+
+    private func arrived(at index: Int) {
+        lock.lock()
+        guard let result = results[index] else {
+            lock.unlock()
+            return
+        }
+        completed += 1
+        let (completed, onResult, onProgress) = (self.completed, resultCallback, progressCallback)
+        lock.unlock()
         progress.completedUnitCount = Int64(completed)
         onResult?(index, result)
         onProgress?(completed, operations.count)
@@ -156,13 +174,14 @@ public final class RequestBatch<Output>: @unchecked Sendable {
     }
 
     private func complete() {
-        let finished = state.write { state -> (results: [Result<Output, NetworkError>], completion: (@Sendable ([Result<Output, NetworkError>]) -> Void)?)? in
-            guard !state.finished else { return nil }
-            state.finished = true
-            return (state.results.compactMap { $0 }, state.completion)
+        lock.lock()
+        guard !finished else {
+            lock.unlock()
+            return
         }
-        if let (results, completion) = finished {
-            completion?(results)
-        }
+        finished = true
+        let (results, completion) = (self.results.compactMap { $0 }, completionCallback)
+        lock.unlock()
+        completion?(results)
     }
 }

@@ -1,3 +1,6 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
 import Foundation
 
 /// Ties operations to the lifetime of their owner, without the owner holding them.
@@ -19,11 +22,13 @@ import Foundation
 /// }
 /// ```
 public final class CancellationBag: @unchecked Sendable {
+    // unchecked: `entries` is read and written only under `lock`.
     private struct Entry {
         weak var operation: Operation?
     }
 
-    private let entries = Protected([Entry]())
+    private let lock = Lock()
+    private var entries: [Entry] = []
 
     /// Creates an empty bag.
     public init() {}
@@ -35,23 +40,25 @@ public final class CancellationBag: @unchecked Sendable {
     /// Adds an operation; the bag will cancel it if it is still running when the bag
     /// is released or ``cancelAll()`` is called.
     public func insert(_ operation: Operation) {
-        entries.write { entries in
-            entries.removeAll { $0.operation == nil || $0.operation?.isFinished == true }
-            entries.append(Entry(operation: operation))
-        }
+        lock.lock()
+        entries.removeAll { $0.operation == nil || $0.operation?.isFinished == true }
+        entries.append(Entry(operation: operation))
+        lock.unlock()
     }
 
     /// Cancels every operation in the bag and empties it.
     public func cancelAll() {
-        let operations: [Operation] = entries.write { entries in
-            defer { entries.removeAll() }
-            return entries.compactMap(\.operation)
-        }
+        lock.lock()
+        let operations = entries.compactMap(\.operation)
+        entries.removeAll()
+        lock.unlock()
         operations.forEach { $0.cancel() }
     }
 
     /// The operations in the bag that have not finished.
     public var operations: [Operation] {
-        entries.read { $0.compactMap(\.operation).filter { !$0.isFinished } }
+        lock.lock()
+        defer { lock.unlock() }
+        return entries.compactMap(\.operation).filter { !$0.isFinished }
     }
 }

@@ -1,0 +1,62 @@
+import Foundation
+
+/// The floor of any Operation-based client: raw URLSession (``RawClient``) inside the least an
+/// asynchronous `Operation` needs and nothing else: `isAsynchronous`, two flags under a lock,
+/// KVO for the keys `OperationQueue` watches (`isExecuting`, `isFinished`), finished from the
+/// task's completion handler. No EasyNetwork code runs on this path.
+final class FloorOperation: Operation, @unchecked Sendable { // unchecked: both flags are guarded by `lock`
+    private let lock = NSLock()
+    private var executing = false
+    private var finished = false
+    private let raw: RawClient
+    private let onDone: @Sendable (Bool) -> Void
+
+    init(raw: RawClient, onDone: @escaping @Sendable (Bool) -> Void) {
+        self.raw = raw
+        self.onDone = onDone
+        super.init()
+    }
+
+    override var isAsynchronous: Bool { true }
+
+    override var isExecuting: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return executing
+    }
+
+    override var isFinished: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return finished
+    }
+
+    override func start() {
+        if isCancelled {
+            willChangeValue(forKey: "isFinished")
+            lock.lock()
+            finished = true
+            lock.unlock()
+            didChangeValue(forKey: "isFinished")
+            return
+        }
+        willChangeValue(forKey: "isExecuting")
+        lock.lock()
+        executing = true
+        lock.unlock()
+        didChangeValue(forKey: "isExecuting")
+        raw.get(finishing: self, onDone)
+    }
+
+    /// Called once, from the data task's completion handler.
+    func finish() {
+        willChangeValue(forKey: "isExecuting")
+        willChangeValue(forKey: "isFinished")
+        lock.lock()
+        executing = false
+        finished = true
+        lock.unlock()
+        didChangeValue(forKey: "isExecuting")
+        didChangeValue(forKey: "isFinished")
+    }
+}

@@ -1,0 +1,65 @@
+# The CocoaPods face of Package.swift: one subspec per library product. Scripts/check-podspec.sh
+# (run by .ci/run) checks it against `swift package dump-package`, CHANGELOG.md and LICENSE.
+#
+# WHERE THE SOURCES LIVE: not settled yet (the project has no public remote). This placeholder
+# is the one place that names it; the README's install snippets use the same one. Replace it
+# before the first `pod spec lint` / `pod trunk push`.
+repository = 'https://github.com/<you>/EasyNetwork'
+
+Pod::Spec.new do |s|
+  s.name = 'EasyNetwork'
+  s.version = '0.2.0'
+  s.summary = 'A small, Foundation-only Swift 6 networking layer for SDK authors.'
+  s.description = <<~DESC
+    EasyNetwork runs requests as asynchronous Operations on a NetworkQueue, one URLSession per
+    host, and maps responses into your types. Foundation only, no dependencies, silent inside
+    somebody else's app, Swift 6 strict concurrency. The optional subspecs add logging
+    (Plugins), chains and batches (Orchestration) and a loopback test server (Testing).
+  DESC
+  s.homepage = repository
+  s.license = { type: 'MIT', file: 'LICENSE' }
+  s.authors = 'The EasyNetwork authors'
+  s.source = { git: "#{repository}.git", tag: s.version.to_s }
+
+  s.swift_versions = ['6.0']
+  s.ios.deployment_target = '13.0'
+  s.osx.deployment_target = '10.15'
+  s.tvos.deployment_target = '13.0'
+  s.watchos.deployment_target = '6.0'
+
+  # CocoaPods compiles every subspec a target selects into ONE module, named after the pod:
+  # with CocoaPods you write `import EasyNetwork` only. CocoaPods defines COCOAPODS for Swift
+  # pod targets, so the optional modules' own `import EasyNetwork` sits behind `#if !COCOAPODS`.
+  # `package` declarations need a package name, which SwiftPM passes and CocoaPods does not.
+  s.pod_target_xcconfig = { 'OTHER_SWIFT_FLAGS' => '$(inherited) -package-name EasyNetwork' }
+
+  s.default_subspecs = 'Core'
+
+  s.subspec 'Core' do |core|
+    core.source_files = 'Sources/EasyNetwork/**/*.swift'
+    core.resource_bundles = { 'EasyNetwork' => ['Sources/EasyNetwork/PrivacyInfo.xcprivacy'] }
+    core.frameworks = 'Foundation'
+  end
+
+  s.subspec 'Plugins' do |plugins|
+    plugins.source_files = 'Sources/EasyNetworkPlugins/**/*.swift'
+    plugins.resource_bundles = { 'EasyNetworkPlugins' => ['Sources/EasyNetworkPlugins/PrivacyInfo.xcprivacy'] }
+    plugins.dependency 'EasyNetwork/Core'
+    plugins.frameworks = 'Foundation'
+  end
+
+  s.subspec 'Orchestration' do |orchestration|
+    orchestration.source_files = 'Sources/EasyNetworkOrchestration/**/*.swift'
+    orchestration.resource_bundles = {
+      'EasyNetworkOrchestration' => ['Sources/EasyNetworkOrchestration/PrivacyInfo.xcprivacy'],
+    }
+    orchestration.dependency 'EasyNetwork/Core'
+    orchestration.frameworks = 'Foundation'
+  end
+
+  # For test targets. Like the SwiftPM product it needs no other subspec (and no XCTest).
+  s.subspec 'Testing' do |testing|
+    testing.source_files = 'Sources/EasyNetworkTesting/**/*.swift'
+    testing.frameworks = 'Foundation'
+  end
+end

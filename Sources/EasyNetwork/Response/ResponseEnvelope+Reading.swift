@@ -1,0 +1,66 @@
+import Foundation
+
+/// Applying an envelope to a decoded body: success gives the payload, failure a
+/// business ``NetworkError``. `response` is the exchange the body came from.
+extension ResponseEnvelope {
+    /// The payload of `body`; `nil` when a successful envelope lacks the payload key
+    /// or holds `null` there.
+    func payload(of body: Any?, in response: NetworkResponse) throws -> Any? {
+        guard let object = body as? [String: Any] else {
+            throw response.decodingError("expected an envelope (a JSON object), got \(Self.shape(of: body)).")
+        }
+        guard isSuccess(object) else {
+            throw businessError(object, in: response)
+        }
+        guard let payloadKey else {
+            return object
+        }
+        guard let value = object[payloadKey], !(value is NSNull) else {
+            return nil
+        }
+        return value
+    }
+
+    /// The error for a payload the caller needs but the envelope does not have.
+    func missingPayloadError(for type: Any.Type, in response: NetworkResponse) -> NetworkError {
+        response.decodingError("cannot decode \(type): the envelope has no '\(payloadKey ?? "")'.")
+    }
+
+    /// The business error for an envelope whose fields said failure.
+    func businessError(_ object: [String: Any], in response: NetworkResponse) -> NetworkError {
+        let code = resolvedCodeKey.flatMap { Self.codeText(object[$0]) }
+        var message: String?
+        for key in messageKeys {
+            if let text = object[key] as? String, !text.isEmpty {
+                message = text
+                break
+            }
+        }
+        var payload: Data?
+        if let payloadKey, let value = object[payloadKey], !(value is NSNull) {
+            payload = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .sortedKeys])
+        }
+        return NetworkError(
+            kind: .business,
+            message: message,
+            url: response.request.url,
+            response: response.httpResponse,
+            data: response.data,
+            businessCode: code,
+            traceId: traceIdKey.flatMap { Self.codeText(object[$0]) },
+            payload: payload,
+            isUnauthorized: code.map { unauthorizedCodes.contains($0) } ?? false
+        )
+    }
+
+    /// How a body that is not an envelope looks, for the error.
+    static func shape(of value: Any?) -> String {
+        switch value {
+        case nil: return "an empty body"
+        case is [Any]: return "an array"
+        case is String: return "a string"
+        case is NSNull: return "null"
+        default: return "a scalar"
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The settings of a host, read together: what a request takes when it starts.
+///
+/// Immutable once published. ``HostConfiguration`` changes a setting by copying the
+/// published settings under its lock, changing the copy and publishing it in place of
+/// the old one, so a request keeps the object it started with and never sees a
+/// change half-way. A request takes one reference instead of copying every setting.
+///
+/// Adding a setting: a stored `var` (no default value), a line in each initializer
+/// (the compiler insists for a non-optional field), and a property of the host whose
+/// setter is `beginChange()`, assign, `endChange(_:)`.
+final class HostSettings: @unchecked Sendable {
+    // unchecked: fields are written only on a fresh copy under the host's lock before it
+    // is published; a published object is never written again.
+
+    /// The URL every request's `api` is appended to; see ``setBaseURL(_:problem:)``.
+    private(set) var baseURL: URL?
+    /// Why the last base URL given was rejected, or `nil`.
+    private(set) var baseURLProblem: String?
+    /// URLs built on `baseURL`, a new one whenever it changes.
+    private(set) var urlMemo: URLMemo
+    var defaultHeaders: [String: String]
+    var timeout: TimeInterval
+    var totalTimeout: TimeInterval?
+    var callbackQueue: DispatchQueue
+    var acceptableStatusCodes: Set<Int>
+    var envelope: ResponseEnvelope?
+    var jsonDecoder: JSONDecoder
+    var jsonEncoder: JSONEncoder
+    var errorHandler: HostConfiguration.ErrorHandler?
+    var interceptors: [any RequestInterceptor]
+    var retryPolicy: RetryPolicy
+    var authenticator: TokenAuthenticator?
+    var coalescesRequests: Bool
+    var responseCache: ResponseCache?
+    var cachePolicy: CachePolicy
+
+    /// The defaults of a new host.
+    init(baseURL: URL?) {
+        self.baseURL = baseURL
+        baseURLProblem = nil
+        urlMemo = URLMemo()
+        defaultHeaders = [:]
+        timeout = HostConfiguration.defaultTimeout
+        totalTimeout = nil
+        callbackQueue = .main
+        acceptableStatusCodes = Set(200..<300)
+        envelope = nil
+        jsonDecoder = JSONDecoder()
+        jsonEncoder = JSONEncoder()
+        errorHandler = nil
+        interceptors = []
+        retryPolicy = .none
+        authenticator = nil
+        coalescesRequests = false
+        responseCache = nil
+        cachePolicy = .networkOnly
+    }
+
+    /// A copy of `other`, every field the same (the URL memo shared).
+    private init(copying other: HostSettings) {
+        baseURL = other.baseURL
+        baseURLProblem = other.baseURLProblem
+        urlMemo = other.urlMemo
+        defaultHeaders = other.defaultHeaders
+        timeout = other.timeout
+        totalTimeout = other.totalTimeout
+        callbackQueue = other.callbackQueue
+        acceptableStatusCodes = other.acceptableStatusCodes
+        envelope = other.envelope
+        jsonDecoder = other.jsonDecoder
+        jsonEncoder = other.jsonEncoder
+        errorHandler = other.errorHandler
+        interceptors = other.interceptors
+        retryPolicy = other.retryPolicy
+        authenticator = other.authenticator
+        coalescesRequests = other.coalescesRequests
+        responseCache = other.responseCache
+        cachePolicy = other.cachePolicy
+    }
+
+    /// A private copy to change before publishing it.
+    func copy() -> HostSettings {
+        HostSettings(copying: self)
+    }
+
+    /// Sets the base URL (or clears it, saying why) and starts an empty URL memo.
+    func setBaseURL(_ url: URL?, problem: String?) {
+        baseURL = url
+        baseURLProblem = problem
+        urlMemo = URLMemo()
+    }
+
+    /// The settings themselves; kept so that code written for the former snapshot
+    /// wrapper (`snapshot.settings.timeout`) reads on unchanged.
+    var settings: HostSettings { self }
+
+    /// The base URL, or the error a request must fail with when there is none.
+    var resolvedBaseURL: Result<URL, NetworkError> {
+        if let baseURL { return .success(baseURL) }
+        if let baseURLProblem {
+            return .failure(NetworkError(kind: .invalidRequest, message: baseURLProblem))
+        }
+        return .failure(NetworkError(kind: .notConfigured))
+    }
+}

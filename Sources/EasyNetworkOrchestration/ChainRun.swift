@@ -1,0 +1,162 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
+import Foundation
+
+/// One run of a `RequestChain`: one operation per step, each depending on the one
+/// before, and a last operation that reports once all have finished.
+final class ChainRun: @unchecked Sendable {
+    // unchecked: the mutable fields below are read and written only under `lock`;
+    // the `let`s are set in init and never change.
+    /// Receives every step's result, the error that stopped the chain, and whether a
+    /// builder ended it early.
+    typealias Report = @Sendable (_ results: [any Sendable], _ error: ChainError?, _ endedEarly: Bool) -> Void
+
+    private let configuration: HostConfiguration
+    private let operations: [ChainStepOperation]
+    private let lock = Lock()
+    private var results: [any Sendable] = []
+    private var error: ChainError?
+    private var ended = false
+    private var cancelled = false
+    private var reported = false
+    private var report: Report?
+
+    init(configuration: HostConfiguration, steps: [any ChainStep]) {
+        self.configuration = configuration
+        operations = steps.enumerated().map { index, step in
+            ChainStepOperation(index: index, step: step, configuration: configuration)
+        }
+        for (index, operation) in operations.enumerated() {
+            operation.run = self
+            if index > 0 {
+                operation.addDependency(operations[index - 1])
+            }
+        }
+    }
+
+    /// Queues every step and a finisher that calls `report` once, on the host's
+    /// callback queue, after all steps have finished.
+    func enqueue(on queue: NetworkQueue, report: @escaping Report) {
+        lock.lock()
+        self.report = report
+        lock.unlock()
+        let finisher = BlockOperation { [self] in
+            configuration.callbackQueue.async { self.deliver() }
+        }
+        operations.forEach { finisher.addDependency($0) }
+        queue.addOperations(operations, waitUntilFinished: false)
+        queue.operationQueue.addOperation(finisher)
+    }
+
+    /// Cancels every step. Sticky: called before ``enqueue(on:report:)``, the steps are
+    /// queued already cancelled and none runs; called later, no step starts after it.
+    func cancel() {
+        lock.lock()
+        cancelled = true
+        lock.unlock()
+        operations.forEach { $0.cancel() }
+    }
+
+    /// The previous step's result, or `nil` for the first step.
+    func previousResult(before index: Int) -> (any Sendable)? {
+        lock.lock()
+        defer { lock.unlock() }
+        return index > 0 && index <= results.count ? results[index - 1] : nil
+    }
+
+    /// Whether the chain already stopped (failed, cancelled or ended early).
+    var isStopped: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return error != nil || ended || cancelled
+    }
+
+    func stepSucceeded(_ index: Int, value: any Sendable) {
+        lock.lock()
+        results.append(value)
+        lock.unlock()
+    }
+
+    func stepEnded(_ index: Int) {
+        lock.lock()
+        ended = true
+        lock.unlock()
+        stopAfter(index)
+    }
+
+    func stepFailed(_ index: Int, error: NetworkError) {
+        lock.lock()
+        let first = self.error == nil && !ended
+        if first {
+            self.error = ChainError(step: index, error: error)
+        }
+        lock.unlock()
+        if first { stopAfter(index) }
+    }
+
+    private func stopAfter(_ index: Int) {
+        operations.dropFirst(index + 1).forEach { $0.cancel() }
+    }
+
+    private func deliver() {
+        lock.lock()
+        guard !reported, let report else {
+            lock.unlock()
+            return
+        }
+        reported = true
+        if error == nil, !ended, results.count < operations.count {
+            // Cancelled before a step could report: name the first step that did not run.
+            error = ChainError(step: results.count, error: NetworkError(kind: .cancelled))
+        }
+        let (results, error, ended) = (self.results, self.error, self.ended)
+        lock.unlock()
+        report(results, error, ended)
+    }
+}
+
+/// One step of a chain as an operation on the queue.
+final class ChainStepOperation: ServiceOperation, @unchecked Sendable {
+    // unchecked: an Operation subclass (Foundation's own state is thread-safe); `index`
+    // and `step` never change, and `run` is set once, before the operation is queued.
+    private let index: Int
+    private let step: any ChainStep
+    weak var run: ChainRun?
+
+    init(index: Int, step: any ChainStep, configuration: HostConfiguration) {
+        self.index = index
+        self.step = step
+        super.init(configuration: configuration)
+    }
+
+    override func execute() {
+        guard let run, !run.isStopped else {
+            finish()
+            return
+        }
+        let plan: ChainPlan?
+        do {
+            plan = try step.plan(after: run.previousResult(before: index))
+        } catch {
+            let networkError = error as? NetworkError
+                ?? NetworkError(kind: .invalidRequest, message: "step \(index + 1) could not build its request: \(error.localizedDescription)", underlyingError: error)
+            run.stepFailed(index, error: networkError)
+            finish()
+            return
+        }
+        guard let plan else {
+            run.stepEnded(index)
+            finish()
+            return
+        }
+        let index = index
+        service.perform(plan.request, transform: plan.decode) { [self] result in
+            switch result {
+            case .success(let value): run.stepSucceeded(index, value: value)
+            case .failure(let error): run.stepFailed(index, error: error)
+            }
+            finish()
+        }
+    }
+}

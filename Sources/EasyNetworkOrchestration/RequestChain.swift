@@ -1,0 +1,154 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
+import Foundation
+
+/// Requests in sequence, each built from the previous one's typed result, run on a
+/// `NetworkQueue` through operation dependencies (no semaphores, no blocked threads).
+///
+/// ```swift
+/// RequestChain(SignIn(user: "ana"), configuration: host)
+///     .then { session in GetProfile(token: session.token) }      // built from SignIn's result
+///     .then { profile in profile.hasAvatar ? GetAvatar(id: profile.id) : nil }   // nil ends early
+///     .start(on: queue) { result in
+///         switch result {
+///         case .success(let outcome): outcome.last; outcome.results      // every step's result
+///         case .failure(let error): error.step; error.error              // which step and why
+///         }
+///     }
+/// ```
+///
+/// A failure or cancel stops the chain: later steps are never sent. A builder that
+/// returns `nil` ends the chain early with success. The completion fires exactly once,
+/// on the first step's host's callback queue.
+///
+/// Every step's response type is `Sendable`: a step's result is made on the response
+/// queue, handed to the next step's builder on the queue's thread and delivered on the
+/// callback queue. Builders and the completion are `@Sendable` for the same reason.
+public struct RequestChain<Last>: Sendable {
+    let configuration: HostConfiguration
+    let steps: [any ChainStep]
+
+    /// A chain whose first step sends `first`.
+    public init<Request: APIRequest>(_ first: Request, configuration: HostConfiguration = .shared) where Request.Response == Last, Last: Sendable {
+        self.configuration = configuration
+        steps = [FirstStep(plan: ChainPlan(first))]
+    }
+
+    private init(configuration: HostConfiguration, steps: [any ChainStep]) {
+        self.configuration = configuration
+        self.steps = steps
+    }
+
+    /// Adds a step built from this chain's last result; return `nil` to end the chain
+    /// there with success. A thrown error fails the chain at this step.
+    public func then<Request: APIRequest>(
+        _ make: @escaping @Sendable (Last) throws -> Request?
+    ) -> RequestChain<Request.Response> where Request.Response: Sendable {
+        RequestChain<Request.Response>(configuration: configuration, steps: steps + [NextStep<Last, Request>(make: make)])
+    }
+
+    /// Runs the chain on `queue` and calls `completion` once.
+    /// - Returns: a handle whose `cancel()` stops the chain.
+    @discardableResult
+    public func start(
+        on queue: NetworkQueue,
+        completion: @escaping @Sendable (Result<ChainOutcome<Last>, ChainError>) -> Void
+    ) -> ChainHandle {
+        let run = ChainRun(configuration: configuration, steps: steps)
+        run.enqueue(on: queue) { completion(Self.result($0, $1, $2)) }
+        return ChainHandle(run: run)
+    }
+
+    /// Runs the chain on `queue` and returns its outcome; cancelling the calling task
+    /// cancels the chain, at any moment: a task cancelled before the chain was queued
+    /// sends nothing, and one cancelled later sends no further step. It throws a
+    /// cancellation unless every step had already answered.
+    /// - Throws: ``ChainError``.
+    public func run(on queue: NetworkQueue) async throws -> ChainOutcome<Last> {
+        // The run exists before the cancellation handler, so a cancel that comes first is
+        // kept by the run itself (its operations are cancelled before they are queued).
+        let run = ChainRun(configuration: configuration, steps: steps)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ChainOutcome<Last>, any Error>) in
+                run.enqueue(on: queue) { results, error, endedEarly in
+                    continuation.resume(with: Self.result(results, error, endedEarly).mapError { $0 as any Error })
+                }
+            }
+        } onCancel: {
+            run.cancel()
+        }
+    }
+
+    private static func result(_ results: [any Sendable], _ error: ChainError?, _ endedEarly: Bool) -> Result<ChainOutcome<Last>, ChainError> {
+        if let error {
+            return .failure(error)
+        }
+        return .success(ChainOutcome(results: results, endedEarly: endedEarly))
+    }
+}
+
+/// A step of a chain: builds its request from the previous result (`nil` ends the chain).
+/// A value, not a closure, so that nothing `@Sendable` captures a request type.
+protocol ChainStep: Sendable {
+    func plan(after previous: (any Sendable)?) throws -> ChainPlan?
+}
+
+/// What a step sends and how it decodes.
+struct ChainPlan: Sendable {
+    // nonisolated(unsafe): a request is an immutable description (BaseAPIRequest's
+    // contract), only read, as the core's own operations read it from any thread.
+    nonisolated(unsafe) let request: any BaseAPIRequest
+    let decode: @Sendable (NetworkResponse) throws -> any Sendable
+
+    init<Request: APIRequest>(_ request: Request) where Request.Response: Sendable {
+        let decoder = request.responseDecoder
+        self.request = request
+        decode = { response in try decoder.decode(response) }
+    }
+}
+
+/// The first step: its request is known before the chain runs.
+struct FirstStep: ChainStep {
+    let plan: ChainPlan
+
+    func plan(after previous: (any Sendable)?) -> ChainPlan? {
+        plan
+    }
+}
+
+/// A step built by a `then` builder from the previous step's `Last`.
+struct NextStep<Last, Request: APIRequest>: ChainStep where Request.Response: Sendable {
+    let make: @Sendable (Last) throws -> Request?
+
+    func plan(after previous: (any Sendable)?) throws -> ChainPlan? {
+        guard let value = previous as? Last else {
+            throw NetworkError(kind: .decoding, message: "the previous step did not produce \(Last.self)")
+        }
+        return try make(value).map { ChainPlan($0) }
+    }
+}
+
+/// What a finished chain produced.
+public struct ChainOutcome<Last>: Sendable {
+    /// The result of every step that ran, in order (each of its step's type).
+    public let results: [any Sendable]
+    /// Whether a builder ended the chain before its last step.
+    public let endedEarly: Bool
+
+    /// The last step's result, or `nil` when the chain ended early before it.
+    public var last: Last? {
+        endedEarly ? nil : results.last as? Last
+    }
+}
+
+/// Stops a running chain.
+public struct ChainHandle: Sendable {
+    let run: ChainRun
+
+    /// Cancels the chain: the step in flight is cancelled, later steps never run, and
+    /// the completion reports a cancellation at that step.
+    public func cancel() {
+        run.cancel()
+    }
+}

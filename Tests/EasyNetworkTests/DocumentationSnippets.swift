@@ -1,0 +1,227 @@
+import EasyNetwork
+import EasyNetworkTesting
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import XCTest
+
+// The code of the DocC articles (Sources/*/*.docc), kept here so that it compiles with the
+// library it describes; DocumentationTests checks that every article's code appears here
+// (or in SeedUsageTests) line for line. The XCTestCase classes below are the Testing
+// article's examples and run with the suite.
+
+// MARK: The catalog's landing page
+
+enum LandingSnippets {
+    struct Profile: Decodable { let id: Int; let name: String }
+
+    struct GetProfile: APIRequest {
+        typealias Response = Profile
+        var api: String { "/profile" }
+    }
+
+    func loadProfile(host: HostConfiguration, queue: NetworkQueue) async throws -> Profile {
+        try await queue.send(GetProfile(), configuration: host)
+    }
+}
+
+// MARK: Getting started
+
+enum GettingStartedSnippets {
+    static func seedFlow() {
+        HostConfiguration.baseURL("https://api.example.com")
+        let op = SignInOperation(userName: "u", password: "p")
+        op.success = { item in print(item.userName) }
+        op.failure = { error in print(error.localizedDescription) }
+        NetworkQueue.shared.addOperation(op)
+    }
+
+    struct Profile: Decodable { let id: Int; let name: String }
+
+    struct ProfileRequest: BaseAPIRequest {
+        var api: String { "/profile" }
+        var method: NetworkService.Method { .get }
+        var query: NetworkService.QueryType { .path }
+        var params: [String: Any]? { nil }
+        var headers: [String: String]? { nil }
+    }
+
+    func loadProfile(on queue: NetworkQueue, host: HostConfiguration) {
+        let op = RequestOperation(request: ProfileRequest(), configuration: host, decoding: Profile.self)
+        op.completion = { result in
+            switch result {
+            case .success(let profile): print(profile.name)
+            case .failure(let error): print(error.kind, error.statusCode ?? 0)
+            }
+        }
+        queue.addOperation(op)
+    }
+
+    struct GetAccount: APIRequest {
+        typealias Response = Account
+        let id: Int
+        var api: String { "/accounts/\(id)" }
+    }
+
+    struct Account: Decodable, Sendable { let id: Int; let owner: String }
+
+    func account(_ id: Int, on queue: NetworkQueue, host: HostConfiguration) async throws -> Account {
+        try await queue.send(GetAccount(id: id), configuration: host)
+    }
+
+    func describe(_ error: NetworkError) -> String {
+        if error.isCancelled { return "cancelled" }
+        if error.isUnauthorized { return "sign in again" }
+        if let status = error.statusCode { return "the server answered \(status)" }
+        return error.localizedDescription
+    }
+}
+
+// MARK: Embedding in an SDK
+
+enum AcmeDiagnostics {
+    static let recorded = Collector<String>()
+    static func record(_ api: String, _ error: NetworkError) { recorded.append("\(api): \(error.kind)") }
+}
+
+struct AcmeSignIn: APIRequest {
+    struct Session: Decodable, Sendable { let token: String }
+    typealias Response = Session
+    let user: String, password: String
+    var api: String { "/sign_in" }
+    var method: NetworkService.Method { .post }
+    var query: NetworkService.QueryType { .json }
+    var params: [String: Any]? { ["username": user, "password": password] }
+}
+
+enum EmbeddingSnippets {
+    enum AcmeSDK {
+        static let host: HostConfiguration = {
+            let host = HostConfiguration(baseURL: URL(string: "https://api.acme.example/v1"))
+            host.defaultHeaders = ["X-SDK-Version": "1.2.0"]
+            host.timeout = 20
+            host.callbackQueue = DispatchQueue(label: "com.acme.sdk.callbacks")
+            host.errorHandler = { request, error in AcmeDiagnostics.record(request.api, error) }
+            return host
+        }()
+        static let queue = NetworkQueue(maxConcurrentOperationCount: 4, name: "com.acme.sdk.network")
+    }
+
+    func observeSignOut(_ signOut: @escaping @Sendable () -> Void) -> NSObjectProtocol {
+        NotificationCenter.default.addObserver(
+            forName: HostConfiguration.unauthorizedOperationNotification,
+            object: AcmeSDK.host,
+            queue: nil
+        ) { _ in signOut() }
+    }
+
+    func signIn(user: String, password: String) async throws -> String {
+        try await AcmeSDK.queue.send(AcmeSignIn(user: user, password: password), configuration: AcmeSDK.host).token
+    }
+}
+
+// MARK: Testing with EasyNetworkTesting
+
+struct GetTestProfile: APIRequest {
+    struct Profile: Decodable, Sendable { let id: Int; let name: String }
+    typealias Response = Profile
+    var api: String { "/profile" }
+}
+
+final class ProfileClientTests: XCTestCase {
+    func testSendsTheTokenAndDecodesTheProfile() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        server.route("GET", "/profile") { request in
+            request.header("Authorization") == "Bearer t-1"
+                ? .json(#"{"id": 7, "name": "Ana"}"#)
+                : .status(401)
+        }
+        let host = HostConfiguration(baseURL: server.baseURL)
+        host.defaultHeaders = ["Authorization": "Bearer t-1"]
+        host.callbackQueue = DispatchQueue(label: "tests")
+
+        let profile = try await NetworkQueue().send(GetTestProfile(), configuration: host)
+
+        XCTAssertEqual(profile.name, "Ana")
+        XCTAssertEqual(server.requests(path: "/profile").count, 1)
+    }
+}
+
+final class ProfileFailureTests: XCTestCase {
+    func testAServerErrorArrivesAsAnUnacceptableStatus() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        server.route("GET", "/profile") { _ in .json(#"{"message": "down for maintenance"}"#, status: 503) }
+        let host = HostConfiguration(baseURL: server.baseURL)
+        host.callbackQueue = DispatchQueue(label: "tests")
+
+        do {
+            _ = try await NetworkQueue().send(GetTestProfile(), configuration: host)
+            XCTFail("a 503 must fail")
+        } catch let error as NetworkError {
+            XCTAssertEqual(error.kind, .unacceptableStatus)
+            XCTAssertEqual(error.statusCode, 503)
+        }
+    }
+}
+
+final class StubbedProfileTests: XCTestCase {
+    func testReadsTheStubbedProfile() async throws {
+        let stubs = HTTPStubs()
+        stubs.stub("GET", path: "/v1/profile", reply: .json(#"{"id": 1, "name": "Stub"}"#))
+        let host = HostConfiguration(
+            baseURL: URL(string: "https://api.test/v1"),
+            sessionConfiguration: stubs.makeSessionConfiguration()
+        )
+        host.callbackQueue = DispatchQueue(label: "tests")
+
+        let profile = try await NetworkQueue().send(GetTestProfile(), configuration: host)
+
+        XCTAssertEqual(profile.id, 1)
+        XCTAssertEqual(stubs.requests.count, 1)
+    }
+}
+
+// MARK: The testing kit's landing page
+
+enum TestingKitSnippets {
+    static func landing() throws -> HostConfiguration {
+        let server = try LoopbackServer()
+        server.route("GET", "/profile") { _ in .json(#"{"id": 7, "name": "Ana"}"#) }
+        let host = HostConfiguration(baseURL: server.baseURL)
+        return host
+    }
+}
+
+// MARK: Migrating from Alamofire or the original post
+
+enum MigrationSnippets {
+    struct SearchItems: APIRequest {
+        typealias Response = [SearchHit]
+        let text: String
+        var api: String { "/search" }
+        var params: [String: Any]? { ["q": text] }
+    }
+
+    struct SearchHit: Decodable, Sendable { let id: Int; let title: String }
+
+    func search(_ text: String, host: HostConfiguration, queue: NetworkQueue) async throws -> [SearchHit] {
+        try await queue.send(SearchItems(text: text), configuration: host)
+    }
+
+    struct SigningInterceptor: RequestInterceptor {
+        let key: String
+        func adapt(_ urlRequest: URLRequest, context: RequestContext) throws -> URLRequest {
+            var signed = urlRequest
+            signed.setValue("\(key):\(urlRequest.url?.path ?? "")", forHTTPHeaderField: "X-Signature")
+            return signed
+        }
+    }
+
+    func installSigning(on host: HostConfiguration) {
+        host.interceptors = [SigningInterceptor(key: "k-1")]
+        host.retryPolicy = .default
+    }
+}
