@@ -231,12 +231,10 @@ public final class HostConfiguration: @unchecked Sendable {
     /// Tokens for this host's requests, refreshed once however many fail together;
     /// `nil` (the default) sends no token. See ``TokenAuthenticator``.
     public var authenticator: TokenAuthenticator? {
-        get { snapshot().authenticator }
+        get { feature(TokenAuthenticator.self) }
         set {
             newValue?.host = self
-            let settings = beginChange()
-            settings.authenticator = newValue
-            endChange(settings)
+            setFeature(newValue, as: TokenAuthenticator.self)
         }
     }
 
@@ -245,22 +243,18 @@ public final class HostConfiguration: @unchecked Sendable {
     /// network request only when all have cancelled). Default `false`; a request may
     /// decide for itself (``BaseAPIRequest/coalescesIdenticalRequests``).
     public var coalescesRequests: Bool {
-        get { snapshot().coalescesRequests }
+        get { feature(CoalescingFeature.self)?.enabled ?? false }
         set {
-            let settings = beginChange()
-            settings.coalescesRequests = newValue
-            endChange(settings)
+            // The same coalescer stays, so requests in flight keep sharing with new ones.
+            let coalescer = feature(CoalescingFeature.self)?.coalescer ?? RequestCoalescer()
+            setFeature(CoalescingFeature(enabled: newValue, coalescer: coalescer), as: CoalescingFeature.self)
         }
     }
 
     /// The disk cache this host's requests may use, or `nil` (the default) for none.
     public var responseCache: ResponseCache? {
-        get { snapshot().responseCache }
-        set {
-            let settings = beginChange()
-            settings.responseCache = newValue
-            endChange(settings)
-        }
+        get { feature(CacheFeature.self)?.cache }
+        set { setFeature(newValue.map(CacheFeature.init), as: CacheFeature.self) }
     }
 
     /// The cache policy of requests that set none (``BaseAPIRequest/cachePolicy``).

@@ -19,8 +19,6 @@ public final class NetworkService: @unchecked Sendable {
 
     private let state: Protected<State>
     private let delegate = SessionDelegate()
-    /// Shares transfers among identical requests that ask for it.
-    let coalescer = RequestCoalescer()
     private let delegateQueue: OperationQueue
 
     init(configuration: URLSessionConfiguration) {

@@ -5,7 +5,7 @@ import FoundationNetworking
 
 /// A running transfer that can be cancelled from any thread: a task of its own, or a
 /// seat on a shared (coalesced) one.
-struct TransportTask: Sendable {
+package struct TransportTask: Sendable {
     private let cancelAction: @Sendable () -> Void
 
     init(_ task: URLSessionTask) {
@@ -13,12 +13,12 @@ struct TransportTask: Sendable {
         cancelAction = { task.value.cancel() }
     }
 
-    init(cancel: @escaping @Sendable () -> Void) {
+    package init(cancel: @escaping @Sendable () -> Void) {
         cancelAction = cancel
     }
 
     /// Cancels; the transfer's completion reports a cancellation.
-    func cancel() {
+    package func cancel() {
         cancelAction()
     }
 }
