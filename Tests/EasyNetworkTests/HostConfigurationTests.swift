@@ -1,4 +1,5 @@
 @testable import EasyNetwork
+import EasyNetworkCache
 import EasyNetworkTesting
 import Foundation
 import XCTest

@@ -2,10 +2,10 @@
 /// on the ``ResponseStage`` queue for a response from the network, on the sending
 /// thread for a stored one, never on the session's delegate queue. A response that
 /// mapped is offered to the plug-ins (the cache); one that did not is never stored.
-enum MapStage {
+package enum MapStage {
     /// Maps `response` into `sink` (the value kept under `lock`); returns the error when
     /// the mapping threw.
-    static func run(_ response: NetworkResponse, sink: any ExchangeSink, lock: Lock, plugIns: [any RequestPlugIn]) -> NetworkError? {
+    package static func run(_ response: NetworkResponse, sink: any ExchangeSink, lock: Lock, plugIns: [any RequestPlugIn]) -> NetworkError? {
         if let error = sink.map(response, lock: lock) {
             return error
         }

@@ -60,7 +60,7 @@ public protocol BaseAPIRequest {
     /// from a temporary file. Read once per request: a computed property that builds a
     /// new form (with a new random boundary) on every read is fine.
     var multipartBody: MultipartFormData? { get }
-    /// How this request uses the host's ``ResponseCache``, or `nil` (the default) for
+    /// How this request uses the host's response cache (`EasyNetworkCache`), or `nil` (the default) for
     /// the host's ``HostConfiguration/cachePolicy``.
     var cachePolicy: CachePolicy? { get }
 }

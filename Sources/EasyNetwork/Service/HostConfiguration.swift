@@ -251,14 +251,9 @@ public final class HostConfiguration: @unchecked Sendable {
         }
     }
 
-    /// The disk cache this host's requests may use, or `nil` (the default) for none.
-    public var responseCache: ResponseCache? {
-        get { feature(CacheFeature.self)?.cache }
-        set { setFeature(newValue.map(CacheFeature.init), as: CacheFeature.self) }
-    }
-
     /// The cache policy of requests that set none (``BaseAPIRequest/cachePolicy``).
-    /// Default `.networkOnly`. It matters only with a ``responseCache``.
+    /// Default `.networkOnly`. It matters only with a response cache
+    /// (`host.responseCache`, from the `EasyNetworkCache` product).
     public var cachePolicy: CachePolicy {
         get { snapshot().cachePolicy }
         set {

@@ -28,8 +28,8 @@ package final class HostSettings: @unchecked Sendable {
     var totalTimeout: TimeInterval?
     var callbackQueue: DispatchQueue
     var acceptableStatusCodes: Set<Int>
-    var envelope: ResponseEnvelope?
-    var jsonDecoder: JSONDecoder
+    package var envelope: ResponseEnvelope?
+    package var jsonDecoder: JSONDecoder
     var jsonEncoder: JSONEncoder
     var errorHandler: HostConfiguration.ErrorHandler?
     var interceptors: [any RequestInterceptor]

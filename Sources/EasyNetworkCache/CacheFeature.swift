@@ -1,3 +1,6 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
 import Foundation
 
 /// The host's ``ResponseCache`` as a ``HostFeature``: every request whose cache policy
