@@ -238,19 +238,6 @@ public final class HostConfiguration: @unchecked Sendable {
         }
     }
 
-    /// Whether identical GET and HEAD requests in flight share one network request
-    /// (each caller still gets its own callback; cancelling one caller cancels the
-    /// network request only when all have cancelled). Default `false`; a request may
-    /// decide for itself (``BaseAPIRequest/coalescesIdenticalRequests``).
-    public var coalescesRequests: Bool {
-        get { feature(CoalescingFeature.self)?.enabled ?? false }
-        set {
-            // The same coalescer stays, so requests in flight keep sharing with new ones.
-            let coalescer = feature(CoalescingFeature.self)?.coalescer ?? RequestCoalescer()
-            setFeature(CoalescingFeature(enabled: newValue, coalescer: coalescer), as: CoalescingFeature.self)
-        }
-    }
-
     /// The cache policy of requests that set none (``BaseAPIRequest/cachePolicy``).
     /// Default `.networkOnly`. It matters only with a response cache
     /// (`host.responseCache`, from the `EasyNetworkCache` product).

@@ -1,3 +1,6 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
 import Foundation
 
 /// Coalescing as a ``HostFeature``: the host's one ``RequestCoalescer`` takes part in
