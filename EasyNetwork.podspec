@@ -14,7 +14,8 @@ Pod::Spec.new do |s|
     EasyNetwork runs requests as asynchronous Operations on a NetworkQueue, one URLSession per
     host, and maps responses into your types. Foundation only, no dependencies, silent inside
     somebody else's app, Swift 6 strict concurrency. The optional subspecs add logging
-    (Plugins), chains and batches (Orchestration) and a loopback test server (Testing).
+    (Plugins), chains and batches (Orchestration), a disk response cache (Cache) and a loopback
+    test server (Testing).
   DESC
   s.homepage = repository
   s.license = { type: 'MIT', file: 'LICENSE' }
@@ -55,6 +56,13 @@ Pod::Spec.new do |s|
     }
     orchestration.dependency 'EasyNetwork/Core'
     orchestration.frameworks = 'Foundation'
+  end
+
+  s.subspec 'Cache' do |cache|
+    cache.source_files = 'Sources/EasyNetworkCache/**/*.swift'
+    cache.resource_bundles = { 'EasyNetworkCache' => ['Sources/EasyNetworkCache/PrivacyInfo.xcprivacy'] }
+    cache.dependency 'EasyNetwork/Core'
+    cache.frameworks = 'Foundation'
   end
 
   # For test targets. Like the SwiftPM product it needs no other subspec (and no XCTest).

@@ -24,15 +24,10 @@ let package = Package(
         // Opt-in products: an SDK pays only for those it imports.
         .library(name: "EasyNetworkPlugins", targets: ["EasyNetworkPlugins"]),
         .library(name: "EasyNetworkOrchestration", targets: ["EasyNetworkOrchestration"]),
+        .library(name: "EasyNetworkCache", targets: ["EasyNetworkCache"]),
     ],
     targets: [
-        .target(
-            name: "EasyNetwork",
-            // The cache's manifest waits next to its sources for the cache's own module
-            // (issue 13); until then this module's manifest covers the cache.
-            exclude: privacyExclude + ["Cache/PrivacyInfo.xcprivacy"],
-            resources: privacyManifest
-        ),
+        .target(name: "EasyNetwork", exclude: privacyExclude, resources: privacyManifest),
         .target(name: "EasyNetworkTesting"),
         .executableTarget(
             name: "EasyNetworkDemo",
@@ -41,13 +36,16 @@ let package = Package(
         ),
         .target(name: "EasyNetworkPlugins", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
         .target(name: "EasyNetworkOrchestration", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
-        // EmbeddingHygieneTests checks a RequestBatch next to the core's objects.
-        .testTarget(name: "EasyNetworkTests", dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkOrchestration"]),
+        .target(name: "EasyNetworkCache", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
+        // EmbeddingHygieneTests checks a RequestBatch next to the core's objects;
+        // HostConfigurationTests sets every host property, the cache's too.
+        .testTarget(name: "EasyNetworkTests", dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkOrchestration", "EasyNetworkCache"]),
         .testTarget(name: "EasyNetworkPluginsTests", dependencies: ["EasyNetworkPlugins", "EasyNetwork", "EasyNetworkTesting"]),
         .testTarget(
             name: "EasyNetworkOrchestrationTests",
             dependencies: ["EasyNetworkOrchestration", "EasyNetwork", "EasyNetworkTesting"]
         ),
+        .testTarget(name: "EasyNetworkCacheTests", dependencies: ["EasyNetworkCache", "EasyNetwork", "EasyNetworkTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

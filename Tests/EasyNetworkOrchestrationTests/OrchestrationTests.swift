@@ -284,4 +284,32 @@ final class OrchestrationTests: ServerTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(started), 1)
         XCTAssertEqual(server.requests(path: "/slow-shared").count, 1)
     }
+
+    /// A GET that asks to coalesce, on its own terms.
+    private struct CoalescingGet: BaseAPIRequest {
+        var api: String
+        var method: NetworkService.Method { .get }
+        var query: NetworkService.QueryType { .path }
+        var params: [String: Any]? { nil }
+        var headers: [String: String]? { nil }
+        var coalescesIdenticalRequests: Bool? { true }
+    }
+
+    func testARequestsOwnCoalescingNeedsTheFeatureInstalledOnItsHost() {
+        server.route("GET", "/asks") { _ in .delayed(0.3, .json("{}")) }
+        func sendThree(on host: HostConfiguration) {
+            let ops = (0..<3).map { _ in RequestOperation(request: CoalescingGet(api: "/asks"), configuration: host, responseDecoder: .json) }
+            NetworkQueue(maxConcurrentOperationCount: 3).addOperations(ops, waitUntilFinished: false)
+            ops.forEach { waitUntilFinished($0) }
+        }
+        let plain = makeHost()
+        XCTAssertFalse(plain.coalescesRequests)
+        sendThree(on: plain)
+        XCTAssertEqual(server.requests(path: "/asks").count, 3, "never set: the request's wish does nothing")
+
+        let installed = makeHost()
+        installed.coalescesRequests = false
+        sendThree(on: installed)
+        XCTAssertEqual(server.requests(path: "/asks").count, 4, "installed (off for the host): the request that asks coalesces")
+    }
 }

@@ -113,7 +113,7 @@ final class DownloadTests: ServerTestCase {
         XCTAssertTrue(resumeRequest.header("Range")?.hasPrefix("bytes=\(kept)-") ?? false, "kept \(kept): " + server.requests(path: "/file").map { $0.header("Range") ?? "-" }.joined(separator: " "))
         XCTAssertEqual(resumeRequest.header("If-Range"), "\"v1\"")
         let data = try Data(contentsOf: url)
-        XCTAssertEqual(SHA256.hex(data), SHA256.hex(resource.body))
+        XCTAssertEqual(data.count, resource.body.count)
         XCTAssertEqual(data, resource.body)
     }
 

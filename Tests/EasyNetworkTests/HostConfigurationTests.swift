@@ -1,4 +1,6 @@
 @testable import EasyNetwork
+import EasyNetworkCache
+import EasyNetworkOrchestration
 import EasyNetworkTesting
 import Foundation
 import XCTest

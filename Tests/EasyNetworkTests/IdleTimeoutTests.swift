@@ -1,4 +1,5 @@
 import EasyNetwork
+import EasyNetworkOrchestration
 import EasyNetworkTesting
 import Foundation
 import XCTest

@@ -1,9 +1,11 @@
 import Foundation
 
-/// How a request uses its host's ``ResponseCache``.
+/// How a request uses its host's response cache (`ResponseCache`, installed with
+/// `host.responseCache` from the `EasyNetworkCache` product; without one every policy
+/// is the network's).
 ///
 /// Whatever the policy, only a response that passed validation and mapping is stored,
-/// under the credentials it was sent with (see ``ResponseCache``).
+/// under the credentials it was sent with.
 public enum CachePolicy: Sendable, Equatable {
     /// Always the network; nothing is read or stored (the default).
     case networkOnly

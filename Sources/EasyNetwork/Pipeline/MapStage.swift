@@ -3,10 +3,10 @@
 /// thread for a stored one, never on the session's delegate queue (only the library's own
 /// JSON parse of a small body runs there, see ``ResponseStage``). A response that
 /// mapped is offered to the plug-ins (the cache); one that did not is never stored.
-enum MapStage {
+package enum MapStage {
     /// Maps `response` into `sink` (the value kept under `lock`); returns the error when
     /// the mapping threw.
-    static func run(_ response: NetworkResponse, sink: any ExchangeSink, lock: Lock, plugIns: [any RequestPlugIn]) -> NetworkError? {
+    package static func run(_ response: NetworkResponse, sink: any ExchangeSink, lock: Lock, plugIns: [any RequestPlugIn]) -> NetworkError? {
         if let error = sink.map(response, lock: lock) {
             return error
         }

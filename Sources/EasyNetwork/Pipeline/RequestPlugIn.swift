@@ -10,7 +10,7 @@ import FoundationNetworking
 /// (``HostConfiguration/SettingsSnapshot/plugIns(for:service:)``); every hook has a
 /// default that does nothing. Hooks that answer or send an attempt see only requests
 /// without a body file.
-protocol RequestPlugIn: AnyObject, Sendable {
+package protocol RequestPlugIn: AnyObject, Sendable {
     /// An interceptor that adapts and decides retries ahead of the host's (the token).
     var interceptor: (any RequestInterceptor)? { get }
     /// Who the request was last sent for (the token), for keys.
@@ -35,10 +35,10 @@ protocol RequestPlugIn: AnyObject, Sendable {
 }
 
 extension RequestPlugIn {
-    var interceptor: (any RequestInterceptor)? { nil }
-    var credential: String? { nil }
-    func answers(_ request: inout URLRequest, credential: String?, sink: any ExchangeSink, lock: Lock, queue: DispatchQueue) -> Bool { false }
-    func send(
+    package var interceptor: (any RequestInterceptor)? { nil }
+    package var credential: String? { nil }
+    package func answers(_ request: inout URLRequest, credential: String?, sink: any ExchangeSink, lock: Lock, queue: DispatchQueue) -> Bool { false }
+    package func send(
         _ request: URLRequest,
         activity: any TransferActivity,
         next: (URLRequest, any TransferActivity, @escaping @Sendable (TransportOutcome) -> Void) -> TransportTask?,
@@ -46,14 +46,14 @@ extension RequestPlugIn {
     ) -> TransportTask? {
         next(request, activity, arrived)
     }
-    func received(_ outcome: inout TransportOutcome) {}
-    func didMap(_ response: NetworkResponse, credential: String?) {}
-    func end() {}
+    package func received(_ outcome: inout TransportOutcome) {}
+    package func didMap(_ response: NetworkResponse, credential: String?) {}
+    package func end() {}
 }
 
 extension Array where Element == any RequestPlugIn {
     /// The first credential a plug-in knows.
-    var credential: String? {
+    package var credential: String? {
         for plugIn in self {
             if let credential = plugIn.credential { return credential }
         }

@@ -54,13 +54,16 @@ public protocol BaseAPIRequest {
     var requiresAuthentication: Bool { get }
     /// `true` lets this GET or HEAD share one network request with identical ones in
     /// flight, `false` never, `nil` (the default) follows the host's `coalescesRequests`.
+    /// Coalescing needs the feature installed on the host: set `host.coalescesRequests`
+    /// (to `false` to let only requests that ask coalesce; `EasyNetworkOrchestration`).
+    /// On a host where it was never set, `true` does nothing.
     var coalescesIdenticalRequests: Bool? { get }
     /// A `multipart/form-data` body (fields and files), or `nil` (the default). When
     /// set, `params` become text fields ahead of its parts, and the body is streamed
     /// from a temporary file. Read once per request: a computed property that builds a
     /// new form (with a new random boundary) on every read is fine.
     var multipartBody: MultipartFormData? { get }
-    /// How this request uses the host's ``ResponseCache``, or `nil` (the default) for
+    /// How this request uses the host's response cache (`EasyNetworkCache`), or `nil` (the default) for
     /// the host's ``HostConfiguration/cachePolicy``.
     var cachePolicy: CachePolicy? { get }
 }

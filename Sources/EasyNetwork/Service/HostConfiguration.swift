@@ -231,40 +231,16 @@ public final class HostConfiguration: @unchecked Sendable {
     /// Tokens for this host's requests, refreshed once however many fail together;
     /// `nil` (the default) sends no token. See ``TokenAuthenticator``.
     public var authenticator: TokenAuthenticator? {
-        get { snapshot().authenticator }
+        get { feature(TokenAuthenticator.self) }
         set {
             newValue?.host = self
-            let settings = beginChange()
-            settings.authenticator = newValue
-            endChange(settings)
-        }
-    }
-
-    /// Whether identical GET and HEAD requests in flight share one network request
-    /// (each caller still gets its own callback; cancelling one caller cancels the
-    /// network request only when all have cancelled). Default `false`; a request may
-    /// decide for itself (``BaseAPIRequest/coalescesIdenticalRequests``).
-    public var coalescesRequests: Bool {
-        get { snapshot().coalescesRequests }
-        set {
-            let settings = beginChange()
-            settings.coalescesRequests = newValue
-            endChange(settings)
-        }
-    }
-
-    /// The disk cache this host's requests may use, or `nil` (the default) for none.
-    public var responseCache: ResponseCache? {
-        get { snapshot().responseCache }
-        set {
-            let settings = beginChange()
-            settings.responseCache = newValue
-            endChange(settings)
+            setFeature(newValue, as: TokenAuthenticator.self)
         }
     }
 
     /// The cache policy of requests that set none (``BaseAPIRequest/cachePolicy``).
-    /// Default `.networkOnly`. It matters only with a ``responseCache``.
+    /// Default `.networkOnly`. It matters only with a response cache
+    /// (`host.responseCache`, from the `EasyNetworkCache` product).
     public var cachePolicy: CachePolicy {
         get { snapshot().cachePolicy }
         set {

@@ -13,7 +13,7 @@ import FoundationNetworking
 /// Adding a setting: a stored `var` (no default value), a line in each initializer
 /// (the compiler insists for a non-optional field), and a property of the host whose
 /// setter is `beginChange()`, assign, `endChange(_:)`.
-final class HostSettings: @unchecked Sendable {
+package final class HostSettings: @unchecked Sendable {
     // unchecked: fields are written only on a fresh copy under the host's lock before it
     // is published; a published object is never written again.
 
@@ -28,16 +28,15 @@ final class HostSettings: @unchecked Sendable {
     var totalTimeout: TimeInterval?
     var callbackQueue: DispatchQueue
     var acceptableStatusCodes: Set<Int>
-    var envelope: ResponseEnvelope?
-    var jsonDecoder: JSONDecoder
+    package var envelope: ResponseEnvelope?
+    package var jsonDecoder: JSONDecoder
     var jsonEncoder: JSONEncoder
     var errorHandler: HostConfiguration.ErrorHandler?
     var interceptors: [any RequestInterceptor]
     var retryPolicy: RetryPolicy
-    var authenticator: TokenAuthenticator?
-    var coalescesRequests: Bool
-    var responseCache: ResponseCache?
-    var cachePolicy: CachePolicy
+    package var cachePolicy: CachePolicy
+    /// The installed optional features, in ``HostFeature/order`` (see ``setFeature(_:id:order:)``).
+    private(set) var features: [any HostFeature]
 
     /// The defaults of a new host.
     init(baseURL: URL?) {
@@ -55,10 +54,8 @@ final class HostSettings: @unchecked Sendable {
         errorHandler = nil
         interceptors = []
         retryPolicy = .none
-        authenticator = nil
-        coalescesRequests = false
-        responseCache = nil
         cachePolicy = .networkOnly
+        features = []
     }
 
     /// A copy of `other`, every field the same (the URL memo shared).
@@ -77,10 +74,8 @@ final class HostSettings: @unchecked Sendable {
         errorHandler = other.errorHandler
         interceptors = other.interceptors
         retryPolicy = other.retryPolicy
-        authenticator = other.authenticator
-        coalescesRequests = other.coalescesRequests
-        responseCache = other.responseCache
         cachePolicy = other.cachePolicy
+        features = other.features
     }
 
     /// A private copy to change before publishing it.
@@ -93,6 +88,19 @@ final class HostSettings: @unchecked Sendable {
         baseURL = url
         baseURLProblem = problem
         urlMemo = URLMemo()
+    }
+
+    /// The installed feature whose type has `id`, or `nil`.
+    func feature(_ id: ObjectIdentifier) -> (any HostFeature)? {
+        features.first { ObjectIdentifier(type(of: $0)) == id }
+    }
+
+    /// Replaces the feature whose type has `id` with `feature` (or removes it), kept in `order`.
+    func setFeature(_ feature: (any HostFeature)?, id: ObjectIdentifier, order: Int) {
+        features.removeAll { ObjectIdentifier(type(of: $0)) == id }
+        guard let feature else { return }
+        let index = features.firstIndex { type(of: $0).order > order } ?? features.endIndex
+        features.insert(feature, at: index)
     }
 
     /// The settings themselves; kept so that code written for the former snapshot

@@ -17,8 +17,6 @@ public final class NetworkService: @unchecked Sendable {
     private var session: URLSession?
     private var invalidated = false
     private let delegate = SessionDelegate()
-    /// Shares transfers among identical requests that ask for it.
-    let coalescer = RequestCoalescer()
     private let delegateQueue: OperationQueue
 
     init(configuration: URLSessionConfiguration) {

@@ -3,7 +3,7 @@
 /// timeout of a request starts over from the last such moment.
 ///
 /// Conformers keep it cheap: a timestamp under a lock, never a timer per call.
-protocol TransferActivity: AnyObject, Sendable {
+package protocol TransferActivity: AnyObject, Sendable {
     /// Bytes moved just now.
     func transferMoved()
 }

@@ -5,19 +5,19 @@ import FoundationNetworking
 
 /// A running transfer that can be cancelled from any thread: a task of its own, or a
 /// seat on a shared (coalesced) one.
-struct TransportTask: Sendable {
+package struct TransportTask: Sendable {
     private let cancelAction: @Sendable () -> Void
 
     init(_ task: URLSessionTask) {
         cancelAction = { task.cancel() }
     }
 
-    init(cancel: @escaping @Sendable () -> Void) {
+    package init(cancel: @escaping @Sendable () -> Void) {
         cancelAction = cancel
     }
 
     /// Cancels; the transfer's completion reports a cancellation.
-    func cancel() {
+    package func cancel() {
         cancelAction()
     }
 }

@@ -30,7 +30,9 @@ final class DownloadExchange: RetryLedger, @unchecked Sendable {
     private let host: HostConfiguration
     private let destination: URL
     private let options: DownloadOptions
-    private let token: TokenPlugIn?
+    /// The host's features that adapt and decide retries for it (the token), through
+    /// their plug-ins' interceptors; a download needs no other part of a plug-in.
+    private let plugIns: [any RequestPlugIn]
     /// Those that adapt and decide retries: the token first, then the host's and the request's.
     private let chain: [any RequestInterceptor]
     private let requestID: Int
@@ -53,10 +55,10 @@ final class DownloadExchange: RetryLedger, @unchecked Sendable {
         self.host = host
         self.destination = destination
         self.options = options
-        let token = request.requiresAuthentication ? host.authenticator.map { TokenPlugIn(TokenWait(authenticator: $0, service: service)) } : nil
-        self.token = token
+        let plugIns = host.snapshot().plugIns(for: request, service: service).filter { $0.interceptor != nil }
+        self.plugIns = plugIns
         let interceptors = host.interceptors + request.interceptors
-        chain = token.map { [$0] + interceptors } ?? interceptors
+        chain = plugIns.isEmpty ? interceptors : plugIns.compactMap(\.interceptor) + interceptors
         requestID = interceptors.isEmpty ? 0 : RequestContext.nextRequestID()
         retryPolicy = request.retryPolicy ?? host.retryPolicy
         self.progress = progress
@@ -185,7 +187,7 @@ final class DownloadExchange: RetryLedger, @unchecked Sendable {
         backoff = nil
         let attempts = attempt
         lock.unlock()
-        token?.end()
+        plugIns.forEach { $0.end() }
         var result = result
         if case .failure(var error) = result {
             error.attempts = attempts

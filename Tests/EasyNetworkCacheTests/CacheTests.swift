@@ -1,4 +1,5 @@
 import EasyNetwork
+import EasyNetworkCache
 import EasyNetworkTesting
 import Foundation
 import XCTest

@@ -1,4 +1,5 @@
 import EasyNetwork
+import EasyNetworkCache
 import EasyNetworkTesting
 import Foundation
 import XCTest
@@ -176,7 +177,7 @@ final class CacheStageTests: CacheTestCase {
 
     func testTheDefaultFolderIsNamedAfterTheCallingModule() {
         let caches = ResponseCache(name: "probe").directory.deletingLastPathComponent().standardizedFileURL
-        XCTAssertEqual(ResponseCache().directory.standardizedFileURL, caches.appendingPathComponent("EasyNetworkTests").standardizedFileURL, "an unnamed cache is named after the SDK that makes it")
+        XCTAssertEqual(ResponseCache().directory.standardizedFileURL, caches.appendingPathComponent("EasyNetworkCacheTests").standardizedFileURL, "an unnamed cache is named after the SDK that makes it")
         XCTAssertNotEqual(ResponseCache(name: "sdk-one").directory, ResponseCache(name: "sdk-two").directory)
         for name in ["../escape", "a/b", "..", "", "/"] {
             let directory = ResponseCache(name: name).directory.standardizedFileURL

@@ -1,4 +1,5 @@
-@testable import EasyNetwork
+import EasyNetwork
+@testable import EasyNetworkCache
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,3 +1,6 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -11,7 +14,7 @@ final class CachePlugIn: RequestPlugIn, @unchecked Sendable {
     // unchecked: `looked` and `entry` are read and written only under `lock`.
     private let cache: ResponseCache
     private let policy: CachePolicy
-    private let settings: HostConfiguration.SettingsSnapshot
+    private let settings: HostSettings
     private let lock = Lock()
     /// Whether the lookup ran (nothing is stored otherwise, e.g. for a multipart
     /// upload), and the matching entry it found.
@@ -19,7 +22,7 @@ final class CachePlugIn: RequestPlugIn, @unchecked Sendable {
     private var entry: CachedResponse?
 
     /// The stage of a request, or `nil` when it does not use a cache.
-    init?(cache: ResponseCache?, policy: CachePolicy, settings: HostConfiguration.SettingsSnapshot) {
+    init?(cache: ResponseCache?, policy: CachePolicy, settings: HostSettings) {
         guard let cache, policy != .networkOnly else { return nil }
         self.cache = cache
         self.policy = policy
@@ -120,6 +123,6 @@ final class CachePlugIn: RequestPlugIn, @unchecked Sendable {
         guard let url = request.url,
               let http = HTTPURLResponse(url: url, statusCode: entry.statusCode, httpVersion: "HTTP/1.1", headerFields: entry.headers)
         else { return nil }
-        return NetworkResponse(request: request, httpResponse: http, data: entry.body, envelope: settings.settings.envelope, jsonDecoder: settings.settings.jsonDecoder)
+        return NetworkResponse(request: request, httpResponse: http, data: entry.body, envelope: settings.envelope, jsonDecoder: settings.jsonDecoder)
     }
 }

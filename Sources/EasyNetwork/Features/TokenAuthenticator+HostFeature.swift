@@ -1,0 +1,11 @@
+import Foundation
+
+/// The host's ``TokenAuthenticator`` as a ``HostFeature``: every request that requires
+/// authentication gets a ``TokenPlugIn``.
+extension TokenAuthenticator: HostFeature {
+    package static var order: Int { 20 }
+
+    package func plugIn(for request: any BaseAPIRequest, settings: HostSettings, service: EasyNetworkService) -> (any RequestPlugIn)? {
+        request.requiresAuthentication ? TokenPlugIn(TokenWait(authenticator: self, service: service)) : nil
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+
+/// An optional feature of a host (the cache, coalescing, the token), installed by the
+/// module that owns it through a host property of its own (`host.responseCache`, …)
+/// and stored in the host's settings by its type (``HostConfiguration/feature(_:)``).
+/// The core never names a feature: per request, the host's installed features are
+/// asked in ``order`` for their part (``plugIn(for:settings:service:)``).
+package protocol HostFeature: AnyObject, Sendable {
+    /// Where the feature's plug-in runs among the others, lowest first: the cache 0,
+    /// coalescing 10, the token 20.
+    static var order: Int { get }
+    /// The feature's part in `request`, or `nil` when it takes no part.
+    func plugIn(for request: any BaseAPIRequest, settings: HostSettings, service: EasyNetworkService) -> (any RequestPlugIn)?
+}
+
+extension HostConfiguration {
+    /// The installed feature of `type`, or `nil`.
+    package func feature<Feature: HostFeature>(_ type: Feature.Type) -> Feature? {
+        snapshot().feature(ObjectIdentifier(type)) as? Feature
+    }
+
+    /// Installs `feature` in place of the one of `type` (or removes it, `nil`);
+    /// requests that start afterwards see it.
+    package func setFeature<Feature: HostFeature>(_ feature: Feature?, as type: Feature.Type) {
+        let settings = beginChange()
+        settings.setFeature(feature, id: ObjectIdentifier(type), order: type.order)
+        endChange(settings)
+    }
+}

@@ -1,0 +1,20 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
+import Foundation
+
+/// The host's ``ResponseCache`` as a ``HostFeature``: every request whose cache policy
+/// (its own, or the host's ``HostConfiguration/cachePolicy``) is not `.networkOnly`
+/// gets a ``CachePlugIn``.
+final class CacheFeature: HostFeature {
+    static var order: Int { 0 }
+    let cache: ResponseCache
+
+    init(cache: ResponseCache) {
+        self.cache = cache
+    }
+
+    func plugIn(for request: any BaseAPIRequest, settings: HostSettings, service: EasyNetworkService) -> (any RequestPlugIn)? {
+        CachePlugIn(cache: cache, policy: request.cachePolicy ?? settings.cachePolicy, settings: settings)
+    }
+}

@@ -1,0 +1,23 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
+import Foundation
+
+extension HostConfiguration {
+    /// The disk cache this host's requests may use, or `nil` (the default) for none.
+    ///
+    /// Setting a cache installs it for the requests that start afterwards; each uses it
+    /// as its ``BaseAPIRequest/cachePolicy`` (or else the host's
+    /// ``HostConfiguration/cachePolicy``) says:
+    ///
+    /// ```swift
+    /// import EasyNetworkCache
+    ///
+    /// host.responseCache = ResponseCache(name: "my-sdk", maxBytes: 20 << 20)
+    /// host.cachePolicy = .revalidate
+    /// ```
+    public var responseCache: ResponseCache? {
+        get { feature(CacheFeature.self)?.cache }
+        set { setFeature(newValue.map(CacheFeature.init), as: CacheFeature.self) }
+    }
+}
