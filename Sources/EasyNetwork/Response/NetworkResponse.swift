@@ -79,16 +79,14 @@ public struct NetworkResponse: @unchecked Sendable {
     /// - Throws: ``NetworkError``: `business` for an envelope failure, `decoding` that
     ///   names the type, the key path and a snippet of the body.
     public func decode<T: Decodable>(_ type: T.Type, decoder: JSONDecoder? = nil) throws -> T {
-        let decoder = decoder ?? jsonDecoder
+        // A thin generic shim: the envelope is judged, and every error is made, by
+        // non-generic code (`EnvelopeBinding.read`, `decodingFailure`).
         do {
-            guard let envelope else {
-                return try decoder.decode(T.self, from: data)
+            guard envelope != nil else {
+                return try (decoder ?? jsonDecoder).decode(T.self, from: data)
             }
-            let box = try EnvelopeBinding.$current.withValue(envelope) {
-                try decoder.decode(EnvelopeBox<T>.self, from: data)
-            }
-            if let fields = box.failureFields {
-                throw envelope.businessError(fields, in: self)
+            let box = try EnvelopeBinding.$current.withValue(self) {
+                try (decoder ?? jsonDecoder).decode(EnvelopeBox<T>.self, from: data)
             }
             if let payload = box.payload {
                 return payload
@@ -96,12 +94,23 @@ public struct NetworkResponse: @unchecked Sendable {
             if let absent = (nil as Any?) as? T {
                 return absent
             }
-            throw envelope.missingPayloadError(for: T.self, in: self)
-        } catch let error as NetworkError {
-            throw error
+            throw decodingFailure(nil, type: T.self)
         } catch {
-            throw decodingError("cannot decode \(T.self): " + DecodingDiagnostics.reason(for: error), underlyingError: error)
+            throw decodingFailure(error, type: T.self)
         }
+    }
+
+    /// Why decoding `type` failed: `error` itself when it is a ``NetworkError`` (the
+    /// envelope's business error), else a `decoding` error naming the type and the key
+    /// path; with no `error`, the envelope's payload is missing.
+    private func decodingFailure(_ error: (any Error)?, type: Any.Type) -> NetworkError {
+        if let error = error as? NetworkError {
+            return error
+        }
+        guard let error else {
+            return decodingError("cannot decode \(type): the envelope has no '\(envelope?.payloadKey ?? "")'.")
+        }
+        return decodingError("cannot decode \(type): " + DecodingDiagnostics.reason(for: error), underlyingError: error)
     }
 
     /// Checks the envelope, if any, and ignores the payload: for requests whose
@@ -125,13 +134,32 @@ public struct NetworkResponse: @unchecked Sendable {
 
     /// A `decoding` error about this response: `message`, then a quote of the body.
     func decodingError(_ message: String, quotingBody: Bool = true, underlyingError: (any Error)? = nil) -> NetworkError {
+        error(.decoding, message: quotingBody ? message + DecodingDiagnostics.quote(data) : message, underlyingError: underlyingError)
+    }
+
+    /// An error about this response, with its URL, response and body: the one place
+    /// the response's errors are made (decoding here, business in the envelope).
+    @inline(never)
+    func error(
+        _ kind: NetworkError.Kind,
+        message: String?,
+        underlyingError: (any Error)? = nil,
+        businessCode: String? = nil,
+        traceId: String? = nil,
+        payload: Data? = nil,
+        isUnauthorized: Bool? = nil
+    ) -> NetworkError {
         NetworkError(
-            kind: .decoding,
-            message: quotingBody ? message + DecodingDiagnostics.quote(data) : message,
+            kind: kind,
+            message: message,
             url: request.url,
             response: httpResponse,
             data: data,
-            underlyingError: underlyingError
+            underlyingError: underlyingError,
+            businessCode: businessCode,
+            traceId: traceId,
+            payload: payload,
+            isUnauthorized: isUnauthorized
         )
     }
 }
