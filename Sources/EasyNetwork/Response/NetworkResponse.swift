@@ -6,21 +6,21 @@ import FoundationNetworking
 /// A successful HTTP exchange: the request as sent, the response and its body, with
 /// the host's envelope and JSON decoder. Mappers and transforms receive it before
 /// anything is decoded, and use its methods to decode.
-public struct NetworkResponse: @unchecked Sendable {
+public struct NetworkResponse: Sendable {
     /// The request as it was sent.
-    public let request: URLRequest
+    public var request: URLRequest { storage.request }
     /// The HTTP response.
-    public let httpResponse: HTTPURLResponse
+    public var httpResponse: HTTPURLResponse { storage.httpResponse }
     /// The body; empty for HEAD, 204 and empty responses.
-    public let data: Data
+    public var data: Data { storage.data }
     /// The host's envelope, applied by ``jsonObject()``, ``decode(_:decoder:)`` and
     /// ``validateEnvelope()``; `nil` when the host has none.
-    public var envelope: ResponseEnvelope? { heldEnvelope?.envelope }
-    /// The envelope in one reference: a response is copied along the exchange, and a
-    /// copy then retains one object instead of each of the envelope's fields.
-    private let heldEnvelope: HeldEnvelope?
+    public var envelope: ResponseEnvelope? { storage.envelope }
     /// The host's JSON decoder, used by ``decode(_:decoder:)`` when none is given.
-    public let jsonDecoder: JSONDecoder
+    public var jsonDecoder: JSONDecoder { storage.jsonDecoder }
+    /// Every field in one immutable object: a response is copied along the exchange,
+    /// and a copy then retains one reference (no value witnesses of its own).
+    private let storage: Storage
 
     /// Creates a response; the library makes these, tests may too.
     public init(
@@ -30,18 +30,24 @@ public struct NetworkResponse: @unchecked Sendable {
         envelope: ResponseEnvelope? = nil,
         jsonDecoder: JSONDecoder = JSONDecoder()
     ) {
-        self.request = request
-        self.httpResponse = httpResponse
-        self.data = data
-        heldEnvelope = envelope.map(HeldEnvelope.init)
-        self.jsonDecoder = jsonDecoder
+        storage = Storage(request: request, httpResponse: httpResponse, data: data, envelope: envelope, jsonDecoder: jsonDecoder)
     }
 
-    private final class HeldEnvelope: Sendable {
-        let envelope: ResponseEnvelope
+    private final class Storage: @unchecked Sendable {
+        // unchecked: every field is a `let`; `HTTPURLResponse` and `JSONDecoder` are not
+        // marked `Sendable` in every SDK, and nothing here mutates them.
+        let request: URLRequest
+        let httpResponse: HTTPURLResponse
+        let data: Data
+        let envelope: ResponseEnvelope?
+        let jsonDecoder: JSONDecoder
 
-        init(_ envelope: ResponseEnvelope) {
+        init(request: URLRequest, httpResponse: HTTPURLResponse, data: Data, envelope: ResponseEnvelope?, jsonDecoder: JSONDecoder) {
+            self.request = request
+            self.httpResponse = httpResponse
+            self.data = data
             self.envelope = envelope
+            self.jsonDecoder = jsonDecoder
         }
     }
 
