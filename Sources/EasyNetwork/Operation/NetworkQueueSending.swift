@@ -37,20 +37,21 @@ extension NetworkQueue {
     }
 
     /// Adds `operation` and returns the result that `observe` hands over (once, at the
-    /// end); cancelling the calling task cancels the operation. Waits on the one
-    /// continuation of ``wait(for:observe:)``; only the hand-over names `Value`.
+    /// end); cancelling the calling task cancels the operation.
     func result<Value: Sendable>(
         of operation: Operation,
         observe: (@escaping @Sendable (Result<Value, NetworkError>) -> Void) -> Void
     ) async throws -> Value {
-        let handedOver = HandedOverResult()
-        await wait(for: operation) { done in
-            observe { result in
-                handedOver.store(result)
-                done()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
+                observe { result in
+                    continuation.resume(with: result.mapError { $0 as any Error })
+                }
+                addOperation(operation)
             }
+        } onCancel: {
+            operation.cancel()
         }
-        return try (handedOver.take() as? Result<Value, NetworkError> ?? .failure(.cancelled(url: nil))).get()
     }
 
     /// Adds any operation (a ``ServiceOperation`` subclass, say) to this queue and
@@ -92,25 +93,5 @@ extension NetworkQueue {
         } onCancel: {
             operation.cancel()
         }
-    }
-}
-
-/// The result an observer hands to ``NetworkQueue/result(of:observe:)``, kept until the
-/// waiting task reads it. Not generic: one class for every result type.
-private final class HandedOverResult: @unchecked Sendable {
-    // unchecked: `value` is read and written only under `lock`.
-    private let lock = Lock()
-    private var value: (any Sendable)?
-
-    func store(_ result: any Sendable) {
-        lock.lock()
-        value = result
-        lock.unlock()
-    }
-
-    func take() -> (any Sendable)? {
-        lock.lock()
-        defer { lock.unlock() }
-        return value
     }
 }

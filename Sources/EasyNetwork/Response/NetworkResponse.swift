@@ -64,6 +64,8 @@ public struct NetworkResponse: Sendable {
     /// first and only its payload is returned.
     /// - Throws: ``NetworkError`` of kind `business` when the envelope says failure,
     ///   `decoding` with a snippet of the body when the body is not JSON.
+    // Never inlined: the library's decoders (`.json`, `.void`, `.map`, `.mapper`) share it.
+    @inline(never)
     public func jsonObject() throws -> Any? {
         guard let envelope else { return try rawJSONObject() }
         return try envelope.payload(of: rawJSONObject(), in: self)
