@@ -199,3 +199,16 @@ final class ResponseHandlingTests: ServerTestCase {
         XCTAssertNotNil(value(of: result) as? [Any])
     }
 }
+
+extension ResponseHandlingTests {
+    /// A `null` where a value must be is named as such, with the key path.
+    func testANullValueIsNamedWithItsPath() throws {
+        let url = try XCTUnwrap(URL(string: "http://127.0.0.1/diagnostics"))
+        let http = try XCTUnwrap(HTTPURLResponse(url: url, statusCode: 200, httpVersion: nil, headerFields: nil))
+        let response = NetworkResponse(request: URLRequest(url: url), httpResponse: http, data: Data(#"{"id": null, "name": "a"}"#.utf8))
+        XCTAssertThrowsError(try response.decode(Product.self)) { error in
+            let message = (error as? NetworkError)?.message ?? ""
+            XCTAssertTrue(message.hasPrefix("cannot decode Product: no value of type Int at .id: "), message)
+        }
+    }
+}

@@ -37,6 +37,8 @@ public final class NetworkQueue: @unchecked Sendable {  // unchecked: `slotLimit
     /// would stop the app for it). An operation that sits, not yet started, in a plain
     /// `OperationQueue` (including ``operationQueue``, used directly) cannot be seen:
     /// add every operation through a `NetworkQueue`.
+    // Never inlined: the generic `send` and `run` would each carry a copy of the registry.
+    @inline(never)
     public func addOperation(_ operation: Operation) {
         guard EnqueueRegistry.claim(operation, by: self) else { return }
         operationQueue.addOperation(operation)

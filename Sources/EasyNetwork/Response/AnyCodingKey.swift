@@ -1,19 +1,22 @@
-/// A coding key made from any string, for containers whose keys are known only at run time.
+/// A coding key made from any string, for containers whose keys are known only at run
+/// time (the top level of an envelope: never an array, so never an integer key). One
+/// stored `String`, so that the key has no layout of its own to copy.
 struct AnyCodingKey: CodingKey {
     let stringValue: String
-    let intValue: Int?
+
+    /// Always `nil`: keys of an object are names.
+    var intValue: Int? { nil }
 
     init(_ string: String) {
         stringValue = string
-        intValue = nil
     }
 
     init?(stringValue: String) {
         self.init(stringValue)
     }
 
+    /// `nil`: an envelope is an object, whose keys are never integers.
     init?(intValue: Int) {
-        stringValue = String(intValue)
-        self.intValue = intValue
+        return nil
     }
 }

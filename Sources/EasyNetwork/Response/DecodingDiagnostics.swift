@@ -14,25 +14,28 @@ enum DecodingDiagnostics {
     /// decoding and encoding errors; the localized description of any other error.
     static func reason(for error: any Error) -> String {
         let words: String, codingPath: [any CodingKey], detail: String
-        if let decodingError = error as? DecodingError {
-            switch decodingError {
-            case .typeMismatch(let type, let context):
-                (words, codingPath, detail) = ("expected " + String(describing: type), context.codingPath, context.debugDescription)
-            case .valueNotFound(let type, let context):
-                (words, codingPath, detail) = ("no value of type " + String(describing: type), context.codingPath, context.debugDescription)
-            case .keyNotFound(let key, let context):
-                return "missing key '" + key.stringValue + "' at " + path(context.codingPath)
-            case .dataCorrupted(let context):
-                (words, codingPath, detail) = ("corrupted data", context.codingPath, context.debugDescription)
-            @unknown default:
-                return String(describing: decodingError)
-            }
-        } else if case EncodingError.invalidValue(let value, let context) = error {
+        switch error {
+        case DecodingError.typeMismatch(let type, let context):
+            (words, codingPath, detail) = ("expected " + name(of: type), context.codingPath, context.debugDescription)
+        case DecodingError.valueNotFound(let type, let context):
+            (words, codingPath, detail) = ("no value of type " + name(of: type), context.codingPath, context.debugDescription)
+        case DecodingError.keyNotFound(let key, let context):
+            return "missing key '" + key.stringValue + "' at " + path(context.codingPath)
+        case DecodingError.dataCorrupted(let context):
+            (words, codingPath, detail) = ("corrupted data", context.codingPath, context.debugDescription)
+        case EncodingError.invalidValue(let value, let context):
             (words, codingPath, detail) = ("invalid value " + String(describing: value), context.codingPath, context.debugDescription)
-        } else {
+        default:
             return (error as NSError).localizedDescription
         }
         return words + " at " + path(codingPath) + ": " + detail
+    }
+
+    /// The name of `type`, as `String(describing:)` gives it (one call site for both
+    /// cases that name a type).
+    @inline(never)
+    static func name(of type: Any.Type) -> String {
+        String(describing: type)
     }
 
     /// A key path such as `.items[1].id`, or `the top level`.

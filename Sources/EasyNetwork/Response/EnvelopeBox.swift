@@ -1,22 +1,23 @@
 import Foundation
 
-/// The envelope an ``EnvelopeBox`` applies, bound around one decode (a task-local
-/// value, readable from synchronous code on the decoding thread), because
+/// The response whose envelope an ``EnvelopeBox`` applies, bound around one decode (a
+/// task-local value, readable from synchronous code on the decoding thread), because
 /// `init(from:)` can be given nothing else.
 enum EnvelopeBinding {
-    @TaskLocal static var current: ResponseEnvelope?
+    @TaskLocal static var current: NetworkResponse?
 
     /// Reads the bound envelope's fields from the top-level object of `decoder`: only
     /// those its rule and errors need (all but the payload for a custom rule), and the
     /// payload too, as JSON, when the envelope says failure. Not generic: the
     /// ``EnvelopeBox`` of each payload type only decodes the payload.
     ///
-    /// - Returns: the container, the fields when the envelope failed (else `nil`), and
-    ///   where the payload is: under `payloadKey`, absent, or the whole object.
+    /// - Returns: the container and where the payload is: under `payloadKey`, absent,
+    ///   or the whole object.
+    /// - Throws: the envelope's business ``NetworkError`` when it says failure.
     static func read(_ decoder: any Decoder) throws -> (
-        container: KeyedDecodingContainer<AnyCodingKey>, failureFields: [String: Any]?, payloadKey: AnyCodingKey?, payloadIsWhole: Bool
+        container: KeyedDecodingContainer<AnyCodingKey>, payloadKey: AnyCodingKey?, payloadIsWhole: Bool
     ) {
-        guard let envelope = current else {
+        guard let response = current, let envelope = response.envelope else {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "no envelope is bound"))
         }
         let container = try decoder.container(keyedBy: AnyCodingKey.self)
@@ -39,9 +40,9 @@ enum EnvelopeBinding {
             if let name = envelope.payloadKey, let payloadKey {
                 fields[name] = try container.decode(JSONValue.self, forKey: payloadKey).object
             }
-            return (container, fields, nil, false)
+            throw envelope.businessError(fields, in: response)
         }
-        return (container, nil, payloadKey, envelope.payloadKey == nil)
+        return (container, payloadKey, envelope.payloadKey == nil)
     }
 
     /// `name` as a key of `container`: as written, or as a decoder that converts
@@ -62,12 +63,9 @@ enum EnvelopeBinding {
 final class EnvelopeBox<Payload: Decodable>: Decodable {
     /// The decoded payload; `nil` when the envelope succeeded without one.
     let payload: Payload?
-    /// The envelope's fields when it said failure (payload included, as JSON).
-    let failureFields: [String: Any]?
 
     init(from decoder: any Decoder) throws {
         let read = try EnvelopeBinding.read(decoder)
-        failureFields = read.failureFields
         if read.payloadIsWhole {
             payload = try Payload(from: decoder)
         } else if let key = read.payloadKey {

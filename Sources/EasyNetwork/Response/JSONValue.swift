@@ -2,8 +2,9 @@ import Foundation
 
 /// Any JSON value, decoded through `Decodable` straight into the form
 /// `JSONSerialization` gives: how the envelope reads its small fields (code, message,
-/// trace id) in the same pass that decodes the payload.
-struct JSONValue: Decodable {
+/// trace id) in the same pass that decodes the payload. A class: one reference has no
+/// value witnesses of its own (a struct holding `Any` would).
+final class JSONValue: Decodable {
     /// The value: `NSNull`, `Bool`, `Int`, `Double`, `String`, `[Any]` or `[String: Any]`.
     let object: Any
 

@@ -8,19 +8,19 @@ import FoundationNetworking
 /// anything is decoded, and use its methods to decode.
 public struct NetworkResponse: Sendable {
     /// The request as it was sent.
-    public let request: URLRequest
+    public var request: URLRequest { storage.request }
     /// The HTTP response.
-    public let httpResponse: HTTPURLResponse
+    public var httpResponse: HTTPURLResponse { storage.httpResponse }
     /// The body; empty for HEAD, 204 and empty responses.
-    public let data: Data
+    public var data: Data { storage.data }
     /// The host's envelope, applied by ``jsonObject()``, ``decode(_:decoder:)`` and
     /// ``validateEnvelope()``; `nil` when the host has none.
-    public var envelope: ResponseEnvelope? { heldEnvelope?.envelope }
-    /// The envelope in one reference: a response is copied along the exchange, and a
-    /// copy then retains one object instead of each of the envelope's fields.
-    private let heldEnvelope: HeldEnvelope?
+    public var envelope: ResponseEnvelope? { storage.envelope }
     /// The host's JSON decoder, used by ``decode(_:decoder:)`` when none is given.
-    public let jsonDecoder: JSONDecoder
+    public var jsonDecoder: JSONDecoder { storage.jsonDecoder }
+    /// Every field in one immutable object: a response is copied along the exchange,
+    /// and a copy then retains one reference (no value witnesses of its own).
+    private let storage: Storage
 
     /// Creates a response; the library makes these, tests may too.
     public init(
@@ -30,18 +30,24 @@ public struct NetworkResponse: Sendable {
         envelope: ResponseEnvelope? = nil,
         jsonDecoder: JSONDecoder = JSONDecoder()
     ) {
-        self.request = request
-        self.httpResponse = httpResponse
-        self.data = data
-        heldEnvelope = envelope.map(HeldEnvelope.init)
-        self.jsonDecoder = jsonDecoder
+        storage = Storage(request: request, httpResponse: httpResponse, data: data, envelope: envelope, jsonDecoder: jsonDecoder)
     }
 
-    private final class HeldEnvelope: Sendable {
-        let envelope: ResponseEnvelope
+    private final class Storage: @unchecked Sendable {
+        // unchecked: every field is a `let`; `HTTPURLResponse` and `JSONDecoder` are not
+        // marked `Sendable` in every SDK, and nothing here mutates them.
+        let request: URLRequest
+        let httpResponse: HTTPURLResponse
+        let data: Data
+        let envelope: ResponseEnvelope?
+        let jsonDecoder: JSONDecoder
 
-        init(_ envelope: ResponseEnvelope) {
+        init(request: URLRequest, httpResponse: HTTPURLResponse, data: Data, envelope: ResponseEnvelope?, jsonDecoder: JSONDecoder) {
+            self.request = request
+            self.httpResponse = httpResponse
+            self.data = data
             self.envelope = envelope
+            self.jsonDecoder = jsonDecoder
         }
     }
 
@@ -58,6 +64,8 @@ public struct NetworkResponse: Sendable {
     /// first and only its payload is returned.
     /// - Throws: ``NetworkError`` of kind `business` when the envelope says failure,
     ///   `decoding` with a snippet of the body when the body is not JSON.
+    // Never inlined: the library's decoders (`.json`, `.void`, `.map`, `.mapper`) share it.
+    @inline(never)
     public func jsonObject() throws -> Any? {
         guard let envelope else { return try rawJSONObject() }
         return try envelope.payload(of: rawJSONObject(), in: self)
@@ -79,16 +87,14 @@ public struct NetworkResponse: Sendable {
     /// - Throws: ``NetworkError``: `business` for an envelope failure, `decoding` that
     ///   names the type, the key path and a snippet of the body.
     public func decode<T: Decodable>(_ type: T.Type, decoder: JSONDecoder? = nil) throws -> T {
-        let decoder = decoder ?? jsonDecoder
+        // A thin generic shim: the envelope is judged, and every error is made, by
+        // non-generic code (`EnvelopeBinding.read`, `decodingFailure`).
         do {
-            guard let envelope else {
-                return try decoder.decode(T.self, from: data)
+            guard envelope != nil else {
+                return try (decoder ?? jsonDecoder).decode(T.self, from: data)
             }
-            let box = try EnvelopeBinding.$current.withValue(envelope) {
-                try decoder.decode(EnvelopeBox<T>.self, from: data)
-            }
-            if let fields = box.failureFields {
-                throw envelope.businessError(fields, in: self)
+            let box = try EnvelopeBinding.$current.withValue(self) {
+                try (decoder ?? jsonDecoder).decode(EnvelopeBox<T>.self, from: data)
             }
             if let payload = box.payload {
                 return payload
@@ -96,12 +102,23 @@ public struct NetworkResponse: Sendable {
             if let absent = (nil as Any?) as? T {
                 return absent
             }
-            throw envelope.missingPayloadError(for: T.self, in: self)
-        } catch let error as NetworkError {
-            throw error
+            throw decodingFailure(nil, type: T.self)
         } catch {
-            throw decodingError("cannot decode \(T.self): " + DecodingDiagnostics.reason(for: error), underlyingError: error)
+            throw decodingFailure(error, type: T.self)
         }
+    }
+
+    /// Why decoding `type` failed: `error` itself when it is a ``NetworkError`` (the
+    /// envelope's business error), else a `decoding` error naming the type and the key
+    /// path; with no `error`, the envelope's payload is missing.
+    private func decodingFailure(_ error: (any Error)?, type: Any.Type) -> NetworkError {
+        if let error = error as? NetworkError {
+            return error
+        }
+        guard let error else {
+            return decodingError("cannot decode \(type): the envelope has no '\(envelope?.payloadKey ?? "")'.")
+        }
+        return decodingError("cannot decode \(type): " + DecodingDiagnostics.reason(for: error), underlyingError: error)
     }
 
     /// Checks the envelope, if any, and ignores the payload: for requests whose
@@ -125,13 +142,32 @@ public struct NetworkResponse: Sendable {
 
     /// A `decoding` error about this response: `message`, then a quote of the body.
     func decodingError(_ message: String, quotingBody: Bool = true, underlyingError: (any Error)? = nil) -> NetworkError {
+        error(.decoding, message: quotingBody ? message + DecodingDiagnostics.quote(data) : message, underlyingError: underlyingError)
+    }
+
+    /// An error about this response, with its URL, response and body: the one place
+    /// the response's errors are made (decoding here, business in the envelope).
+    @inline(never)
+    func error(
+        _ kind: NetworkError.Kind,
+        message: String?,
+        underlyingError: (any Error)? = nil,
+        businessCode: String? = nil,
+        traceId: String? = nil,
+        payload: Data? = nil,
+        isUnauthorized: Bool? = nil
+    ) -> NetworkError {
         NetworkError(
-            kind: .decoding,
-            message: quotingBody ? message + DecodingDiagnostics.quote(data) : message,
+            kind: kind,
+            message: message,
             url: request.url,
             response: httpResponse,
             data: data,
-            underlyingError: underlyingError
+            underlyingError: underlyingError,
+            businessCode: businessCode,
+            traceId: traceId,
+            payload: payload,
+            isUnauthorized: isUnauthorized
         )
     }
 }

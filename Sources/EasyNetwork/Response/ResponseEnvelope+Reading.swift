@@ -21,11 +21,6 @@ extension ResponseEnvelope {
         return value
     }
 
-    /// The error for a payload the caller needs but the envelope does not have.
-    func missingPayloadError(for type: Any.Type, in response: NetworkResponse) -> NetworkError {
-        response.decodingError("cannot decode \(type): the envelope has no '\(payloadKey ?? "")'.")
-    }
-
     /// The business error for an envelope whose fields said failure.
     func businessError(_ object: [String: Any], in response: NetworkResponse) -> NetworkError {
         let code = resolvedCodeKey.flatMap { Self.codeText(object[$0]) }
@@ -40,12 +35,9 @@ extension ResponseEnvelope {
         if let payloadKey, let value = object[payloadKey], !(value is NSNull) {
             payload = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .sortedKeys])
         }
-        return NetworkError(
-            kind: .business,
+        return response.error(
+            .business,
             message: message,
-            url: response.request.url,
-            response: response.httpResponse,
-            data: response.data,
             businessCode: code,
             traceId: traceIdKey.flatMap { Self.codeText(object[$0]) },
             payload: payload,
