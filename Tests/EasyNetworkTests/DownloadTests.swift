@@ -431,6 +431,7 @@ final class DownloadTests: ServerTestCase {
         } catch let error as NetworkError {
             XCTAssertTrue(error.isCancelled)
         }
+        XCTAssertEqual(completions.values, [true], "run returns after the completion ran, as run of a RequestOperation does")
         let deadline = Date().addingTimeInterval(10)
         while completions.values.isEmpty && Date() < deadline {
             try await Task.sleep(nanoseconds: 5_000_000)

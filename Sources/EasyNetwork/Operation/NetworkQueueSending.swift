@@ -36,24 +36,6 @@ extension NetworkQueue {
         return try (operation.result ?? .failure(.cancelled(url: nil))).get()
     }
 
-    /// Adds `operation` and returns the result that `observe` hands over (once, at the
-    /// end); cancelling the calling task cancels the operation.
-    func result<Value: Sendable>(
-        of operation: Operation,
-        observe: (@escaping @Sendable (Result<Value, NetworkError>) -> Void) -> Void
-    ) async throws -> Value {
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
-                observe { result in
-                    continuation.resume(with: result.mapError { $0 as any Error })
-                }
-                addOperation(operation)
-            }
-        } onCancel: {
-            operation.cancel()
-        }
-    }
-
     /// Adds any operation (a ``ServiceOperation`` subclass, say) to this queue and
     /// returns when it has finished. Cancelling the calling task cancels the operation.
     /// - Throws: ``NetworkError`` of kind `cancelled` when the operation ended cancelled;
@@ -84,7 +66,7 @@ extension NetworkQueue {
     /// The one waiting path of `run` and `send`: adds `operation` to this queue and
     /// returns once the callback that `observe` installs was called (it must be called
     /// once). Cancelling the calling task cancels the operation.
-    private func wait(for operation: Operation, observe: (@escaping @Sendable () -> Void) -> Void) async {
+    func wait(for operation: Operation, observe: (@escaping @Sendable () -> Void) -> Void) async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 observe { continuation.resume() }

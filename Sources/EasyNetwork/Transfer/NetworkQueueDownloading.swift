@@ -8,11 +8,11 @@ extension NetworkQueue {
     ///   `cancelled` when the task or the operation was cancelled).
     @discardableResult
     public func run(_ download: DownloadOperation) async throws -> URL {
-        // Waits on the non-generic path of `run(_: Operation)` until the download has
-        // finished; the download's own result is what counts (a cancel that came after the
-        // file was delivered does not turn it into an error). Still `nil` only when it
-        // finished cancelled before it started, which is what it then delivers.
-        _ = try? await run(download as Operation)
+        // Waits on the one non-generic waiting path until the download has delivered (its
+        // completion ran), as `run` of a RequestOperation does; the download's own result is
+        // what counts (a cancel that came after the file was delivered does not turn it
+        // into an error).
+        await wait(for: download) { delivered in download.observeResult { _ in delivered() } }
         return try (download.result ?? .failure(.cancelled(url: nil))).get()
     }
 }
