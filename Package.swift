@@ -39,13 +39,15 @@ let package = Package(
         .target(name: "EasyNetworkCache", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
         // EmbeddingHygieneTests checks a RequestBatch next to the core's objects;
         // HostConfigurationTests sets every host property, the cache's too.
-        .testTarget(name: "EasyNetworkTests", dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkOrchestration", "EasyNetworkCache"]),
-        .testTarget(name: "EasyNetworkPluginsTests", dependencies: ["EasyNetworkPlugins", "EasyNetwork", "EasyNetworkTesting"]),
+        // Helpers every test target shares (TestRequest, Collector, ServerTestCase); not a product.
+        .target(name: "EasyNetworkTestSupport", dependencies: ["EasyNetwork", "EasyNetworkTesting"], path: "Tests/EasyNetworkTestSupport"),
+        .testTarget(name: "EasyNetworkTests", dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkOrchestration", "EasyNetworkCache"]),
+        .testTarget(name: "EasyNetworkPluginsTests", dependencies: ["EasyNetworkPlugins", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport"]),
         .testTarget(
             name: "EasyNetworkOrchestrationTests",
-            dependencies: ["EasyNetworkOrchestration", "EasyNetwork", "EasyNetworkTesting"]
+            dependencies: ["EasyNetworkOrchestration", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport"]
         ),
-        .testTarget(name: "EasyNetworkCacheTests", dependencies: ["EasyNetworkCache", "EasyNetwork", "EasyNetworkTesting"]),
+        .testTarget(name: "EasyNetworkCacheTests", dependencies: ["EasyNetworkCache", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
