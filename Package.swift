@@ -38,14 +38,19 @@ let package = Package(
         .target(name: "EasyNetworkOrchestration", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
         .target(name: "EasyNetworkCache", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
         // EmbeddingHygieneTests checks a RequestBatch next to the core's objects;
-        // HostConfigurationTests sets every host property, the cache's too.
-        .testTarget(name: "EasyNetworkTests", dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkOrchestration", "EasyNetworkCache"]),
+        // HostConfigurationTests sets every host property, the cache's and the
+        // authenticator's too; retry and interceptor tests run next to a token.
+        .testTarget(
+            name: "EasyNetworkTests",
+            dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkOrchestration", "EasyNetworkCache", "EasyNetworkPlugins"]
+        ),
         .testTarget(name: "EasyNetworkPluginsTests", dependencies: ["EasyNetworkPlugins", "EasyNetwork", "EasyNetworkTesting"]),
         .testTarget(
             name: "EasyNetworkOrchestrationTests",
             dependencies: ["EasyNetworkOrchestration", "EasyNetwork", "EasyNetworkTesting"]
         ),
-        .testTarget(name: "EasyNetworkCacheTests", dependencies: ["EasyNetworkCache", "EasyNetwork", "EasyNetworkTesting"]),
+        // CacheStageTests keys entries on the token of a host's authenticator.
+        .testTarget(name: "EasyNetworkCacheTests", dependencies: ["EasyNetworkCache", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkPlugins"]),
     ],
     swiftLanguageModes: [.v6]
 )
