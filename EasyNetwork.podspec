@@ -13,7 +13,7 @@ Pod::Spec.new do |s|
   s.description = <<~DESC
     EasyNetwork runs requests as asynchronous Operations on a NetworkQueue, one URLSession per
     host, and maps responses into your types. Foundation only, no dependencies, silent inside
-    somebody else's app, Swift 6 strict concurrency. The optional subspecs add logging
+    somebody else's app, Swift 6 strict concurrency. The optional subspecs add tokens and logging
     (Plugins), chains and batches (Orchestration), a disk response cache (Cache) and a loopback
     test server (Testing).
   DESC

@@ -1,5 +1,6 @@
 import EasyNetwork
 import EasyNetworkCache
+import EasyNetworkPlugins
 import EasyNetworkTesting
 import Foundation
 import XCTest

@@ -141,3 +141,44 @@ extension ServerTestCase {
         XCTAssertGreaterThanOrEqual(server.requests(path: path).count, count, "server did not see the requests", file: file, line: line)
     }
 }
+
+/// A resource the test server serves with ETag and Range support.
+public final class RangeResource: @unchecked Sendable {  // unchecked: `body` and `etag` guarded by `lock`
+    private let lock = NSLock()
+    public private(set) var body: Data
+    private var etag = "\"v1\""
+    public var honoursRange = true
+    public var slow = false
+
+    public init(size: Int) {
+        body = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+    }
+
+    public func change() {
+        lock.lock(); defer { lock.unlock() }
+        body = Data(body.reversed())
+        etag = "\"v2\""
+    }
+
+    public func reply(to request: RecordedRequest) -> LoopbackReply {
+        lock.lock(); defer { lock.unlock() }
+        var headers = ["ETag": etag, "Accept-Ranges": "bytes", "Content-Type": "application/octet-stream"]
+        var status = 200
+        var slice = body
+        if honoursRange, let range = request.header("Range"), range.hasPrefix("bytes="),
+           request.header("If-Range").map({ $0 == etag }) ?? true {
+            let bounds = range.dropFirst(6).split(separator: "-", omittingEmptySubsequences: false)
+            if let start = Int(bounds.first ?? ""), start < body.count {
+                let end = min(bounds.count > 1 ? Int(bounds[1]) ?? body.count - 1 : body.count - 1, body.count - 1)
+                headers["Content-Range"] = "bytes \(start)-\(end)/\(body.count)"
+                status = 206
+                slice = body.subdata(in: start..<(end + 1))
+            }
+        }
+        if slow {
+            let chunks = stride(from: 0, to: slice.count, by: 32 * 1024).map { slice.subdata(in: $0..<min($0 + 32 * 1024, slice.count)) }
+            return .chunked(chunks, status: status, headers: headers, interval: 0.02)
+        }
+        return .data(slice, status: status, headers: headers)
+    }
+}

@@ -1,5 +1,6 @@
 @testable import EasyNetwork
 import EasyNetworkCache
+import EasyNetworkPlugins
 import EasyNetworkOrchestration
 import EasyNetworkTesting
 import Foundation

@@ -1,4 +1,5 @@
 import EasyNetwork
+import EasyNetworkPlugins
 import EasyNetworkTesting
 import Foundation
 import XCTest

@@ -10,7 +10,7 @@ import Foundation
 /// limit, not even right after a refresh that many waited for. ``lend()`` and the give-
 /// backs may arrive in either order from any thread: a loan is lent at most once, and
 /// once given back (or given back before it was lent) it stays closed.
-final class SlotLoan: @unchecked Sendable {  // unchecked: `lent`, `closed` guarded by `lock`
+package final class SlotLoan: @unchecked Sendable {  // unchecked: `lent`, `closed` guarded by `lock`
     /// From the operations' pool: a loan allocates no mutex.
     private var lock: OperationLock { OperationLock(for: self) }
     @exclusivity(unchecked) private var lent = false
@@ -18,12 +18,12 @@ final class SlotLoan: @unchecked Sendable {  // unchecked: `lent`, `closed` guar
     private weak let queue: NetworkQueue?
 
     /// A loan from `queue`; a loan from no queue does nothing.
-    init(from queue: NetworkQueue?) {
+    package init(from queue: NetworkQueue?) {
         self.queue = queue
     }
 
     /// The operation parks: its queue may start one more operation.
-    func lend() {
+    package func lend() {
         lock.lock()
         let lend = !lent && !closed
         lent = true
@@ -34,7 +34,7 @@ final class SlotLoan: @unchecked Sendable {  // unchecked: `lent`, `closed` guar
     }
 
     /// The operation ends without sending again: the queue's limit is restored now.
-    func giveBack() {
+    package func giveBack() {
         if close() {
             queue?.returnSlot()
         }
@@ -42,7 +42,7 @@ final class SlotLoan: @unchecked Sendable {  // unchecked: `lent`, `closed` guar
 
     /// The operation sends again: `resume` runs once the queue has a free slot for it
     /// (at once when the slot was never lent).
-    func giveBack(then resume: @escaping @Sendable () -> Void) {
+    package func giveBack(then resume: @escaping @Sendable () -> Void) {
         guard close(), let queue else { return resume() }
         queue.reenter(resume)
     }

@@ -30,7 +30,7 @@ public struct NetworkError: Error, Sendable {
         /// `{"code": 8888, "msg": "…"}`). See ``businessCode``, ``message``, ``traceId``.
         case business = 8
         /// The request needed a token and none could be had: the refresh failed or was
-        /// rate-limited (see ``TokenAuthenticator``).
+        /// rate-limited (see `TokenAuthenticator`, in `EasyNetworkPlugins`).
         case authentication = 9
     }
 

@@ -9,8 +9,8 @@ import Foundation
 /// completes is near the front). The one timer is armed only when a new deadline is
 /// earlier than the armed one: with equal timeouts, not again for each request. When it
 /// fires it runs what is due, in deadline order, and is armed for the next entry.
-final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the fields below are guarded by `lock`
-    static let shared = DeadlineScheduler()
+package final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the fields below are guarded by `lock`
+    package static let shared = DeadlineScheduler()
 
     private struct Entry {
         let key: Int
@@ -41,7 +41,7 @@ final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the fields b
     }
 
     /// Calls `fire` at `deadline` unless ``cancel(_:)`` comes first; returns the key.
-    func schedule(at deadline: DispatchTime, _ fire: @escaping @Sendable () -> Void) -> Int {
+    package func schedule(at deadline: DispatchTime, _ fire: @escaping @Sendable () -> Void) -> Int {
         lock.lock()
         defer { lock.unlock() }
         lastKey += 1
@@ -61,7 +61,7 @@ final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the fields b
 
     /// Forgets a deadline. The timer stays armed: when it fires with nothing due it is
     /// armed for the next entry, or left alone when there is none.
-    func cancel(_ key: Int) {
+    package func cancel(_ key: Int) {
         lock.lock()
         // From the front: with equal timeouts the oldest entries complete first.
         var index = 0

@@ -133,7 +133,7 @@ public final class EasyNetworkService: @unchecked Sendable {
     }
 
     /// A loan of a slot for one wait of a request (empty when no queue runs it).
-    func slotLoan() -> SlotLoan {
+    package func slotLoan() -> SlotLoan {
         SlotLoan(from: slotLender)
     }
 

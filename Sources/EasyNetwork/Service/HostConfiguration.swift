@@ -228,16 +228,6 @@ public final class HostConfiguration: @unchecked Sendable {
         }
     }
 
-    /// Tokens for this host's requests, refreshed once however many fail together;
-    /// `nil` (the default) sends no token. See ``TokenAuthenticator``.
-    public var authenticator: TokenAuthenticator? {
-        get { feature(TokenAuthenticator.self) }
-        set {
-            newValue?.host = self
-            setFeature(newValue, as: TokenAuthenticator.self)
-        }
-    }
-
     /// The cache policy of requests that set none (``BaseAPIRequest/cachePolicy``).
     /// Default `.networkOnly`. It matters only with a response cache
     /// (`host.responseCache`, from the `EasyNetworkCache` product).

@@ -24,8 +24,8 @@ import FoundationNetworking
 /// empty file, gets a plain GET (see ``DownloadOptions/segmentSize``).
 ///
 /// The request gets the host's headers, token and interceptors' `adapt`. A 401 with a
-/// host ``TokenAuthenticator`` refreshes the token (or joins the running refresh) and
-/// replays the download once, as data requests do. Transient failures (a body cut
+/// host `TokenAuthenticator` (from `EasyNetworkPlugins`) refreshes the token (or joins
+/// the running refresh) and replays the download once, as data requests do. Transient failures (a body cut
 /// short, a reset, a retryable status) are retried under the request's or host's
 /// ``RetryPolicy``, continuing from the bytes on disk. Callbacks run on the host's
 /// callback queue; progress is monotonic and reaches 1.0 on success; the completion

@@ -1,9 +1,12 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// The host's ``TokenAuthenticator`` in one request: a ``RequestPlugIn`` whose
+/// The host's ``TokenAuthenticator`` in one request: a `RequestPlugIn` whose
 /// interceptor (itself) adapts and decides retries ahead of the host's. `adapt`
 /// waits for the credential (lending the request's queue slot while it waits, see
 /// ``TokenWait``) and puts it on the request; `retry` answers an unauthorized attempt

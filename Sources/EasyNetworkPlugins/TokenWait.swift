@@ -1,11 +1,14 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
 /// A request's dealings with its host's ``TokenAuthenticator`` when it may have to wait
-/// for a refresh: while it waits, its operation's ``NetworkQueue`` slot is lent out
-/// (see ``SlotLoan``), so the refresh never waits for a slot the waiters hold.
+/// for a refresh: while it waits, its operation's `NetworkQueue` slot is lent out
+/// (see `SlotLoan`), so the refresh never waits for a slot the waiters hold.
 final class TokenWait: @unchecked Sendable {
     // unchecked: `loan` is read and written only under `lock`.
     private let authenticator: TokenAuthenticator

@@ -1,6 +1,9 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
 import Foundation
 
-/// The host's ``TokenAuthenticator`` as a ``HostFeature``: every request that requires
+/// The host's ``TokenAuthenticator`` as a `HostFeature`: every request that requires
 /// authentication gets a ``TokenPlugIn``.
 extension TokenAuthenticator: HostFeature {
     package static var order: Int { 20 }

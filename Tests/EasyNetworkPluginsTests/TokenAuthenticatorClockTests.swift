@@ -1,4 +1,5 @@
 @testable import EasyNetwork
+@testable import EasyNetworkPlugins
 import EasyNetworkTesting
 import Foundation
 import XCTest

@@ -1,3 +1,6 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -5,7 +8,7 @@ import FoundationNetworking
 
 /// Bearer tokens for a host, refreshed once no matter how many requests fail at once.
 ///
-/// Every request of the host (unless its ``BaseAPIRequest/requiresAuthentication`` is
+/// Every request of the host (unless its `BaseAPIRequest/requiresAuthentication` is
 /// `false`, like the sign-in itself) is sent with the current token. When one comes back
 /// unauthorized (HTTP 401, or a business code the envelope lists as unauthorized):
 ///
@@ -13,8 +16,8 @@ import FoundationNetworking
 ///   current token, without a refresh;
 /// - otherwise one refresh starts (or the running one is joined); every request that
 ///   waits on it is replayed with the new token when it succeeds, and fails with a
-///   ``NetworkError`` of kind `authentication` when it fails, in which case
-///   ``HostConfiguration/unauthorizedOperationNotification`` is posted once;
+///   `NetworkError` of kind `authentication` when it fails, in which case
+///   `HostConfiguration/unauthorizedOperationNotification` is posted once;
 /// - a request is replayed after a refresh at most once: a second unauthorized answer
 ///   with a fresh token is its result;
 /// - at most `maxRefreshes` refreshes run within `refreshWindow` seconds (default 3
@@ -24,12 +27,12 @@ import FoundationNetworking
 ///   fail at once with the same error for `refreshWindow` seconds, or until
 ///   ``setToken(_:)`` (a new sign-in) gives a new one;
 /// - a refresh that has not called back within `refreshTimeout` seconds (default 60)
-///   fails like any refresh: every waiter gets a ``NetworkError`` of kind
-///   `authentication` whose ``NetworkError/isTimeout`` is `true`; the `async` form's
+///   fails like any refresh: every waiter gets a `NetworkError` of kind
+///   `authentication` whose `NetworkError/isTimeout` is `true`; the `async` form's
 ///   task is cancelled (and with it a refresh request it sent), a late answer is
 ///   ignored.
 ///
-/// A request waiting for a refresh gives its ``NetworkQueue`` slot back while it
+/// A request waiting for a refresh gives its `NetworkQueue` slot back while it
 /// waits, so the refresh may be sent with `queue.send` on the same queue (or any
 /// other), however wide the queue and however many requests wait; to replay, it takes
 /// a slot again, ahead of the requests not yet started. `refreshWindow` is
@@ -44,7 +47,8 @@ import FoundationNetworking
 ///
 /// The host keeps its authenticator: a refresh that calls the same host must capture
 /// it weakly (`{ [weak host] in … }`), or the two keep each other alive.
-public final class TokenAuthenticator: Sendable {
+public final class TokenAuthenticator: @unchecked Sendable {
+    // unchecked: every `var` below is read and written only under `lock`.
     /// Starts a refresh; call the completion once with the new token or an error.
     public typealias Refresh = @Sendable (_ completion: @escaping @Sendable (Result<String, any Error>) -> Void) -> Void
     /// Puts a token on a request; the default sets `Authorization: Bearer <token>`.
@@ -56,44 +60,37 @@ public final class TokenAuthenticator: Sendable {
         let generation: Int
     }
 
-    private struct State {
-        var token: String?
-        var generation = 0
-        var refreshing = false
-        var waiters: [@Sendable (Result<Credential, NetworkError>) -> Void] = []
-        /// When refreshes started, in seconds of ``uptime``.
-        var refreshTimes: [TimeInterval] = []
-        /// The last failed refresh: the generation it tried to replace, when, and why.
-        var failure: (generation: Int, at: TimeInterval, error: NetworkError)?
-    }
-
     /// Starts a refresh and returns how to cancel it, if it can be.
     private typealias Start = @Sendable (_ completion: @escaping @Sendable (Result<String, any Error>) -> Void) -> (@Sendable () -> Void)?
 
-    private let state: Protected<State>
-    private let owner = Protected(WeakHost())
+    private let lock = Lock()
+    private var currentToken: String?
+    private var generation = 0
+    private var refreshing = false
+    private var waiters: [@Sendable (Result<Credential, NetworkError>) -> Void] = []
+    /// When refreshes started, in seconds of ``uptime``.
+    private var refreshTimes: [TimeInterval] = []
+    /// The last failed refresh: the generation it tried to replace, when, and why.
+    private var failure: (generation: Int, at: TimeInterval, error: NetworkError)?
+    /// Weak, so the authenticator never keeps its host alive.
+    private weak var owner: HostConfiguration?
+    private var clock: @Sendable () -> TimeInterval = { ProcessInfo.processInfo.systemUptime }
     private let start: Start
     private let apply: Apply
     private let maxRefreshes: Int
     private let refreshWindow: TimeInterval
     private let refreshTimeout: TimeInterval
-    private let clock = Protected<@Sendable () -> TimeInterval>({ ProcessInfo.processInfo.systemUptime })
     /// The host whose notification a failed refresh posts; set when assigned to a host.
     var host: HostConfiguration? {
-        get { owner.read { $0.host } }
-        set { owner.write { $0.host = newValue } }
-    }
-
-    /// A weak reference, so the authenticator never keeps its host alive.
-    private struct WeakHost {
-        weak var host: HostConfiguration?
+        get { lock.lock(); defer { lock.unlock() }; return owner }
+        set { lock.lock(); owner = newValue; lock.unlock() }
     }
 
     /// The default `refreshTimeout`: 60 s, the default timeout of one request.
     public static let defaultRefreshTimeout: TimeInterval = 60
 
     private init(token: String?, maxRefreshes: Int, refreshWindow: TimeInterval, refreshTimeout: TimeInterval, apply: @escaping Apply, start: @escaping Start) {
-        state = Protected(State(token: token))
+        currentToken = token
         self.start = start
         self.apply = apply
         self.maxRefreshes = max(1, maxRefreshes)
@@ -144,22 +141,24 @@ public final class TokenAuthenticator: Sendable {
 
     /// Seconds on a monotonic clock (the system uptime); tests may replace it.
     var uptime: @Sendable () -> TimeInterval {
-        get { clock.read { $0 } }
-        set { clock.write { $0 = newValue } }
+        get { lock.lock(); defer { lock.unlock() }; return clock }
+        set { lock.lock(); clock = newValue; lock.unlock() }
     }
 
     /// The current token.
     public var token: String? {
-        state.read { $0.token }
+        lock.lock()
+        defer { lock.unlock() }
+        return currentToken
     }
 
     /// Replaces the token (after a sign-in, say); requests sent with the old one are
     /// replayed with this one when they come back unauthorized.
     public func setToken(_ token: String?) {
-        state.write {
-            $0.token = token
-            $0.generation += 1
-        }
+        lock.lock()
+        currentToken = token
+        generation += 1
+        lock.unlock()
     }
 
     /// The credential to send with, waiting for a running refresh first, or making one
@@ -167,17 +166,18 @@ public final class TokenAuthenticator: Sendable {
     /// wait (its completion may run before or after `parked` returns).
     func credential(parked: @Sendable () -> Void = {}, _ completion: @escaping @Sendable (Result<Credential, NetworkError>) -> Void) {
         enum Next { case ready(Credential), wait, refresh }
-        let next: Next = state.write { state in
-            if state.refreshing {
-                state.waiters.append(completion)
-                return .wait
-            }
-            if state.token == nil {
-                state.waiters.append(completion)
-                return .refresh
-            }
-            return .ready(Credential(token: state.token, generation: state.generation))
+        let next: Next
+        lock.lock()
+        if refreshing {
+            waiters.append(completion)
+            next = .wait
+        } else if currentToken == nil {
+            waiters.append(completion)
+            next = .refresh
+        } else {
+            next = .ready(Credential(token: currentToken, generation: generation))
         }
+        lock.unlock()
         switch next {
         case .ready(let credential): completion(.success(credential))
         case .wait: parked()
@@ -190,27 +190,29 @@ public final class TokenAuthenticator: Sendable {
     /// Called when a request sent with `generation` came back unauthorized: replays at
     /// once with a newer token, or waits for (or starts) the one refresh; `parked` runs
     /// as in ``credential(parked:_:)``.
-    func unauthorized(sentWith generation: Int, parked: @Sendable () -> Void = {}, _ completion: @escaping @Sendable (Result<Credential, NetworkError>) -> Void) {
+    func unauthorized(sentWith sent: Int, parked: @Sendable () -> Void = {}, _ completion: @escaping @Sendable (Result<Credential, NetworkError>) -> Void) {
         enum Next { case ready(Credential), wait, refresh, limited, failed(NetworkError) }
         let now = uptime()
-        let next: Next = state.write { state in
-            if state.generation > generation, state.token != nil, !state.refreshing {
-                return .ready(Credential(token: state.token, generation: state.generation))
+        let window = refreshWindow
+        let next: Next
+        lock.lock()
+        if generation > sent, currentToken != nil, !refreshing {
+            next = .ready(Credential(token: currentToken, generation: generation))
+        } else if refreshing {
+            waiters.append(completion)
+            next = .wait
+        } else if let failure, failure.generation == sent, now - failure.at < window {
+            next = .failed(failure.error)
+        } else {
+            refreshTimes.removeAll { now - $0 > window }
+            if refreshTimes.count >= maxRefreshes {
+                next = .limited
+            } else {
+                waiters.append(completion)
+                next = .refresh
             }
-            if state.refreshing {
-                state.waiters.append(completion)
-                return .wait
-            }
-            if let failure = state.failure, failure.generation == generation, now - failure.at < refreshWindow {
-                return .failed(failure.error)
-            }
-            state.refreshTimes.removeAll { now - $0 > refreshWindow }
-            if state.refreshTimes.count >= maxRefreshes {
-                return .limited
-            }
-            state.waiters.append(completion)
-            return .refresh
         }
+        lock.unlock()
         switch next {
         case .ready(let credential): completion(.success(credential))
         case .wait: parked()
@@ -237,20 +239,21 @@ public final class TokenAuthenticator: Sendable {
     /// Runs the refresh unless one runs, with its timeout; the caller has queued its waiter.
     private func startRefresh() {
         let now = uptime()
-        let begin: Bool = state.write { state in
-            guard !state.refreshing else { return false }
-            state.refreshing = true
-            state.refreshTimes.append(now)
-            return true
+        lock.lock()
+        let begin = !refreshing
+        if begin {
+            refreshing = true
+            refreshTimes.append(now)
         }
+        lock.unlock()
         guard begin else { return }
         // The first of the refresh's answer and its timeout counts; the other is ignored.
-        let current = Protected(RefreshAttempt())
+        let current = RefreshAttempt()
         let timeout = refreshTimeout
         let cancel = start { [weak self] result in
             // A refresh that calls back twice counts once.
-            guard current.write({ $0.end() }) else { return }
-            current.read { $0.timer }.map(DeadlineScheduler.shared.cancel)
+            guard let timer = current.end() else { return }
+            timer.map(DeadlineScheduler.shared.cancel)
             self?.complete(result.mapError { error in
                 NetworkError(
                     kind: .authentication,
@@ -260,12 +263,10 @@ public final class TokenAuthenticator: Sendable {
                 )
             })
         }
-        current.write { attempt in
-            guard !attempt.done else { return }
-            attempt.cancel = cancel
-            attempt.timer = DeadlineScheduler.shared.schedule(at: .now() + timeout) { [weak self] in
-                guard current.write({ $0.end() }) else { return }
-                current.write { attempt in defer { attempt.cancel = nil }; return attempt.cancel }?()
+        current.arm(cancel: cancel) {
+            DeadlineScheduler.shared.schedule(at: .now() + timeout) { [weak self] in
+                guard current.end() != nil else { return }
+                current.takeCancel()?()
                 self?.complete(.failure(NetworkError(
                     kind: .authentication,
                     message: "the token refresh did not finish within \(timeout) s",
@@ -277,35 +278,60 @@ public final class TokenAuthenticator: Sendable {
     }
 
     /// One refresh: whether its answer or its timeout came, how to cancel it, its timer.
-    private struct RefreshAttempt {
-        var done = false
-        var cancel: (@Sendable () -> Void)?
-        var timer: Int?
+    private final class RefreshAttempt: @unchecked Sendable {
+        // unchecked: `done`, `cancel` and `timer` are read and written only under `lock`.
+        private let lock = Lock()
+        private var done = false
+        private var cancel: (@Sendable () -> Void)?
+        private var timer: Int?
 
-        /// Ends the attempt; `false` when it had ended already.
-        mutating func end() -> Bool {
-            defer { done = true }
-            return !done
+        /// Ends the attempt and returns its timer (`.some(nil)` when none was armed yet),
+        /// or `nil` when it had ended already.
+        func end() -> Int?? {
+            lock.lock()
+            defer { lock.unlock() }
+            guard !done else { return nil }
+            done = true
+            return .some(timer)
+        }
+
+        /// Keeps how to cancel the refresh and arms its timer, unless it has ended.
+        func arm(cancel: (@Sendable () -> Void)?, timer schedule: () -> Int) {
+            lock.lock()
+            defer { lock.unlock() }
+            guard !done else { return }
+            self.cancel = cancel
+            timer = schedule()
+        }
+
+        /// How to cancel the refresh, once.
+        func takeCancel() -> (@Sendable () -> Void)? {
+            lock.lock()
+            defer { lock.unlock() }
+            let taken = cancel
+            cancel = nil
+            return taken
         }
     }
 
     private func complete(_ result: Result<String, NetworkError>) {
         let now = uptime()
-        let (waiters, outcome): ([@Sendable (Result<Credential, NetworkError>) -> Void], Result<Credential, NetworkError>) = state.write { state in
-            state.refreshing = false
-            let waiters = state.waiters
-            state.waiters.removeAll()
-            switch result {
-            case .success(let token):
-                state.token = token
-                state.generation += 1
-                state.failure = nil
-                return (waiters, .success(Credential(token: token, generation: state.generation)))
-            case .failure(let failure):
-                state.failure = (state.generation, now, failure)
-                return (waiters, .failure(failure))
-            }
+        let outcome: Result<Credential, NetworkError>
+        lock.lock()
+        refreshing = false
+        let waiting = waiters
+        waiters.removeAll()
+        switch result {
+        case .success(let token):
+            currentToken = token
+            generation += 1
+            failure = nil
+            outcome = .success(Credential(token: token, generation: generation))
+        case .failure(let error):
+            failure = (generation, now, error)
+            outcome = .failure(error)
         }
+        lock.unlock()
         if case .failure(let error) = outcome, let host {
             let queue = host.callbackQueue
             queue.async {
@@ -316,6 +342,6 @@ public final class TokenAuthenticator: Sendable {
                 )
             }
         }
-        waiters.forEach { $0(outcome) }
+        waiting.forEach { $0(outcome) }
     }
 }
