@@ -133,30 +133,6 @@ final class RetryAndTimeoutTests: ServerTestCase {
         XCTAssertEqual(server.requests(path: "/dropped").count, 2)
     }
 
-    func testSubSecondTimeoutIsExact() {
-        let started = Date()
-        guard case .failure(let error)? = run(RequestOperation(request: TestRequest("/delay/2000", timeout: 0.3), configuration: makeHost(), responseDecoder: .json)) else {
-            return XCTFail("must fail")
-        }
-        let elapsed = Date().timeIntervalSince(started)
-        XCTAssertTrue(error.isTimeout, "\(error)")
-        XCTAssertEqual(error.kind, .transport)
-        XCTAssertGreaterThanOrEqual(elapsed, 0.3)
-        XCTAssertLessThan(elapsed, 0.5)
-    }
-
-    func testHostTimeoutAppliesAndRequestOverrideWins() {
-        let host = makeHost()
-        host.timeout = 0.25
-        let started = Date()
-        guard case .failure(let error)? = run(RequestOperation(request: TestRequest("/delay/1500"), configuration: host, responseDecoder: .json)) else {
-            return XCTFail("must fail")
-        }
-        XCTAssertTrue(error.isTimeout)
-        XCTAssertLessThan(Date().timeIntervalSince(started), 0.45)
-        XCTAssertNoThrow(try run(RequestOperation(request: TestRequest("/delay/400", timeout: 2), configuration: host, responseDecoder: .json))?.get())
-    }
-
     func testPerRequestRetryPolicyOverridesTheHost() {
         server.route("GET", "/once") { _ in .status(500) }
         let host = makeHost()

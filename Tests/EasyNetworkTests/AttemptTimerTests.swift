@@ -20,9 +20,10 @@ private struct TransferRequest: BaseAPIRequest {
     var retryPolicy: RetryPolicy? { RetryPolicy.none }
 }
 
-/// The timeout is an idle timeout (as Apple's `timeoutIntervalForRequest`): it ends a
-/// transfer only when no byte moved for that long, however long the whole takes.
-final class IdleTimeoutTests: ServerTestCase {
+/// ``AttemptTimer`` and its ``AttemptDeadline``. The timeout is an idle timeout (as
+/// Apple's `timeoutIntervalForRequest`): it ends a transfer only when no byte moved for
+/// that long, however long the whole takes.
+final class AttemptTimerTests: ServerTestCase {
     private let queue = NetworkQueue()
 
     private func url(_ pathAndQuery: String) -> URL {
@@ -43,6 +44,14 @@ final class IdleTimeoutTests: ServerTestCase {
         queue.addOperation(op)
         wait(for: [done], timeout: 30)
         return (op.result, Date().timeIntervalSince(started))
+    }
+
+    private func run<Output>(_ op: RequestOperation<Output>, timeout: TimeInterval = 10) -> Result<Output, NetworkError>? {
+        let done = expectation(description: "done")
+        op.completion = { _ in done.fulfill() }
+        queue.addOperation(op)
+        wait(for: [done], timeout: timeout)
+        return op.result
     }
 
     func testUploadLongerThanTheTimeoutSucceedsWhileBytesKeepMoving() throws {
@@ -165,5 +174,37 @@ final class IdleTimeoutTests: ServerTestCase {
         XCTAssertLessThan(moved.values.last ?? 0, 1, "the upload was cut before its end")
         XCTAssertGreaterThanOrEqual(elapsed, 0.8)
         XCTAssertLessThan(elapsed, 0.8 + 3, "the multipart file is written before the clock starts")
+    }
+
+    func testSubSecondTimeoutIsExact() {
+        let started = Date()
+        guard case .failure(let error)? = run(RequestOperation(request: TestRequest("/delay/2000", timeout: 0.3), configuration: makeHost(), responseDecoder: .json)) else {
+            return XCTFail("must fail")
+        }
+        let elapsed = Date().timeIntervalSince(started)
+        XCTAssertTrue(error.isTimeout, "\(error)")
+        XCTAssertEqual(error.kind, .transport)
+        XCTAssertGreaterThanOrEqual(elapsed, 0.3)
+        XCTAssertLessThan(elapsed, 0.5)
+    }
+
+    func testHostTimeoutAppliesAndRequestOverrideWins() {
+        let host = makeHost()
+        host.timeout = 0.25
+        let started = Date()
+        guard case .failure(let error)? = run(RequestOperation(request: TestRequest("/delay/1500"), configuration: host, responseDecoder: .json)) else {
+            return XCTFail("must fail")
+        }
+        XCTAssertTrue(error.isTimeout)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 0.45)
+        XCTAssertNoThrow(try run(RequestOperation(request: TestRequest("/delay/400", timeout: 2), configuration: host, responseDecoder: .json))?.get())
+    }
+
+    func testTimeoutIsATransportTimeout() {
+        let started = Date()
+        let error = failure(of: send(TestRequest("/delay/3000", timeout: 1)))
+        XCTAssertEqual(error?.kind, .transport)
+        XCTAssertTrue(error?.isTimeout ?? false, "\(String(describing: error))")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 2.9)
     }
 }

@@ -12,7 +12,8 @@ struct QuietRequest: BaseAPIRequest {
     var suppressesErrorHandler: Bool { true }
 }
 
-final class ErrorHandlerTests: ServerTestCase {
+/// ``DeliverStage``: the host's error handler and the unauthorized notification, before the caller hears.
+final class DeliverStageTests: ServerTestCase {
     func testHandlerIsCalledOncePerFailureBeforeTheFailureCallback() {
         let host = makeHost()
         host.envelope = .codeEquals(0)
@@ -63,5 +64,33 @@ final class ErrorHandlerTests: ServerTestCase {
         XCTAssertEqual(calls.values, [])
         _ = send(TestRequest("/status/404"), host: host)
         XCTAssertEqual(calls.values, ["/status/404"])
+    }
+
+    func testUnauthorizedPostsNotificationForItsOwnHostOnly() {
+        for path in ["/status/401", "/status/401?challenge=1"] {
+            let host = makeHost()
+            let other = makeHost()
+            let seen = Collector<NetworkError>()
+            let observer = NotificationCenter.default.addObserver(
+                forName: HostConfiguration.unauthorizedOperationNotification, object: host, queue: nil
+            ) { note in
+                if let error = note.userInfo?["error"] as? NetworkError { seen.append(error) }
+            }
+            let otherSeen = Collector<Bool>()
+            let otherObserver = NotificationCenter.default.addObserver(
+                forName: HostConfiguration.unauthorizedOperationNotification, object: other, queue: nil
+            ) { _ in otherSeen.append(true) }
+            let started = Date()
+            let error = failure(of: send(TestRequest(path), host: host, timeout: 5))
+            XCTAssertLessThan(Date().timeIntervalSince(started), 3, "a 401 must never hang: \(path)")
+            XCTAssertEqual(error?.statusCode, 401, path)
+            XCTAssertEqual(error?.kind, .unacceptableStatus, path)
+            XCTAssertTrue(error?.isUnauthorized ?? false)
+            XCTAssertEqual(seen.count, 1, path)
+            XCTAssertEqual(otherSeen.count, 0, path)
+            NotificationCenter.default.removeObserver(observer)
+            NotificationCenter.default.removeObserver(otherObserver)
+        }
+        XCTAssertEqual(server.requests(path: "/status/401").last?.query, "challenge=1")
     }
 }
