@@ -21,7 +21,7 @@ final class Script: @unchecked Sendable {
     }
 }
 
-final class RetryAndTimeoutTests: ServerTestCase {
+final class RetryPolicyTests: ServerTestCase {
     private let queue = NetworkQueue()
 
     private func run<Output>(_ op: RequestOperation<Output>, timeout: TimeInterval = 10) -> Result<Output, NetworkError>? {
