@@ -88,6 +88,6 @@ if [[ -n "$skipped" ]]; then
     echo "$skipped" | sed 's/^/  /'
 fi
 if [[ -f "$source_dir/PrivacyInfo.xcprivacy" ]]; then
-    categories=$(grep -o 'NSPrivacyAccessedAPICategory[A-Za-z]*' "$source_dir/PrivacyInfo.xcprivacy" | sort -u | tr '\n' ' ' | sed 's/ $//')
+    categories=$( { grep -o 'NSPrivacyAccessedAPICategory[A-Za-z]*' "$source_dir/PrivacyInfo.xcprivacy" || true; } | sort -u | tr '\n' ' ' | sed 's/ $//')
     echo "Privacy: merge the entries of Sources/EasyNetwork/PrivacyInfo.xcprivacy (${categories:-no required-reason APIs}) into your SDK's PrivacyInfo.xcprivacy."
 fi
