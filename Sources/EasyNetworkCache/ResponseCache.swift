@@ -103,7 +103,7 @@ public final class ResponseCache: @unchecked Sendable {
         return entry
     }
 
-    /// Stores `entry` with `body` (``CacheStage`` decided it may be stored), then
+    /// Stores `entry` with `body` (``CachePlugIn`` decided it may be stored), then
     /// evicts down to the cap.
     func store(_ entry: CachedResponse, body: Data) {
         guard body.count <= maxBytes, let data = Self.encode(entry, body: body) else {

@@ -43,18 +43,10 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
         super.init()
     }
 
-    /// Runs `body` under the operation's lock, which library subclasses share for their
-    /// own state (see ``OperationLock``). `body` must not run user code, nor release the
-    /// last reference to a user's closure or object (its `deinit` would run under the lock).
-    final func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        let lock = self.lock
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
-    }
-
-    /// Takes the lock of ``withLock(_:)`` (for a subclass that must not pass a closure
-    /// value through a generic helper); pair with ``unlockState()``.
+    /// Takes the operation's lock, which library subclasses share for their own state (see
+    /// ``OperationLock``); pair with ``unlockState()``. Nothing under it may run user code,
+    /// nor release the last reference to a user's closure or object (its `deinit` would run
+    /// under the lock).
     final func lockState() {
         lock.lock()
     }

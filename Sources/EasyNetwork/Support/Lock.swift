@@ -2,7 +2,7 @@ import Foundation
 
 /// A plain mutex for a class that keeps its own mutable state in stored properties.
 ///
-/// Non-generic on purpose: unlike a closure-taking `Protected<Value>.write`, a
+/// Non-generic on purpose: unlike a closure-taking generic `write { }` helper, a
 /// `lock()`/`unlock()` pair specializes nothing per call site, so the lock costs the
 /// same few bytes wherever it is used. Not recursive; nothing under it may call out to
 /// user code or wait for another thread.

@@ -5,7 +5,7 @@ import Foundation
 /// address.
 ///
 /// An operation keeps its own state and its subclasses' state under this one lock
-/// (instead of one ``Protected`` each), and the lock itself is shared, made once and
+/// (instead of a lock object each), and the lock itself is shared, made once and
 /// never freed: making, cancelling and freeing 100,000 queued operations allocates
 /// nothing for locking, and the mutexes stay in cache. Two operations may share a mutex;
 /// it is recursive, so one operation's lock taken while another's is held (a `deinit`

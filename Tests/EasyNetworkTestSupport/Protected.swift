@@ -1,17 +1,12 @@
 import Foundation
 
-/// A value guarded by a lock: the one place the library keeps shared mutable state.
-///
-/// Every read and write goes through `read` / `write`, so a type that stores its
-/// state in `Protected` can honestly promise `Sendable`.
-///
-/// The lock is a plain `pthread_mutex_t`: every request makes a few of these, and on
-/// Linux an `NSLock` costs three allocations and a condition variable each.
-final class Protected<Value>: @unchecked Sendable {  // unchecked: `value` is only touched under `mutex`
+/// A value guarded by a lock, for tests that share state with callbacks. (The library
+/// itself keeps its state in stored properties under `Lock`, which specializes nothing.)
+public final class Protected<Value>: @unchecked Sendable {  // unchecked: `value` is only touched under `mutex`
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value
 
-    init(_ value: Value) {
+    public init(_ value: Value) {
         self.value = value
         mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
@@ -25,7 +20,7 @@ final class Protected<Value>: @unchecked Sendable {  // unchecked: `value` is on
     }
 
     /// Reads the value (or something derived from it) under the lock.
-    func read<T>(_ body: (Value) throws -> T) rethrows -> T {
+    public func read<T>(_ body: (Value) throws -> T) rethrows -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(value)
@@ -33,7 +28,7 @@ final class Protected<Value>: @unchecked Sendable {  // unchecked: `value` is on
 
     /// Mutates the value under the lock and returns what `body` returns.
     @discardableResult
-    func write<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+    public func write<T>(_ body: (inout Value) throws -> T) rethrows -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
