@@ -133,21 +133,31 @@ package struct URLRequestBuilder {
             result += "/"
             result += path
         }
-        var separator = "?"
-        func add(_ part: String?) {
-            guard let part, !part.isEmpty else { return }
-            result += separator
-            result += part
-            separator = "&"
-        }
-        add(baseQuery.map(String.init))
-        add(apiQuery.map { PercentEncoding.encode(String($0), allowed: PercentEncoding.query, keepingEscapes: true) })
-        add(encodedQuery)
+        var hasQuery = false
+        appendQuery(baseQuery.map(String.init), to: &result, hasQuery: &hasQuery)
+        appendQuery(apiQuery.map { PercentEncoding.encode(String($0), allowed: PercentEncoding.query, keepingEscapes: true) },
+                    to: &result, hasQuery: &hasQuery)
+        appendQuery(encodedQuery, to: &result, hasQuery: &hasQuery)
         guard let url = URL(string: result), url.scheme != nil else {
-            return .failure(NetworkError(kind: .invalidRequest, message: "'\(api)' does not make a valid URL with base '\(base)'", url: base))
+            return .failure(invalidURL("'" + api + "' does not make a valid URL with base '" + base.description + "'", url: base))
         }
         memo?.remember(url, for: key)
         return .success(url)
+    }
+
+    /// Appends `part`, when it is not empty, to the query of `url` (`?` before the first, `&` before the others).
+    @inline(never)
+    private static func appendQuery(_ part: String?, to url: inout String, hasQuery: inout Bool) {
+        guard let part, !part.isEmpty else { return }
+        url += hasQuery ? "&" : "?"
+        url += part
+        hasQuery = true
+    }
+
+    /// The error of a URL that does not parse (cold: one copy for both builders).
+    @inline(never)
+    private static func invalidURL(_ message: String, url: URL) -> NetworkError {
+        NetworkError(kind: .invalidRequest, message: message, url: url)
     }
 
     /// `url` with `query` appended to its own query.
@@ -162,7 +172,7 @@ package struct URLRequestBuilder {
         }
         let separator = head.utf8.firstIndex(of: UInt8(ascii: "?")) == nil ? "?" : "&"
         guard let result = URL(string: String(head) + separator + QueryStringEncoder().encode(query) + fragment) else {
-            return .failure(NetworkError(kind: .invalidRequest, message: "'\(url)' is not a valid URL", url: url))
+            return .failure(invalidURL("'" + url.description + "' is not a valid URL", url: url))
         }
         return .success(result)
     }
