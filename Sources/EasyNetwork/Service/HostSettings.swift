@@ -105,10 +105,21 @@ package final class HostSettings: @unchecked Sendable {
 
     /// Replaces the feature whose type has `id` with `feature` (or removes it), kept in `order`.
     func setFeature(_ feature: (any HostFeature)?, id: ObjectIdentifier, order: Int) {
-        features.removeAll { ObjectIdentifier(type(of: $0)) == id }
-        guard let feature else { return }
-        let index = features.firstIndex { type(of: $0).order > order } ?? features.endIndex
-        features.insert(feature, at: index)
+        // One pass that appends to a new array: `removeAll(where:)` and `insert(_:at:)`
+        // would each compile a `replaceSubrange` of this element type into every program.
+        var kept: [any HostFeature] = []
+        var pending = feature
+        for installed in features where ObjectIdentifier(type(of: installed)) != id {
+            if let feature = pending, type(of: installed).order > order {
+                kept.append(feature)
+                pending = nil
+            }
+            kept.append(installed)
+        }
+        if let feature = pending {
+            kept.append(feature)
+        }
+        features = kept
     }
 
     /// The settings themselves; kept so that code written for the former snapshot
