@@ -87,7 +87,9 @@ package struct URLRequestBuilder {
                 }
                 headers.setIfAbsent("Content-Type", "application/json")
             case .form:
-                urlRequest.httpBody = Data(QueryStringEncoder().encode(params).utf8)
+                // `data(using:)`, not `Data(string.utf8)`: Foundation's own code, where the
+                // generic initializer would compile a `Data` builder (about 4 KB) into every program.
+                urlRequest.httpBody = QueryStringEncoder().encode(params).data(using: .utf8) ?? Data()
                 headers.setIfAbsent("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
             }
         }
