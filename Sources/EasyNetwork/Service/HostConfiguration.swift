@@ -263,7 +263,7 @@ public final class HostConfiguration: @unchecked Sendable {
     @discardableResult
     public func setBaseURL(string: String) -> Bool {
         let url = Self.validatedURL(string)
-        let problem = url == nil ? "'\(string)' is not a valid base URL" : nil
+        let problem = url == nil ? "'" + string + "' is not a valid base URL" : nil
         let settings = beginChange()
         settings.setBaseURL(url, problem: problem)
         endChange(settings)
