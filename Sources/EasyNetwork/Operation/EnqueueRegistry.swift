@@ -7,15 +7,26 @@ import Foundation
 /// ``NetworkOperation``s carry their own flag and never reach the table; every other
 /// `Operation` is tracked here by a weak reference, so the registry never keeps one
 /// alive. Entries of operations that finished or went away are swept out as the table
-/// grows (by building a new table: the dictionary needs no code for deleting).
+/// grows (by building a new table).
+///
+/// The table is Foundation's `NSMutableDictionary`, keyed by the operation's address:
+/// its code lives in Foundation, where a Swift dictionary of a type of its own would
+/// compile its hash-table code (about 2 KB) into every program for this rare case.
 enum EnqueueRegistry {
-    private struct Entry {
+    /// A claimed operation, held weakly, under the key it was claimed with.
+    private final class Entry {
+        let key: NSNumber
         weak var operation: Operation?
+
+        init(key: NSNumber, operation: Operation) {
+            self.key = key
+            self.operation = operation
+        }
     }
 
     private static let lock = Lock()
     // Both are read and written only under `lock`.
-    nonisolated(unsafe) private static var table = [ObjectIdentifier: Entry]()
+    nonisolated(unsafe) private static var table = NSMutableDictionary()
     nonisolated(unsafe) private static var sweepAt = 64
 
     /// Claims `operation` for `queue`: `false` when it was claimed before, is running or
@@ -25,19 +36,19 @@ enum EnqueueRegistry {
             return networkOperation.claimEnqueue(by: queue)
         }
         guard !operation.isExecuting, !operation.isFinished else { return false }
-        let key = ObjectIdentifier(operation)
+        let key = NSNumber(value: UInt(bitPattern: ObjectIdentifier(operation)))
         lock.lock()
         defer { lock.unlock() }
         // An entry whose operation went away may carry a reused address: not a claim.
-        if table[key]?.operation != nil {
+        if (table.object(forKey: key) as? Entry)?.operation != nil {
             return false
         }
-        table.updateValue(Entry(operation: operation), forKey: key)
+        table.setObject(Entry(key: key, operation: operation), forKey: key)
         if table.count >= sweepAt {
-            var kept = [ObjectIdentifier: Entry](minimumCapacity: table.count)
-            for (key, entry) in table {
+            let kept = NSMutableDictionary(capacity: table.count)
+            for case let entry as Entry in table.objectEnumerator() {
                 if let operation = entry.operation, !operation.isFinished {
-                    kept.updateValue(entry, forKey: key)
+                    kept.setObject(entry, forKey: entry.key)
                 }
             }
             table = kept

@@ -65,7 +65,9 @@ extension NetworkQueue {
 
     /// The one waiting path of `run` and `send`: adds `operation` to this queue and
     /// returns once the callback that `observe` installs was called (it must be called
-    /// once). Cancelling the calling task cancels the operation.
+    /// once). Cancelling the calling task cancels the operation. Never inlined: one copy
+    /// of the cancellation handler and the continuation serves every caller.
+    @inline(never)
     func wait(for operation: Operation, observe: (@escaping @Sendable () -> Void) -> Void) async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

@@ -27,6 +27,8 @@ struct HeaderFields {
         }
     }
 
+    // `set` and `setIfAbsent` are never inlined: the builder calls them from several places.
+    @inline(never)
     mutating func set(_ name: String, _ value: String) {
         let key = name.lowercased()
         if let index = index(of: key) {
@@ -39,6 +41,7 @@ struct HeaderFields {
         }
     }
 
+    @inline(never)
     mutating func setIfAbsent(_ name: String, _ value: String) {
         if index(of: name.lowercased()) == nil {
             set(name, value)

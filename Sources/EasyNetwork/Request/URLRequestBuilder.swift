@@ -87,7 +87,9 @@ package struct URLRequestBuilder {
                 }
                 headers.setIfAbsent("Content-Type", "application/json")
             case .form:
-                urlRequest.httpBody = Data(QueryStringEncoder().encode(params).utf8)
+                // `data(using:)`, not `Data(string.utf8)`: Foundation's own code, where the
+                // generic initializer would compile a `Data` builder (about 4 KB) into every program.
+                urlRequest.httpBody = QueryStringEncoder().encode(params).data(using: .utf8) ?? Data()
                 headers.setIfAbsent("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
             }
         }
@@ -103,7 +105,7 @@ package struct URLRequestBuilder {
     static func url(base: URL, api: String, query: [String: Any]?, memo: URLMemo? = nil) -> Result<URL, NetworkError> {
         let encodedQuery = query.map { QueryStringEncoder().encode($0) }
         // The api's length first, so that no api and query pair can spell another's key.
-        let key = "\(api.utf8.count):" + api + (encodedQuery ?? "")
+        let key = String(api.utf8.count) + ":" + api + (encodedQuery ?? "")
         if let known = memo?.url(for: key) {
             return .success(known)
         }
@@ -111,43 +113,68 @@ package struct URLRequestBuilder {
         let question = UInt8(ascii: "?"), slash = UInt8(ascii: "/")
         let baseString = base.absoluteString
         var head = Substring(baseString)
-        if let hash = head.utf8.firstIndex(of: UInt8(ascii: "#")) {
-            head = head[..<hash]
-        }
+        head = head[..<scan(head, for: UInt8(ascii: "#"))]
         var baseQuery: Substring?
-        if let mark = head.utf8.firstIndex(of: question) {
+        let mark = scan(head, for: question)
+        if mark != head.endIndex {
             baseQuery = head[head.utf8.index(after: mark)...]
             head = head[..<mark]
         }
         var apiPath = Substring(api)
         var apiQuery: Substring?
-        if let mark = apiPath.utf8.firstIndex(of: question) {
-            apiQuery = apiPath[apiPath.utf8.index(after: mark)...]
-            apiPath = apiPath[..<mark]
+        let apiMark = scan(apiPath, for: question)
+        if apiMark != apiPath.endIndex {
+            apiQuery = apiPath[apiPath.utf8.index(after: apiMark)...]
+            apiPath = apiPath[..<apiMark]
+        }
+        if !apiPath.isEmpty, !head.isEmpty {
+            let last = head.utf8.index(before: head.endIndex)
+            if head.utf8[last] == slash { head = head[..<last] }
         }
         var result = String(head)
         if !apiPath.isEmpty {
-            let encoded = PercentEncoding.encode(String(apiPath), allowed: PercentEncoding.path, keepingEscapes: true)
-            let path = encoded.utf8.firstIndex { $0 != slash }.map { encoded[$0...] } ?? ""
-            if result.utf8.last == slash { result.removeLast() }
+            let encoded = Substring(PercentEncoding.encode(String(apiPath), allowed: PercentEncoding.path, keepingEscapes: true))
             result += "/"
-            result += path
+            result += encoded[scan(encoded, for: slash, equal: false)...]
         }
-        var separator = "?"
-        func add(_ part: String?) {
-            guard let part, !part.isEmpty else { return }
-            result += separator
-            result += part
-            separator = "&"
-        }
-        add(baseQuery.map(String.init))
-        add(apiQuery.map { PercentEncoding.encode(String($0), allowed: PercentEncoding.query, keepingEscapes: true) })
-        add(encodedQuery)
+        var hasQuery = false
+        appendQuery(baseQuery.map(String.init), to: &result, hasQuery: &hasQuery)
+        appendQuery(apiQuery.map { PercentEncoding.encode(String($0), allowed: PercentEncoding.query, keepingEscapes: true) },
+                    to: &result, hasQuery: &hasQuery)
+        appendQuery(encodedQuery, to: &result, hasQuery: &hasQuery)
         guard let url = URL(string: result), url.scheme != nil else {
-            return .failure(NetworkError(kind: .invalidRequest, message: "'\(api)' does not make a valid URL with base '\(base)'", url: base))
+            return .failure(invalidURL("'" + api + "' does not make a valid URL with base '" + base.description + "'", url: base))
         }
         memo?.remember(url, for: key)
         return .success(url)
+    }
+
+    /// Appends `part`, when it is not empty, to the query of `url` (`?` before the first, `&` before the others).
+    @inline(never)
+    private static func appendQuery(_ part: String?, to url: inout String, hasQuery: inout Bool) {
+        guard let part, !part.isEmpty else { return }
+        url += hasQuery ? "&" : "?"
+        url += part
+        hasQuery = true
+    }
+
+    /// The first index of `text` whose UTF-8 byte is `byte` (or, with `equal` false, is
+    /// not), or `text.endIndex`. One plain loop for every search of the builders, instead
+    /// of a specialization of the standard library's searches per view and predicate.
+    @inline(never)
+    private static func scan(_ text: Substring, for byte: UInt8, equal: Bool = true) -> Substring.Index {
+        let utf8 = text.utf8
+        var index = utf8.startIndex
+        while index != utf8.endIndex, (utf8[index] == byte) != equal {
+            utf8.formIndex(after: &index)
+        }
+        return index
+    }
+
+    /// The error of a URL that does not parse (cold: one copy for both builders).
+    @inline(never)
+    private static func invalidURL(_ message: String, url: URL) -> NetworkError {
+        NetworkError(kind: .invalidRequest, message: message, url: url)
     }
 
     /// `url` with `query` appended to its own query.
@@ -156,13 +183,14 @@ package struct URLRequestBuilder {
         let absolute = url.absoluteString
         var head = Substring(absolute)
         var fragment = ""
-        if let hash = head.utf8.firstIndex(of: UInt8(ascii: "#")) {
+        let hash = scan(head, for: UInt8(ascii: "#"))
+        if hash != head.endIndex {
             fragment = String(head[hash...])
             head = head[..<hash]
         }
-        let separator = head.utf8.firstIndex(of: UInt8(ascii: "?")) == nil ? "?" : "&"
+        let separator = scan(head, for: UInt8(ascii: "?")) == head.endIndex ? "?" : "&"
         guard let result = URL(string: String(head) + separator + QueryStringEncoder().encode(query) + fragment) else {
-            return .failure(NetworkError(kind: .invalidRequest, message: "'\(url)' is not a valid URL", url: url))
+            return .failure(invalidURL("'" + url.description + "' is not a valid URL", url: url))
         }
         return .success(result)
     }

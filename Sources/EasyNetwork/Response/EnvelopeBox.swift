@@ -29,24 +29,33 @@ enum EnvelopeBinding {
         } else {
             names = envelope.judgedNames
         }
+        // `updateValue`, not the subscript: nothing is removed, so no removal path.
         var fields: [String: Any] = [:]
         for name in names {
-            if let key = presentKey(name, in: container) {
-                fields[name] = try container.decode(JSONValue.self, forKey: key).object
+            if let value = try field(name, in: container) {
+                fields.updateValue(value, forKey: name)
             }
         }
-        let payloadKey = envelope.payloadKey.flatMap { presentKey($0, in: container) }
         guard envelope.isSuccess(fields) else {
-            if let name = envelope.payloadKey, let payloadKey {
-                fields[name] = try container.decode(JSONValue.self, forKey: payloadKey).object
+            if let name = envelope.payloadKey, let value = try field(name, in: container) {
+                fields.updateValue(value, forKey: name)
             }
             throw envelope.businessError(fields, in: response)
         }
-        return (container, payloadKey, envelope.payloadKey == nil)
+        return (container, envelope.payloadKey.flatMap { presentKey($0, in: container) }, envelope.payloadKey == nil)
+    }
+
+    /// The value of the field `name` (see ``presentKey(_:in:)``) in the form
+    /// `JSONSerialization` gives, or `nil` when the object has no such field.
+    @inline(never)
+    static func field(_ name: String, in container: KeyedDecodingContainer<AnyCodingKey>) throws -> Any? {
+        guard let key = presentKey(name, in: container) else { return nil }
+        return try container.decode(JSONValue.self, forKey: key).object
     }
 
     /// `name` as a key of `container`: as written, or as a decoder that converts
     /// snake_case names it (`trace_id` → `traceId`).
+    @inline(never)
     static func presentKey(_ name: String, in container: KeyedDecodingContainer<AnyCodingKey>) -> AnyCodingKey? {
         var key = AnyCodingKey(name)
         if !container.contains(key) {

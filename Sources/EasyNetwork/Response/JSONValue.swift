@@ -28,10 +28,11 @@ final class JSONValue: Decodable {
             object = array
         } else {
             // Decoded as a dictionary, not a keyed container: its keys stay as the body
-            // has them whatever the decoder's key strategy.
+            // has them whatever the decoder's key strategy. `updateValue`, not the
+            // subscript: nothing is removed, so no removal path.
             var dictionary: [String: Any] = [:]
             for (key, value) in try container.decode([String: JSONValue].self) {
-                dictionary[key] = value.object
+                dictionary.updateValue(value.object, forKey: key)
             }
             object = dictionary
         }

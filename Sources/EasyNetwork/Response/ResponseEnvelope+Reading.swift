@@ -15,7 +15,7 @@ extension ResponseEnvelope {
         guard let payloadKey else {
             return object
         }
-        guard let value = object[payloadKey], !(value is NSNull) else {
+        guard let value = Self.value(of: payloadKey, in: object), !(value is NSNull) else {
             return nil
         }
         return value
@@ -23,23 +23,23 @@ extension ResponseEnvelope {
 
     /// The business error for an envelope whose fields said failure.
     func businessError(_ object: [String: Any], in response: NetworkResponse) -> NetworkError {
-        let code = resolvedCodeKey.flatMap { Self.codeText(object[$0]) }
+        let code = resolvedCodeKey.flatMap { Self.codeText(Self.value(of: $0, in: object)) }
         var message: String?
         for key in messageKeys {
-            if let text = object[key] as? String, !text.isEmpty {
+            if let text = Self.value(of: key, in: object) as? String, !text.isEmpty {
                 message = text
                 break
             }
         }
         var payload: Data?
-        if let payloadKey, let value = object[payloadKey], !(value is NSNull) {
+        if let payloadKey, let value = Self.value(of: payloadKey, in: object), !(value is NSNull) {
             payload = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .sortedKeys])
         }
         return response.error(
             .business,
             message: message,
             businessCode: code,
-            traceId: traceIdKey.flatMap { Self.codeText(object[$0]) },
+            traceId: traceIdKey.flatMap { Self.codeText(Self.value(of: $0, in: object)) },
             payload: payload,
             isUnauthorized: code.map { unauthorizedCodes.contains($0) } ?? false
         )

@@ -112,13 +112,20 @@ public struct ResponseEnvelope: Sendable {
     func isSuccess(_ object: [String: Any]) -> Bool {
         switch success {
         case .flag(let key):
-            if let bool = object[key].flatMap(Self.jsonBool) { return bool }
-            return object[key] as? String == "true"
+            let value = Self.value(of: key, in: object)
+            if let bool = value.flatMap(Self.jsonBool) { return bool }
+            return value as? String == "true"
         case .code(let key, let values):
-            return Self.codeText(object[key]).map(values.contains) ?? false
+            return Self.codeText(Self.value(of: key, in: object)).map(values.contains) ?? false
         case .custom(let test):
             return test(object)
         }
+    }
+
+    /// `object[key]`: one call site of the dictionary lookup for the envelope's readers.
+    @inline(never)
+    static func value(of key: String, in object: [String: Any]) -> Any? {
+        object[key]
     }
 
     /// The key the business code is read from.

@@ -21,6 +21,10 @@ import FoundationNetworking
 /// All properties are thread-safe.
 public final class HostConfiguration: @unchecked Sendable {
     // unchecked: `current` is read and replaced only under `lock`; the rest is immutable or Sendable.
+    //
+    // Size: the accessors of the settings are never inlined, nor are `snapshot()`,
+    // `beginChange()` and `endChange(_:)`, so the `modify` the compiler adds to each
+    // public property only calls them instead of holding another copy of both.
 
     /// The name of the notification posted on `NotificationCenter.default` when a
     /// request of a host gets 401 Unauthorized:
@@ -95,8 +99,8 @@ public final class HostConfiguration: @unchecked Sendable {
 
     /// The URL every request's `api` is appended to; `nil` when not configured.
     public var baseURL: URL? {
-        get { snapshot().baseURL }
-        set {
+        @inline(never) get { snapshot().baseURL }
+        @inline(never) set {
             let settings = beginChange()
             settings.setBaseURL(newValue, problem: nil)
             endChange(settings)
@@ -106,8 +110,8 @@ public final class HostConfiguration: @unchecked Sendable {
     /// Headers sent with every request of this host. A request's own headers win;
     /// names are compared case-insensitively.
     public var defaultHeaders: [String: String] {
-        get { snapshot().defaultHeaders }
-        set {
+        @inline(never) get { snapshot().defaultHeaders }
+        @inline(never) set {
             let settings = beginChange()
             settings.defaultHeaders = newValue
             endChange(settings)
@@ -118,8 +122,8 @@ public final class HostConfiguration: @unchecked Sendable {
     /// It is an idle timeout (as Apple's `timeoutIntervalForRequest`): an attempt fails
     /// only when no byte was sent or received for that long.
     public var timeout: TimeInterval {
-        get { snapshot().timeout }
-        set {
+        @inline(never) get { snapshot().timeout }
+        @inline(never) set {
             let settings = beginChange()
             settings.timeout = newValue
             endChange(settings)
@@ -130,8 +134,8 @@ public final class HostConfiguration: @unchecked Sendable {
     /// (as Apple's `timeoutIntervalForResource`), when the request sets none; `nil`
     /// (the default) for no such limit. Passing it fails with `error.isTimeout`.
     public var totalTimeout: TimeInterval? {
-        get { snapshot().totalTimeout }
-        set {
+        @inline(never) get { snapshot().totalTimeout }
+        @inline(never) set {
             let settings = beginChange()
             settings.totalTimeout = newValue
             endChange(settings)
@@ -140,8 +144,8 @@ public final class HostConfiguration: @unchecked Sendable {
 
     /// The queue every callback of this host's requests is delivered on. Default `.main`.
     public var callbackQueue: DispatchQueue {
-        get { snapshot().callbackQueue }
-        set {
+        @inline(never) get { snapshot().callbackQueue }
+        @inline(never) set {
             let settings = beginChange()
             settings.callbackQueue = newValue
             endChange(settings)
@@ -152,8 +156,8 @@ public final class HostConfiguration: @unchecked Sendable {
     /// 299 included). Any other status fails the request with
     /// ``NetworkError/Kind-swift.enum/unacceptableStatus``.
     public var acceptableStatusCodes: Set<Int> {
-        get { snapshot().acceptableStatusCodes }
-        set {
+        @inline(never) get { snapshot().acceptableStatusCodes }
+        @inline(never) set {
             let settings = beginChange()
             settings.acceptableStatusCodes = newValue
             endChange(settings)
@@ -163,8 +167,8 @@ public final class HostConfiguration: @unchecked Sendable {
     /// How this backend wraps its answers (`{"code": 0, "data": …}`), or `nil` (the
     /// default) when it does not. See ``ResponseEnvelope``.
     public var envelope: ResponseEnvelope? {
-        get { snapshot().envelope }
-        set {
+        @inline(never) get { snapshot().envelope }
+        @inline(never) set {
             let settings = beginChange()
             settings.envelope = newValue
             endChange(settings)
@@ -174,8 +178,8 @@ public final class HostConfiguration: @unchecked Sendable {
     /// The decoder for `Decodable` results: set its date and key strategies here.
     /// Do not change its settings while requests run; assign a new decoder instead.
     public var jsonDecoder: JSONDecoder {
-        get { snapshot().jsonDecoder }
-        set {
+        @inline(never) get { snapshot().jsonDecoder }
+        @inline(never) set {
             let settings = beginChange()
             settings.jsonDecoder = newValue
             endChange(settings)
@@ -185,8 +189,8 @@ public final class HostConfiguration: @unchecked Sendable {
     /// The encoder for `Encodable` request bodies (``BaseAPIRequest/encodableBody``).
     /// Do not change its settings while requests run; assign a new encoder instead.
     public var jsonEncoder: JSONEncoder {
-        get { snapshot().jsonEncoder }
-        set {
+        @inline(never) get { snapshot().jsonEncoder }
+        @inline(never) set {
             let settings = beginChange()
             settings.jsonEncoder = newValue
             endChange(settings)
@@ -198,8 +202,8 @@ public final class HostConfiguration: @unchecked Sendable {
     /// one "please sign in again" prompt. Not called for cancellations, nor for
     /// requests whose ``BaseAPIRequest/suppressesErrorHandler`` is `true`.
     public var errorHandler: ErrorHandler? {
-        get { snapshot().errorHandler }
-        set {
+        @inline(never) get { snapshot().errorHandler }
+        @inline(never) set {
             let settings = beginChange()
             settings.errorHandler = newValue
             endChange(settings)
@@ -209,8 +213,8 @@ public final class HostConfiguration: @unchecked Sendable {
     /// Plugins every request of this host passes through, in order, before the
     /// request's own. See ``RequestInterceptor``.
     public var interceptors: [any RequestInterceptor] {
-        get { snapshot().interceptors }
-        set {
+        @inline(never) get { snapshot().interceptors }
+        @inline(never) set {
             let settings = beginChange()
             settings.interceptors = newValue
             endChange(settings)
@@ -220,8 +224,8 @@ public final class HostConfiguration: @unchecked Sendable {
     /// When failed requests are sent again; `.none` (the default) never retries.
     /// A request may bring its own (``BaseAPIRequest/retryPolicy``).
     public var retryPolicy: RetryPolicy {
-        get { snapshot().retryPolicy }
-        set {
+        @inline(never) get { snapshot().retryPolicy }
+        @inline(never) set {
             let settings = beginChange()
             settings.retryPolicy = newValue
             endChange(settings)
@@ -232,8 +236,8 @@ public final class HostConfiguration: @unchecked Sendable {
     /// Default `.networkOnly`. It matters only with a response cache
     /// (`host.responseCache`, from the `EasyNetworkCache` product).
     public var cachePolicy: CachePolicy {
-        get { snapshot().cachePolicy }
-        set {
+        @inline(never) get { snapshot().cachePolicy }
+        @inline(never) set {
             let settings = beginChange()
             settings.cachePolicy = newValue
             endChange(settings)
@@ -245,8 +249,8 @@ public final class HostConfiguration: @unchecked Sendable {
     /// Whatever it returns, `Authorization` and `Cookie` are removed when the redirect
     /// leads to another host, scheme or port.
     public var redirectHandler: (@Sendable (_ response: HTTPURLResponse, _ newRequest: URLRequest) -> URLRequest?)? {
-        get { transport.redirectHandler }
-        set { transport.redirectHandler = newValue }
+        @inline(never) get { transport.redirectHandler }
+        @inline(never) set { transport.redirectHandler = newValue }
     }
 
     /// Replaces the session configuration. Running requests finish on the old session;
@@ -259,7 +263,7 @@ public final class HostConfiguration: @unchecked Sendable {
     @discardableResult
     public func setBaseURL(string: String) -> Bool {
         let url = Self.validatedURL(string)
-        let problem = url == nil ? "'\(string)' is not a valid base URL" : nil
+        let problem = url == nil ? "'" + string + "' is not a valid base URL" : nil
         let settings = beginChange()
         settings.setBaseURL(url, problem: problem)
         endChange(settings)
@@ -268,6 +272,7 @@ public final class HostConfiguration: @unchecked Sendable {
 
     /// The current settings: immutable, shared by every request that starts before the
     /// next change.
+    @inline(never)
     func snapshot() -> HostSettings {
         lock.lock()
         let settings = current
@@ -278,6 +283,7 @@ public final class HostConfiguration: @unchecked Sendable {
     /// Starts a change: takes the lock and returns a private copy of the settings.
     /// Change the copy (nothing that calls out or waits) and hand it to
     /// ``endChange(_:)`` at once, on every path.
+    @inline(never)
     func beginChange() -> HostSettings {
         lock.lock()
         return current.copy()
@@ -285,6 +291,7 @@ public final class HostConfiguration: @unchecked Sendable {
 
     /// Publishes the settings from ``beginChange()`` and lets go of the lock; requests
     /// that start afterwards see them, requests already running keep theirs.
+    @inline(never)
     func endChange(_ changed: HostSettings) {
         let replaced = current
         current = changed

@@ -47,7 +47,7 @@ package final class HostSettings: @unchecked Sendable {
         timeout = HostConfiguration.defaultTimeout
         totalTimeout = nil
         callbackQueue = .main
-        acceptableStatusCodes = Set(200..<300)
+        acceptableStatusCodes = Self.successStatusCodes()
         envelope = nil
         jsonDecoder = JSONDecoder()
         jsonEncoder = JSONEncoder()
@@ -78,6 +78,14 @@ package final class HostSettings: @unchecked Sendable {
         features = other.features
     }
 
+    /// `200..<300` as a set, built once per host by the standard library's own generic
+    /// code: optimized, this one line would compile a `Set<Int>` builder (insert, grow,
+    /// copy: about 2 KB) into every program, and the library builds no other `Set<Int>`.
+    @_optimize(none)
+    private static func successStatusCodes() -> Set<Int> {
+        Set(200..<300)
+    }
+
     /// A private copy to change before publishing it.
     func copy() -> HostSettings {
         HostSettings(copying: self)
@@ -97,10 +105,21 @@ package final class HostSettings: @unchecked Sendable {
 
     /// Replaces the feature whose type has `id` with `feature` (or removes it), kept in `order`.
     func setFeature(_ feature: (any HostFeature)?, id: ObjectIdentifier, order: Int) {
-        features.removeAll { ObjectIdentifier(type(of: $0)) == id }
-        guard let feature else { return }
-        let index = features.firstIndex { type(of: $0).order > order } ?? features.endIndex
-        features.insert(feature, at: index)
+        // One pass that appends to a new array: `removeAll(where:)` and `insert(_:at:)`
+        // would each compile a `replaceSubrange` of this element type into every program.
+        var kept: [any HostFeature] = []
+        var pending = feature
+        for installed in features where ObjectIdentifier(type(of: installed)) != id {
+            if let feature = pending, type(of: installed).order > order {
+                kept.append(feature)
+                pending = nil
+            }
+            kept.append(installed)
+        }
+        if let feature = pending {
+            kept.append(feature)
+        }
+        features = kept
     }
 
     /// The settings themselves; kept so that code written for the former snapshot
