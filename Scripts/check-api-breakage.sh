@@ -66,9 +66,10 @@ if (( status != 0 )); then
     if (( breaks > 0 )); then
         cat >&2 <<EOF
 API check FAILED: $breaks public API break(s) against release $tag, listed above (💔).
-  A patch or minor release must not break source compatibility (README, Versioning): keep
-  the old declaration next to the new one (deprecated) instead. Only a major release may
-  break on purpose: then copy the lines above into $allowlist.
+  A patch or minor release must not break source compatibility (README, Versioning): make
+  the change additive instead (keep the old declaration, deprecated, next to the new one;
+  no new case in a public enum). Only a major release may break on purpose: then copy the
+  lines above into $allowlist.
 EOF
     else
         echo "API check FAILED: could not compare with release $tag (the error above is not an API break)" >&2
