@@ -237,6 +237,26 @@ version_note = if released.nil?
                end
 fail_with.call("version #{version.inspect} is not SemVer x.y.z") unless version.match?(/\A\d+\.\d+\.\d+\z/)
 
+# version: the release tags. CocoaPods reads a release's podspec at its tag (`:tag => '0.2.0'`),
+# so a tagged commit's podspec names that tag, and a later one never names an older version.
+release_tags = lambda do |*selection|
+  IO.popen(['git', 'tag', '-l', *selection], err: File::NULL, &:read).to_s.lines.map(&:strip)
+    .grep(/\Av?\d+\.\d+\.\d+\z/).map { |t| t.delete_prefix('v') }
+rescue SystemCallError
+  []
+end
+if version.match?(/\A\d+\.\d+\.\d+\z/)
+  at_head = release_tags.call('--points-at', 'HEAD')
+  at_head.reject { |t| t == version }.each do |t|
+    fail_with.call("HEAD is tagged #{t}, but the version is #{version}: `pod` with :tag => '#{t}' would read this podspec")
+  end
+  last = release_tags.call('--merged', 'HEAD').max_by { |t| Gem::Version.new(t) }
+  if last && Gem::Version.new(last) > Gem::Version.new(version)
+    fail_with.call("version #{version} is below the last release tag #{last} (in the history of HEAD)")
+  end
+  version_note += ", the tag at HEAD" if version_note && at_head.include?(version)
+end
+
 # license
 license = spec.license
 license_file = license.is_a?(Hash) ? (license[:file] || license['file']) : nil

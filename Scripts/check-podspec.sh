@@ -5,20 +5,27 @@
 #    and no other, each subspec's source_files exactly its module's Swift files, dependencies
 #    mirroring the target's, every module's PrivacyInfo.xcprivacy in a resource bundle,
 #    deployment targets = Package.swift's platforms, Swift 6, the LICENSE file, and the version
-#    = CHANGELOG.md's top `## [x.y.z]` section (when there is one).
+#    = CHANGELOG.md's top `## [x.y.z]` section (when there is one) = a release tag on HEAD
+#    (when there is one), and not below the last release tag in HEAD's history.
 # 2. It type-checks what CocoaPods builds for a target that selects every subspec: all their
 #    sources as ONE module named EasyNetwork, with `-D COCOAPODS` (CocoaPods adds it to every
 #    Swift pod target) and the podspec's OTHER_SWIFT_FLAGS. Any error or warning fails: an
 #    unguarded `import EasyNetwork` in an optional module, a missing `-package-name`, two
 #    modules declaring the same name. PODSPEC_SKIP_COMPILE=1 skips this step.
-# Needs Ruby: installed with apt-get when missing (as root), else the check fails.
+# Never runs `pod` (CocoaPods is not needed, nothing is skipped without it) and needs no
+# network, only Ruby. Without Ruby it tries `apt-get install ruby` (as root; that step needs
+# the network), else it fails saying so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if ! command -v ruby >/dev/null; then
     if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
         echo "check-podspec.sh: installing ruby (apt-get)"
-        apt-get install -y ruby >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y ruby >/dev/null; }
+        if ! { apt-get install -y ruby >/dev/null 2>&1 ||
+            { apt-get update >/dev/null 2>&1 && apt-get install -y ruby >/dev/null 2>&1; }; }; then
+            echo "check-podspec.sh: needs ruby, and apt-get could not install it (no network?)" >&2
+            exit 1
+        fi
     else
         echo "check-podspec.sh: needs ruby (apt-get install ruby)" >&2
         exit 1
