@@ -1,7 +1,10 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
 import Dispatch
 import Foundation
 
-/// The typed end of a download's ``RequestExchange``: its value is the destination
+/// The typed end of a download's `RequestExchange`: its value is the destination
 /// file, in place once the exchange ends without an error.
 final class DownloadSink: ExchangeSink {
     private let destination: URL
@@ -16,6 +19,8 @@ final class DownloadSink: ExchangeSink {
     func map(_ response: NetworkResponse, lock: Lock) -> NetworkError? { nil }
 
     var wantsProvisional: Bool { false }
+
+    var mapsInline: Bool { false }
 
     func deliverProvisional(_ response: NetworkResponse, on queue: DispatchQueue, lock: Lock) {}
 

@@ -1,9 +1,12 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// One download's part in its ``RequestExchange``: it carries each attempt itself. The
+/// One download's part in its `RequestExchange`: it carries each attempt itself. The
 /// exchange builds, adapts (the token, the interceptors), times, retries and delivers
 /// the download like any request; at the transport, this plug-in runs one
 /// ``DownloadTransfer`` (which continues from the bytes on disk when it can), tells the

@@ -1,3 +1,6 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -30,24 +33,24 @@ import FoundationNetworking
 /// host `TokenAuthenticator` (from `EasyNetworkPlugins`) refreshes the token (or joins
 /// the running refresh) and replays the download once, as data requests do. Transient
 /// failures (a body cut short, a reset, a retryable status, a timeout) are retried under
-/// the request's or host's ``RetryPolicy``, continuing from the bytes on disk. The
+/// the request's or host's `RetryPolicy`, continuing from the bytes on disk. The
 /// response cache and request coalescing never take part.
 ///
 /// Timeouts: an attempt fails when no byte arrived for the request's `timeout` (else the
-/// host's ``HostConfiguration/timeout``), and when it took longer than the request's own
-/// `totalTimeout`. The host's ``HostConfiguration/totalTimeout`` does not apply: it is a
+/// host's `HostConfiguration.timeout`), and when it took longer than the request's own
+/// `totalTimeout`. The host's `HostConfiguration.totalTimeout` does not apply: it is a
 /// budget for API calls, and a large file must not die by it.
 ///
 /// Callbacks run on the host's callback queue; progress is monotonic and reaches 1.0 on
 /// success; the completion fires exactly once, also for a cancellation.
-/// `try await queue.run(download)` returns the file's URL or throws the ``NetworkError``.
+/// `try await queue.run(download)` returns the file's URL or throws the `NetworkError`.
 public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  // unchecked: its vars are guarded by the operation's lock
     private let request: any BaseAPIRequest
     private let destination: URL
     private let options: DownloadOptions
 
     // Read and written only under the operation's lock (`lockState()`/`unlockState()`,
-    // shared with ``NetworkOperation``); the lock, not the access checker, keeps them exclusive.
+    // shared with `NetworkOperation`); the lock, not the access checker, keeps them exclusive.
     @exclusivity(unchecked) private var plugIn: DownloadPlugIn?
     @exclusivity(unchecked) private var storedResult: Result<URL, NetworkError>?
     @exclusivity(unchecked) private var storedMetrics: RequestMetrics?
@@ -147,14 +150,13 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
         service.start(request, sink: sink, uploadProgress: nil, transfer: plugIn)
     }
 
-    override func willFinish() {
-        guard isCancelled else { return }
-        lockState()
-        let undelivered = storedResult == nil
-        unlockState()
-        if undelivered {
-            configuration.callbackQueue.async { [self] in deliver(.failure(.cancelled(url: nil))) }
-        }
+    /// Cancels the download; the bytes so far stay on disk for a later resume. One that
+    /// has not started calls back with the cancellation at once (it will never run).
+    public override func cancel() {
+        super.cancel()
+        // Running, its exchange reports the cancellation (a result stored first wins).
+        guard !isExecuting, !isFinished else { return }
+        configuration.callbackQueue.async { [self] in deliver(.failure(NetworkError(kind: .cancelled))) }
     }
 
     private func reportProgress(written: Int64, expected: Int64?, on queue: DispatchQueue) {

@@ -1,3 +1,6 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -154,7 +157,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             attempt.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         }
         guard let started = transport.streamingTask(with: attempt, priority: priority, observer: self) else {
-            end(.cancelled(url: request.url))
+            end(NetworkError(kind: .cancelled, url: request.url))
             return
         }
         lock.lock()
@@ -291,10 +294,10 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         }
         if let error {
             if wasCancelled || (error as? URLError)?.code == .cancelled {
-                end(.cancelled(url: request.url))
+                end(NetworkError(kind: .cancelled, url: request.url))
             } else {
                 // A body cut short (libcurl's "transfer closed", -1 on Linux) is a connection loss.
-                end(.transport(TruncatedBody.classify(error, declared: declared, received: count), url: request.url))
+                end(NetworkError(kind: .transport, url: request.url, underlyingError: TruncatedBody.classify(error, declared: declared, received: count)))
             }
             return
         }
