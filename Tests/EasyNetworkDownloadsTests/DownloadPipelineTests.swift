@@ -118,8 +118,11 @@ final class DownloadPipelineTests: ServerTestCase {
         let host = makeHost()
         let recorder = Recorder()
         host.interceptors = [recorder]
+        let reported = Collector<Int>()
+        host.errorHandler = { _, error in reported.append(error.statusCode ?? 0) }
         let op = DownloadOperation(request: TestRequest("/missing"), to: folder.appendingPathComponent("missing.bin"), configuration: host)
         guard case .failure(let error)? = run(op) else { return XCTFail("a 404 must fail") }
+        XCTAssertEqual(reported.values, [404], "the host's error handler hears a download's failure")
         XCTAssertEqual(error.kind, .unacceptableStatus, "the transfer's error passes unchanged")
         XCTAssertEqual(error.statusCode, 404)
         XCTAssertEqual(recorder.events.values, ["adapt", "willSend", "didReceive 404 error", "didFinish"])

@@ -65,7 +65,7 @@ enum ValidateStage {
             if (error as? URLError)?.code == .cancelled {
                 return .failure(.cancelled(url: url))
             }
-            // A streamed transfer (a download) already judged what it received.
+            // An error the transfer typed itself (a download's: a status, a file) passes as is.
             if let error = error as? NetworkError {
                 return .failure(error)
             }
