@@ -14,8 +14,8 @@ Pod::Spec.new do |s|
     EasyNetwork runs requests as asynchronous Operations on a NetworkQueue, one URLSession per
     host, and maps responses into your types. Foundation only, no dependencies, silent inside
     somebody else's app, Swift 6 strict concurrency. The optional subspecs add tokens and logging
-    (Plugins), chains and batches (Orchestration), a disk response cache (Cache) and a loopback
-    test server (Testing).
+    (Plugins), chains and batches (Orchestration), a disk response cache (Cache), resumable
+    downloads to disk (Downloads) and a loopback test server (Testing).
   DESC
   s.homepage = repository
   s.license = { type: 'MIT', file: 'LICENSE' }
@@ -63,6 +63,13 @@ Pod::Spec.new do |s|
     cache.resource_bundles = { 'EasyNetworkCache' => ['Sources/EasyNetworkCache/PrivacyInfo.xcprivacy'] }
     cache.dependency 'EasyNetwork/Core'
     cache.frameworks = 'Foundation'
+  end
+
+  s.subspec 'Downloads' do |downloads|
+    downloads.source_files = 'Sources/EasyNetworkDownloads/**/*.swift'
+    downloads.resource_bundles = { 'EasyNetworkDownloads' => ['Sources/EasyNetworkDownloads/PrivacyInfo.xcprivacy'] }
+    downloads.dependency 'EasyNetwork/Core'
+    downloads.frameworks = 'Foundation'
   end
 
   # For test targets. Like the SwiftPM product it needs no other subspec (and no XCTest).

@@ -25,34 +25,42 @@ let package = Package(
         .library(name: "EasyNetworkPlugins", targets: ["EasyNetworkPlugins"]),
         .library(name: "EasyNetworkOrchestration", targets: ["EasyNetworkOrchestration"]),
         .library(name: "EasyNetworkCache", targets: ["EasyNetworkCache"]),
+        .library(name: "EasyNetworkDownloads", targets: ["EasyNetworkDownloads"]),
     ],
     targets: [
         .target(name: "EasyNetwork", exclude: privacyExclude, resources: privacyManifest),
         .target(name: "EasyNetworkTesting"),
         .executableTarget(
             name: "EasyNetworkDemo",
-            dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkPlugins", "EasyNetworkOrchestration"],
+            dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkPlugins", "EasyNetworkOrchestration", "EasyNetworkDownloads"],
             path: "Examples/EasyNetworkDemo"
         ),
         .target(name: "EasyNetworkPlugins", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
         .target(name: "EasyNetworkOrchestration", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
         .target(name: "EasyNetworkCache", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
+        .target(name: "EasyNetworkDownloads", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
         // EmbeddingHygieneTests checks a RequestBatch next to the core's objects;
         // HostConfigurationTests sets every host property, the cache's and the
-        // authenticator's too; retry and interceptor tests run next to a token.
+        // authenticator's too; retry and interceptor tests run next to a token;
+        // EmbeddingHygieneTests and TruncatedBodyTests check downloads next to requests.
         // Helpers every test target shares (TestRequest, Collector, ServerTestCase); not a product.
         .target(name: "EasyNetworkTestSupport", dependencies: ["EasyNetwork", "EasyNetworkTesting"], path: "Tests/EasyNetworkTestSupport"),
         .testTarget(
             name: "EasyNetworkTests",
-            dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkOrchestration", "EasyNetworkCache", "EasyNetworkPlugins"]
+            dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkOrchestration", "EasyNetworkCache", "EasyNetworkPlugins", "EasyNetworkDownloads"]
         ),
-        .testTarget(name: "EasyNetworkPluginsTests", dependencies: ["EasyNetworkPlugins", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport"]),
+        // DownloadRefreshTests: a download's token refresh.
+        .testTarget(
+            name: "EasyNetworkPluginsTests",
+            dependencies: ["EasyNetworkPlugins", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkDownloads"]
+        ),
         .testTarget(
             name: "EasyNetworkOrchestrationTests",
             dependencies: ["EasyNetworkOrchestration", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport"]
         ),
         // CacheStageTests keys entries on the token of a host's authenticator.
         .testTarget(name: "EasyNetworkCacheTests", dependencies: ["EasyNetworkCache", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkPlugins"]),
+        .testTarget(name: "EasyNetworkDownloadsTests", dependencies: ["EasyNetworkDownloads", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

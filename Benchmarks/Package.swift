@@ -13,6 +13,7 @@ let package = Package(
             dependencies: [
                 .product(name: "EasyNetwork", package: "EasyNetwork"),
                 .product(name: "EasyNetworkTesting", package: "EasyNetwork"),
+                .product(name: "EasyNetworkDownloads", package: "EasyNetwork"),
             ]
         ),
     ],

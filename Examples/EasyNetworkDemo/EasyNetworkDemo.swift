@@ -1,4 +1,5 @@
 import EasyNetwork
+import EasyNetworkDownloads  // DownloadOperation (an opt-in product)
 import EasyNetworkPlugins
 import EasyNetworkOrchestration
 import EasyNetworkTesting

@@ -1,4 +1,5 @@
 import EasyNetwork
+import EasyNetworkDownloads
 import EasyNetworkOrchestration
 import EasyNetworkTesting
 import Foundation

@@ -47,12 +47,12 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
     /// ``OperationLock``); pair with ``unlockState()``. Nothing under it may run user code,
     /// nor release the last reference to a user's closure or object (its `deinit` would run
     /// under the lock).
-    final func lockState() {
+    package final func lockState() {
         lock.lock()
     }
 
     /// Lets go of the lock taken by ``lockState()``.
-    final func unlockState() {
+    package final func unlockState() {
         lock.unlock()
     }
 

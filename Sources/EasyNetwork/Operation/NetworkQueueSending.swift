@@ -39,7 +39,7 @@ extension NetworkQueue {
     /// Adds any operation (a ``ServiceOperation`` subclass, say) to this queue and
     /// returns when it has finished. Cancelling the calling task cancels the operation.
     /// - Throws: ``NetworkError`` of kind `cancelled` when the operation ended cancelled;
-    ///   the failure of an operation that reports one (a ``DownloadOperation``'s).
+    ///   the failure of an operation that reports one (a `DownloadOperation`'s, from EasyNetworkDownloads).
     public func run<Op: Operation>(_ operation: Op) async throws {
         try await runToFinish(operation)
     }
@@ -68,7 +68,7 @@ extension NetworkQueue {
     /// once). Cancelling the calling task cancels the operation. Never inlined: one copy
     /// of the cancellation handler and the continuation serves every caller.
     @inline(never)
-    func wait(for operation: Operation, observe: (@escaping @Sendable () -> Void) -> Void) async {
+    package func wait(for operation: Operation, observe: (@escaping @Sendable () -> Void) -> Void) async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 observe { continuation.resume() }

@@ -18,7 +18,7 @@ import Foundation
 /// `queuePriority` becomes the `URLSessionTask` priority.
 open class ServiceOperation: NetworkOperation, @unchecked Sendable {  // unchecked: an Operation subclass; `madeService` guarded by the operation lock
     /// The host the operation talks to.
-    let configuration: HostConfiguration
+    package let configuration: HostConfiguration
     // Made on first use, under the operation's lock: one cancelled before it ran never
     // makes one (a bulk cancel of queued operations allocates and frees nothing for it).
     @exclusivity(unchecked) private final var madeService: EasyNetworkService?

@@ -50,7 +50,10 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
     /// The last attempt's request and answer, kept only for interceptors.
     private var last: (URLRequest?, HTTPURLResponse?, Data?) = (nil, nil, nil)
 
-    init(service: EasyNetworkService, request: any BaseAPIRequest, sink: any ExchangeSink, priority: Float?, queuedAt: Date, uploadProgress: (@Sendable (Int64, Int64) -> Void)?) {
+    /// `transfer`, when given, carries every attempt itself (a download, streamed to
+    /// disk): only the features with an interceptor (the token) join it, never the cache
+    /// or coalescing, and only the request's own `totalTimeout` bounds an attempt.
+    init(service: EasyNetworkService, request: any BaseAPIRequest, sink: any ExchangeSink, priority: Float?, queuedAt: Date, uploadProgress: (@Sendable (Int64, Int64) -> Void)?, transfer: (any RequestPlugIn)? = nil) {
         self.service = service
         host = service.configuration
         self.request = request
@@ -59,11 +62,14 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         self.sink = sink
         let interceptors = settings.settings.interceptors + request.interceptors
         self.interceptors = interceptors
-        let plugIns = settings.plugIns(for: request, service: service)
+        var plugIns = settings.plugIns(for: request, service: service)
+        if let transfer {
+            plugIns = plugIns.filter { $0.interceptor != nil } + [transfer]
+        }
         self.plugIns = plugIns
         chain = plugIns.isEmpty ? interceptors : plugIns.compactMap(\.interceptor) + interceptors
         requestID = interceptors.isEmpty ? 0 : RequestContext.nextRequestID()
-        limits = AttemptDeadline(idle: request.timeout ?? settings.settings.timeout, total: request.totalTimeout ?? settings.settings.totalTimeout)
+        limits = AttemptDeadline(idle: request.timeout ?? settings.settings.timeout, total: request.totalTimeout ?? (transfer == nil ? settings.settings.totalTimeout : nil))
         self.priority = priority
         self.queuedAt = queuedAt
         self.uploadProgress = uploadProgress
@@ -179,7 +185,7 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         completedAttempt = max(completedAttempt, attempt)
         if seen { last = (last.0, outcome.response, outcome.data) }
         firstByteAt = outcome.firstByteAt
-        bytesReceived += outcome.data.count
+        bytesReceived += outcome.streamedBytes ?? outcome.data.count
         return (cancelled, timedOut)
     }
 

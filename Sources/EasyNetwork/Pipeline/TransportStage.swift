@@ -4,8 +4,9 @@ import FoundationNetworking
 #endif
 
 /// Hands one adapted attempt to the request's plug-ins in order (coalescing may share
-/// a transfer), then to the host's session, with its clock, the ``AttemptTimer`` that
-/// hears every byte. `arrived` runs once, on the session's delegate queue.
+/// a transfer; a download's plug-in, the last, carries the attempt itself), then to the
+/// host's session, with its clock, the ``AttemptTimer`` that hears every byte. `arrived`
+/// runs once, on the session's delegate queue.
 enum TransportStage {
     /// Before the first attempt (without a body file): whether a plug-in (the cache)
     /// answered it with a stored response, mapped into `sink`; `queue` gets a value

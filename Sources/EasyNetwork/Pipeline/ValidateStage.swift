@@ -7,7 +7,9 @@ import FoundationNetworking
 /// produced into a response worth mapping or an error. A timeout or a cancellation
 /// wins over what arrived; a `304` to a revalidation becomes the stored response;
 /// interceptors hear `didReceive`; then transport errors, the host's acceptable
-/// status codes and the interceptors' `validate` decide.
+/// status codes and the interceptors' `validate` decide. A streamed transfer (a
+/// download) judged its own status and errors: its ``NetworkError`` passes unchanged,
+/// and its response is never read with the host's envelope.
 enum ValidateStage {
     static func run(
         _ arrived: TransportOutcome,
@@ -63,12 +65,18 @@ enum ValidateStage {
             if (error as? URLError)?.code == .cancelled {
                 return .failure(.cancelled(url: url))
             }
+            // An error the transfer typed itself (a download's: a status, a file) passes as is.
+            if let error = error as? NetworkError {
+                return .failure(error)
+            }
             return .failure(.transport(TruncatedBody.classify(error, declared: outcome.response?.expectedContentLength, received: Int64(outcome.data.count)), url: url))
         }
         guard let response = outcome.response else {
             return .failure(.transport(URLError(.badServerResponse), url: url))
         }
-        guard settings.settings.acceptableStatusCodes.contains(response.statusCode) else {
+        // A streamed transfer accepted its status itself (a 206 too); its body is on disk.
+        let streamed = outcome.streamedBytes != nil
+        guard streamed || settings.settings.acceptableStatusCodes.contains(response.statusCode) else {
             return .failure(NetworkError(
                 kind: .unacceptableStatus,
                 message: ServerMessage.extract(from: outcome.data),
@@ -81,7 +89,7 @@ enum ValidateStage {
             request: outcome.request,
             httpResponse: response,
             data: outcome.data,
-            envelope: settings.settings.envelope,
+            envelope: streamed ? nil : settings.settings.envelope,
             jsonDecoder: settings.settings.jsonDecoder
         ))
     }

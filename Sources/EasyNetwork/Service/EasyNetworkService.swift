@@ -87,12 +87,13 @@ public final class EasyNetworkService: @unchecked Sendable {
         start(request, sink: TypedSink(transform: transform, cachedValue: cachedValue, completion: completion), uploadProgress: uploadProgress)
     }
 
-    /// The non-generic part of `perform`.
-    private func start(_ request: BaseAPIRequest, sink: any ExchangeSink, uploadProgress: (@Sendable (Int64, Int64) -> Void)?) {
+    /// The non-generic part of `perform`; `transfer` carries the attempts of a download
+    /// (see ``RequestExchange``).
+    package func start(_ request: BaseAPIRequest, sink: any ExchangeSink, uploadProgress: (@Sendable (Int64, Int64) -> Void)?, transfer: (any RequestPlugIn)? = nil) {
         lock.lock()
         let (priority, queuedAt) = (priority, queued)
         lock.unlock()
-        let exchange = RequestExchange(service: self, request: request, sink: sink, priority: priority, queuedAt: queuedAt ?? Date(), uploadProgress: uploadProgress)
+        let exchange = RequestExchange(service: self, request: request, sink: sink, priority: priority, queuedAt: queuedAt ?? Date(), uploadProgress: uploadProgress, transfer: transfer)
         lock.lock()
         let admitted = !cancelled
         if admitted { exchanges.append(exchange) }

@@ -64,7 +64,7 @@ public final class HostConfiguration: @unchecked Sendable {
     public typealias ErrorHandler = (_ request: any BaseAPIRequest, _ error: NetworkError) -> Void
 
     /// The transport: owns this host's one `URLSession`.
-    let transport: NetworkService
+    package let transport: NetworkService
 
     /// Sets the shared configuration's base URL from a string.
     ///

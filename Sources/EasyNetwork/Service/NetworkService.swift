@@ -69,7 +69,7 @@ public final class NetworkService: @unchecked Sendable {
 
     /// Starts a transfer whose every event goes to `observer` (downloads written to
     /// disk as they arrive); `nil` when the session is gone.
-    func streamingTask(
+    package func streamingTask(
         with request: URLRequest,
         priority: Float?,
         observer: any TransferObserver,

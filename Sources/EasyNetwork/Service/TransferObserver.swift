@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 
 /// Receives a streaming transfer's events, in order, on the session's delegate queue.
-protocol TransferObserver: AnyObject, Sendable {
+package protocol TransferObserver: AnyObject, Sendable {
     /// The response head arrived; return `false` to stop the transfer.
     func transferDidReceive(_ response: HTTPURLResponse) -> Bool
     /// A piece of the body arrived.
@@ -18,5 +18,5 @@ protocol TransferObserver: AnyObject, Sendable {
 
 extension TransferObserver {
     /// Observers that keep no timings ignore metrics.
-    func transferDidCollectMetrics(firstByteAt: Date) {}
+    package func transferDidCollectMetrics(firstByteAt: Date) {}
 }

@@ -3,7 +3,9 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// What one data task produced: the response and body, or the error.
+/// What one data task produced: the response and body, or the error. A streamed
+/// transfer (a download, written to disk as it arrives) keeps no body: it counts the
+/// bytes it handed on in ``streamedBytes``.
 package struct TransportOutcome: Sendable {
     package let request: URLRequest
     package var response: HTTPURLResponse?
@@ -11,6 +13,10 @@ package struct TransportOutcome: Sendable {
     package var error: (any Error)?
     /// When the response began to arrive, where the platform tells.
     package var firstByteAt: Date?
+    /// The body bytes a streamed transfer handed on instead of keeping them in `data`,
+    /// or `nil` for a buffered body. A streamed transfer judged the status itself, and
+    /// its body is not the host's to decode (no envelope).
+    package var streamedBytes: Int?
 
     package init(request: URLRequest, response: HTTPURLResponse? = nil, data: Data = Data(), error: (any Error)? = nil) {
         self.request = request

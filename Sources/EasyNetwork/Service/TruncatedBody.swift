@@ -12,12 +12,12 @@ import FoundationNetworking
 /// when the task has a completion handler, so libcurl's text is then the only sign.
 /// Such a -1 becomes `networkConnectionLost`, keeping the original error as the
 /// underlying one; any other error is left as it is.
-enum TruncatedBody {
+package enum TruncatedBody {
     /// `error`, or `networkConnectionLost` when it is a -1 that cut a body short: fewer
     /// than the `declared` bytes were `received`, or libcurl said so.
     /// - Parameter declared: the length the response head declared (`nil` or negative
     ///   when there was no head or it declared none).
-    static func classify(_ error: any Error, declared: Int64?, received: Int64) -> any Error {
+    package static func classify(_ error: any Error, declared: Int64?, received: Int64) -> any Error {
         guard let urlError = error as? URLError, urlError.code == .unknown else { return error }
         let short = declared.map { $0 >= 0 && received < $0 } ?? false
         return short || urlError.localizedDescription.contains("transfer closed with") ? connectionLost(urlError) : error

@@ -2,13 +2,13 @@ import Foundation
 
 /// Appends to a file, reporting failures as errors (the old `FileHandle.write(_:)`
 /// raises an Objective-C exception on Apple platforms instead, which nothing can catch).
-final class FileWriter {
+package final class FileWriter {
     private let handle: FileHandle
     /// The bytes this writer wrote.
     private(set) var written: Int64 = 0
 
     /// Opens `url` for writing: after its current end when `appending`, else emptied.
-    init(url: URL, appending: Bool) throws {
+    package init(url: URL, appending: Bool) throws {
         if !appending || !FileManager.default.fileExists(atPath: url.path) {
             guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
                 throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
@@ -26,7 +26,7 @@ final class FileWriter {
 
     /// Appends `data` (out of line: a multipart body writes from several places).
     @inline(never)
-    func write(_ data: Data) throws {
+    package func write(_ data: Data) throws {
         if #available(iOS 13.4, macOS 10.15.4, tvOS 13.4, watchOS 6.2, *) {
             try handle.write(contentsOf: data)
         } else {
@@ -51,7 +51,7 @@ final class FileWriter {
         }
     }
 
-    func close() {
+    package func close() {
         if #available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *) {
             try? handle.close()
         } else {

@@ -1,10 +1,12 @@
 /// Decides which progress values are worth a callback: only forward, in steps of at
 /// least half a percent, and always the final 100 %.
-struct ProgressGate {
+package struct ProgressGate {
     private var reported: Double = -1
 
+    package init() {}
+
     /// Whether `fraction` should be reported; remembers it when so.
-    mutating func admit(_ fraction: Double) -> Bool {
+    package mutating func admit(_ fraction: Double) -> Bool {
         guard fraction >= reported + 0.005 || (fraction >= 1 && reported < 1) else { return false }
         reported = fraction
         return true

@@ -1,4 +1,5 @@
-@testable import EasyNetwork
+import EasyNetwork
+@testable import EasyNetworkDownloads
 import EasyNetworkTesting
 import Foundation
 import XCTest

@@ -1,10 +1,13 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
 import Foundation
 
 extension NetworkQueue {
     /// Adds `download` to this queue and returns the downloaded file's URL when it has
     /// finished. Cancelling the calling task cancels the download (the bytes so far stay
     /// on disk for a later resume).
-    /// - Throws: the download's ``NetworkError`` (a 404, a transport failure; kind
+    /// - Throws: the download's `NetworkError` (a 404, a transport failure; kind
     ///   `cancelled` when the task or the operation was cancelled).
     @discardableResult
     public func run(_ download: DownloadOperation) async throws -> URL {
@@ -13,12 +16,12 @@ extension NetworkQueue {
         // what counts (a cancel that came after the file was delivered does not turn it
         // into an error).
         await wait(for: download) { delivered in download.observeResult { _ in delivered() } }
-        return try (download.result ?? .failure(.cancelled(url: nil))).get()
+        return try (download.result ?? .failure(NetworkError(kind: .cancelled))).get()
     }
 }
 
 extension DownloadOperation: FailureReporting {
-    var failure: NetworkError? {
+    package var failure: NetworkError? {
         guard case .failure(let error)? = result else { return nil }
         return error
     }

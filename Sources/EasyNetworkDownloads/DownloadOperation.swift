@@ -1,3 +1,6 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -23,23 +26,34 @@ import FoundationNetworking
 /// It works against any server: one that ignores or refuses (416) ranges, or serves an
 /// empty file, gets a plain GET (see ``DownloadOptions/segmentSize``).
 ///
-/// The request gets the host's headers, token and interceptors' `adapt`. A 401 with a
+/// A download runs through the same pipeline as every request: it gets the host's
+/// headers, token and interceptors (`adapt`, `willSend`, `didReceive`, `validate`,
+/// `didFinish`; the response they see has an empty body, which is on disk), the same
+/// timeouts, retries and ``metrics`` (bytes received are the bytes written). A 401 with a
 /// host `TokenAuthenticator` (from `EasyNetworkPlugins`) refreshes the token (or joins
-/// the running refresh) and replays the download once, as data requests do. Transient failures (a body cut
-/// short, a reset, a retryable status) are retried under the request's or host's
-/// ``RetryPolicy``, continuing from the bytes on disk. Callbacks run on the host's
-/// callback queue; progress is monotonic and reaches 1.0 on success; the completion
-/// fires exactly once, also for a cancellation. `try await queue.run(download)` returns
-/// the file's URL or throws the ``NetworkError``.
+/// the running refresh) and replays the download once, as data requests do. Transient
+/// failures (a body cut short, a reset, a retryable status, a timeout) are retried under
+/// the request's or host's `RetryPolicy`, continuing from the bytes on disk. The
+/// response cache and request coalescing never take part.
+///
+/// Timeouts: an attempt fails when no byte arrived for the request's `timeout` (else the
+/// host's `HostConfiguration.timeout`), and when it took longer than the request's own
+/// `totalTimeout`. The host's `HostConfiguration.totalTimeout` does not apply: it is a
+/// budget for API calls, and a large file must not die by it.
+///
+/// Callbacks run on the host's callback queue; progress is monotonic and reaches 1.0 on
+/// success; the completion fires exactly once, also for a cancellation.
+/// `try await queue.run(download)` returns the file's URL or throws the `NetworkError`.
 public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  // unchecked: its vars are guarded by the operation's lock
     private let request: any BaseAPIRequest
     private let destination: URL
     private let options: DownloadOptions
 
     // Read and written only under the operation's lock (`lockState()`/`unlockState()`,
-    // shared with ``NetworkOperation``); the lock, not the access checker, keeps them exclusive.
-    @exclusivity(unchecked) private var exchange: DownloadExchange?
+    // shared with `NetworkOperation`); the lock, not the access checker, keeps them exclusive.
+    @exclusivity(unchecked) private var plugIn: DownloadPlugIn?
     @exclusivity(unchecked) private var storedResult: Result<URL, NetworkError>?
+    @exclusivity(unchecked) private var storedMetrics: RequestMetrics?
     @exclusivity(unchecked) private var observers: [@Sendable (Result<URL, NetworkError>) -> Void] = []
     @exclusivity(unchecked) private var gate = ProgressGate()
     @exclusivity(unchecked) private var progressClosure: (@Sendable (Progress) -> Void)?
@@ -104,65 +118,45 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
         return storedResult
     }
 
+    /// The download's measurements (attempts, bytes written, timings), set just before
+    /// ``completion`` is called.
+    public var metrics: RequestMetrics? {
+        lockState()
+        defer { unlockState() }
+        return storedMetrics
+    }
+
     /// How many bytes of an earlier attempt the last attempt asked to resume after
     /// (0 when it downloaded from the start).
     public var resumedFromOffset: Int64 {
         lockState()
-        let exchange = self.exchange
+        let plugIn = self.plugIn
         unlockState()
-        return exchange?.resumedFrom ?? 0
+        return plugIn?.resumedFrom ?? 0
     }
 
     /// Starts the transfer; not for subclasses to override.
     public override func execute() {
-        let service = self.service
-        let host = service.configuration
-        let queue = host.callbackQueue
-        var urlRequest: URLRequest
-        switch URLRequestBuilder(configuration: host).build(request) {
-        case .success(let built): urlRequest = built
-        case .failure(let error): return deliverLater(.failure(error), on: queue)
+        let queue = configuration.callbackQueue
+        let plugIn = DownloadPlugIn(destination: destination, options: options, transport: configuration.transport) { [self] written, expected in
+            reportProgress(written: written, expected: expected, on: queue)
         }
-        urlRequest.timeoutInterval = max(urlRequest.timeoutInterval, 60)
-        let exchange = DownloadExchange(
-            base: urlRequest,
-            request: request,
-            host: host,
-            service: service,
-            destination: destination,
-            options: options,
-            progress: { [self] written, expected in reportProgress(written: written, expected: expected, on: queue) },
-            completion: { [self] result in deliverLater(result, on: queue) }
-        )
         lockState()
-        self.exchange = exchange
+        self.plugIn = plugIn
         unlockState()
-        // Read after the exchange is stored (and outside our lock: Foundation's lock is
-        // never taken under it): a `cancel()` that this read misses finds the exchange.
-        if isCancelled {
-            deliverLater(.failure(.cancelled(url: urlRequest.url)), on: queue)
-        } else {
-            exchange.start()
-        }
+        // The exchange calls back on the callback queue; a cancel (before or after this
+        // line) reaches it through the service.
+        let sink = DownloadSink(destination: destination) { [self] result, metrics in deliver(result, metrics: metrics) }
+        service.start(request, sink: sink, uploadProgress: nil, transfer: plugIn)
     }
 
-    /// Cancels the download; the bytes so far stay on disk for a later resume.
+    /// Cancels the download; the bytes so far stay on disk for a later resume. One that
+    /// has not started calls back with the cancellation at once (it will never run).
     public override func cancel() {
         super.cancel()
-        lockState()
-        let exchange = self.exchange
-        unlockState()
-        exchange?.cancel()
-    }
-
-    override func willFinish() {
-        guard isCancelled else { return }
-        lockState()
-        let undelivered = storedResult == nil
-        unlockState()
-        if undelivered {
-            deliverLater(.failure(.cancelled(url: nil)), on: configuration.callbackQueue)
-        }
+        // Running, its exchange reports the cancellation (a result stored first wins).
+        guard !isExecuting, !isFinished else { return }
+        configuration.callbackQueue.async { [self] in deliver(.failure(NetworkError(kind: .cancelled))) }
     }
 
     private func reportProgress(written: Int64, expected: Int64?, on queue: DispatchQueue) {
@@ -197,19 +191,14 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
         }
     }
 
-    // Not inlined: one copy of the queue hop for its four callers (about 250 bytes each).
-    @inline(never)
-    private func deliverLater(_ result: Result<URL, NetworkError>, on queue: DispatchQueue) {
-        queue.async { [self] in deliver(result) }
-    }
-
     /// On the callback queue: stores the first result, calls ``completion`` and the
     /// observers with it, and finishes.
-    private func deliver(_ result: Result<URL, NetworkError>) {
+    private func deliver(_ result: Result<URL, NetworkError>, metrics: RequestMetrics? = nil) {
         lockState()
         let first = storedResult == nil
         if first {
             storedResult = result
+            storedMetrics = metrics
         }
         let completion = first ? completionClosure : nil
         unlockState()

@@ -1,3 +1,6 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -43,29 +46,40 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     /// The size of the next range, and when the current one was asked for.
     private var segment: Int64 = 0
     private var segmentStarted = Date()
+    /// The last response head, when the first one arrived, and the body bytes written.
+    private var response: HTTPURLResponse?
+    private var firstByteAt: Date?
+    private var received = 0
+    /// Called once, then dropped.
+    private var completion: (@Sendable (TransportOutcome) -> Void)?
 
     private let request: URLRequest
     private let partial: PartialDownload
     private let options: DownloadOptions
     private let transport: NetworkService
     private let priority: Float?
+    private let activity: any TransferActivity
     private let progress: @Sendable (_ written: Int64, _ expected: Int64?) -> Void
-    private let completion: @Sendable (Result<URL, NetworkError>) -> Void
 
+    /// A transfer of `request`'s body to `destination`; `activity` (the attempt's clock)
+    /// hears every response head and piece of body, and `completion` gets, once, the last
+    /// response, the bytes written and the error (`nil`: the file is in place).
     init(
         request: URLRequest,
         destination: URL,
         options: DownloadOptions,
         transport: NetworkService,
         priority: Float?,
+        activity: any TransferActivity,
         progress: @escaping @Sendable (Int64, Int64?) -> Void,
-        completion: @escaping @Sendable (Result<URL, NetworkError>) -> Void
+        completion: @escaping @Sendable (TransportOutcome) -> Void
     ) {
         self.request = request
         partial = PartialDownload(destination: destination)
         self.options = options
         self.transport = transport
         self.priority = priority
+        self.activity = activity
         self.progress = progress
         self.completion = completion
     }
@@ -80,13 +94,13 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     func start() {
         let destination = partial.destination
         if options.existing == .fail, FileManager.default.fileExists(atPath: destination.path) {
-            end(.failure(NetworkError(kind: .invalidRequest, message: "'\(destination.path)' exists already", url: request.url)))
+            end(NetworkError(kind: .invalidRequest, message: "'\(destination.path)' exists already", url: request.url))
             return
         }
         do {
             try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
         } catch {
-            end(.failure(NetworkError(kind: .invalidRequest, message: "cannot create the folder for '\(destination.path)': \(error.localizedDescription)", url: request.url, underlyingError: error)))
+            end(NetworkError(kind: .invalidRequest, message: "cannot create the folder for '\(destination.path)': \(error.localizedDescription)", url: request.url, underlyingError: error))
             return
         }
         var offset: Int64 = 0
@@ -143,7 +157,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             attempt.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         }
         guard let started = transport.streamingTask(with: attempt, priority: priority, observer: self) else {
-            end(.failure(.cancelled(url: request.url)))
+            end(NetworkError(kind: .cancelled, url: request.url))
             return
         }
         lock.lock()
@@ -171,8 +185,11 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     // MARK: TransferObserver
 
     func transferDidReceive(_ response: HTTPURLResponse) -> Bool {
+        activity.transferMoved()
         lock.lock()
         responded = true
+        self.response = response
+        if firstByteAt == nil { firstByteAt = Date() }
         let offset = rangeOffset, wasRanged = ranged
         lock.unlock()
         let status = response.statusCode
@@ -234,6 +251,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     }
 
     func transferDidReceive(_ data: Data) {
+        activity.transferMoved()
         lock.lock()
         let current = failure == nil ? writer : nil
         lock.unlock()
@@ -242,6 +260,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             try current.write(data)
             lock.lock()
             written += Int64(data.count)
+            received += data.count
             let (count, total) = (written, expected)
             lock.unlock()
             progress(count, total)
@@ -270,34 +289,34 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             return
         }
         if let failure {
-            end(.failure(failure))
+            end(failure)
             return
         }
         if let error {
             if wasCancelled || (error as? URLError)?.code == .cancelled {
-                end(.failure(.cancelled(url: request.url)))
+                end(NetworkError(kind: .cancelled, url: request.url))
             } else {
                 // A body cut short (libcurl's "transfer closed", -1 on Linux) is a connection loss.
-                end(.failure(.transport(TruncatedBody.classify(error, declared: declared, received: count), url: request.url)))
+                end(NetworkError(kind: .transport, url: request.url, underlyingError: TruncatedBody.classify(error, declared: declared, received: count)))
             }
             return
         }
         if let last, total.map({ last + 1 < $0 }) ?? true {
             // One range done (of a known or an unknown total); ask for the next.
             guard count == last + 1 else {
-                end(.failure(NetworkError(kind: .transport, message: "a range ended early", url: request.url, underlyingError: URLError(.networkConnectionLost))))
+                end(NetworkError(kind: .transport, message: "a range ended early", url: request.url, underlyingError: URLError(.networkConnectionLost)))
                 return
             }
             requestRange(from: last + 1)
             return
         }
         if let total, count != total {
-            end(.failure(NetworkError(
+            end(NetworkError(
                 kind: .transport,
                 message: "the download ended after \(count) of \(total) bytes",
                 url: request.url,
                 underlyingError: URLError(.networkConnectionLost)
-            )))
+            ))
             return
         }
         do {
@@ -308,24 +327,30 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             try FileManager.default.moveItem(at: partial.dataURL, to: destination)
             partial.discard()
             progress(count, count)
-            end(.success(destination))
+            end(nil)
         } catch {
-            end(.failure(Self.fileError(error, url: request.url)))
+            end(Self.fileError(error, url: request.url))
         }
     }
 
-    /// Reports `result`, once. Kept out of line: it ends a dozen paths.
+    /// Reports the end of the transfer, once: `error`, or `nil` when the file is in place.
+    /// Kept out of line: it ends a dozen paths.
     @inline(never)
-    private func end(_ result: Result<URL, NetworkError>) {
+    private func end(_ error: NetworkError?) {
         lock.lock()
         let first = !finished
         finished = true
+        var outcome = TransportOutcome(request: request, response: response, error: error)
+        outcome.firstByteAt = firstByteAt
+        outcome.streamedBytes = received
+        let completion = completion
+        self.completion = nil  // its captures (the exchange) are not kept past the end
         lock.unlock()
-        guard first else { return }
-        if case .failure = result, !options.resumable {
+        guard first, let completion else { return }
+        if error != nil, !options.resumable {
             partial.discard()
         }
-        completion(result)
+        completion(outcome)
     }
 
     // MARK: Helpers

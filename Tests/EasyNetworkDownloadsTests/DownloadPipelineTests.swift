@@ -1,0 +1,155 @@
+import EasyNetwork
+import EasyNetworkDownloads
+import EasyNetworkTesting
+import Foundation
+import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Downloads run through the request pipeline: the attempt's clock (idle and total
+/// timeouts), the interceptors' every step, and the request's metrics.
+final class DownloadPipelineTests: ServerTestCase {
+    private var folder: URL!
+    private let queue = NetworkQueue()
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("easynetwork-download-pipeline-\(UUID().uuidString)")
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: folder)
+        super.tearDown()
+    }
+
+    /// A download with its own total timeout.
+    private struct BoundedRequest: BaseAPIRequest {
+        var api: String
+        var method: NetworkService.Method { .get }
+        var query: NetworkService.QueryType { .path }
+        var params: [String: Any]? { nil }
+        var headers: [String: String]? { nil }
+        var totalTimeout: TimeInterval?
+    }
+
+    /// Records every hook an interceptor hears, in order.
+    private final class Recorder: RequestInterceptor {
+        let events = Collector<String>()
+        let outcomes = Collector<RequestOutcome>()
+
+        func adapt(_ urlRequest: URLRequest, context: RequestContext) throws -> URLRequest {
+            events.append("adapt")
+            return urlRequest
+        }
+
+        func willSend(_ urlRequest: URLRequest, context: RequestContext) {
+            events.append("willSend")
+        }
+
+        func didReceive(_ response: HTTPURLResponse?, data: Data, error: (any Error)?, context: RequestContext) {
+            events.append("didReceive \(response?.statusCode ?? 0)\(error == nil ? "" : " error")")
+        }
+
+        func validate(_ response: NetworkResponse, context: RequestContext) throws {
+            events.append("validate \(response.statusCode)")
+        }
+
+        func didFinish(_ outcome: RequestOutcome, context: RequestContext) {
+            events.append("didFinish")
+            outcomes.append(outcome)
+        }
+    }
+
+    private func run(_ op: DownloadOperation) -> Result<URL, NetworkError>? {
+        let done = expectation(description: "download")
+        op.completion = { _ in done.fulfill() }
+        queue.addOperation(op)
+        wait(for: [done], timeout: 20)
+        return op.result
+    }
+
+    func testAServerThatStallsMidBodyTimesOutByTheIdleTimeout() throws {
+        // The built-in route sends 1,000 of 100,000 bytes, then nothing.
+        let op = DownloadOperation(request: TestRequest("/stall-body", timeout: 0.5), to: folder.appendingPathComponent("stall.bin"), configuration: makeHost())
+        let started = Date()
+        guard case .failure(let error)? = run(op) else { return XCTFail("a stalled download must fail") }
+        XCTAssertTrue(error.isTimeout, "\(error)")
+        XCTAssertEqual(error.urlError?.code, .timedOut, "\(error)")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 15, "the request's idle timeout, not URLSession's minute")
+        XCTAssertEqual(op.metrics?.attempts, 1)
+    }
+
+    func testTheRequestsTotalTimeoutEndsADownloadButTheHostsDoesNot() throws {
+        let resource = RangeResource(size: 600_000)
+        resource.slow = true  // 32 KB every 20 ms: about 0.4 s
+        server.route("GET", "/slow") { resource.reply(to: $0) }
+        let host = makeHost()
+        host.totalTimeout = 0.1
+        let whole = DownloadOperation(request: BoundedRequest(api: "/slow"), to: folder.appendingPathComponent("whole.bin"), configuration: host)
+        let url = try XCTUnwrap(run(whole)).get()
+        XCTAssertEqual(try Data(contentsOf: url), resource.body, "the host's API-call budget does not end a download")
+
+        let bounded = DownloadOperation(request: BoundedRequest(api: "/slow", totalTimeout: 0.1), to: folder.appendingPathComponent("bounded.bin"), configuration: makeHost())
+        guard case .failure(let error)? = run(bounded) else { return XCTFail("the request's own total timeout applies") }
+        XCTAssertTrue(error.isTimeout, "\(error)")
+    }
+
+    func testInterceptorsHearEveryStepOfADownload() throws {
+        let resource = RangeResource(size: 1000)
+        server.route("GET", "/file") { resource.reply(to: $0) }
+        let host = makeHost()
+        let recorder = Recorder()
+        host.interceptors = [recorder]
+        // The host's envelope is for API answers: a download's bytes are never read with it.
+        host.envelope = ResponseEnvelope(success: .code("code", equals: ["0"]), payloadKey: "data")
+        let op = DownloadOperation(request: TestRequest("/file"), to: folder.appendingPathComponent("file.bin"), configuration: host)
+        let url = try XCTUnwrap(run(op)).get()
+        XCTAssertEqual(try Data(contentsOf: url), resource.body)
+        XCTAssertEqual(recorder.events.values, ["adapt", "willSend", "didReceive 206", "validate 206", "didFinish"])
+        let outcome = try XCTUnwrap(recorder.outcomes.values.first)
+        XCTAssertNil(outcome.error)
+        XCTAssertEqual(outcome.response?.statusCode, 206)
+        XCTAssertEqual(outcome.metrics, op.metrics)
+    }
+
+    func testAFailedDownloadReachesTheInterceptorsWithItsError() throws {
+        server.route("GET", "/missing") { _ in .status(404) }
+        let host = makeHost()
+        let recorder = Recorder()
+        host.interceptors = [recorder]
+        let reported = Collector<Int>()
+        host.errorHandler = { _, error in reported.append(error.statusCode ?? 0) }
+        let op = DownloadOperation(request: TestRequest("/missing"), to: folder.appendingPathComponent("missing.bin"), configuration: host)
+        guard case .failure(let error)? = run(op) else { return XCTFail("a 404 must fail") }
+        XCTAssertEqual(reported.values, [404], "the host's error handler hears a download's failure")
+        XCTAssertEqual(error.kind, .unacceptableStatus, "the transfer's error passes unchanged")
+        XCTAssertEqual(error.statusCode, 404)
+        XCTAssertEqual(recorder.events.values, ["adapt", "willSend", "didReceive 404 error", "didFinish"])
+        XCTAssertEqual(recorder.outcomes.values.first?.error?.statusCode, 404)
+    }
+
+    func testMetricsCountAttemptsAndTheBytesWritten() throws {
+        let total = 300_000, cut = 100_000
+        let modified = "Tue, 03 Nov 2026 10:00:00 GMT"
+        let body = Data((0..<total).map { UInt8($0 % 251) })  // what `.truncatedBody` sends
+        server.route("GET", "/asset") { request in
+            let headers = ["Last-Modified": modified, "Accept-Ranges": "bytes"]
+            if let range = request.header("Range"), range.hasPrefix("bytes=\(cut)-"), request.header("If-Range") == modified {
+                return .data(body.subdata(in: cut..<total), status: 206, headers: headers.merging(["Content-Range": "bytes \(cut)-\(total - 1)/\(total)"]) { $1 })
+            }
+            return .truncatedBody(declaredLength: total, sentBytes: cut, headers: headers)
+        }
+        let host = makeHost()
+        host.retryPolicy = RetryPolicy(baseDelay: 0.05)
+        let op = DownloadOperation(request: TestRequest("/asset"), to: folder.appendingPathComponent("asset.bin"), configuration: host)
+        let url = try XCTUnwrap(run(op)).get()
+        XCTAssertEqual(try Data(contentsOf: url), body)
+        let metrics = try XCTUnwrap(op.metrics)
+        XCTAssertEqual(metrics.attempts, 2)
+        XCTAssertEqual(metrics.bytesReceived, total, "the bytes written: the cut attempt's and the resumed rest")
+        XCTAssertEqual(metrics.bytesSent, 0)
+        XCTAssertNotNil(metrics.firstByteAt)
+        XCTAssertLessThanOrEqual(metrics.startedAt, metrics.endedAt)
+    }
+}
