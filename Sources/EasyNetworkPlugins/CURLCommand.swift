@@ -13,9 +13,8 @@ public enum CURLCommand {
         if method != "GET" {
             parts.append("-X \(method)")
         }
-        for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key.lowercased() < $1.key.lowercased() }) {
-            let shown = redaction?.hidesHeader(name) == true ? LogRedaction.mask : value
-            parts.append("-H " + quoted("\(name): \(shown)"))
+        for line in HeaderLines.of(request.allHTTPHeaderFields ?? [:], redaction: redaction) {
+            parts.append("-H " + quoted(line))
         }
         if let body = request.httpBody, !body.isEmpty {
             var text = String(data: body, encoding: .utf8) ?? "<\(body.count) bytes>"
