@@ -108,13 +108,15 @@ public struct LogRedaction: Sendable {
 
     /// A form body with hidden fields masked.
     func redactForm(_ body: String) -> String {
-        body.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = String(parts.first ?? "")
-            let decoded = (name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? name)
+        body.components(separatedBy: "&").map { pair -> String in
+            let name = pair.firstIndex(of: "=").map { String(pair[..<$0]) } ?? pair
+            let decoded = name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? name
             // `user[password]`, `items[0][token]`: any part of the name counts.
-            let hidden = decoded.split(whereSeparator: { $0 == "[" || $0 == "]" }).contains { hidesParameter(String($0)) }
-            return hidden ? "\(name)=\(Self.mask)" : String(pair)
+            let hidden = decoded.components(separatedBy: Self.nameBrackets).contains { !$0.isEmpty && hidesParameter($0) }
+            return hidden ? name + "=" + Self.mask : pair
         }.joined(separator: "&")
     }
+
+    /// What separates the parts of a form field's name.
+    private static let nameBrackets = CharacterSet(charactersIn: "[]")
 }

@@ -100,6 +100,6 @@ public struct LoggingInterceptor: RequestInterceptor {
     }
 
     private func indent(_ text: String) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n")
+        "  " + text.replacingOccurrences(of: "\n", with: "\n  ")
     }
 }

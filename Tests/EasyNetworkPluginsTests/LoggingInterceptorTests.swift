@@ -67,6 +67,15 @@ final class LoggingInterceptorTests: ServerTestCase {
         XCTAssertTrue(all.contains("name=ana"), all)
     }
 
+    func testQueryFieldsAreMaskedOneByOne() throws {
+        let url = try XCTUnwrap(URL(string: "https://h.test/p?token&=v&&a=1&user%5Bpassword%5D=x&items%5B0%5D%5BToken%5D=y&q=a+b&Pass+Word=z#frag"))
+        XCTAssertEqual(
+            LogRedaction.default.redact(url),
+            "https://h.test/p?token=<redacted>&=v&&a=1&user%5Bpassword%5D=<redacted>&items%5B0%5D%5BToken%5D=<redacted>&q=a+b&Pass+Word=z#frag"
+        )
+        XCTAssertEqual(LogRedaction.default.redact(try XCTUnwrap(URL(string: "https://h.test/p"))), "https://h.test/p")
+    }
+
     // MARK: the URL is in every line
 
     /// Every finishing line (`←`) of `lines` names `path`.
