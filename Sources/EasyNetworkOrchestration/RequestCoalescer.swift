@@ -16,12 +16,20 @@ import FoundationNetworking
 final class RequestCoalescer: @unchecked Sendable {
     // unchecked: `flights`, `nextSeat` and every flight's `var`s are read and written
     // only under `lock`.
+    /// One caller of a shared transfer.
+    private struct Seat {
+        let number: Int
+        let completion: @Sendable (TransportOutcome) -> Void
+        /// Hears of the shared transfer's bytes (its own timeout).
+        let activity: (any TransferActivity)?
+    }
+
     /// One shared transfer. It passes the transfer's activity on to every seat, each
     /// with its own timeout.
     private final class Flight: TransferActivity, @unchecked Sendable {
         // unchecked: its `var`s are read and written only under the coalescer's lock.
-        var seats: [Int: @Sendable (TransportOutcome) -> Void] = [:]
-        var activities: [Int: any TransferActivity] = [:]
+        /// The callers still seated, in the order they came (a few: an array, no dictionary).
+        var seats: [Seat] = []
         var task: TransportTask?
         var cancelled = false
         /// The coalescer, kept while the flight is in flight (it leaves the coalescer's
@@ -33,10 +41,15 @@ final class RequestCoalescer: @unchecked Sendable {
         }
 
         func transferMoved() {
+            var listeners: [any TransferActivity] = []
             coalescer.lock.lock()
-            let listeners = Array(activities.values)
+            for seat in seats {
+                if let activity = seat.activity { listeners.append(activity) }
+            }
             coalescer.lock.unlock()
-            listeners.forEach { $0.transferMoved() }
+            for listener in listeners {
+                listener.transferMoved()
+            }
         }
     }
 
@@ -50,11 +63,24 @@ final class RequestCoalescer: @unchecked Sendable {
         return (method == "GET" || method == "HEAD") && (request.httpBody?.isEmpty ?? true) && request.httpBodyStream == nil
     }
 
-    /// What makes two requests identical.
+    /// What makes two requests identical: method, URL, and the `name:value` lines of the
+    /// headers (names lowercased) in ascending order, by a plain insertion sort (a few
+    /// headers; a `sorted(by:)` would compile the standard library's sort for its closure).
     static func key(for request: URLRequest) -> String {
+        var lines: [String] = []
+        for (name, value) in request.allHTTPHeaderFields ?? [:] {
+            let line = name.lowercased() + ":" + value
+            lines.append(line)
+            var index = lines.count - 1
+            while index > 0, line < lines[index - 1] {
+                lines[index] = lines[index - 1]
+                index -= 1
+            }
+            lines[index] = line
+        }
         var key = (request.httpMethod ?? "GET") + " " + (request.url?.absoluteString ?? "")
-        for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key.lowercased() < $1.key.lowercased() }) {
-            key += "\n" + name.lowercased() + ":" + value
+        for line in lines {
+            key += "\n" + line
         }
         return key
     }
@@ -74,8 +100,7 @@ final class RequestCoalescer: @unchecked Sendable {
         let seat = nextSeat
         let existing = flights[key]
         let flight = existing ?? Flight(coalescer: self)
-        flight.seats[seat] = completion
-        flight.activities[seat] = activity
+        flight.seats.append(Seat(number: seat, completion: completion, activity: activity))
         if existing == nil {
             flights[key] = flight
         }
@@ -95,8 +120,8 @@ final class RequestCoalescer: @unchecked Sendable {
 
     private func leave(seat: Int, of flight: Flight, key: String, request: URLRequest) {
         lock.lock()
-        guard let completion = flight.seats.removeValue(forKey: seat) else { return lock.unlock() }
-        flight.activities.removeValue(forKey: seat)
+        guard let index = flight.seats.firstIndex(where: { $0.number == seat }) else { return lock.unlock() }
+        let completion = flight.seats.remove(at: index).completion
         var cancelTask: TransportTask?
         if flight.seats.isEmpty {
             flight.cancelled = true
@@ -115,10 +140,11 @@ final class RequestCoalescer: @unchecked Sendable {
         if flights[key] === flight {
             flights.removeValue(forKey: key)
         }
-        let seats = Array(flight.seats.values)
-        flight.seats.removeAll()
-        flight.activities.removeAll()
+        let seats = flight.seats
+        flight.seats = []
         lock.unlock()
-        seats.forEach { $0(outcome) }
+        for seat in seats {
+            seat.completion(outcome)
+        }
     }
 }
