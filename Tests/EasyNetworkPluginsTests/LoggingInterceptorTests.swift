@@ -188,4 +188,24 @@ final class LoggingInterceptorTests: ServerTestCase {
         )
         XCTAssertTrue(CURLCommand.make(for: request).contains("Authorization: <redacted>"))
     }
+
+    func testCURLCommandBodiesWithAndWithoutRedaction() throws {
+        var request = URLRequest(url: try XCTUnwrap(URL(string: "https://api.example.test/login")))
+        request.httpMethod = "PUT"
+        request.httpBody = Data(#"{"user":"ana","password":"p","nested":{"Access_Token":"t"}}"#.utf8)
+        XCTAssertEqual(
+            CURLCommand.make(for: request),
+            #"curl -X PUT --data-binary '{"nested":{"Access_Token":"<redacted>"},"password":"<redacted>","user":"ana"}' 'https://api.example.test/login'"#
+        )
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data("user=ana&password=p".utf8)
+        XCTAssertTrue(CURLCommand.make(for: request).contains("--data-binary 'user=ana&password=<redacted>'"))
+        XCTAssertTrue(CURLCommand.make(for: request, redaction: nil).contains("--data-binary 'user=ana&password=p'"))
+        request.httpBody = Data([0xFF, 0xFE, 0x00])
+        XCTAssertTrue(CURLCommand.make(for: request).contains("--data-binary '<3 bytes>'"))
+        XCTAssertTrue(CURLCommand.make(for: request, redaction: nil).contains("--data-binary '<3 bytes>'"))
+        request.setValue("text/plain", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data("password=p".utf8)
+        XCTAssertTrue(CURLCommand.make(for: request).contains("--data-binary 'password=p'"), "not a form: text as it is")
+    }
 }
