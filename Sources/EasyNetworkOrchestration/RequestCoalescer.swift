@@ -32,11 +32,14 @@ final class RequestCoalescer: @unchecked Sendable {
         var seats: [Seat] = []
         var task: TransportTask?
         var cancelled = false
+        /// What its requests share (``RequestCoalescer/key(for:)``).
+        let key: String
         /// The coalescer, kept while the flight is in flight (it leaves the coalescer's
         /// table when it lands or its last seat leaves).
         let coalescer: RequestCoalescer
 
-        init(coalescer: RequestCoalescer) {
+        init(key: String, coalescer: RequestCoalescer) {
+            self.key = key
             self.coalescer = coalescer
         }
 
@@ -54,7 +57,9 @@ final class RequestCoalescer: @unchecked Sendable {
     }
 
     private let lock = Lock()
-    private var flights: [String: Flight] = [:]
+    /// The flights in the air: as many as requests in flight at once (a queue's slots),
+    /// so a plain array searched in order (no dictionary type of its own).
+    private var flights: [Flight] = []
     private var nextSeat = 0
 
     /// Whether `request` may share a transfer: GET and HEAD only.
@@ -98,17 +103,17 @@ final class RequestCoalescer: @unchecked Sendable {
         lock.lock()
         nextSeat += 1
         let seat = nextSeat
-        let existing = flights[key]
-        let flight = existing ?? Flight(coalescer: self)
+        let existing = flight(for: key)
+        let flight = existing ?? Flight(key: key, coalescer: self)
         flight.seats.append(Seat(number: seat, completion: completion, activity: activity))
         if existing == nil {
-            flights[key] = flight
+            flights.append(flight)
         }
         lock.unlock()
-        let handle = TransportTask { [weak self] in self?.leave(seat: seat, of: flight, key: key, request: request) }
+        let handle = TransportTask { [weak self] in self?.leave(seat: seat, of: flight, request: request) }
         guard existing == nil else { return handle }
         let task = start(flight) { [weak self] outcome in
-            self?.land(flight, key: key, outcome: outcome)
+            self?.land(flight, outcome: outcome)
         }
         lock.lock()
         flight.task = task
@@ -118,16 +123,30 @@ final class RequestCoalescer: @unchecked Sendable {
         return handle
     }
 
-    private func leave(seat: Int, of flight: Flight, key: String, request: URLRequest) {
+    /// The flight in the air for `key`, if any; under `lock`.
+    private func flight(for key: String) -> Flight? {
+        for flight in flights where flight.key == key {
+            return flight
+        }
+        return nil
+    }
+
+    /// Takes `flight` off the table, if it is still there; under `lock`.
+    private func remove(_ flight: Flight) {
+        for index in flights.indices where flights[index] === flight {
+            flights.remove(at: index)
+            return
+        }
+    }
+
+    private func leave(seat: Int, of flight: Flight, request: URLRequest) {
         lock.lock()
         guard let index = flight.seats.firstIndex(where: { $0.number == seat }) else { return lock.unlock() }
         let completion = flight.seats.remove(at: index).completion
         var cancelTask: TransportTask?
         if flight.seats.isEmpty {
             flight.cancelled = true
-            if flights[key] === flight {
-                flights.removeValue(forKey: key)
-            }
+            remove(flight)
             cancelTask = flight.task
         }
         lock.unlock()
@@ -135,11 +154,9 @@ final class RequestCoalescer: @unchecked Sendable {
         completion(TransportOutcome(request: request, error: URLError(.cancelled)))
     }
 
-    private func land(_ flight: Flight, key: String, outcome: TransportOutcome) {
+    private func land(_ flight: Flight, outcome: TransportOutcome) {
         lock.lock()
-        if flights[key] === flight {
-            flights.removeValue(forKey: key)
-        }
+        remove(flight)
         let seats = flight.seats
         flight.seats = []
         lock.unlock()
