@@ -41,7 +41,12 @@ public final class CancellationBag: @unchecked Sendable {
     /// is released or ``cancelAll()`` is called.
     public func insert(_ operation: Operation) {
         lock.lock()
-        entries.removeAll { $0.operation == nil || $0.operation?.isFinished == true }
+        // Released and finished operations leave as a new one comes in.
+        let kept = unfinished()
+        entries.removeAll(keepingCapacity: true)
+        for operation in kept {
+            entries.append(Entry(operation: operation))
+        }
         entries.append(Entry(operation: operation))
         lock.unlock()
     }
@@ -49,16 +54,31 @@ public final class CancellationBag: @unchecked Sendable {
     /// Cancels every operation in the bag and empties it.
     public func cancelAll() {
         lock.lock()
-        let operations = entries.compactMap(\.operation)
+        let operations = unfinished()
         entries.removeAll()
         lock.unlock()
-        operations.forEach { $0.cancel() }
+        for operation in operations {
+            operation.cancel()
+        }
     }
 
     /// The operations in the bag that have not finished.
     public var operations: [Operation] {
         lock.lock()
         defer { lock.unlock() }
-        return entries.compactMap(\.operation).filter { !$0.isFinished }
+        return unfinished()
+    }
+
+    /// The operations still alive and not finished, in the order they came; under `lock`.
+    /// One loop for all three callers (each `compactMap`/`filter`/`removeAll(where:)`
+    /// compiled its own copy).
+    private func unfinished() -> [Operation] {
+        var alive: [Operation] = []
+        for entry in entries {
+            if let operation = entry.operation, !operation.isFinished {
+                alive.append(operation)
+            }
+        }
+        return alive
     }
 }

@@ -229,6 +229,23 @@ final class OrchestrationTests: ServerTestCase {
         XCTAssertTrue(ops.allSatisfy { if case .failure(let e)? = $0.result { return e.isCancelled } else { return false } })
     }
 
+    func testBagListsAndCancelsItsUnfinishedOperationsInOrder() {
+        let bag = CancellationBag()
+        let finished = BlockOperation {}
+        finished.start()
+        XCTAssertTrue(finished.isFinished)
+        let first = BlockOperation {}
+        let second = BlockOperation {}
+        bag.insert(first)
+        bag.insert(finished)
+        bag.insert(second)
+        XCTAssertEqual(bag.operations, [first, second])
+        bag.cancelAll()
+        XCTAssertTrue(first.isCancelled)
+        XCTAssertTrue(second.isCancelled)
+        XCTAssertEqual(bag.operations, [])
+    }
+
     func testBagDoesNotKeepOperationsAlive() {
         let bag = CancellationBag()
         weak var weakOp: Operation?
