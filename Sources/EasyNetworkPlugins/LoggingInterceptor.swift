@@ -75,11 +75,11 @@ public struct LoggingInterceptor: RequestInterceptor {
         var lines = [line]
         if level <= .debug {
             if let response = outcome.response {
-                var fields: [String: String] = [:]
+                var headers = HeaderLines(redaction: redaction)
                 for (name, value) in response.allHeaderFields {
-                    if let name = name as? String { fields[name] = "\(value)" }
+                    if let name = name as? String { headers.add(name, "\(value)") }
                 }
-                for line in HeaderLines.of(fields, redaction: redaction) {
+                for line in headers.lines {
                     lines.append("  " + line)
                 }
             }
