@@ -23,8 +23,20 @@ import Foundation
 /// ```
 public final class CancellationBag: @unchecked Sendable {
     // unchecked: `entries` is read and written only under `lock`.
-    private struct Entry {
+    /// An operation held weakly. A class: a struct with a weak field brings value
+    /// witnesses of its own into the binary.
+    private final class Entry {
         weak var operation: Operation?
+
+        init(_ operation: Operation) {
+            self.operation = operation
+        }
+
+        /// The operation, while it is alive and not finished.
+        var unfinished: Operation? {
+            guard let operation, !operation.isFinished else { return nil }
+            return operation
+        }
     }
 
     private let lock = Lock()
@@ -42,12 +54,12 @@ public final class CancellationBag: @unchecked Sendable {
     public func insert(_ operation: Operation) {
         lock.lock()
         // Released and finished operations leave as a new one comes in.
-        let kept = unfinished()
-        entries.removeAll(keepingCapacity: true)
-        for operation in kept {
-            entries.append(Entry(operation: operation))
+        var kept: [Entry] = []
+        for entry in entries where entry.unfinished != nil {
+            kept.append(entry)
         }
-        entries.append(Entry(operation: operation))
+        kept.append(Entry(operation))
+        entries = kept
         lock.unlock()
     }
 
@@ -75,7 +87,7 @@ public final class CancellationBag: @unchecked Sendable {
     private func unfinished() -> [Operation] {
         var alive: [Operation] = []
         for entry in entries {
-            if let operation = entry.operation, !operation.isFinished {
+            if let operation = entry.unfinished {
                 alive.append(operation)
             }
         }

@@ -95,8 +95,9 @@ protocol ChainStep: Sendable {
 }
 
 /// What a step sends and how it decodes. A plan is also the chain's first step: its
-/// request is known before the chain runs.
-struct ChainPlan: ChainStep {
+/// request is known before the chain runs. A class: a struct brings value witnesses
+/// of its own into the binary.
+final class ChainPlan: ChainStep {
     // nonisolated(unsafe): a request is an immutable description (BaseAPIRequest's
     // contract), only read, as the core's own operations read it from any thread.
     nonisolated(unsafe) let request: any BaseAPIRequest
@@ -115,8 +116,12 @@ struct ChainPlan: ChainStep {
 }
 
 /// A step built by a `then` builder from the previous step's `Last`.
-struct NextStep<Last, Request: APIRequest>: ChainStep where Request.Response: Sendable {
+final class NextStep<Last, Request: APIRequest>: ChainStep where Request.Response: Sendable {
     let make: @Sendable (Last) throws -> Request?
+
+    init(make: @escaping @Sendable (Last) throws -> Request?) {
+        self.make = make
+    }
 
     func plan(after previous: (any Sendable)?) throws -> ChainPlan? {
         guard let value = previous as? Last else {

@@ -16,12 +16,19 @@ import FoundationNetworking
 final class RequestCoalescer: @unchecked Sendable {
     // unchecked: `flights`, `nextSeat` and every flight's `var`s are read and written
     // only under `lock`.
-    /// One caller of a shared transfer.
-    private struct Seat {
+    /// One caller of a shared transfer. A class: a struct brings value witnesses of its
+    /// own into the binary.
+    private final class Seat {
         let number: Int
         let completion: @Sendable (TransportOutcome) -> Void
         /// Hears of the shared transfer's bytes (its own timeout).
         let activity: (any TransferActivity)?
+
+        init(number: Int, completion: @escaping @Sendable (TransportOutcome) -> Void, activity: (any TransferActivity)?) {
+            self.number = number
+            self.completion = completion
+            self.activity = activity
+        }
     }
 
     /// One shared transfer. It passes the transfer's activity on to every seat, each
