@@ -17,7 +17,7 @@ extension HostConfiguration {
     /// host.cachePolicy = .revalidate
     /// ```
     public var responseCache: ResponseCache? {
-        get { feature(CacheFeature.self)?.cache }
-        set { setFeature(newValue.map(CacheFeature.init), as: CacheFeature.self) }
+        get { feature(ResponseCache.self) }
+        set { setFeature(newValue, as: ResponseCache.self) }
     }
 }

@@ -23,8 +23,20 @@ import Foundation
 /// ```
 public final class CancellationBag: @unchecked Sendable {
     // unchecked: `entries` is read and written only under `lock`.
-    private struct Entry {
+    /// An operation held weakly. A class: a struct with a weak field brings value
+    /// witnesses of its own into the binary.
+    private final class Entry {
         weak var operation: Operation?
+
+        init(_ operation: Operation) {
+            self.operation = operation
+        }
+
+        /// The operation, while it is alive and not finished.
+        var unfinished: Operation? {
+            guard let operation, !operation.isFinished else { return nil }
+            return operation
+        }
     }
 
     private let lock = Lock()
@@ -41,24 +53,44 @@ public final class CancellationBag: @unchecked Sendable {
     /// is released or ``cancelAll()`` is called.
     public func insert(_ operation: Operation) {
         lock.lock()
-        entries.removeAll { $0.operation == nil || $0.operation?.isFinished == true }
-        entries.append(Entry(operation: operation))
+        // Released and finished operations leave as a new one comes in.
+        var kept: [Entry] = []
+        for entry in entries where entry.unfinished != nil {
+            kept.append(entry)
+        }
+        kept.append(Entry(operation))
+        entries = kept
         lock.unlock()
     }
 
     /// Cancels every operation in the bag and empties it.
     public func cancelAll() {
         lock.lock()
-        let operations = entries.compactMap(\.operation)
+        let operations = unfinished()
         entries.removeAll()
         lock.unlock()
-        operations.forEach { $0.cancel() }
+        for operation in operations {
+            operation.cancel()
+        }
     }
 
     /// The operations in the bag that have not finished.
     public var operations: [Operation] {
         lock.lock()
         defer { lock.unlock() }
-        return entries.compactMap(\.operation).filter { !$0.isFinished }
+        return unfinished()
+    }
+
+    /// The operations still alive and not finished, in the order they came; under `lock`.
+    /// One loop for all three callers (each `compactMap`/`filter`/`removeAll(where:)`
+    /// compiled its own copy).
+    private func unfinished() -> [Operation] {
+        var alive: [Operation] = []
+        for entry in entries {
+            if let operation = entry.unfinished {
+                alive.append(operation)
+            }
+        }
+        return alive
     }
 }

@@ -7,13 +7,14 @@ import Foundation
 /// before, and a last operation that reports once all have finished.
 final class ChainRun: @unchecked Sendable {
     // unchecked: the mutable fields below are read and written only under `lock`;
-    // the `let`s are set in init and never change.
+    // the `let`s and `operations` are set in init and never change.
     /// Receives every step's result, the error that stopped the chain, and whether a
     /// builder ended it early.
     typealias Report = @Sendable (_ results: [any Sendable], _ error: ChainError?, _ endedEarly: Bool) -> Void
 
     private let configuration: HostConfiguration
-    private let operations: [ChainStepOperation]
+    /// One per step; filled in init, before the run is shared, and never changed.
+    private var operations: [ServiceOperation] = []
     private let lock = Lock()
     private var results: [any Sendable] = []
     private var error: ChainError?
@@ -24,15 +25,18 @@ final class ChainRun: @unchecked Sendable {
 
     init(configuration: HostConfiguration, steps: [any ChainStep]) {
         self.configuration = configuration
-        operations = steps.enumerated().map { index, step in
-            ChainStepOperation(index: index, step: step, configuration: configuration)
-        }
-        for (index, operation) in operations.enumerated() {
-            operation.run = self
-            if index > 0 {
-                operation.addDependency(operations[index - 1])
+        for (index, step) in steps.enumerated() {
+            let operation = Self.operation(for: step, index: index, run: self, configuration: configuration)
+            if let previous = operations.last {
+                operation.addDependency(previous)
             }
+            operations.append(operation)
         }
+    }
+
+    /// The operation of `step`, of the step's own type (see ``ChainStepOperation``).
+    private static func operation<Step: ChainStep>(for step: Step, index: Int, run: ChainRun, configuration: HostConfiguration) -> ServiceOperation {
+        ChainStepOperation(index: index, step: step, run: run, configuration: configuration)
     }
 
     /// Queues every step and a finisher that calls `report` once, on the host's
@@ -117,16 +121,21 @@ final class ChainRun: @unchecked Sendable {
 }
 
 /// One step of a chain as an operation on the queue.
-final class ChainStepOperation: ServiceOperation, @unchecked Sendable {
-    // unchecked: an Operation subclass (Foundation's own state is thread-safe); `index`
-    // and `step` never change, and `run` is set once, before the operation is queued.
+///
+/// Generic over its step's type: the metadata of a generic class is made at run time
+/// from its superclass's, whereas a plain subclass of `Operation` writes the whole
+/// `Operation` vtable into the binary with a relocation per entry (about 4 KB).
+final class ChainStepOperation<Step: ChainStep>: ServiceOperation, @unchecked Sendable {
+    // unchecked: an Operation subclass (Foundation's own state is thread-safe); its
+    // fields are set in init and never change.
     private let index: Int
-    private let step: any ChainStep
-    weak var run: ChainRun?
+    private let step: Step
+    private weak var run: ChainRun?
 
-    init(index: Int, step: any ChainStep, configuration: HostConfiguration) {
+    init(index: Int, step: Step, run: ChainRun, configuration: HostConfiguration) {
         self.index = index
         self.step = step
+        self.run = run
         super.init(configuration: configuration)
     }
 

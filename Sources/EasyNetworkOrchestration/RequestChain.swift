@@ -32,7 +32,7 @@ public struct RequestChain<Last>: Sendable {
     /// A chain whose first step sends `first`.
     public init<Request: APIRequest>(_ first: Request, configuration: HostConfiguration = .shared) where Request.Response == Last, Last: Sendable {
         self.configuration = configuration
-        steps = [FirstStep(plan: ChainPlan(first))]
+        steps = [ChainPlan(first)]
     }
 
     private init(configuration: HostConfiguration, steps: [any ChainStep]) {
@@ -94,8 +94,10 @@ protocol ChainStep: Sendable {
     func plan(after previous: (any Sendable)?) throws -> ChainPlan?
 }
 
-/// What a step sends and how it decodes.
-struct ChainPlan: Sendable {
+/// What a step sends and how it decodes. A plan is also the chain's first step: its
+/// request is known before the chain runs. A class: a struct brings value witnesses
+/// of its own into the binary.
+final class ChainPlan: ChainStep {
     // nonisolated(unsafe): a request is an immutable description (BaseAPIRequest's
     // contract), only read, as the core's own operations read it from any thread.
     nonisolated(unsafe) let request: any BaseAPIRequest
@@ -106,20 +108,20 @@ struct ChainPlan: Sendable {
         self.request = request
         decode = { response in try decoder.decode(response) }
     }
-}
 
-/// The first step: its request is known before the chain runs.
-struct FirstStep: ChainStep {
-    let plan: ChainPlan
-
+    /// As the first step: itself, whatever came before.
     func plan(after previous: (any Sendable)?) -> ChainPlan? {
-        plan
+        self
     }
 }
 
 /// A step built by a `then` builder from the previous step's `Last`.
-struct NextStep<Last, Request: APIRequest>: ChainStep where Request.Response: Sendable {
+final class NextStep<Last, Request: APIRequest>: ChainStep where Request.Response: Sendable {
     let make: @Sendable (Last) throws -> Request?
+
+    init(make: @escaping @Sendable (Last) throws -> Request?) {
+        self.make = make
+    }
 
     func plan(after previous: (any Sendable)?) throws -> ChainPlan? {
         guard let value = previous as? Last else {

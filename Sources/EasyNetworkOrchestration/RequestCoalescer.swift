@@ -16,32 +16,57 @@ import FoundationNetworking
 final class RequestCoalescer: @unchecked Sendable {
     // unchecked: `flights`, `nextSeat` and every flight's `var`s are read and written
     // only under `lock`.
+    /// One caller of a shared transfer. A class: a struct brings value witnesses of its
+    /// own into the binary.
+    private final class Seat {
+        let number: Int
+        let completion: @Sendable (TransportOutcome) -> Void
+        /// Hears of the shared transfer's bytes (its own timeout).
+        let activity: (any TransferActivity)?
+
+        init(number: Int, completion: @escaping @Sendable (TransportOutcome) -> Void, activity: (any TransferActivity)?) {
+            self.number = number
+            self.completion = completion
+            self.activity = activity
+        }
+    }
+
     /// One shared transfer. It passes the transfer's activity on to every seat, each
     /// with its own timeout.
     private final class Flight: TransferActivity, @unchecked Sendable {
         // unchecked: its `var`s are read and written only under the coalescer's lock.
-        var seats: [Int: @Sendable (TransportOutcome) -> Void] = [:]
-        var activities: [Int: any TransferActivity] = [:]
+        /// The callers still seated, in the order they came (a few: an array, no dictionary).
+        var seats: [Seat] = []
         var task: TransportTask?
         var cancelled = false
+        /// What its requests share (``RequestCoalescer/key(for:)``).
+        let key: String
         /// The coalescer, kept while the flight is in flight (it leaves the coalescer's
         /// table when it lands or its last seat leaves).
         let coalescer: RequestCoalescer
 
-        init(coalescer: RequestCoalescer) {
+        init(key: String, coalescer: RequestCoalescer) {
+            self.key = key
             self.coalescer = coalescer
         }
 
         func transferMoved() {
+            var listeners: [any TransferActivity] = []
             coalescer.lock.lock()
-            let listeners = Array(activities.values)
+            for seat in seats {
+                if let activity = seat.activity { listeners.append(activity) }
+            }
             coalescer.lock.unlock()
-            listeners.forEach { $0.transferMoved() }
+            for listener in listeners {
+                listener.transferMoved()
+            }
         }
     }
 
     private let lock = Lock()
-    private var flights: [String: Flight] = [:]
+    /// The flights in the air: as many as requests in flight at once (a queue's slots),
+    /// so a plain array searched in order (no dictionary type of its own).
+    private var flights: [Flight] = []
     private var nextSeat = 0
 
     /// Whether `request` may share a transfer: GET and HEAD only.
@@ -50,11 +75,24 @@ final class RequestCoalescer: @unchecked Sendable {
         return (method == "GET" || method == "HEAD") && (request.httpBody?.isEmpty ?? true) && request.httpBodyStream == nil
     }
 
-    /// What makes two requests identical.
+    /// What makes two requests identical: method, URL, and the `name:value` lines of the
+    /// headers (names lowercased) in ascending order, by a plain insertion sort (a few
+    /// headers; a `sorted(by:)` would compile the standard library's sort for its closure).
     static func key(for request: URLRequest) -> String {
+        var lines: [String] = []
+        for (name, value) in request.allHTTPHeaderFields ?? [:] {
+            let line = name.lowercased() + ":" + value
+            lines.append(line)
+            var index = lines.count - 1
+            while index > 0, line < lines[index - 1] {
+                lines[index] = lines[index - 1]
+                index -= 1
+            }
+            lines[index] = line
+        }
         var key = (request.httpMethod ?? "GET") + " " + (request.url?.absoluteString ?? "")
-        for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key.lowercased() < $1.key.lowercased() }) {
-            key += "\n" + name.lowercased() + ":" + value
+        for line in lines {
+            key += "\n" + line
         }
         return key
     }
@@ -72,18 +110,17 @@ final class RequestCoalescer: @unchecked Sendable {
         lock.lock()
         nextSeat += 1
         let seat = nextSeat
-        let existing = flights[key]
-        let flight = existing ?? Flight(coalescer: self)
-        flight.seats[seat] = completion
-        flight.activities[seat] = activity
+        let existing = flight(for: key)
+        let flight = existing ?? Flight(key: key, coalescer: self)
+        flight.seats.append(Seat(number: seat, completion: completion, activity: activity))
         if existing == nil {
-            flights[key] = flight
+            flights.append(flight)
         }
         lock.unlock()
-        let handle = TransportTask { [weak self] in self?.leave(seat: seat, of: flight, key: key, request: request) }
+        let handle = TransportTask { [weak self] in self?.leave(seat: seat, of: flight, request: request) }
         guard existing == nil else { return handle }
         let task = start(flight) { [weak self] outcome in
-            self?.land(flight, key: key, outcome: outcome)
+            self?.land(flight, outcome: outcome)
         }
         lock.lock()
         flight.task = task
@@ -93,16 +130,30 @@ final class RequestCoalescer: @unchecked Sendable {
         return handle
     }
 
-    private func leave(seat: Int, of flight: Flight, key: String, request: URLRequest) {
+    /// The flight in the air for `key`, if any; under `lock`.
+    private func flight(for key: String) -> Flight? {
+        for flight in flights where flight.key == key {
+            return flight
+        }
+        return nil
+    }
+
+    /// Takes `flight` off the table, if it is still there; under `lock`.
+    private func remove(_ flight: Flight) {
+        for index in flights.indices where flights[index] === flight {
+            flights.remove(at: index)
+            return
+        }
+    }
+
+    private func leave(seat: Int, of flight: Flight, request: URLRequest) {
         lock.lock()
-        guard let completion = flight.seats.removeValue(forKey: seat) else { return lock.unlock() }
-        flight.activities.removeValue(forKey: seat)
+        guard let index = flight.seats.firstIndex(where: { $0.number == seat }) else { return lock.unlock() }
+        let completion = flight.seats.remove(at: index).completion
         var cancelTask: TransportTask?
         if flight.seats.isEmpty {
             flight.cancelled = true
-            if flights[key] === flight {
-                flights.removeValue(forKey: key)
-            }
+            remove(flight)
             cancelTask = flight.task
         }
         lock.unlock()
@@ -110,15 +161,14 @@ final class RequestCoalescer: @unchecked Sendable {
         completion(TransportOutcome(request: request, error: URLError(.cancelled)))
     }
 
-    private func land(_ flight: Flight, key: String, outcome: TransportOutcome) {
+    private func land(_ flight: Flight, outcome: TransportOutcome) {
         lock.lock()
-        if flights[key] === flight {
-            flights.removeValue(forKey: key)
-        }
-        let seats = Array(flight.seats.values)
-        flight.seats.removeAll()
-        flight.activities.removeAll()
+        remove(flight)
+        let seats = flight.seats
+        flight.seats = []
         lock.unlock()
-        seats.forEach { $0(outcome) }
+        for seat in seats {
+            seat.completion(outcome)
+        }
     }
 }

@@ -13,22 +13,13 @@ public enum CURLCommand {
         if method != "GET" {
             parts.append("-X \(method)")
         }
-        for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key.lowercased() < $1.key.lowercased() }) {
-            let shown = redaction?.hidesHeader(name) == true ? LogRedaction.mask : value
-            parts.append("-H " + quoted("\(name): \(shown)"))
+        for line in HeaderLines.of(request.allHTTPHeaderFields ?? [:], redaction: redaction) {
+            parts.append("-H " + quoted(line))
         }
         if let body = request.httpBody, !body.isEmpty {
-            var text = String(data: body, encoding: .utf8) ?? "<\(body.count) bytes>"
-            if let redaction {
-                let contentType = request.value(forHTTPHeaderField: "Content-Type") ?? ""
-                if let json = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]),
-                   let data = try? JSONSerialization.data(withJSONObject: redaction.redactJSON(json), options: [.sortedKeys, .fragmentsAllowed]) {
-                    text = String(decoding: data, as: UTF8.self)
-                } else if contentType.lowercased().contains("x-www-form-urlencoded") {
-                    text = redaction.redactForm(text)
-                }
-            }
-            parts.append("--data-binary " + quoted(text))
+            let text = redaction.map { $0.redactBody(body, contentType: request.value(forHTTPHeaderField: "Content-Type"), pretty: false) }
+                ?? String(data: body, encoding: .utf8)
+            parts.append("--data-binary " + quoted(text ?? "<\(body.count) bytes>"))
         }
         let url = redaction.map { $0.redact(request.url) } ?? request.url?.absoluteString ?? ""
         parts.append(quoted(url))

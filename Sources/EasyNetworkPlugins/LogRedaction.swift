@@ -11,13 +11,13 @@ import Foundation
 public struct LogRedaction: Sendable {
     /// Header names whose values are hidden, kept lowercased.
     public var headers: Set<String> {
-        didSet { headers = Set(headers.map { $0.lowercased() }) }
+        didSet { headers = Self.normalized(headers, keys: false) }
     }
     /// Parameter names whose values are hidden (JSON keys, form and query fields), kept lowercased.
     public var parameters: Set<String> {
         didSet {
-            parameters = Set(parameters.map { $0.lowercased() })
-            parameterKeys = Set(parameters.map(Self.parameterKey))
+            parameters = Self.normalized(parameters, keys: false)
+            parameterKeys = Self.normalized(parameters, keys: true)
         }
     }
     /// `parameters` as compared: lowercased, without `_` and `-`.
@@ -32,9 +32,9 @@ public struct LogRedaction: Sendable {
             "auth_token", "secret", "client_secret", "api_key", "private_key",
         ]
     ) {
-        self.headers = Set(headers.map { $0.lowercased() })
-        self.parameters = Set(parameters.map { $0.lowercased() })
-        parameterKeys = Set(parameters.map(Self.parameterKey))
+        self.headers = Self.normalized(headers, keys: false)
+        self.parameters = Self.normalized(parameters, keys: false)
+        parameterKeys = Self.normalized(parameters, keys: true)
     }
 
     /// The default redaction.
@@ -54,7 +54,17 @@ public struct LogRedaction: Sendable {
     }
 
     private static func parameterKey(_ name: String) -> String {
-        String(name.lowercased().unicodeScalars.filter { $0 != "_" && $0 != "-" })
+        name.lowercased().replacingOccurrences(of: "_", with: "").replacingOccurrences(of: "-", with: "")
+    }
+
+    /// `names` lowercased, or with `keys` as compared (``parameterKey(_:)``). One loop
+    /// for the initializer and both setters (a `map` each compiled its own copy).
+    private static func normalized(_ names: Set<String>, keys: Bool) -> Set<String> {
+        var result = Set<String>(minimumCapacity: names.count)
+        for name in names {
+            result.insert(keys ? parameterKey(name) : name.lowercased())
+        }
+        return result
     }
 
     /// `url` as text with hidden query values masked (for display, not a URL).
@@ -75,19 +85,26 @@ public struct LogRedaction: Sendable {
     /// other text as is, binary as a byte count; cut to `limit` characters.
     public func describeBody(_ data: Data?, contentType: String?, limit: Int) -> String? {
         guard let data, !data.isEmpty else { return nil }
-        var text: String
-        if let json = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
-           let pretty = try? JSONSerialization.data(withJSONObject: redactJSON(json), options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed]) {
-            text = String(decoding: pretty, as: UTF8.self)
-        } else if let string = String(data: data, encoding: .utf8) {
-            text = (contentType ?? "").lowercased().contains("x-www-form-urlencoded") ? redactForm(string) : string
-        } else {
+        guard var text = redactBody(data, contentType: contentType, pretty: true) else {
             return "(\(data.count) bytes of binary data)"
         }
         if text.count > limit {
             text = String(text.prefix(limit)) + "… (\(data.count) bytes in all)"
         }
         return text
+    }
+
+    /// A body as text with hidden values masked: JSON written again (sorted keys,
+    /// pretty-printed with `pretty`), a form by field, other UTF-8 text as is; `nil` for
+    /// bytes that are neither JSON nor UTF-8 text. Shared with ``CURLCommand``.
+    func redactBody(_ data: Data, contentType: String?, pretty: Bool) -> String? {
+        let options: JSONSerialization.WritingOptions = pretty ? [.prettyPrinted, .sortedKeys, .fragmentsAllowed] : [.sortedKeys, .fragmentsAllowed]
+        if let json = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
+           let written = try? JSONSerialization.data(withJSONObject: redactJSON(json), options: options) {
+            return String(decoding: written, as: UTF8.self)
+        }
+        guard let string = String(data: data, encoding: .utf8) else { return nil }
+        return (contentType ?? "").lowercased().contains("x-www-form-urlencoded") ? redactForm(string) : string
     }
 
     /// A JSON value with hidden keys masked, at any depth (parameter names and header
@@ -108,13 +125,15 @@ public struct LogRedaction: Sendable {
 
     /// A form body with hidden fields masked.
     func redactForm(_ body: String) -> String {
-        body.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = String(parts.first ?? "")
-            let decoded = (name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? name)
+        body.components(separatedBy: "&").map { pair -> String in
+            let name = pair.firstIndex(of: "=").map { String(pair[..<$0]) } ?? pair
+            let decoded = name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? name
             // `user[password]`, `items[0][token]`: any part of the name counts.
-            let hidden = decoded.split(whereSeparator: { $0 == "[" || $0 == "]" }).contains { hidesParameter(String($0)) }
-            return hidden ? "\(name)=\(Self.mask)" : String(pair)
+            let hidden = decoded.components(separatedBy: Self.nameBrackets).contains { !$0.isEmpty && hidesParameter($0) }
+            return hidden ? name + "=" + Self.mask : pair
         }.joined(separator: "&")
     }
+
+    /// What separates the parts of a form field's name.
+    private static let nameBrackets = CharacterSet(charactersIn: "[]")
 }

@@ -47,8 +47,8 @@ public struct LoggingInterceptor: RequestInterceptor {
     public func willSend(_ urlRequest: URLRequest, context: RequestContext) {
         guard level <= .debug else { return }
         var lines = ["→ \(urlRequest.httpMethod ?? "GET") \(redaction.redact(urlRequest.url))" + (context.attempt > 1 ? " (attempt \(context.attempt))" : "")]
-        for (name, value) in (urlRequest.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key.lowercased() < $1.key.lowercased() }) {
-            lines.append("  \(name): \(redaction.hidesHeader(name) ? LogRedaction.mask : value)")
+        for line in HeaderLines.of(urlRequest.allHTTPHeaderFields ?? [:], redaction: redaction) {
+            lines.append("  " + line)
         }
         if let body = redaction.describeBody(urlRequest.httpBody, contentType: urlRequest.value(forHTTPHeaderField: "Content-Type"), limit: bodyLimit) {
             lines.append(indent(body))
@@ -75,9 +75,12 @@ public struct LoggingInterceptor: RequestInterceptor {
         var lines = [line]
         if level <= .debug {
             if let response = outcome.response {
-                for (name, value) in response.allHeaderFields.compactMap({ key, value in (key as? String).map { ($0, "\(value)") } })
-                    .sorted(by: { $0.0.lowercased() < $1.0.lowercased() }) {
-                    lines.append("  \(name): \(redaction.hidesHeader(name) ? LogRedaction.mask : value)")
+                var headers = HeaderLines(redaction: redaction)
+                for (name, value) in response.allHeaderFields {
+                    if let name = name as? String { headers.add(name, "\(value)") }
+                }
+                for line in headers.lines {
+                    lines.append("  " + line)
                 }
             }
             if let body = redaction.describeBody(outcome.data, contentType: outcome.response?.value(forHTTPHeaderField: "Content-Type"), limit: bodyLimit) {
@@ -97,6 +100,6 @@ public struct LoggingInterceptor: RequestInterceptor {
     }
 
     private func indent(_ text: String) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n")
+        "  " + text.replacingOccurrences(of: "\n", with: "\n  ")
     }
 }

@@ -9,6 +9,6 @@ extension TokenAuthenticator: HostFeature {
     package static var order: Int { 20 }
 
     package func plugIn(for request: any BaseAPIRequest, settings: HostSettings, service: EasyNetworkService) -> (any RequestPlugIn)? {
-        request.requiresAuthentication ? TokenPlugIn(TokenWait(authenticator: self, service: service)) : nil
+        request.requiresAuthentication ? TokenPlugIn(authenticator: self, service: service) : nil
     }
 }

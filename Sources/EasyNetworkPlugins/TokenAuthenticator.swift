@@ -54,11 +54,9 @@ public final class TokenAuthenticator: @unchecked Sendable {
     /// Puts a token on a request; the default sets `Authorization: Bearer <token>`.
     public typealias Apply = @Sendable (_ token: String, _ request: inout URLRequest) -> Void
 
-    /// A token and the refresh that produced it (0 for the initial one).
-    struct Credential: Sendable {
-        let token: String?
-        let generation: Int
-    }
+    /// A token and the refresh that produced it (0 for the initial one). A tuple: a
+    /// struct would bring value witnesses of its own into the binary.
+    typealias Credential = (token: String?, generation: Int)
 
     /// Starts a refresh and returns how to cancel it, if it can be.
     private typealias Start = @Sendable (_ completion: @escaping @Sendable (Result<String, any Error>) -> Void) -> (@Sendable () -> Void)?
@@ -175,7 +173,7 @@ public final class TokenAuthenticator: @unchecked Sendable {
             waiters.append(completion)
             next = .refresh
         } else {
-            next = .ready(Credential(token: currentToken, generation: generation))
+            next = .ready((token: currentToken, generation: generation))
         }
         lock.unlock()
         switch next {
@@ -197,7 +195,7 @@ public final class TokenAuthenticator: @unchecked Sendable {
         let next: Next
         lock.lock()
         if generation > sent, currentToken != nil, !refreshing {
-            next = .ready(Credential(token: currentToken, generation: generation))
+            next = .ready((token: currentToken, generation: generation))
         } else if refreshing {
             waiters.append(completion)
             next = .wait
@@ -326,7 +324,7 @@ public final class TokenAuthenticator: @unchecked Sendable {
             currentToken = token
             generation += 1
             failure = nil
-            outcome = .success(Credential(token: token, generation: generation))
+            outcome = .success((token: token, generation: generation))
         case .failure(let error):
             failure = (generation, now, error)
             outcome = .failure(error)

@@ -8,18 +8,27 @@ import FoundationNetworking
 
 /// The host's ``TokenAuthenticator`` in one request: a `RequestPlugIn` whose
 /// interceptor (itself) adapts and decides retries ahead of the host's. `adapt`
-/// waits for the credential (lending the request's queue slot while it waits, see
-/// ``TokenWait``) and puts it on the request; `retry` answers an unauthorized attempt
-/// by refreshing (or joining the refresh, or taking a newer token) and replays once.
+/// waits for the credential and puts it on the request; `retry` answers an
+/// unauthorized attempt by refreshing (or joining the refresh, or taking a newer
+/// token) and replays once.
+///
+/// While the request waits for a refresh, its operation's `NetworkQueue` slot is lent
+/// out (see `SlotLoan`), so the refresh never waits for a slot the waiters hold; a
+/// token comes back into the queue's limit before it is sent, and a failure ends the
+/// request and needs no slot.
 final class TokenPlugIn: RequestPlugIn, RequestInterceptor, @unchecked Sendable {
-    // unchecked: `sent` is read and written only under `lock`.
-    private let wait: TokenWait
+    // unchecked: `sent` and `loan` are read and written only under `lock`.
+    private let authenticator: TokenAuthenticator
+    private let service: EasyNetworkService
     private let lock = Lock()
     /// The credential the last attempt was sent with.
     private var sent: TokenAuthenticator.Credential?
+    /// The loan of the wait in progress, given back by ``end()`` if the request ends first.
+    private var loan: SlotLoan?
 
-    init(_ wait: TokenWait) {
-        self.wait = wait
+    init(authenticator: TokenAuthenticator, service: EasyNetworkService) {
+        self.authenticator = authenticator
+        self.service = service
     }
 
     var interceptor: (any RequestInterceptor)? { self }
@@ -31,22 +40,30 @@ final class TokenPlugIn: RequestPlugIn, RequestInterceptor, @unchecked Sendable 
         return sent?.token
     }
 
+    /// Waits for the credential (see ``TokenAuthenticator/credential(parked:_:)``) and
+    /// puts it on the request.
     func adapt(_ urlRequest: URLRequest, context: RequestContext, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
-        wait.credential { [self] result in
+        let loan = newLoan()
+        authenticator.credential(parked: loan.lend) { [self] result in
             switch result {
             case .success(let credential):
-                var authorized = urlRequest
-                wait.authorize(&authorized, with: credential)
-                lock.lock()
-                sent = credential
-                lock.unlock()
-                completion(.success(authorized))
+                loan.giveBack { [self] in
+                    var authorized = urlRequest
+                    authenticator.authorize(&authorized, with: credential)
+                    lock.lock()
+                    sent = credential
+                    lock.unlock()
+                    completion(.success(authorized))
+                }
             case .failure(let error):
+                loan.giveBack()
                 completion(.failure(error))
             }
         }
     }
 
+    /// An unauthorized answer to an attempt sent with a token is replayed once with a
+    /// newer one (see ``TokenAuthenticator/unauthorized(sentWith:parked:_:)``).
     func retry(_ error: NetworkError, context: RequestContext, completion: @escaping @Sendable (RetryDecision) -> Void) {
         lock.lock()
         let credential = sent
@@ -55,16 +72,33 @@ final class TokenPlugIn: RequestPlugIn, RequestInterceptor, @unchecked Sendable 
             completion(.pass)
             return
         }
-        wait.unauthorized(sentWith: credential.generation) { result in
+        let loan = newLoan()
+        authenticator.unauthorized(sentWith: credential.generation, parked: loan.lend) { result in
             switch result {
-            case .success: completion(.retry(after: 0))
-            case .failure(let refreshError): completion(.fail(refreshError))
+            case .success:
+                loan.giveBack { completion(.retry(after: 0)) }
+            case .failure(let refreshError):
+                loan.giveBack()
+                completion(.fail(refreshError))
             }
         }
     }
 
-    /// The request ended: a slot lent while it waited comes back now.
+    /// The request ended (cancelled while waiting, say): a slot lent while it waited
+    /// comes back now.
     func end() {
-        wait.end()
+        lock.lock()
+        let lent = loan
+        loan = nil
+        lock.unlock()
+        lent?.giveBack()
+    }
+
+    private func newLoan() -> SlotLoan {
+        let fresh = service.slotLoan()
+        lock.lock()
+        loan = fresh
+        lock.unlock()
+        return fresh
     }
 }

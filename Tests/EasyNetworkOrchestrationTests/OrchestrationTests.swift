@@ -229,6 +229,23 @@ final class OrchestrationTests: ServerTestCase {
         XCTAssertTrue(ops.allSatisfy { if case .failure(let e)? = $0.result { return e.isCancelled } else { return false } })
     }
 
+    func testBagListsAndCancelsItsUnfinishedOperationsInOrder() {
+        let bag = CancellationBag()
+        let finished = BlockOperation {}
+        finished.start()
+        XCTAssertTrue(finished.isFinished)
+        let first = BlockOperation {}
+        let second = BlockOperation {}
+        bag.insert(first)
+        bag.insert(finished)
+        bag.insert(second)
+        XCTAssertEqual(bag.operations, [first, second])
+        bag.cancelAll()
+        XCTAssertTrue(first.isCancelled)
+        XCTAssertTrue(second.isCancelled)
+        XCTAssertEqual(bag.operations, [])
+    }
+
     func testBagDoesNotKeepOperationsAlive() {
         let bag = CancellationBag()
         weak var weakOp: Operation?
@@ -262,6 +279,32 @@ final class OrchestrationTests: ServerTestCase {
             case .failure(let error)?: XCTAssertEqual(index, 5); XCTAssertTrue(error.isCancelled)
             case nil: XCTFail("\(index) has no result")
             }
+        }
+    }
+
+    func testIdenticalGETsShareATransferPerPathWhileOthersFly() {
+        let paths = ["/fly/a", "/fly/b", "/fly/c"]
+        for (index, path) in paths.enumerated() {
+            server.route("GET", path) { _ in .delayed(0.2 + 0.1 * Double(index), .json(#"{"path": "\#(path)"}"#)) }
+        }
+        let host = makeHost()
+        host.coalescesRequests = true
+        let ops = (0..<12).map { RequestOperation(request: TestRequest(paths[$0 % 3]), configuration: host, responseDecoder: .json) }
+        NetworkQueue(maxConcurrentOperationCount: 12).addOperations(ops, waitUntilFinished: false)
+        ops.forEach { waitUntilFinished($0) }
+        for path in paths {
+            XCTAssertEqual(server.requests(path: path).count, 1, path)
+        }
+        for (index, op) in ops.enumerated() {
+            guard case .success(let json)? = op.result else { return XCTFail("\(index): \(String(describing: op.result))") }
+            XCTAssertEqual((json as? [String: Any])?["path"] as? String, paths[index % 3])
+        }
+        // Landed flights leave the table: the same paths fly again.
+        let again = paths.map { RequestOperation(request: TestRequest($0), configuration: host, responseDecoder: .json) }
+        queue.addOperations(again, waitUntilFinished: false)
+        again.forEach { waitUntilFinished($0) }
+        for path in paths {
+            XCTAssertEqual(server.requests(path: path).count, 2, path)
         }
     }
 

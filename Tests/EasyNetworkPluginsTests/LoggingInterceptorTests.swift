@@ -67,6 +67,15 @@ final class LoggingInterceptorTests: ServerTestCase {
         XCTAssertTrue(all.contains("name=ana"), all)
     }
 
+    func testQueryFieldsAreMaskedOneByOne() throws {
+        let url = try XCTUnwrap(URL(string: "https://h.test/p?token&=v&&a=1&user%5Bpassword%5D=x&items%5B0%5D%5BToken%5D=y&q=a+b&Pass+Word=z#frag"))
+        XCTAssertEqual(
+            LogRedaction.default.redact(url),
+            "https://h.test/p?token=<redacted>&=v&&a=1&user%5Bpassword%5D=<redacted>&items%5B0%5D%5BToken%5D=<redacted>&q=a+b&Pass+Word=z#frag"
+        )
+        XCTAssertEqual(LogRedaction.default.redact(try XCTUnwrap(URL(string: "https://h.test/p"))), "https://h.test/p")
+    }
+
     // MARK: the URL is in every line
 
     /// Every finishing line (`←`) of `lines` names `path`.
@@ -178,5 +187,25 @@ final class LoggingInterceptorTests: ServerTestCase {
             #"curl -X POST -H 'Authorization: Bearer abc' -H 'Content-Type: application/json' --data-binary '{"name":"it'\''s"}' 'https://api.example.test/v1/users?q=a%20b'"#
         )
         XCTAssertTrue(CURLCommand.make(for: request).contains("Authorization: <redacted>"))
+    }
+
+    func testCURLCommandBodiesWithAndWithoutRedaction() throws {
+        var request = URLRequest(url: try XCTUnwrap(URL(string: "https://api.example.test/login")))
+        request.httpMethod = "PUT"
+        request.httpBody = Data(#"{"user":"ana","password":"p","nested":{"Access_Token":"t"}}"#.utf8)
+        XCTAssertEqual(
+            CURLCommand.make(for: request),
+            #"curl -X PUT --data-binary '{"nested":{"Access_Token":"<redacted>"},"password":"<redacted>","user":"ana"}' 'https://api.example.test/login'"#
+        )
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data("user=ana&password=p".utf8)
+        XCTAssertTrue(CURLCommand.make(for: request).contains("--data-binary 'user=ana&password=<redacted>'"))
+        XCTAssertTrue(CURLCommand.make(for: request, redaction: nil).contains("--data-binary 'user=ana&password=p'"))
+        request.httpBody = Data([0xFF, 0xFE, 0x00])
+        XCTAssertTrue(CURLCommand.make(for: request).contains("--data-binary '<3 bytes>'"))
+        XCTAssertTrue(CURLCommand.make(for: request, redaction: nil).contains("--data-binary '<3 bytes>'"))
+        request.setValue("text/plain", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data("password=p".utf8)
+        XCTAssertTrue(CURLCommand.make(for: request).contains("--data-binary 'password=p'"), "not a form: text as it is")
     }
 }

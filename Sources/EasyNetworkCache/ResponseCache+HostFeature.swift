@@ -1,0 +1,15 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
+import Foundation
+
+/// The host's ``ResponseCache`` as a `HostFeature`: every request whose cache policy
+/// (its own, or the host's `HostConfiguration/cachePolicy`) is not `.networkOnly`
+/// gets a ``CachePlugIn``. The cache is the feature itself (no wrapper object).
+extension ResponseCache: HostFeature {
+    package static var order: Int { 0 }
+
+    package func plugIn(for request: any BaseAPIRequest, settings: HostSettings, service: EasyNetworkService) -> (any RequestPlugIn)? {
+        CachePlugIn(cache: self, policy: request.cachePolicy ?? settings.cachePolicy, settings: settings)
+    }
+}
