@@ -57,7 +57,8 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         let settings = host.snapshot()
         self.settings = settings
         self.sink = sink
-        let interceptors = settings.settings.interceptors + request.interceptors
+        let own = request.interceptors  // usually none: then no concatenation at all
+        let interceptors = own.isEmpty ? settings.settings.interceptors : settings.settings.interceptors + own
         self.interceptors = interceptors
         let plugIns = settings.plugIns(for: request, service: service)
         self.plugIns = plugIns
