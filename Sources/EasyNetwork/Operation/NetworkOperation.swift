@@ -113,12 +113,12 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
             }
             return
         }
-        // Read before the lock: Foundation's own lock is never taken under ours.
-        let cancelled = isCancelled
+        // Not cancelled when read above (outside the lock: Foundation's own lock is never
+        // taken under ours); a cancellation from now on reaches the running work.
         willChangeValue(forKey: "isExecuting")
         lock.lock()
         let ready = phase == phaseReady
-        let finishAtOnce = cancelled || finishRequestedBeforeStart || cancelledWhileQueued
+        let finishAtOnce = finishRequestedBeforeStart || cancelledWhileQueued
         if ready {
             phase = finishAtOnce ? phaseFinishing : phaseExecuting
         }
@@ -188,19 +188,13 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
         return true
     }
 
-    /// When a ``NetworkQueue`` took the operation, for metrics.
-    final var enqueuedAt: Date? {
+    /// The ``NetworkQueue`` that took the operation and when, in one lock (both `nil`
+    /// when none did).
+    final var enqueueRecord: (queue: NetworkQueue?, at: Date?) {
         lock.lock()
-        let time = enqueued ? enqueuedTime : nil
+        let (queue, time) = (self.queue, enqueued ? enqueuedTime : nil)
         lock.unlock()
-        return time.map(Date.init(timeIntervalSinceReferenceDate:))
-    }
-
-    /// The ``NetworkQueue`` that took the operation, if one did.
-    final var networkQueue: NetworkQueue? {
-        lock.lock()
-        defer { lock.unlock() }
-        return queue
+        return (queue, time.map(Date.init(timeIntervalSinceReferenceDate:)))
     }
 
     /// Called on the starting thread right before ``execute()``; a library hook.

@@ -64,20 +64,17 @@ open class ServiceOperation: NetworkOperation, @unchecked Sendable {  // uncheck
 
     override func willExecute() {
         let service = self.service
+        let (queue, enqueuedAt) = enqueueRecord
+        let priority = queuePriority
         // Registered when the operation starts executing, not at init: an operation
         // cancelled before it started sends nothing, and stays free of the weak reference
         // (which would make every retain and release of it slower, measurable in a bulk cancel).
-        service.onCancellationDelivered { [weak self] in
+        service.prepare(
+            lender: queue, queuedAt: enqueuedAt,
+            priority: priority == .normal ? nil : Self.taskPriority(for: priority)
+        ) { [weak self] in
             guard let self, self.isCancelled else { return }
             self.finish()
-        }
-        service.slotLender = networkQueue
-        if let enqueuedAt {
-            service.queuedAt = enqueuedAt
-        }
-        let priority = queuePriority
-        if priority != .normal {
-            service.taskPriority = Self.taskPriority(for: priority)
         }
     }
 

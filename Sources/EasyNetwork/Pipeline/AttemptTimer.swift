@@ -38,8 +38,7 @@ final class AttemptTimer: TransferActivity, @unchecked Sendable {
     func arm(_ task: TransportTask) {
         lock.lock()
         self.task = task
-        lock.unlock()
-        check()
+        check(now: DispatchTime.now())
     }
 
     func transferMoved() {
@@ -64,6 +63,11 @@ final class AttemptTimer: TransferActivity, @unchecked Sendable {
     private func check() {
         let now = DispatchTime.now()
         lock.lock()
+        check(now: now)
+    }
+
+    /// ``check()`` with the lock taken; lets go of it.
+    private func check(now: DispatchTime) {
         key = nil
         guard !stopped else { return lock.unlock() }
         let expiry = deadline.expiry(start: start, lastActivity: lastActivity)

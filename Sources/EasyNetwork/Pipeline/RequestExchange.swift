@@ -60,7 +60,8 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         let settings = host.snapshot()
         self.settings = settings
         self.sink = sink
-        let interceptors = settings.settings.interceptors + request.interceptors
+        let own = request.interceptors  // usually none: then no concatenation at all
+        let interceptors = own.isEmpty ? settings.settings.interceptors : settings.settings.interceptors + own
         self.interceptors = interceptors
         var plugIns = settings.plugIns(for: request, service: service)
         if let transfer {
@@ -153,6 +154,9 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         ) { [self] outcome in
             // On the session's delegate queue: end the attempt, then leave that queue.
             let ending = transportEnded(outcome, attempt: attempt, seen: seen)
+            // The same context again rather than captured: most requests have none, and
+            // a captured optional struct is copied into and out of the closure.
+            let context = chain.isEmpty ? nil : self.context(attempt: attempt)
             if handlesInline, outcome.error == nil, outcome.data.count < ResponseStage.inlineLimit {
                 return received(outcome, ending: ending, attempt: attempt, context: context)
             }

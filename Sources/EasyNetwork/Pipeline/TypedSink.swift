@@ -8,18 +8,15 @@ final class TypedSink<Output>: ExchangeSink, @unchecked Sendable {
     private let transform: @Sendable (NetworkResponse) throws -> Output
     private let cachedValue: (@Sendable (Output) -> Void)?
     private let completion: @Sendable (Result<Output, NetworkError>, RequestMetrics) -> Void
-    let mapsInline: Bool
     private var value: Output?
     private var provisional: Output?
 
     init(
         transform: @escaping @Sendable (NetworkResponse) throws -> Output,
         cachedValue: (@Sendable (Output) -> Void)?,
-        mapsInline: Bool = false,
         completion: @escaping @Sendable (Result<Output, NetworkError>, RequestMetrics) -> Void
     ) {
         self.transform = transform
-        self.mapsInline = mapsInline
         self.cachedValue = cachedValue
         self.completion = completion
     }

@@ -16,10 +16,14 @@ public final class EasyNetworkService: @unchecked Sendable {
     // unchecked: every `var` is read and written only under `lock`.
     /// The host this service talks to.
     public let configuration: HostConfiguration
-    private let lock = Lock()
+    /// From the operations' pool (see ``OperationLock``): a service, made per operation,
+    /// allocates no mutex. Nothing under it calls out or takes another lock.
+    private var lock: OperationLock { OperationLock(for: self) }
     private var cancelled = false
-    /// The requests running; usually one (an operation's).
-    private var exchanges: [RequestExchange] = []
+    /// The request running (usually the only one: an operation's), and any others, so
+    /// that the usual single request allocates no array.
+    private var exchange: RequestExchange?
+    private var moreExchanges: [RequestExchange] = []
     private var priority: Float?
     private var queued: Date?
     private var onCancelled: (@Sendable () -> Void)?
@@ -52,14 +56,7 @@ public final class EasyNetworkService: @unchecked Sendable {
         success: (@Sendable (Any?) -> Void)? = nil,
         failure: (@Sendable (NetworkError) -> Void)? = nil
     ) {
-        // The library's own small JSON parse: it may run on the delegate queue.
-        let sink = TypedSink(transform: { try $0.jsonObject() }, cachedValue: nil, mapsInline: true) { (result: Result<Any?, NetworkError>, _) in
-            switch result {
-            case .success(let json): success?(json)
-            case .failure(let error): failure?(error)
-            }
-        }
-        start(request, sink: sink, uploadProgress: nil)
+        start(request, sink: JSONSink(success: success, failure: failure), uploadProgress: nil)
     }
 
     /// Sends `request`, runs `transform` on the successful response off the callback
@@ -96,7 +93,7 @@ public final class EasyNetworkService: @unchecked Sendable {
         let exchange = RequestExchange(service: self, request: request, sink: sink, priority: priority, queuedAt: queuedAt ?? Date(), uploadProgress: uploadProgress, transfer: transfer)
         lock.lock()
         let admitted = !cancelled
-        if admitted { exchanges.append(exchange) }
+        if admitted { track(exchange) }
         lock.unlock()
         if admitted {
             exchange.start()
@@ -110,39 +107,41 @@ public final class EasyNetworkService: @unchecked Sendable {
     public func cancel() {
         lock.lock()
         cancelled = true
-        let running = exchanges
+        let (first, more) = (exchange, moreExchanges)
         lock.unlock()
-        running.forEach { $0.cancel() }
+        first?.cancel()
+        more.forEach { $0.cancel() }
     }
 
-    /// The `URLSessionTask` priority for the next requests (0…1).
-    var taskPriority: Float? {
-        get { lock.lock(); defer { lock.unlock() }; return priority }
-        set { lock.lock(); priority = newValue; lock.unlock() }
-    }
-
-    /// When the work was handed over (an operation's enqueue time), for metrics.
-    var queuedAt: Date? {
-        get { lock.lock(); defer { lock.unlock() }; return queued }
-        set { lock.lock(); queued = newValue; lock.unlock() }
-    }
-
-    /// The queue that lends a slot while a request of this service is parked.
-    var slotLender: NetworkQueue? {
-        get { lock.lock(); defer { lock.unlock() }; return lender }
-        set { lock.lock(); lender = newValue; lock.unlock() }
+    /// Under `lock`: files a running exchange.
+    private func track(_ running: RequestExchange) {
+        if exchange == nil {
+            exchange = running
+        } else {
+            moreExchanges.append(running)
+        }
     }
 
     /// A loan of a slot for one wait of a request (empty when no queue runs it).
     package func slotLoan() -> SlotLoan {
-        SlotLoan(from: slotLender)
+        lock.lock()
+        let lender = lender
+        lock.unlock()
+        return SlotLoan(from: lender)
     }
 
-    /// Called on the callback queue right after a cancellation was delivered.
-    func onCancellationDelivered(_ body: @escaping @Sendable () -> Void) {
+    /// What an operation hands its service when it starts, in one lock: the queue that
+    /// lends it a slot, its enqueue time, its task priority (`nil`: the default) and what
+    /// runs after a cancellation was delivered.
+    func prepare(lender: NetworkQueue?, queuedAt: Date?, priority: Float?, onCancelled body: @escaping @Sendable () -> Void) {
         lock.lock()
+        let old = onCancelled
         onCancelled = body
+        self.lender = lender
+        if let queuedAt { queued = queuedAt }
+        if let priority { self.priority = priority }
         lock.unlock()
+        withExtendedLifetime(old) {}
     }
 
     /// On the callback queue, after a cancellation was delivered (see ``DeliverStage``).
@@ -153,12 +152,16 @@ public final class EasyNetworkService: @unchecked Sendable {
         body?()
     }
 
-    /// Forgets a finished exchange.
-    func exchangeFinished(_ exchange: RequestExchange) {
+    /// Forgets a finished exchange (released after the lock: nothing is freed under it).
+    func exchangeFinished(_ finished: RequestExchange) {
+        var removed: RequestExchange?
         lock.lock()
-        if let index = exchanges.firstIndex(where: { $0 === exchange }) {
-            exchanges.remove(at: index)
+        if exchange === finished {
+            removed = exchange.take()
+        } else if let index = moreExchanges.firstIndex(where: { $0 === finished }) {
+            removed = moreExchanges.remove(at: index)
         }
         lock.unlock()
+        withExtendedLifetime(removed) {}
     }
 }
