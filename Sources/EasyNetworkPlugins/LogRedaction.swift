@@ -118,7 +118,12 @@ public struct LogRedaction: Sendable {
             return result
         }
         if let array = value as? [Any] {
-            return array.map(redactJSON)
+            var result: [Any] = []
+            result.reserveCapacity(array.count)
+            for element in array {
+                result.append(redactJSON(element))
+            }
+            return result
         }
         return value
     }
