@@ -152,4 +152,31 @@ final class DownloadPipelineTests: ServerTestCase {
         XCTAssertNotNil(metrics.firstByteAt)
         XCTAssertLessThanOrEqual(metrics.startedAt, metrics.endedAt)
     }
+
+    /// A download's request with a multipart form.
+    private struct FormDownload: BaseAPIRequest {
+        var api: String { "/echo" }
+        var method: NetworkService.Method { .post }
+        var query: NetworkService.QueryType { .json }
+        var params: [String: Any]? { nil }
+        var headers: [String: String]? { nil }
+        var multipartBody: MultipartFormData? {
+            var form = MultipartFormData()
+            form.append("report", name: "kind")
+            return form
+        }
+    }
+
+    func testADownloadWithAMultipartBodyFailsWithATypedErrorAndSendsNothing() throws {
+        // A download streams its answer to disk and sends no body file: it used to skip
+        // its transfer, answer from memory and report a file it never wrote.
+        let destination = folder.appendingPathComponent("form.json")
+        let op = DownloadOperation(request: FormDownload(), to: destination, configuration: makeHost())
+        guard case .failure(let error)? = run(op) else {
+            return XCTFail("a download cannot send a multipart body: \(String(describing: op.result))")
+        }
+        XCTAssertEqual(error.kind, .invalidRequest, "\(error)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination.path))
+        XCTAssertTrue(server.requests.isEmpty, "nothing is sent")
+    }
 }

@@ -31,6 +31,8 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
     /// No user code runs after the transport (library mapping, no interceptor, plug-in
     /// or envelope): a small successful answer is handled on the delegate queue.
     private let handlesInline: Bool
+    /// A plug-in carries every attempt itself (a download): it sends no body file.
+    private let carriesAttempts: Bool
     let lock = Lock()
 
     private var base: URLRequest?
@@ -74,6 +76,7 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         self.priority = priority
         self.queuedAt = queuedAt
         self.uploadProgress = uploadProgress
+        carriesAttempts = transfer != nil
         handlesInline = sink.mapsInline && interceptors.isEmpty && plugIns.isEmpty && settings.settings.envelope == nil
     }
 
@@ -83,6 +86,11 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
 
     /// Builds the request, then sends the first attempt.
     func start() {
+        // A download streams its answer to disk and sends no body file: a multipart form
+        // is refused before it is written, with a typed error, and nothing is sent.
+        if carriesAttempts, URLRequestBuilder.multipartForm(of: request) != nil {
+            return finish(NetworkError(kind: .invalidRequest, message: "A download cannot send a multipart body; send the form with a RequestOperation"))
+        }
         BuildStage.run(request, builder: URLRequestBuilder(configuration: host)) { [self] built, file in
             let urlRequest: URLRequest
             switch built {
