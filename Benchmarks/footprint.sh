@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # What EasyNetwork adds to an executable: builds small release programs in a temporary
-# package (the library by local path, no network) and prints their stripped sizes.
+# package (the library by local path, no network) and prints their stripped sizes (budgets)
+# and the sums of their allocated sections (which show a change the page-aligned file hides).
 #
 #   Benchmarks/footprint.sh [--report | --check] [--markdown] [--budget NAME=KB]...
 #                           [--by-type [N]] [--keep] [-- extra swift build arguments]
@@ -14,8 +15,9 @@
 # --report (the default) prints the table with a PASS/OVER column and exits 0 whatever the
 # sizes; --check exits 3 when a row is over its budget. Either exits 1 if the build fails.
 # --markdown also prints the table as Markdown, for README.
-# --by-type [N] also prints the N (30) largest contributors to the seed program, by Swift type.
-# Needs only the Swift toolchain and binutils (nm, strip, size). Takes 1-3 minutes.
+# --by-type [N] also prints the N (30) largest contributors to the seed program, by Swift type
+# (symbol bytes, each byte once: aliases at one address and symbols inside others not twice).
+# Needs only the Swift toolchain and binutils (nm, strip, size, readelf). Takes 1-3 minutes.
 set -euo pipefail
 
 top=0
@@ -38,13 +40,13 @@ while (($#)); do
             budget[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
             shift ;;
         --) shift; build_args=("$@"); break ;;
-        -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "footprint.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
     esac
     shift
 done
 
-for tool in swift nm strip size; do
+for tool in swift nm strip size readelf; do
     command -v "$tool" >/dev/null || { echo "footprint.sh: '$tool' not found on PATH" >&2; exit 1; }
 done
 
@@ -255,20 +257,39 @@ stripped_size() {
     wc -c < "$work/$1.stripped" | tr -d ' '
 }
 
+# The sum of the sizes of the sections loaded from the file: flag A (allocated) and not NOBITS
+# (.bss and .tbss take no file bytes), i.e. text + data of `size`. The file grows and shrinks
+# in page-alignment steps; this sum moves with every byte of code, metadata and tables.
+# Run after stripped_size (reads the stripped copy; strip keeps every allocated section).
+allocated_size() {
+    readelf -S -W "$work/$1.stripped" | sed -n 's/^ *\[ *[0-9]*\] //p' | awk '
+        function hex(s,   i, n) { n = 0; s = tolower(s)
+            for (i = 1; i <= length(s); i++) n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+            return n }
+        $7 ~ /A/ && $2 != "NOBITS" { total += hex($5) }
+        END { printf "%d\n", total }'
+}
+
 floor=$(stripped_size Floor)
 seed=$(stripped_size Seed)
+floor_alloc=$(allocated_size Floor)
 kb() { awk -v b="$1" 'BEGIN { printf "%.0f", b / 1024 }'; }
 signed_kb() { awk -v b="$1" 'BEGIN { k = b / 1024; printf "%+d", k < 0 ? -int(-k + 0.5) : int(k + 0.5) }'; }
+signed_kb1() { awk -v b="$1" 'BEGIN { printf "%+.1f", b / 1024 }'; }
 thousands() { sed ':a;s/\B[0-9]\{3\}\>/,&/;ta' <<< "$1"; }
 
-# The rows: label, markdown label, bytes, budget name and what the budget counts (floor|seed).
-labels=() md_labels=() sizes=() budget_names=() budget_bases=()
-add_row() { labels+=("$1"); md_labels+=("$2"); sizes+=("$3"); budget_names+=("$4"); budget_bases+=("$5"); }
-add_row "seed program, import EasyNetwork" "quick start, \`import EasyNetwork\` only" "$seed" seed floor
+# The rows: label, markdown label, target, budget name and what the budget counts (floor|seed);
+# add_row fills sizes (stripped file bytes) and allocs (allocated section bytes) from the target.
+labels=() md_labels=() sizes=() allocs=() budget_names=() budget_bases=()
+add_row() {
+    labels+=("$1"); md_labels+=("$2"); budget_names+=("$4"); budget_bases+=("$5")
+    sizes+=("$(stripped_size "$3")"); allocs+=("$(allocated_size "$3")")
+}
+add_row "seed program, import EasyNetwork" "quick start, \`import EasyNetwork\` only" Seed seed floor
 for i in "${!products[@]}"; do
-    add_row "seed + ${products[$i]}" "quick start + \`${products[$i]}\`" "$(stripped_size "Product$i")" "${products[$i]}" seed
+    add_row "seed + ${products[$i]}" "quick start + \`${products[$i]}\`" "Product$i" "${products[$i]}" seed
 done
-add_row "seed + all products (testing kit aside)" "quick start + every product (testing kit aside)" "$(stripped_size All)" all floor
+add_row "seed + all products (testing kit aside)" "quick start + every product (testing kit aside)" All all floor
 for name in "${!budget[@]}"; do
     found=0
     for known in "${budget_names[@]}"; do [[ "$known" == "$name" ]] && found=1; done
@@ -296,12 +317,16 @@ done
 
 echo
 echo "Stripped size, Linux $(uname -m), swift build -c release ${build_args[*]:-}"
-format='%-44s %10s %9s %12s %12s  %-24s %s\n'
-printf "$format" "program" "bytes" "KB" "over floor" "over seed" "budget" "check"
-printf "$format" "plain URLSession (the floor)" "$floor" "$(kb "$floor")" "" "" "" ""
+echo "(bytes, KB, over floor, over seed: the stripped file, which the budgets judge; it moves in"
+echo " page-alignment steps. alloc, over floor: the sum of the allocated sections with file contents,"
+echo " all but .bss and .tbss (readelf -S flag A, not NOBITS; text + data of size); it moves with every change)"
+format='%-44s %10s %9s %12s %12s %10s %12s  %-24s %s\n'
+printf "$format" "program" "bytes" "KB" "over floor" "over seed" "alloc" "over floor" "budget" "check"
+printf "$format" "plain URLSession (the floor)" "$floor" "$(kb "$floor")" "" "" "$floor_alloc" "" "" ""
 for i in "${!labels[@]}"; do
     printf "$format" "${labels[$i]}" "${sizes[$i]}" "$(kb "${sizes[$i]}")" \
         "$(signed_kb $((${sizes[$i]} - floor))) KB" "$(signed_kb $((${sizes[$i]} - seed))) KB" \
+        "${allocs[$i]}" "$(signed_kb1 $((${allocs[$i]} - floor_alloc))) KB" \
         "${budget_text[$i]}" "${status[$i]}"
 done
 if ((over)); then
@@ -312,14 +337,15 @@ fi
 
 if ((markdown)); then
     echo
-    echo "| program (stripped, Linux $(uname -m), release) | bytes | adds over plain \`URLSession\` | adds over the quick start | budget | |"
-    echo "|---|---:|---:|---:|---|---|"
-    echo "| plain \`URLSession\` (the floor) | $(thousands "$floor") | | | | |"
+    echo "| program (stripped, Linux $(uname -m), release) | bytes | adds over plain \`URLSession\` | adds over the quick start | allocated sections (over plain \`URLSession\`) | budget | |"
+    echo "|---|---:|---:|---:|---:|---|---|"
+    echo "| plain \`URLSession\` (the floor) | $(thousands "$floor") | | | $(thousands "$floor_alloc") | | |"
     for i in "${!labels[@]}"; do
         over_seed="$(signed_kb $((${sizes[$i]} - seed))) KB"
         [[ "${budget_names[$i]}" == seed ]] && over_seed=""
         budget_cell=${budget_text[$i]/<=/≤}
-        echo "| ${md_labels[$i]} | $(thousands "${sizes[$i]}") | $(signed_kb $((${sizes[$i]} - floor))) KB | $over_seed | $budget_cell | ${status[$i]} |"
+        alloc_cell="$(thousands "${allocs[$i]}") ($(signed_kb1 $((${allocs[$i]} - floor_alloc))) KB)"
+        echo "| ${md_labels[$i]} | $(thousands "${sizes[$i]}") | $(signed_kb $((${sizes[$i]} - floor))) KB | $over_seed | $alloc_cell | $budget_cell | ${status[$i]} |"
     done
 fi
 
@@ -337,13 +363,13 @@ size -A "$work/Seed.stripped" | awk 'NF == 3 && $2 ~ /^[0-9]+$/ { print $1, $2 }
         END { printf "  %-28s %20s\n", "(smaller sections)", sprintf("%+.0f KB", (total - shown) / 1024) }
         { total += $3 }'
 
-# nm prints sizes in hex (mawk has no strtonum); demangle each name twice: in full (with the
-# module names the grouping needs) and --simplified (to show).
-nm -S --size-sort "$bin/Seed" | awk '
+# nm prints addresses and sizes in hex (mawk has no strtonum); demangle each name twice: in
+# full (with the module names the grouping needs) and --simplified (to show).
+nm -S "$bin/Seed" | awk '
     function hex(s,   i, n) { n = 0; s = tolower(s)
         for (i = 1; i <= length(s); i++) n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
         return n }
-    NF == 4 { print hex($2) > "/dev/stderr"; print $4 }' 2> "$work/sizes.txt" > "$work/mangled.txt"
+    NF == 4 { print hex($1) "\t" hex($2) > "/dev/stderr"; print $4 }' 2> "$work/sizes.txt" > "$work/mangled.txt"
 swift demangle < "$work/mangled.txt" > "$work/full.txt"
 swift demangle --simplified < "$work/mangled.txt" | cut -c1-90 > "$work/simple.txt"
 
@@ -351,7 +377,13 @@ swift demangle --simplified < "$work/mangled.txt" | cut -c1-90 > "$work/simple.t
 # "protocol witness for P.x in conformance M.T : P" -> M.T, "closure #1 (...) in M.T.f()" -> M.T,
 # "type metadata accessor for M.T" -> M.T, "generic specialization <M.U> of M.T.f()" -> M.T, and
 # "generic specialization <M.U> of Swift.Array.append()" -> M.U (stdlib code made for M.U).
-paste "$work/sizes.txt" "$work/full.txt" "$work/simple.txt" | awk -F '\t' '
+# Each byte counts once. The linker merges identical functions and data into one copy with
+# several names at one address (aliases): the address counts once, for the type all its names
+# belong to, or for "(shared by several types)" when they belong to different types (then it is
+# no one type's cost). A symbol that starts inside an earlier one ("type metadata for T" is
+# an alias into "full type metadata for T") adds only its bytes past that one's end.
+paste "$work/sizes.txt" "$work/full.txt" "$work/simple.txt" | sort -t $'\t' -k1,1n -k3,3 -s |
+    awk -F '\t' '
     function system_module(m) {
         return m ~ /^(Swift|_Concurrency|_StringProcessing|Foundation[A-Za-z]*|CoreFoundation|Dispatch|Glibc|SwiftGlibc|__C)$/
     }
@@ -387,7 +419,7 @@ paste "$work/sizes.txt" "$work/full.txt" "$work/simple.txt" | awk -F '\t' '
     # A specialization for a closure names the closure by its mangled name: $s11EasyNetwork5Cache...
     function propagated(n,   s, len, m) {
         if (!match(n, /Closure Propagated : \$s[0-9]+[A-Za-z_]/)) return ""
-        s = substr(n, RSTART + 22)
+        s = substr(n, RSTART + 23)                      # just past "$s"
         match(s, /^[0-9]+/); len = substr(s, 1, RLENGTH) + 0; m = substr(s, RLENGTH + 1, len); s = substr(s, RLENGTH + len + 1)
         if (system_module(m) || !match(s, /^[0-9]+/)) return ""
         len = substr(s, 1, RLENGTH) + 0
@@ -405,26 +437,61 @@ paste "$work/sizes.txt" "$work/full.txt" "$work/simple.txt" | awk -F '\t' '
         sub(/[ .(].*/, "", n); sub(/[0-9_]+$/, "", n)
         return "(no type: " n ")"
     }
+    function module_of(o) { return o ~ /^\(/ ? "" : substr(o, 1, index(o, ".") - 1) }
+    # One address: the names at it (n of them, in the sort order above) and their largest size.
+    function flush(   add, o, m, i, shown) {
+        if (n == 0) return
+        add = at + size - (at > end ? at : end)
+        if (add < 0) add = 0
+        if (at + size > end) end = at + size
+        o = owners[1]; m = module_of(o)
+        for (i = 2; i <= n; i++) {
+            if (owners[i] != o) o = "(shared by several types)"
+            if (module_of(owners[i]) != m) m = ""
+        }
+        if (m == "") m = (o ~ /^\(shared/) ? o : "(no type)"
+        shown = n > 1 ? names[1] " (+" n - 1 " aliases)" : names[1]
+        bytes[o] += add; count[o]++; module[m] += add; total += add; addresses++
+        if (n > 1) { aliased++; alias_bytes += sum - size }
+        if (add < size) inside += size - add
+        if (add > biggest[o] || example[o] == "") { biggest[o] = add; example[o] = shown }
+        n = 0; size = 0; sum = 0
+    }
+    $1 != at { flush(); at = $1 }
     {
-        o = owner($2); bytes[o] += $1; count[o]++; total += $1
-        if ($1 > biggest[o]) { biggest[o] = $1; example[o] = $3 }
-        split(o, part, "."); module[(o ~ /^\(/) ? "(no type)" : part[1]] += $1
+        n++; owners[n] = owner($3); names[n] = $4; if ($2 > size) size = $2
+        sum += $2; named += $2; symbols++
     }
     END {
+        flush()
         for (o in bytes) printf "type\t%d\t%d\t%s\t%s\n", bytes[o], count[o], o, example[o]
         for (m in module) printf "module\t%d\t%s\n", module[m], m
-        printf "total\t%d\n", total
+        printf "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", total, named, symbols, addresses, aliased, alias_bytes, inside
     }' > "$work/groups.tsv"
 
 echo
-echo "Symbol bytes of the unstripped seed program by module (nm -S; metadata sections are not symbols):"
+totals=$(awk -F '\t' '$1 == "total"' "$work/groups.tsv")
+echo "Symbol bytes of the unstripped seed program by module (nm -S, each byte once; metadata sections are not symbols):"
 awk -F '\t' '$1 == "module" { print $2 "\t" $3 }' "$work/groups.tsv" | sort -n -r |
-    awk -F '\t' -v total="$(awk -F '\t' '$1 == "total" { print $2 }' "$work/groups.tsv")" '
-        $1 >= 1024 { printf "  %-36s %7.0f KB %5.1f %%\n", $2, $1 / 1024, 100 * $1 / total }
-        END { printf "  %-36s %7.0f KB\n", "all symbols", total / 1024 }'
+    awk -F '\t' -v totals="$totals" '
+        BEGIN { split(totals, t, "\t") }
+        $1 >= 1024 { printf "  %-36s %7.0f KB %5.1f %%\n", $2, $1 / 1024, 100 * $1 / t[2] }
+        END {
+            printf "  %-36s %7.1f KB  (%d bytes: %d symbols at %d addresses)\n", "all symbols, each byte once", t[2] / 1024, t[2], t[4], t[5]
+            printf "  %-36s %7.1f KB  (%d bytes: %d more for aliases at %d shared addresses, %d inside other symbols)\n",
+                "nm sizes summed per name", t[3] / 1024, t[3], t[7], t[6], t[8]
+        }'
 echo
-echo "Top $top types of the seed program (symbol bytes; symbols; the largest one, simplified):"
+echo "Top $top types of the seed program (symbol bytes, each byte once; addresses; the largest, simplified):"
 awk -F '\t' '$1 == "type"' "$work/groups.tsv" | sort -t $'\t' -k2 -n -r |
-    awk -F '\t' -v top="$top" 'NR <= top { printf "  %6.1f KB %5d  %-36s %s\n", $2 / 1024, $3, $4, $5 }'
+    awk -F '\t' -v top="$top" -v totals="$totals" '
+        BEGIN { split(totals, t, "\t") }
+        NR <= top { printf "  %6.1f KB %5d  %-36s %s\n", $2 / 1024, $3, $4, $5; shown += $2; rows++ }
+        { all += $2 }
+        END {
+            printf "  %6.1f KB in these %d types; %.1f KB in all %d groups = all symbols, each byte once (%.1f KB);\n",
+                shown / 1024, rows, all / 1024, NR, t[2] / 1024
+            printf "  %6s    nm sizes summed per name: %.1f KB\n", "", t[3] / 1024
+        }'
 
 exit "$exit_status"
