@@ -21,7 +21,7 @@ final class CachePlugIn: RequestPlugIn, @unchecked Sendable {
     private var looked = false
     private var entry: CachedResponse?
 
-    /// The stage of a request, or `nil` when it does not use a cache.
+    /// The cache's part in a request, or `nil` when the request does not use a cache.
     init?(cache: ResponseCache?, policy: CachePolicy, settings: HostSettings) {
         guard let cache, policy != .networkOnly else { return nil }
         self.cache = cache

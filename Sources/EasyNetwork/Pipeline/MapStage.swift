@@ -1,8 +1,11 @@
 /// The one place user mapping runs (the caller's transform, mapper or `Decodable`):
 /// on the ``ResponseStage`` queue for a response from the network, on the sending
 /// thread for a stored one, never on the session's delegate queue (only the library's own
-/// JSON parse of a small body runs there, see ``ResponseStage``). A response that
-/// mapped is offered to the plug-ins (the cache); one that did not is never stored.
+/// JSON parse of a small body runs there, see ``ResponseStage``). The host's envelope
+/// is judged here too, by the mapping itself (``NetworkResponse/jsonObject()``,
+/// ``NetworkResponse/decode(_:decoder:)``): a business failure is a mapping error, and
+/// goes to the ``RetryStage`` like any failure. A response that mapped is offered to the
+/// plug-ins (the cache); one that did not is never stored.
 package enum MapStage {
     /// Maps `response` into `sink` (the value kept under `lock`); returns the error when
     /// the mapping threw.

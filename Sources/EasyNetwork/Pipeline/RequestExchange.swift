@@ -160,7 +160,8 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
             urlRequest, bodyFile: bodyFile?.url, plugIns: layers, transport: host.transport,
             priority: priority, uploadProgress: uploadProgress, timer: timer
         ) { [self] outcome in
-            // On the session's delegate queue: end the attempt, then leave that queue.
+            // Usually on the session's delegate queue (see TransportStage): end the
+            // attempt, then leave that queue.
             let ending = transportEnded(outcome, attempt: attempt, seen: seen)
             // The same context again rather than captured: most requests have none, and
             // a captured optional struct is copied into and out of the closure.

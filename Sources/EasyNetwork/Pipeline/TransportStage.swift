@@ -6,7 +6,9 @@ import FoundationNetworking
 /// Hands one adapted attempt to the request's plug-ins in order (coalescing may share
 /// a transfer; a download's plug-in, the last, carries the attempt itself), then to the
 /// host's session, with its clock, the ``AttemptTimer`` that hears every byte. `arrived`
-/// runs once, on the session's delegate queue.
+/// runs once: on the session's delegate queue, except on the sending thread when the
+/// session is gone or a download fails before its task starts, and on the cancelling
+/// thread when a coalesced request leaves a shared transfer.
 enum TransportStage {
     /// Before the first attempt (without a body file): whether a plug-in (the cache)
     /// answered it with a stored response, mapped into `sink`; `queue` gets a value

@@ -3,7 +3,8 @@ import Foundation
 /// What to send: one endpoint of your backend, described as a value.
 ///
 /// Conform a type to it (a class or a struct) and give the five required members;
-/// `timeout` and `absoluteURL` are optional refinements with defaults.
+/// every other member (`timeout`, `absoluteURL`, `retryPolicy`, `multipartBody`, …) has
+/// a default.
 ///
 /// ```swift
 /// final class SignInRequest: BaseAPIRequest {

@@ -3,7 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The transport: the only type that touches `URLSession`.
+/// The transport: the only type that makes and holds a `URLSession` (its delegate is
+/// `SessionDelegate`; `UploadBody` picks the kind of task for a body file).
 ///
 /// Each ``HostConfiguration`` owns one `NetworkService`, which owns one session, made on
 /// first use from an ephemeral configuration with no `URLCache` and invalidated

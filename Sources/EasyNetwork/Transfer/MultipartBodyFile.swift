@@ -23,8 +23,9 @@ struct MultipartBodyFile: Sendable {
     }
 
     /// Writes `body` to a new temporary file off the caller's thread (copying large files
-    /// takes a while, and the caller may be the main thread), then calls `completion`
-    /// there. A file that cannot be read or written is an encoding error naming `requestURL`.
+    /// takes a while, and the caller may be the main thread), then calls `completion` on
+    /// that utility queue. A file that cannot be read or written is an encoding error
+    /// naming `requestURL`.
     static func write(
         _ body: MultipartFormData,
         for requestURL: URL?,
