@@ -42,7 +42,7 @@ let package = Package(
         // EmbeddingHygieneTests checks a RequestBatch next to the core's objects;
         // HostConfigurationTests sets every host property, the cache's and the
         // authenticator's too; retry and interceptor tests run next to a token;
-        // EmbeddingHygieneTests and TruncatedBodyTests check downloads next to requests.
+        // EmbeddingHygieneTests checks downloads next to requests.
         // Helpers every test target shares (TestRequest, Collector, ServerTestCase); not a product.
         .target(name: "EasyNetworkTestSupport", dependencies: ["EasyNetwork", "EasyNetworkTesting"], path: "Tests/EasyNetworkTestSupport"),
         .testTarget(

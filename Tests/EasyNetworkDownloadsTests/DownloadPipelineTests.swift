@@ -9,20 +9,7 @@ import FoundationNetworking
 
 /// Downloads run through the request pipeline: the attempt's clock (idle and total
 /// timeouts), the interceptors' every step, and the request's metrics.
-final class DownloadPipelineTests: ServerTestCase {
-    private var folder: URL!
-    private let queue = NetworkQueue()
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("easynetwork-download-pipeline-\(UUID().uuidString)")
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: folder)
-        super.tearDown()
-    }
-
+final class DownloadPipelineTests: DownloadTestCase {
     /// A download with its own total timeout.
     private struct BoundedRequest: BaseAPIRequest {
         var api: String

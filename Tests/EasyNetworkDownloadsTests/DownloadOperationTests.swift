@@ -1,0 +1,61 @@
+import EasyNetwork
+import EasyNetworkDownloads
+import EasyNetworkTesting
+import Foundation
+import XCTest
+
+/// A download's life: the file in place with progress ending at one, an existing
+/// destination refused or replaced, failures that leave no file, a cancel before start.
+final class DownloadOperationTests: DownloadTestCase {
+    func testDownloadWritesTheFileWithMonotonicProgressEndingAtOne() throws {
+        let resource = RangeResource(size: 3_000_000)
+        server.route("GET", "/file") { resource.reply(to: $0) }
+        let fractions = Collector<Double>()
+        let (_, result) = download("/file", to: "nested/deeper/file.bin", progress: fractions)
+        let url = try XCTUnwrap(result).get()
+        XCTAssertEqual(try Data(contentsOf: url), resource.body)
+        XCTAssertEqual(fractions.values, fractions.values.sorted(), "monotonic")
+        XCTAssertEqual(fractions.values.last, 1)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: url.path + ".partial"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: url.path + ".partial.json"))
+    }
+
+    func testExistingDestinationCanFailOrBeReplaced() throws {
+        let resource = RangeResource(size: 1000)
+        server.route("GET", "/file") { resource.reply(to: $0) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let destination = folder.appendingPathComponent("exists.bin")
+        try Data("old".utf8).write(to: destination)
+        let (_, refused) = download("/file", to: "exists.bin", options: DownloadOptions(existing: .fail))
+        guard case .failure(let error)? = refused else { return XCTFail("must fail") }
+        XCTAssertEqual(error.kind, .invalidRequest)
+        XCTAssertEqual(try Data(contentsOf: destination), Data("old".utf8))
+        XCTAssertEqual(server.requests.count, 0)
+        let (_, replaced) = download("/file", to: "exists.bin")
+        XCTAssertEqual(try Data(contentsOf: try XCTUnwrap(replaced).get()), resource.body)
+    }
+
+    func testHTTPErrorAndTruncatedBodyFailAndKeepNoFile() {
+        let (_, missing) = download("/status/404", to: "missing.bin")
+        guard case .failure(let error)? = missing else { return XCTFail("must fail") }
+        XCTAssertEqual(error.statusCode, 404)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("missing.bin").path))
+        let (_, reset) = download("/reset", to: "reset.bin")
+        guard case .failure(let resetError)? = reset else { return XCTFail("must fail") }
+        XCTAssertEqual(resetError.kind, .transport)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("reset.bin").path))
+    }
+
+    func testCancelledBeforeStartReportsOnce() {
+        let op = DownloadOperation(request: TestRequest("/large/1000"), to: folder.appendingPathComponent("x.bin"), configuration: makeHost())
+        let results = Collector<Bool>()
+        op.completion = { results.append((try? $0.get()) == nil) }
+        op.cancel()
+        queue.addOperation(op)
+        waitUntilFinished(op)
+        callbackQueue.sync {}
+        RunLoop.current.run(until: Date().addingTimeInterval(0.05))
+        XCTAssertEqual(results.values, [true])
+        XCTAssertEqual(server.requests.count, 0)
+    }
+}
