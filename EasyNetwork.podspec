@@ -3,7 +3,8 @@
 #
 # WHERE THE SOURCES LIVE: not settled yet (the project has no public remote). This placeholder
 # is the one place that names it; the README's install snippets use the same one. Replace it
-# before the first `pod spec lint` / `pod trunk push`.
+# before the first `pod spec lint` (apps take the pod from the repository at a release tag;
+# it is not published on the CocoaPods trunk).
 repository = 'https://github.com/<you>/EasyNetwork'
 
 Pod::Spec.new do |s|
