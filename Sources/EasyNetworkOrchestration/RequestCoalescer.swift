@@ -76,19 +76,12 @@ final class RequestCoalescer: @unchecked Sendable {
     }
 
     /// What makes two requests identical: method, URL, and the `name:value` lines of the
-    /// headers (names lowercased) in ascending order, by a plain insertion sort (a few
+    /// headers (names lowercased) in ascending order, by the core's insertion sort (a few
     /// headers; a `sorted(by:)` would compile the standard library's sort for its closure).
     static func key(for request: URLRequest) -> String {
         var lines: [String] = []
         for (name, value) in request.allHTTPHeaderFields ?? [:] {
-            let line = name.lowercased() + ":" + value
-            lines.append(line)
-            var index = lines.count - 1
-            while index > 0, line < lines[index - 1] {
-                lines[index] = lines[index - 1]
-                index -= 1
-            }
-            lines[index] = line
+            SortedKeys.insert(name.lowercased() + ":" + value, into: &lines)
         }
         var key = (request.httpMethod ?? "GET") + " " + (request.url?.absoluteString ?? "")
         for line in lines {

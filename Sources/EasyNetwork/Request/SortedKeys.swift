@@ -1,7 +1,7 @@
 /// The keys of a dictionary in ascending order, by a plain insertion sort: the core's
 /// dictionaries are small (parameters, headers), and one hand-written loop over
 /// `[String]` keeps the standard library's sort specializations out of the binary.
-enum SortedKeys {
+package enum SortedKeys {
     /// The keys of `dictionary`, ascending, as `keys.sorted()` would give them.
     static func of<Value>(_ dictionary: [String: Value]) -> [String] {
         var keys: [String] = []
@@ -12,8 +12,9 @@ enum SortedKeys {
         return keys
     }
 
-    /// Puts `key` into the ascending `keys` at its place.
-    private static func insert(_ key: String, into keys: inout [String]) {
+    /// Puts `key` into the ascending `keys` at its place (also the optional modules' one
+    /// sort of a few strings).
+    package static func insert(_ key: String, into keys: inout [String]) {
         keys.append(key)
         var index = keys.count - 1
         while index > 0, key < keys[index - 1] {
