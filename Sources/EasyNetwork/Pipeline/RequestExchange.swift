@@ -163,9 +163,6 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
             // Usually on the session's delegate queue (see TransportStage): end the
             // attempt, then leave that queue.
             let ending = transportEnded(outcome, attempt: attempt, seen: seen)
-            // The same context again rather than captured: most requests have none, and
-            // a captured optional struct is copied into and out of the closure.
-            let context = chain.isEmpty ? nil : self.context(attempt: attempt)
             if handlesInline, outcome.error == nil, outcome.data.count < ResponseStage.inlineLimit {
                 return received(outcome, ending: ending, attempt: attempt, context: context)
             }
