@@ -154,8 +154,13 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
     /// has not started calls back with the cancellation at once (it will never run).
     public override func cancel() {
         super.cancel()
-        // Running, its exchange reports the cancellation (a result stored first wins).
-        guard !isExecuting, !isFinished else { return }
+        // Once `execute()` ran, its exchange reports the cancellation (a result stored
+        // first wins). Not `isExecuting`/`isFinished`: a queue may already have finished
+        // the cancelled operation without executing it, which must still call back.
+        lockState()
+        let executed = plugIn != nil
+        unlockState()
+        guard !executed else { return }
         configuration.callbackQueue.async { [self] in deliver(.failure(NetworkError(kind: .cancelled))) }
     }
 

@@ -46,6 +46,48 @@ final class DownloadOperationTests: DownloadTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("reset.bin").path))
     }
 
+    func testCancelledWhileWaitingForADependencyReportsOnceAndSendsNothing() {
+        let blocker = BlockOperation {}
+        let op = DownloadOperation(request: TestRequest("/large/1000"), to: folder.appendingPathComponent("y.bin"), configuration: makeHost())
+        op.addDependency(blocker)
+        let results = Collector<String>()
+        op.completion = { results.append((try? $0.get()) == nil ? "failure" : "success") }
+        queue.addOperation(op)
+        op.cancel()
+        queue.addOperation(blocker)
+        waitUntilFinished(op)
+        callbackQueue.sync {}
+        RunLoop.current.run(until: Date().addingTimeInterval(0.05))
+        callbackQueue.sync {}
+        XCTAssertEqual(results.values, ["failure"])
+        XCTAssertEqual(server.requests.count, 0)
+    }
+
+    func testQueuedDownloadsCancelledBehindABusyQueueEachReportOnce() {
+        let busy = NetworkQueue(maxConcurrentOperationCount: 1)
+        let release = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        busy.addOperation(BlockOperation {
+            started.signal()
+            release.wait()
+        })
+        XCTAssertEqual(started.wait(timeout: .now() + 10), .success)
+        let results = Collector<Int>()
+        let downloads = (0..<20).map { index in
+            let op = DownloadOperation(request: TestRequest("/large/1000"), to: folder.appendingPathComponent("q\(index).bin"), configuration: makeHost())
+            op.completion = { result in if (try? result.get()) == nil { results.append(index) } }
+            return op
+        }
+        downloads.forEach(busy.addOperation)
+        busy.cancelAllOperations()
+        release.signal()
+        busy.waitUntilAllOperationsAreFinished()
+        let deadline = Date().addingTimeInterval(10)
+        while results.count < downloads.count, Date() < deadline { callbackQueue.sync {}; Thread.sleep(forTimeInterval: 0.01) }
+        XCTAssertEqual(results.values.sorted(), Array(0..<20), "every cancelled download calls back once")
+        XCTAssertEqual(server.requests.count, 0)
+    }
+
     func testCancelledBeforeStartReportsOnce() {
         let op = DownloadOperation(request: TestRequest("/large/1000"), to: folder.appendingPathComponent("x.bin"), configuration: makeHost())
         let results = Collector<Bool>()

@@ -116,6 +116,26 @@ final class DownloadPipelineTests: DownloadTestCase {
         XCTAssertEqual(recorder.outcomes.values.first?.error?.statusCode, 404)
     }
 
+    /// An interceptor that rejects every response it validates.
+    private final class Rejecter: RequestInterceptor {
+        func validate(_ response: NetworkResponse, context: RequestContext) throws {
+            throw NetworkError(kind: .unacceptableStatus, message: "rejected by the interceptor")
+        }
+    }
+
+    func testADownloadAnInterceptorRejectsFailsAndLeavesNoFileAtTheDestination() throws {
+        let resource = RangeResource(size: 1000)
+        server.route("GET", "/file") { resource.reply(to: $0) }
+        let host = makeHost()
+        host.interceptors = [Rejecter()]
+        host.retryPolicy = .none
+        let destination = folder.appendingPathComponent("rejected.bin")
+        let op = DownloadOperation(request: TestRequest("/file"), to: destination, configuration: host)
+        guard case .failure(let error)? = run(op) else { return XCTFail("a rejected download must fail") }
+        XCTAssertEqual(error.message, "rejected by the interceptor")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination.path), "a failed download leaves no file at its destination")
+    }
+
     func testMetricsCountAttemptsAndTheBytesWritten() throws {
         let total = 300_000, cut = 100_000
         let modified = "Tue, 03 Nov 2026 10:00:00 GMT"

@@ -18,6 +18,21 @@ final class NetworkQueueTests: XCTestCase {
         XCTAssertEqual(runs.count, 1)
     }
 
+    func testClaimsOfQueuedOperationsSurviveTheRegistrysSweep() {
+        // More foreign operations than the registry holds before it sweeps (64): the
+        // sweep keeps every claim of an operation that is still queued.
+        let queue = NetworkQueue(maxConcurrentOperationCount: 2)
+        queue.isSuspended = true
+        let runs = Collector<Int>()
+        let operations = (0..<150).map { index in BlockOperation { runs.append(index) } }
+        operations.forEach(queue.addOperation)
+        operations.forEach(queue.addOperation)
+        XCTAssertEqual(queue.operationCount, 150)
+        queue.isSuspended = false
+        queue.waitUntilAllOperationsAreFinished()
+        XCTAssertEqual(runs.values.sorted(), Array(0..<150))
+    }
+
     func testDuplicatesInsideOneArrayAndAcrossTwoQueuesAreLeftOut() {
         let first = NetworkQueue(maxConcurrentOperationCount: 2)
         let second = NetworkQueue(maxConcurrentOperationCount: 2)
