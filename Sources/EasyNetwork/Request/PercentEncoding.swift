@@ -18,22 +18,34 @@ enum PercentEncoding {
         }
         if plain { return text }
         let bytes = Array(text.utf8)
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count * 3)
-        var changed = false
+        // The exact length first, then the bytes by index: no appends, each of which
+        // compiled a capacity check and a growth path.
+        var length = 0
         for index in bytes.indices {
-            let byte = bytes[index]
-            if isAllowed(byte, allowed) || (keepingEscapes && byte == UInt8(ascii: "%") && isEscape(bytes, at: index)) {
-                output.append(byte)
-            } else {
-                changed = true
-                output.append(UInt8(ascii: "%"))
-                output.append(hexDigit(byte >> 4))
-                output.append(hexDigit(byte & 0x0F))
-            }
+            length += keeps(bytes, at: index, allowed, keepingEscapes) ? 1 : 3
         }
         // Only valid escapes outside `allowed`: the text stays as it is.
-        return changed ? String(decoding: output, as: UTF8.self) : text
+        if length == bytes.count { return text }
+        var output = [UInt8](repeating: UInt8(ascii: "%"), count: length)
+        var position = 0
+        for index in bytes.indices {
+            let byte = bytes[index]
+            if keeps(bytes, at: index, allowed, keepingEscapes) {
+                output[position] = byte
+                position += 1
+            } else {
+                output[position + 1] = hexDigit(byte >> 4)
+                output[position + 2] = hexDigit(byte & 0x0F)
+                position += 3
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Whether the byte at `index` stays as it is: allowed, or a `%` starting a kept escape.
+    private static func keeps(_ bytes: [UInt8], at index: Int, _ allowed: [Bool], _ keepingEscapes: Bool) -> Bool {
+        let byte = bytes[index]
+        return isAllowed(byte, allowed) || (keepingEscapes && byte == UInt8(ascii: "%") && isEscape(bytes, at: index))
     }
 
     /// The uppercase hex digit of `value` (0–15).

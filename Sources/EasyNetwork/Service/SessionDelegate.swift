@@ -246,9 +246,17 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// Whether two URLs share scheme, host and port.
     static func sameOrigin(_ lhs: URL?, _ rhs: URL?) -> Bool {
         guard let lhs, let rhs else { return false }
-        let scheme = lhs.scheme?.lowercased()
-        guard scheme == rhs.scheme?.lowercased(), lhs.host?.lowercased() == rhs.host?.lowercased() else { return false }
-        let defaultPort = scheme == "https" ? 443 : scheme == "http" ? 80 : nil
+        let scheme = lhs.scheme
+        guard same(scheme, rhs.scheme), same(lhs.host, rhs.host) else { return false }
+        // -1 for a scheme without a default: no port is negative.
+        let defaultPort = same(scheme, "https") ? 443 : same(scheme, "http") ? 80 : -1
         return (lhs.port ?? defaultPort) == (rhs.port ?? defaultPort)
+    }
+
+    /// Whether two optional texts are equal ignoring case (nil equals only nil); out of line,
+    /// for four call sites.
+    @inline(never)
+    private static func same(_ lhs: String?, _ rhs: String?) -> Bool {
+        lhs?.lowercased() == rhs?.lowercased()
     }
 }
