@@ -38,7 +38,9 @@ final class AttemptTimer: TransferActivity, @unchecked Sendable {
     func arm(_ task: TransportTask) {
         lock.lock()
         self.task = task
-        check(now: DispatchTime.now())
+        // Measured from the clock's start (moments ago), without reading the clock again:
+        // an attempt already past its limit then expires when the scheduler runs it.
+        check(now: start)
     }
 
     func transferMoved() {
