@@ -13,13 +13,10 @@ import FoundationNetworking
 /// attempt's clock of every byte, and reports the last response, the bytes written and
 /// the error once.
 final class DownloadPlugIn: RequestPlugIn, @unchecked Sendable {
-    // unchecked: `transfer`, `placed` and `accepted` are read and written only under
-    // `lock`; the rest is immutable.
+    // unchecked: `transfer` is read and written only under `lock`; the rest is immutable.
     private let lock = Lock()
     /// The last attempt's transfer (it drops its completion when it ends).
     private var transfer: DownloadTransfer?
-    /// A transfer moved its file to the destination; the exchange accepted (mapped) it.
-    private var placed = false, accepted = false
     private let destination: URL
     private let options: DownloadOptions
     private let transport: NetworkService
@@ -47,36 +44,12 @@ final class DownloadPlugIn: RequestPlugIn, @unchecked Sendable {
     ) -> TransportTask? {
         let transfer = DownloadTransfer(
             request: request, destination: destination, options: options, transport: transport,
-            priority: nil, activity: activity, progress: progress
-        ) { [self] outcome in
-            if outcome.error == nil {
-                lock.lock()
-                placed = true
-                lock.unlock()
-            }
-            arrived(outcome)
-        }
+            priority: nil, activity: activity, progress: progress, completion: arrived
+        )
         lock.lock()
         self.transfer = transfer
         lock.unlock()
         transfer.start()
         return TransportTask(cancel: { transfer.cancel() })
-    }
-
-    func didMap(_ response: NetworkResponse, credential: String?) {
-        lock.lock()
-        accepted = true
-        lock.unlock()
-    }
-
-    /// The download ended: a file an attempt put in place that the exchange then failed
-    /// (an interceptor's `validate` rejected it, its clock ran out) does not stay there.
-    func end() {
-        lock.lock()
-        let rejected = placed && !accepted
-        lock.unlock()
-        if rejected {
-            try? FileManager.default.removeItem(at: destination)
-        }
     }
 }

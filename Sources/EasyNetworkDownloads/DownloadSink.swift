@@ -5,7 +5,9 @@ import Dispatch
 import Foundation
 
 /// The typed end of a download's `RequestExchange`: its value is the destination
-/// file, in place once the exchange ends without an error.
+/// file. Accepting the download (mapping it) moves the complete bytes into place, so a
+/// download the exchange fails (an interceptor's `validate`, its clock) leaves no file
+/// at the destination, only the resumable `.partial`.
 final class DownloadSink: ExchangeSink {
     private let destination: URL
     private let completion: @Sendable (Result<URL, NetworkError>, RequestMetrics) -> Void
@@ -15,8 +17,15 @@ final class DownloadSink: ExchangeSink {
         self.completion = completion
     }
 
-    /// The body is on disk already: nothing to map.
-    func map(_ response: NetworkResponse, lock: Lock) -> NetworkError? { nil }
+    /// The body is on disk already: it only moves into place.
+    func map(_ response: NetworkResponse, lock: Lock) -> NetworkError? {
+        do {
+            try PartialDownload(destination: destination).promote()
+            return nil
+        } catch {
+            return DownloadTransfer.fileError(error, url: response.request.url)
+        }
+    }
 
     var wantsProvisional: Bool { false }
 

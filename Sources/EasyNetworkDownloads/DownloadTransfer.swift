@@ -63,7 +63,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
 
     /// A transfer of `request`'s body to `destination`; `activity` (the attempt's clock)
     /// hears every response head and piece of body, and `completion` gets, once, the last
-    /// response, the bytes written and the error (`nil`: the file is in place).
+    /// response, the bytes written and the error (`nil`: every byte is in `.partial`).
     init(
         request: URLRequest,
         destination: URL,
@@ -319,21 +319,13 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             ))
             return
         }
-        do {
-            let destination = partial.destination
-            if FileManager.default.fileExists(atPath: destination.path) {
-                try FileManager.default.removeItem(at: destination)
-            }
-            try FileManager.default.moveItem(at: partial.dataURL, to: destination)
-            partial.discard()
-            progress(count, count)
-            end(nil)
-        } catch {
-            end(Self.fileError(error, url: request.url))
-        }
+        // Every byte is in `.partial`; the sink moves it into place once the exchange
+        // accepted the download (validation, the attempt's clock).
+        progress(count, count)
+        end(nil)
     }
 
-    /// Reports the end of the transfer, once: `error`, or `nil` when the file is in place.
+    /// Reports the end of the transfer, once: `error`, or `nil` when every byte is in `.partial`.
     /// Kept out of line: it ends a dozen paths.
     @inline(never)
     private func end(_ error: NetworkError?) {

@@ -51,6 +51,16 @@ final class PartialDownload: Sendable {
         }
     }
 
+    /// Moves the complete bytes to the destination (replacing a file there) and forgets
+    /// the metadata. Called once the exchange accepted the download, never before.
+    func promote() throws {
+        if FileManager.default.fileExists(atPath: destination.path) {
+            try FileManager.default.removeItem(at: destination)
+        }
+        try FileManager.default.moveItem(at: dataURL, to: destination)
+        try? FileManager.default.removeItem(at: metadataURL)
+    }
+
     func discard() {
         try? FileManager.default.removeItem(at: dataURL)
         try? FileManager.default.removeItem(at: metadataURL)

@@ -136,6 +136,23 @@ final class DownloadPipelineTests: DownloadTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: destination.path), "a failed download leaves no file at its destination")
     }
 
+    func testARejectedDownloadLeavesTheFileAlreadyAtItsDestinationAlone() throws {
+        // The file moves into place only once the exchange accepted the download, so a
+        // rejected one neither replaces nor removes what was there.
+        let resource = RangeResource(size: 1000)
+        server.route("GET", "/file") { resource.reply(to: $0) }
+        let host = makeHost()
+        host.interceptors = [Rejecter()]
+        host.retryPolicy = .none
+        let destination = folder.appendingPathComponent("kept.bin")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let earlier = Data("the earlier file".utf8)
+        try earlier.write(to: destination)
+        let op = DownloadOperation(request: TestRequest("/file"), to: destination, configuration: host)
+        guard case .failure? = run(op) else { return XCTFail("a rejected download must fail") }
+        XCTAssertEqual(try Data(contentsOf: destination), earlier)
+    }
+
     func testMetricsCountAttemptsAndTheBytesWritten() throws {
         let total = 300_000, cut = 100_000
         let modified = "Tue, 03 Nov 2026 10:00:00 GMT"
