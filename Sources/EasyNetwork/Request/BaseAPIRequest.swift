@@ -2,9 +2,12 @@ import Foundation
 
 /// What to send: one endpoint of your backend, described as a value.
 ///
-/// Conform a type to it (a class or a struct) and give the five required members;
-/// every other member (`timeout`, `absoluteURL`, `retryPolicy`, `multipartBody`, …) has
-/// a default.
+/// Conform a type to it (a class or a struct). ``api`` is the one member without a
+/// default: a type that gives nothing else is a `GET` of that path with no parameters
+/// and no headers of its own. Every other member has a default, the same as
+/// ``APIRequest``'s: ``method`` `.get`, ``query`` `.path`, ``params`` and ``headers``
+/// `nil`, and `timeout`, `absoluteURL`, `retryPolicy`, `multipartBody`, … as documented on
+/// each.
 ///
 /// ```swift
 /// final class SignInRequest: BaseAPIRequest {
@@ -15,8 +18,12 @@ import Foundation
 ///     var headers: [String: String]? { defaultJsonHeader() }
 /// }
 /// ```
+///
+/// A member whose type differs from the requirement (`[String: AnyObject]?` for
+/// ``params``, say) does not replace the default: it is a separate property the library
+/// never reads. Give each member exactly the type shown here.
 public protocol BaseAPIRequest {
-    /// The path of the endpoint, appended to the host's base URL path
+    /// The path of the endpoint (the one required member), appended to the host's base URL path
     /// (`https://h/v1` + `/users` → `https://h/v1/users`). It may carry its own
     /// query (`/users?active=1`); `params` are added after it.
     var api: String { get }
@@ -70,6 +77,18 @@ public protocol BaseAPIRequest {
 }
 
 extension BaseAPIRequest {
+    /// `GET`, as ``APIRequest``'s default.
+    public var method: NetworkService.Method { .get }
+
+    /// `.path`: ``params`` go into the URL query.
+    public var query: NetworkService.QueryType { .path }
+
+    /// No parameters.
+    public var params: [String: Any]? { nil }
+
+    /// No headers of its own: the host's default headers only.
+    public var headers: [String: String]? { nil }
+
     /// `nil`: use the host's timeout.
     public var timeout: TimeInterval? { nil }
 
