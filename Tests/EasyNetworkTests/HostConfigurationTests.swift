@@ -54,6 +54,49 @@ final class HostConfigurationTests: ServerTestCase {
         XCTAssertEqual(HostConfiguration.unauthorizedOperationNotification.rawValue, "com.easynetwork.didPerformUnauthorizedOperation")
     }
 
+    /// Issue 20: a base URL given as a `URL` (the initializer, the property) was never
+    /// checked; `http://` sent a request whose `api` became the host, `ftp://` connected.
+    /// Every way of giving one now applies the string setter's rule (http or https, a
+    /// host), fails before anything is sent, and names what was given.
+    func testEveryWayOfGivingABaseURLIsCheckedTheSameWayBeforeAnythingIsSent() throws {
+        let port = server.port
+        let unusable = ["http://", "ftp://127.0.0.1:\(port)", "localhost:\(port)", "file:///tmp", "https:///v1", "mailto:a@example.com"]
+        for text in unusable {
+            let url = try XCTUnwrap(URL(string: text), text)
+            let byInit = HostConfiguration(baseURL: url)
+            let byProperty = HostConfiguration(baseURL: nil)
+            byProperty.baseURL = url
+            let byString = HostConfiguration(baseURL: nil)
+            XCTAssertFalse(byString.setBaseURL(string: text), text)
+            for (way, host) in [("init", byInit), ("property", byProperty), ("string", byString)] {
+                host.callbackQueue = callbackQueue
+                XCTAssertNil(host.baseURL, "\(way): \(text) is not kept")
+                let error = failure(of: send(TestRequest("/profile"), host: host))
+                XCTAssertEqual(error?.kind, .invalidRequest, "\(way): \(text)")
+                let description = error?.localizedDescription ?? ""
+                XCTAssertTrue(description.contains("'\(text)' is not a usable base URL"), "\(way): \(description)")
+                XCTAssertTrue(description.contains("http:// or https://"), description)
+            }
+        }
+        XCTAssertEqual(server.acceptedConnections, 0, "nothing was sent for an unusable base URL")
+
+        // Usable: http and https in any case, with a host; a later good URL clears the problem.
+        for text in ["HTTP://127.0.0.1:\(port)", "http://127.0.0.1:\(port)/"] {
+            let host = makeHost()
+            host.baseURL = URL(string: "ftp://x")
+            host.baseURL = URL(string: text)
+            XCTAssertEqual(host.baseURL?.absoluteString, "http" + text.dropFirst(4), "the scheme in lowercase")
+            XCTAssertNotNil(value(of: send(TestRequest("/echo"), host: host)), text)
+        }
+        XCTAssertEqual(HostConfiguration(baseURL: URL(string: "https://api.example.com/v1")).baseURL?.host, "api.example.com")
+    }
+
+    func testAnAbsoluteURLRequestStillWorksOnAHostWithAnUnusableBaseURL() {
+        let host = HostConfiguration(baseURL: URL(string: "http://"))
+        host.callbackQueue = callbackQueue
+        XCTAssertNotNil(value(of: send(TestRequest("/ignored", absoluteURL: server.baseURL.appendingPathComponent("echo")), host: host)))
+    }
+
     func testConcurrentSettingChangesAreSafe() {
         let host = makeHost()
         DispatchQueue.concurrentPerform(iterations: 200) { index in

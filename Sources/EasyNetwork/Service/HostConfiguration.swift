@@ -68,10 +68,11 @@ public final class HostConfiguration: @unchecked Sendable {
 
     /// Sets the shared configuration's base URL from a string.
     ///
-    /// An invalid string (no scheme or host) does not crash: the shared base URL is
-    /// cleared and requests fail with ``NetworkError/Kind-swift.enum/invalidRequest``
-    /// naming the string.
-    /// - Returns: whether the string was a usable URL.
+    /// The string must be an `http` or `https` URL with a host, as for every base URL.
+    /// Another (`localhost:8765`, `http://`, `ftp://h`) does not crash: the shared base
+    /// URL is cleared and its requests fail before anything is sent, with
+    /// ``NetworkError/Kind-swift.enum/invalidRequest`` naming the string.
+    /// - Returns: whether the string was a usable base URL.
     @discardableResult
     public static func baseURL(_ urlString: String) -> Bool {
         shared.setBaseURL(string: urlString)
@@ -80,7 +81,13 @@ public final class HostConfiguration: @unchecked Sendable {
     /// Creates an independent configuration for one backend.
     ///
     /// - Parameters:
-    ///   - baseURL: the URL every `api` path is appended to, e.g. `https://h/v1`.
+    ///   - baseURL: the URL every `api` path is appended to, e.g. `https://h/v1`: an
+    ///     `http` or `https` URL with a host. Another (`URL(string: "http://")`, an `ftp`
+    ///     URL, `URL(string: "localhost:8765")`, which has the scheme `localhost`) is not
+    ///     kept: ``baseURL`` reads `nil`, and every request that needs it fails before
+    ///     anything is sent with ``NetworkError/Kind-swift.enum/invalidRequest`` naming it.
+    ///     `nil`: not configured (requests fail with
+    ///     ``NetworkError/Kind-swift.enum/notConfigured``).
     ///   - sessionConfiguration: the configuration of this host's session; a copy is
     ///     taken and its `urlCache` is removed. Defaults to `.ephemeral`. Tests pass one
     ///     with `protocolClasses` to stub the network.
@@ -97,12 +104,14 @@ public final class HostConfiguration: @unchecked Sendable {
         transport.invalidate()
     }
 
-    /// The URL every request's `api` is appended to; `nil` when not configured.
+    /// The URL every request's `api` is appended to; `nil` when not configured, or when
+    /// the URL given was not an `http` or `https` URL with a host (then requests fail with
+    /// ``NetworkError/Kind-swift.enum/invalidRequest`` naming it; see ``init(baseURL:sessionConfiguration:)``).
     public var baseURL: URL? {
         @inline(never) get { snapshot().baseURL }
         @inline(never) set {
             let settings = beginChange()
-            settings.setBaseURL(newValue, problem: nil)
+            settings.setBaseURL(newValue)
             endChange(settings)
         }
     }
@@ -262,12 +271,12 @@ public final class HostConfiguration: @unchecked Sendable {
     /// Sets the base URL from a string; see ``baseURL(_:)``.
     @discardableResult
     public func setBaseURL(string: String) -> Bool {
-        let url = Self.validatedURL(string)
-        let problem = url == nil ? "'" + string + "' is not a valid base URL" : nil
+        let url = Self.parsedURL(string)
         let settings = beginChange()
-        settings.setBaseURL(url, problem: problem)
+        settings.setBaseURL(url, given: string)
+        let usable = settings.baseURL != nil
         endChange(settings)
-        return url != nil
+        return usable
     }
 
     /// The current settings: immutable, shared by every request that starts before the
@@ -301,12 +310,8 @@ public final class HostConfiguration: @unchecked Sendable {
         withExtendedLifetime(replaced) {}
     }
 
-    static func validatedURL(_ string: String) -> URL? {
-        let trimmed = string.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let components = URLComponents(string: trimmed),
-              let scheme = components.scheme, !scheme.isEmpty,
-              let host = components.host, !host.isEmpty
-        else { return nil }
-        return components.url
+    /// `string` (trimmed) as a URL, or `nil`; ``HostSettings/setBaseURL(_:given:)`` judges it.
+    static func parsedURL(_ string: String) -> URL? {
+        URLComponents(string: string.trimmingCharacters(in: .whitespacesAndNewlines))?.url
     }
 }

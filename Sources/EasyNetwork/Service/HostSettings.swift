@@ -40,7 +40,7 @@ package final class HostSettings: @unchecked Sendable {
 
     /// The defaults of a new host.
     init(baseURL: URL?) {
-        self.baseURL = baseURL
+        self.baseURL = nil
         baseURLProblem = nil
         urlMemo = URLMemo()
         defaultHeaders = [:]
@@ -56,6 +56,7 @@ package final class HostSettings: @unchecked Sendable {
         retryPolicy = .none
         cachePolicy = .networkOnly
         features = []
+        setBaseURL(baseURL)
     }
 
     /// A copy of `other`, every field the same (the URL memo shared).
@@ -91,11 +92,37 @@ package final class HostSettings: @unchecked Sendable {
         HostSettings(copying: self)
     }
 
-    /// Sets the base URL (or clears it, saying why) and starts an empty URL memo.
-    func setBaseURL(_ url: URL?, problem: String?) {
-        baseURL = url
-        baseURLProblem = problem
+    /// Sets the base URL when it is usable (see ``usableBaseURL(_:)``), else clears it
+    /// and keeps why, naming `given` (the text the caller gave; else the URL's own), so a
+    /// request fails before anything is sent. `nil` and no text: not configured. Starts an
+    /// empty URL memo.
+    func setBaseURL(_ url: URL?, given: String? = nil) {
+        if let url, let usable = Self.usableBaseURL(url) {
+            baseURL = usable
+            baseURLProblem = nil
+        } else {
+            baseURL = nil
+            let text = given ?? url?.absoluteString
+            baseURLProblem = text.map(Self.unusableBaseURL)
+        }
         urlMemo = URLMemo()
+    }
+
+    /// `url` as a base URL when it can be one: the scheme `http` or `https` (in any case;
+    /// written in lowercase, since URLSession on Linux refuses `HTTP://`) and a host; else
+    /// `nil`. The same rule for every way a base URL is given.
+    static func usableBaseURL(_ url: URL) -> URL? {
+        guard let scheme = url.scheme, let host = url.host, !host.isEmpty else { return nil }
+        let lowercased = scheme.lowercased()
+        guard lowercased == "http" || lowercased == "https" else { return nil }
+        if lowercased == scheme { return url }
+        return URL(string: lowercased + url.absoluteString.dropFirst(scheme.count))
+    }
+
+    /// The message of a request on a host whose base URL `text` was refused.
+    @inline(never)
+    static func unusableBaseURL(_ text: String) -> String {
+        "'" + text + "' is not a usable base URL (it needs http:// or https:// and a host, as in https://api.example.com/v1)"
     }
 
     /// The installed feature whose type has `id`, or `nil`.
