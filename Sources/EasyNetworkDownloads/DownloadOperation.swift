@@ -10,7 +10,7 @@ import FoundationNetworking
 /// for any size, with progress, and resumable on every platform.
 ///
 /// ```swift
-/// let op = DownloadOperation(request: AssetRequest(id: 7), to: cachesFolder.appendingPathComponent("asset-7.zip"))
+/// let op = DownloadOperation(request: AssetRequest(id: 7), configuration: host, to: cachesFolder.appendingPathComponent("asset-7.zip"))
 /// op.onProgress = { progress in bar.value = progress.fractionCompleted }
 /// op.completion = { result in ... }                 // Result<URL, NetworkError>
 /// queue.addOperation(op)
@@ -99,16 +99,34 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
     }
 
     /// A download of `request`'s body to `destination` on `configuration`'s host.
+    ///
+    /// The host comes second, as for every operation
+    /// (`RequestOperation(request:configuration:…)`): an SDK passes its own host;
+    /// `.shared`, the default, is a convenience for apps.
     public init(
         request: any BaseAPIRequest,
+        configuration: HostConfiguration = .shared,
         to destination: URL,
-        options: DownloadOptions = DownloadOptions(),
-        configuration: HostConfiguration = .shared
+        options: DownloadOptions = DownloadOptions()
     ) {
         self.request = request
         self.destination = destination
         self.options = options
         super.init(configuration: configuration)
+    }
+
+    /// A download of `request`'s body to `destination` on `configuration`'s host, the host
+    /// named last.
+    @available(*, deprecated, renamed: "init(request:configuration:to:options:)",
+               message: "pass the host second, as for every operation: DownloadOperation(request:configuration:to:options:)")
+    @_disfavoredOverload
+    public convenience init(
+        request: any BaseAPIRequest,
+        to destination: URL,
+        options: DownloadOptions = DownloadOptions(),
+        configuration: HostConfiguration = .shared
+    ) {
+        self.init(request: request, configuration: configuration, to: destination, options: options)
     }
 
     /// The result, once delivered.

@@ -20,6 +20,28 @@ final class DownloadOperationTests: DownloadTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: url.path + ".partial.json"))
     }
 
+    /// Issue 20: the host is the second argument, as for `RequestOperation`, and code
+    /// written for 0.2.0 (`to:options:configuration:`) still compiles, deprecated, and
+    /// downloads through the host it names (not the shared one).
+    func testTheHostComesSecondAndTheFormerOrderStillUsesTheHostItNames() throws {
+        let resource = RangeResource(size: 1000)
+        server.route("GET", "/file") { resource.reply(to: $0) }
+        let host = makeHost()
+        let current = DownloadOperation(request: TestRequest("/file"), configuration: host, to: folder.appendingPathComponent("new.bin"))
+        // Through a protocol whose requirement the deprecated initializer satisfies, so
+        // this file compiles without a deprecation warning.
+        let former = formerDownload(DownloadOperation.self, TestRequest("/file"), folder.appendingPathComponent("old.bin"), host)
+        for operation in [current, former] {
+            XCTAssertTrue(operation.configuration === host)
+            let done = expectation(description: "download")
+            operation.completion = { _ in done.fulfill() }
+            NetworkQueue().addOperation(operation)
+            wait(for: [done], timeout: 10)
+            XCTAssertEqual(try Data(contentsOf: try XCTUnwrap(operation.result).get()), resource.body)
+        }
+        XCTAssertEqual(server.requests(path: "/file").count, 2)
+    }
+
     func testExistingDestinationCanFailOrBeReplaced() throws {
         let resource = RangeResource(size: 1000)
         server.route("GET", "/file") { resource.reply(to: $0) }
@@ -48,7 +70,7 @@ final class DownloadOperationTests: DownloadTestCase {
 
     func testCancelledWhileWaitingForADependencyReportsOnceAndSendsNothing() {
         let blocker = BlockOperation {}
-        let op = DownloadOperation(request: TestRequest("/large/1000"), to: folder.appendingPathComponent("y.bin"), configuration: makeHost())
+        let op = DownloadOperation(request: TestRequest("/large/1000"), configuration: makeHost(), to: folder.appendingPathComponent("y.bin"))
         op.addDependency(blocker)
         let results = Collector<String>()
         op.completion = { results.append((try? $0.get()) == nil ? "failure" : "success") }
@@ -74,7 +96,7 @@ final class DownloadOperationTests: DownloadTestCase {
         XCTAssertEqual(started.wait(timeout: .now() + 10), .success)
         let results = Collector<Int>()
         let downloads = (0..<20).map { index in
-            let op = DownloadOperation(request: TestRequest("/large/1000"), to: folder.appendingPathComponent("q\(index).bin"), configuration: makeHost())
+            let op = DownloadOperation(request: TestRequest("/large/1000"), configuration: makeHost(), to: folder.appendingPathComponent("q\(index).bin"))
             op.completion = { result in if (try? result.get()) == nil { results.append(index) } }
             return op
         }
@@ -89,7 +111,7 @@ final class DownloadOperationTests: DownloadTestCase {
     }
 
     func testCancelledBeforeStartReportsOnce() {
-        let op = DownloadOperation(request: TestRequest("/large/1000"), to: folder.appendingPathComponent("x.bin"), configuration: makeHost())
+        let op = DownloadOperation(request: TestRequest("/large/1000"), configuration: makeHost(), to: folder.appendingPathComponent("x.bin"))
         let results = Collector<Bool>()
         op.completion = { results.append((try? $0.get()) == nil) }
         op.cancel()
@@ -100,4 +122,18 @@ final class DownloadOperationTests: DownloadTestCase {
         XCTAssertEqual(results.values, [true])
         XCTAssertEqual(server.requests.count, 0)
     }
+}
+
+/// The 0.2.0 initializer of `DownloadOperation`, called through this protocol so that the
+/// test of it compiles without a deprecation warning.
+protocol FormerDownloadInitializer {
+    init(request: any BaseAPIRequest, to destination: URL, options: DownloadOptions, configuration: HostConfiguration)
+}
+
+extension DownloadOperation: FormerDownloadInitializer {}
+
+private func formerDownload<Operation: FormerDownloadInitializer>(
+    _ type: Operation.Type, _ request: any BaseAPIRequest, _ destination: URL, _ host: HostConfiguration
+) -> Operation {
+    Operation(request: request, to: destination, options: DownloadOptions(), configuration: host)
 }

@@ -58,7 +58,7 @@ final class DownloadPipelineTests: DownloadTestCase {
 
     func testAServerThatStallsMidBodyTimesOutByTheIdleTimeout() throws {
         // The built-in route sends 1,000 of 100,000 bytes, then nothing.
-        let op = DownloadOperation(request: TestRequest("/stall-body", timeout: 0.5), to: folder.appendingPathComponent("stall.bin"), configuration: makeHost())
+        let op = DownloadOperation(request: TestRequest("/stall-body", timeout: 0.5), configuration: makeHost(), to: folder.appendingPathComponent("stall.bin"))
         let started = Date()
         guard case .failure(let error)? = run(op) else { return XCTFail("a stalled download must fail") }
         XCTAssertTrue(error.isTimeout, "\(error)")
@@ -73,11 +73,11 @@ final class DownloadPipelineTests: DownloadTestCase {
         server.route("GET", "/slow") { resource.reply(to: $0) }
         let host = makeHost()
         host.totalTimeout = 0.1
-        let whole = DownloadOperation(request: BoundedRequest(api: "/slow"), to: folder.appendingPathComponent("whole.bin"), configuration: host)
+        let whole = DownloadOperation(request: BoundedRequest(api: "/slow"), configuration: host, to: folder.appendingPathComponent("whole.bin"))
         let url = try XCTUnwrap(run(whole)).get()
         XCTAssertEqual(try Data(contentsOf: url), resource.body, "the host's API-call budget does not end a download")
 
-        let bounded = DownloadOperation(request: BoundedRequest(api: "/slow", totalTimeout: 0.1), to: folder.appendingPathComponent("bounded.bin"), configuration: makeHost())
+        let bounded = DownloadOperation(request: BoundedRequest(api: "/slow", totalTimeout: 0.1), configuration: makeHost(), to: folder.appendingPathComponent("bounded.bin"))
         guard case .failure(let error)? = run(bounded) else { return XCTFail("the request's own total timeout applies") }
         XCTAssertTrue(error.isTimeout, "\(error)")
     }
@@ -90,7 +90,7 @@ final class DownloadPipelineTests: DownloadTestCase {
         host.interceptors = [recorder]
         // The host's envelope is for API answers: a download's bytes are never read with it.
         host.envelope = ResponseEnvelope(success: .code("code", equals: ["0"]), payloadKey: "data")
-        let op = DownloadOperation(request: TestRequest("/file"), to: folder.appendingPathComponent("file.bin"), configuration: host)
+        let op = DownloadOperation(request: TestRequest("/file"), configuration: host, to: folder.appendingPathComponent("file.bin"))
         let url = try XCTUnwrap(run(op)).get()
         XCTAssertEqual(try Data(contentsOf: url), resource.body)
         XCTAssertEqual(recorder.events.values, ["adapt", "willSend", "didReceive 206", "validate 206", "didFinish"])
@@ -107,7 +107,7 @@ final class DownloadPipelineTests: DownloadTestCase {
         host.interceptors = [recorder]
         let reported = Collector<Int>()
         host.errorHandler = { _, error in reported.append(error.statusCode ?? 0) }
-        let op = DownloadOperation(request: TestRequest("/missing"), to: folder.appendingPathComponent("missing.bin"), configuration: host)
+        let op = DownloadOperation(request: TestRequest("/missing"), configuration: host, to: folder.appendingPathComponent("missing.bin"))
         guard case .failure(let error)? = run(op) else { return XCTFail("a 404 must fail") }
         XCTAssertEqual(reported.values, [404], "the host's error handler hears a download's failure")
         XCTAssertEqual(error.kind, .unacceptableStatus, "the transfer's error passes unchanged")
@@ -130,7 +130,7 @@ final class DownloadPipelineTests: DownloadTestCase {
         host.interceptors = [Rejecter()]
         host.retryPolicy = .none
         let destination = folder.appendingPathComponent("rejected.bin")
-        let op = DownloadOperation(request: TestRequest("/file"), to: destination, configuration: host)
+        let op = DownloadOperation(request: TestRequest("/file"), configuration: host, to: destination)
         guard case .failure(let error)? = run(op) else { return XCTFail("a rejected download must fail") }
         XCTAssertEqual(error.message, "rejected by the interceptor")
         XCTAssertFalse(FileManager.default.fileExists(atPath: destination.path), "a failed download leaves no file at its destination")
@@ -148,7 +148,7 @@ final class DownloadPipelineTests: DownloadTestCase {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let earlier = Data("the earlier file".utf8)
         try earlier.write(to: destination)
-        let op = DownloadOperation(request: TestRequest("/file"), to: destination, configuration: host)
+        let op = DownloadOperation(request: TestRequest("/file"), configuration: host, to: destination)
         guard case .failure? = run(op) else { return XCTFail("a rejected download must fail") }
         XCTAssertEqual(try Data(contentsOf: destination), earlier)
     }
@@ -166,7 +166,7 @@ final class DownloadPipelineTests: DownloadTestCase {
         }
         let host = makeHost()
         host.retryPolicy = RetryPolicy(baseDelay: 0.05)
-        let op = DownloadOperation(request: TestRequest("/asset"), to: folder.appendingPathComponent("asset.bin"), configuration: host)
+        let op = DownloadOperation(request: TestRequest("/asset"), configuration: host, to: folder.appendingPathComponent("asset.bin"))
         let url = try XCTUnwrap(run(op)).get()
         XCTAssertEqual(try Data(contentsOf: url), body)
         let metrics = try XCTUnwrap(op.metrics)
@@ -195,7 +195,7 @@ final class DownloadPipelineTests: DownloadTestCase {
         // A download streams its answer to disk and sends no body file: it used to skip
         // its transfer, answer from memory and report a file it never wrote.
         let destination = folder.appendingPathComponent("form.json")
-        let op = DownloadOperation(request: FormDownload(), to: destination, configuration: makeHost())
+        let op = DownloadOperation(request: FormDownload(), configuration: makeHost(), to: destination)
         guard case .failure(let error)? = run(op) else {
             return XCTFail("a download cannot send a multipart body: \(String(describing: op.result))")
         }

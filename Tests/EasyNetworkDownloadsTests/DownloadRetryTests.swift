@@ -31,7 +31,7 @@ final class DownloadRetryTests: DownloadTestCase {
         let host = makeHost()
         host.retryPolicy = RetryPolicy(baseDelay: 0.05)
         let destination = folder.appendingPathComponent("asset.bin")
-        let op = DownloadOperation(request: TestRequest("/asset"), to: destination, configuration: host)
+        let op = DownloadOperation(request: TestRequest("/asset"), configuration: host, to: destination)
         let done = expectation(description: "download")
         op.completion = { _ in done.fulfill() }
         queue.addOperation(op)
@@ -49,7 +49,7 @@ final class DownloadRetryTests: DownloadTestCase {
 
     func testTruncatedDownloadWithoutRetryFailsAsAConnectionLoss() throws {
         server.route("GET", "/cut") { _ in .truncatedBody(declaredLength: 10_000, sentBytes: 1000) }
-        let op = DownloadOperation(request: TestRequest("/cut"), to: folder.appendingPathComponent("cut.bin"), configuration: makeHost())
+        let op = DownloadOperation(request: TestRequest("/cut"), configuration: makeHost(), to: folder.appendingPathComponent("cut.bin"))
         let done = expectation(description: "download")
         op.completion = { _ in done.fulfill() }
         queue.addOperation(op)
@@ -62,7 +62,7 @@ final class DownloadRetryTests: DownloadTestCase {
         server.route("GET", "/cut") { _ in .truncatedBody(declaredLength: 10_000, sentBytes: 1000) }
         let host = makeHost()
         host.retryPolicy = RetryPolicy(baseDelay: 5, jitter: 0)
-        let op = DownloadOperation(request: TestRequest("/cut"), to: folder.appendingPathComponent("wait.bin"), configuration: host)
+        let op = DownloadOperation(request: TestRequest("/cut"), configuration: host, to: folder.appendingPathComponent("wait.bin"))
         let results = Collector<Bool>()
         let done = expectation(description: "download")
         op.completion = { result in

@@ -11,7 +11,7 @@ final class DownloadTransferTests: DownloadTestCase {
         let resource = RangeResource(size: 1_000_000)
         server.route("GET", "/file") { resource.reply(to: $0) }
         let destination = folder.appendingPathComponent("ranges.bin")
-        let op = DownloadOperation(request: TestRequest("/file"), to: destination, options: DownloadOptions(segmentSize: 300_000), configuration: makeHost())
+        let op = DownloadOperation(request: TestRequest("/file"), configuration: makeHost(), to: destination, options: DownloadOptions(segmentSize: 300_000))
         let done = expectation(description: "download")
         op.completion = { _ in done.fulfill() }
         queue.addOperation(op)
@@ -22,7 +22,7 @@ final class DownloadTransferTests: DownloadTestCase {
 
     func testBuiltInLargeRouteServesRanges() throws {
         let destination = folder.appendingPathComponent("large.bin")
-        let op = DownloadOperation(request: TestRequest("/large/700000"), to: destination, options: DownloadOptions(segmentSize: 256 * 1024), configuration: makeHost())
+        let op = DownloadOperation(request: TestRequest("/large/700000"), configuration: makeHost(), to: destination, options: DownloadOptions(segmentSize: 256 * 1024))
         let done = expectation(description: "download")
         op.completion = { _ in done.fulfill() }
         queue.addOperation(op)

@@ -11,11 +11,11 @@ final class NetworkQueueDownloadingTests: DownloadTestCase {
         let resource = RangeResource(size: 10_000)
         server.route("GET", "/file") { resource.reply(to: $0) }
         let host = makeHost()
-        let good = DownloadOperation(request: TestRequest("/file"), to: folder.appendingPathComponent("good.bin"), configuration: host)
+        let good = DownloadOperation(request: TestRequest("/file"), configuration: host, to: folder.appendingPathComponent("good.bin"))
         let url: URL = try await queue.run(good)
         XCTAssertEqual(try Data(contentsOf: url), resource.body)
 
-        let missing = DownloadOperation(request: TestRequest("/status/404"), to: folder.appendingPathComponent("missing.bin"), configuration: host)
+        let missing = DownloadOperation(request: TestRequest("/status/404"), configuration: host, to: folder.appendingPathComponent("missing.bin"))
         do {
             try await queue.run(missing)
             XCTFail("a 404 must throw")
@@ -24,7 +24,7 @@ final class NetworkQueueDownloadingTests: DownloadTestCase {
         }
 
         // The same download held as a plain Operation goes through the generic run.
-        let erased: Operation = DownloadOperation(request: TestRequest("/status/404"), to: folder.appendingPathComponent("erased.bin"), configuration: host)
+        let erased: Operation = DownloadOperation(request: TestRequest("/status/404"), configuration: host, to: folder.appendingPathComponent("erased.bin"))
         do {
             try await queue.run(erased)
             XCTFail("a 404 must throw through the generic run too")
@@ -37,7 +37,7 @@ final class NetworkQueueDownloadingTests: DownloadTestCase {
         let resource = RangeResource(size: 4_000_000)
         resource.slow = true
         server.route("GET", "/file") { resource.reply(to: $0) }
-        let op = DownloadOperation(request: TestRequest("/file"), to: folder.appendingPathComponent("cancel.bin"), configuration: makeHost())
+        let op = DownloadOperation(request: TestRequest("/file"), configuration: makeHost(), to: folder.appendingPathComponent("cancel.bin"))
         let queue = self.queue
         let started = Date()
         let task = Task { [queue] in try await queue.run(op) }
@@ -58,7 +58,7 @@ final class NetworkQueueDownloadingTests: DownloadTestCase {
     func testAsyncRunReturnsAfterTheCompletionAndAFinishedDownloadKeepsItsFile() async throws {
         let resource = RangeResource(size: 10_000)
         server.route("GET", "/file") { resource.reply(to: $0) }
-        let op = DownloadOperation(request: TestRequest("/file"), to: folder.appendingPathComponent("kept.bin"), configuration: makeHost())
+        let op = DownloadOperation(request: TestRequest("/file"), configuration: makeHost(), to: folder.appendingPathComponent("kept.bin"))
         let completions = Collector<Bool>()
         // A cancel that comes after the file was delivered (here from the completion,
         // before the operation finished) does not turn it into an error.
@@ -76,7 +76,7 @@ final class NetworkQueueDownloadingTests: DownloadTestCase {
     }
 
     func testAsyncRunOfADownloadCancelledBeforeStartThrowsCancelledAndCallsBackOnce() async throws {
-        let op = DownloadOperation(request: TestRequest("/file"), to: folder.appendingPathComponent("never.bin"), configuration: makeHost())
+        let op = DownloadOperation(request: TestRequest("/file"), configuration: makeHost(), to: folder.appendingPathComponent("never.bin"))
         let completions = Collector<Bool>()
         op.completion = { completions.append((try? $0.get()) == nil) }
         op.cancel()

@@ -26,7 +26,7 @@ class DownloadTestCase: ServerTestCase {
     /// given, is polled with the partial file's URL and cancels the download once true.
     func download(_ path: String, to name: String, options: DownloadOptions = DownloadOptions(), progress: Collector<Double>? = nil, cancelWhen: ((URL) -> Bool)? = nil) -> (DownloadOperation, Result<URL, NetworkError>?) {
         let destination = folder.appendingPathComponent(name)
-        let op = DownloadOperation(request: TestRequest(path), to: destination, options: options, configuration: makeHost())
+        let op = DownloadOperation(request: TestRequest(path), configuration: makeHost(), to: destination, options: options)
         let done = expectation(description: "download")
         op.onProgress = { progress?.append($0.fractionCompleted) }
         op.completion = { _ in done.fulfill() }

@@ -45,7 +45,7 @@ final class DownloadRefreshTests: ServerTestCase {
         }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("easynetwork-download-refresh-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let op = DownloadOperation(request: TestRequest("/private"), to: folder.appendingPathComponent("p.bin"), configuration: host)
+        let op = DownloadOperation(request: TestRequest("/private"), configuration: host, to: folder.appendingPathComponent("p.bin"))
         let done = expectation(description: "download")
         op.completion = { _ in done.fulfill() }
         queue.addOperation(op)
@@ -69,7 +69,7 @@ final class DownloadRefreshTests: ServerTestCase {
             done(.success("fresh"))
         }
         let destination = folder.appendingPathComponent("private.bin")
-        let op = DownloadOperation(request: TestRequest("/private"), to: destination, configuration: host)
+        let op = DownloadOperation(request: TestRequest("/private"), configuration: host, to: destination)
         let done = expectation(description: "download")
         op.completion = { _ in done.fulfill() }
         queue.addOperation(op)
@@ -84,7 +84,7 @@ final class DownloadRefreshTests: ServerTestCase {
         let host = makeHost()
         let refreshing = expectation(description: "refresh started")
         host.authenticator = TokenAuthenticator(token: "stale") { _ in refreshing.fulfill() }   // never answers
-        let op = DownloadOperation(request: TestRequest("/private"), to: folder.appendingPathComponent("wait.bin"), configuration: host)
+        let op = DownloadOperation(request: TestRequest("/private"), configuration: host, to: folder.appendingPathComponent("wait.bin"))
         let results = Collector<Bool>()
         let done = expectation(description: "download")
         op.completion = { result in

@@ -50,8 +50,8 @@ final class EmbeddingHygieneTests: ServerTestCase {
         ])
         let download = DownloadOperation(
             request: TestRequest("/never"),
-            to: FileManager.default.temporaryDirectory.appendingPathComponent("hygiene-\(UUID().uuidString)"),
-            configuration: makeHost()
+            configuration: makeHost(),
+            to: FileManager.default.temporaryDirectory.appendingPathComponent("hygiene-\(UUID().uuidString)")
         )
         appProgress.resignCurrent()
 
@@ -81,8 +81,8 @@ final class EmbeddingHygieneTests: ServerTestCase {
         ])
         let download = DownloadOperation(
             request: TestRequest("/item"),
-            to: FileManager.default.temporaryDirectory.appendingPathComponent("hygiene-\(UUID().uuidString)"),
-            configuration: host
+            configuration: host,
+            to: FileManager.default.temporaryDirectory.appendingPathComponent("hygiene-\(UUID().uuidString)")
         )
         let calls = Collector<String>()
         DispatchQueue.concurrentPerform(iterations: 400) { index in

@@ -80,7 +80,7 @@ enum TransferBenchmark {
         let downloadBaseline = memoryKiB().rss
         let downloadStart = Date()
         let destination = folder.appendingPathComponent("download.bin")
-        let download = DownloadOperation(request: Download(bytes: downloadBytes), to: destination, configuration: host)
+        let download = DownloadOperation(request: Download(bytes: downloadBytes), configuration: host, to: destination)
         let downloaded = DispatchSemaphore(value: 0)
         download.completion = { _ in downloaded.signal() }
         queue.addOperation(download)
