@@ -126,8 +126,9 @@ final class NetworkErrorTests: XCTestCase {
         XCTAssertNil(original.attempts)
         XCTAssertEqual(copy.attempts, 3)
         XCTAssertEqual(copy.message, original.message)
-        XCTAssertEqual(original.localizedDescription, "The network request failed: \(URLError(.networkConnectionLost).localizedDescription): lost")
-        XCTAssertTrue(copy.localizedDescription.hasSuffix(": lost (after 3 attempts)"), copy.localizedDescription)
+        XCTAssertEqual(original.localizedDescription, "The network request failed: \(NetworkError.clause(URLError(.networkConnectionLost).localizedDescription)): lost.")
+        XCTAssertTrue(copy.localizedDescription.hasPrefix("The network request failed (after 3 attempts): "), copy.localizedDescription)
+        XCTAssertTrue(copy.localizedDescription.hasSuffix(": lost."), copy.localizedDescription)
     }
 
     /// The texts and `NSError` user info are what callers show and log; pinned here.
@@ -135,7 +136,7 @@ final class NetworkErrorTests: XCTestCase {
         let url = try XCTUnwrap(URL(string: "http://127.0.0.1/a"))
         var status = NetworkError(kind: .unacceptableStatus, message: "teapot", statusCode: 418, url: url)
         status.attempts = 2
-        XCTAssertEqual(status.errorDescription, "The server answered with status 418 \(HTTPURLResponse.localizedString(forStatusCode: 418)): teapot (after 2 attempts)")
+        XCTAssertEqual(status.errorDescription, "The server answered with status 418 \(HTTPURLResponse.localizedString(forStatusCode: 418)) (after 2 attempts): teapot.")
         XCTAssertEqual(status.failureReason, "teapot")
         XCTAssertEqual(status.description, "NetworkError.unacceptableStatus: \(status.errorDescription ?? "")")
         let info = (status as NSError).userInfo
@@ -157,7 +158,7 @@ final class NetworkErrorTests: XCTestCase {
 
         var decoding = NetworkError(kind: .decoding, message: "bad")
         decoding.attempts = 5
-        XCTAssertEqual(decoding.errorDescription, "The response could not be read: bad", "only transport, status and business mention attempts")
+        XCTAssertEqual(decoding.errorDescription, "The response could not be read: bad.", "only transport, status and business mention attempts")
         XCTAssertEqual(NetworkError(kind: .cancelled, message: "ignored").errorDescription, "The request was cancelled.")
         XCTAssertEqual(NetworkError(kind: .unacceptableStatus).errorDescription, "The server answered with status unknown.")
         XCTAssertEqual(Set(NetworkError(kind: .cancelled).errorUserInfo.keys), [NSLocalizedDescriptionKey])

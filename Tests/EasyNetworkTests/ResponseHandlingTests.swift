@@ -20,7 +20,7 @@ final class ResponseHandlingTests: ServerTestCase {
                 return (error as? NetworkError)?.message ?? "\(error)"
             }
         }
-        XCTAssertEqual(message(Product.self, #"{"id": 1}"#), #"cannot decode Product: missing key 'name' at the top level Body: {"id": 1}"#)
+        XCTAssertEqual(message(Product.self, #"{"id": 1}"#), #"cannot decode Product: missing key 'name' at the top level. Body: {"id": 1}"#)
         let mismatch = message([Product].self, #"[{"id": 1, "name": "a"}, {"id": "x", "name": "b"}]"#)
         XCTAssertTrue(mismatch.hasPrefix("cannot decode Array<Product>: expected Int at [1].id: "), mismatch)
         XCTAssertTrue(mismatch.hasSuffix(#" Body: [{"id": 1, "name": "a"}, {"id": "x", "name": "b"}]"#), mismatch)

@@ -5,9 +5,17 @@ enum DecodingDiagnostics {
     /// The longest body excerpt an error message quotes.
     static let snippetLength = 200
 
-    /// ``reason(for:)`` followed by a quote of `body` (` Body: …`) when there is one.
+    /// ``reason(for:)`` followed by a quote of `body` (`. Body: …`) when there is one.
     static func describe(_ error: any Error, body: Data?) -> String {
-        reason(for: error) + quote(body)
+        quoting(body, after: reason(for: error))
+    }
+
+    /// `text` ended as a sentence (a full stop added unless it has one), then ` Body: …`
+    /// quoting `body`; `text` alone for an empty or absent body.
+    static func quoting(_ body: Data?, after text: String) -> String {
+        let quote = quote(body)
+        guard !quote.isEmpty else { return text }
+        return NetworkError.sentence(text) + quote
     }
 
     /// What went wrong and at which key path (`expected Int at .items[1].id: …`) for

@@ -24,7 +24,9 @@ public struct NetworkError: Error, Sendable {
         case decoding = 5
         /// The request or its operation was cancelled. Not a failure to report.
         case cancelled = 6
-        /// The host has no base URL: call `HostConfiguration.baseURL(_:)` first.
+        /// The host has no base URL: pass your own host to the operation
+        /// (`configuration:`, as an SDK should), or, in an app, configure the shared one
+        /// with `HostConfiguration.baseURL(_:)`.
         case notConfigured = 7
         /// The server answered, but its envelope says the call failed (e.g. HTTP 200 with
         /// `{"code": 8888, "msg": "…"}`). See ``businessCode``, ``message``, ``traceId``.
@@ -170,46 +172,81 @@ extension NetworkError {
 }
 
 extension NetworkError: LocalizedError {
-    /// A sentence a person understands.
+    /// A sentence a person understands: what failed, the attempts when a retry repeated
+    /// it, then ``message`` (or the `URLError`'s own words), ending with one full stop.
+    /// ``Kind-swift.enum/notConfigured`` adds what to do.
     public var errorDescription: String? {
-        var text: String
+        var head: String
+        var detail = message
+        var advice: String?
         switch kind {
         case .cancelled:
+            // A cancellation needs no detail (and a message of one is not shown).
             return "The request was cancelled."
         case .notConfigured:
-            return "No base URL is configured: call HostConfiguration.baseURL(_:) or give the request an absolute URL."
+            head = "No base URL is configured"
+            advice = "An SDK passes its own host to each operation (configuration: HostConfiguration(baseURL:)); "
+                + "an app may configure the shared host with HostConfiguration.baseURL(_:). "
+                + "A request with an absoluteURL needs neither."
         case .invalidRequest:
-            text = "The request is invalid"
+            head = "The request is invalid"
         case .encoding:
-            text = "The request parameters could not be encoded"
+            head = "The request parameters could not be encoded"
         case .decoding:
-            text = "The response could not be read"
+            head = "The response could not be read"
         case .authentication:
-            text = "Authentication failed"
+            head = "Authentication failed"
         case .transport:
-            text = "The network request failed"
-            if let urlError { text += ": " + urlError.localizedDescription }
+            head = "The network request failed"
+            if let urlError {
+                let words = urlError.localizedDescription
+                detail = detail.map { Self.clause(words) + ": " + $0 } ?? words
+            }
         case .unacceptableStatus:
-            text = "The server answered with status "
+            head = "The server answered with status "
             if let statusCode {
-                text += String(statusCode) + " " + HTTPURLResponse.localizedString(forStatusCode: statusCode)
+                head += String(statusCode) + " " + HTTPURLResponse.localizedString(forStatusCode: statusCode)
             } else {
-                text += "unknown"
+                head += "unknown"
             }
         case .business:
-            text = "The server reported a failure"
-            if let businessCode { text += " (code " + businessCode + ")" }
+            head = "The server reported a failure"
+            if let businessCode { head += " (code " + businessCode + ")" }
         }
-        if let message, !message.isEmpty { text += ": " + message } else { text += "." }
         // Only the kinds a retry can repeat mention the attempts.
         if let attempts, attempts > 1, kind == .transport || kind == .unacceptableStatus || kind == .business {
-            text += " (after " + String(attempts) + " attempts)"
+            head += " (after " + String(attempts) + " attempts)"
         }
+        var text = head
+        if let detail, !Self.clause(detail).isEmpty { text += ": " + Self.clause(detail) }
+        text = Self.sentence(text)
+        if let advice { text += " " + advice }
         return text
     }
 
     /// Why it failed, when known.
     public var failureReason: String? { message }
+
+    /// `text` without the spaces around it and without a closing full stop, comma,
+    /// colon or semicolon, to go on with `": "` (an ellipsis and `.)` stay).
+    static func clause(_ text: String) -> String {
+        var text = Substring(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        while let last = text.last, ".,:;".contains(last), !text.hasSuffix("...") {
+            text = text.dropLast()
+            text = Substring(text.trimmingCharacters(in: .whitespaces))
+        }
+        return String(text)
+    }
+
+    /// `text` ending as one sentence: a full stop added unless it ends with `.`, `!`,
+    /// `?`, `…` or `.)`, after a closing comma, colon or semicolon is dropped.
+    static func sentence(_ text: String) -> String {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let last = trimmed.last, ".!?…".contains(last) || trimmed.hasSuffix(".)") {
+            return trimmed
+        }
+        return clause(trimmed) + "."
+    }
 }
 
 extension NetworkError: CustomNSError {

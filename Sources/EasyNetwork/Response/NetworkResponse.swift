@@ -142,7 +142,7 @@ public struct NetworkResponse: Sendable {
 
     /// A `decoding` error about this response: `message`, then a quote of the body.
     func decodingError(_ message: String, quotingBody: Bool = true, underlyingError: (any Error)? = nil) -> NetworkError {
-        error(.decoding, message: quotingBody ? message + DecodingDiagnostics.quote(data) : message, underlyingError: underlyingError)
+        error(.decoding, message: quotingBody ? DecodingDiagnostics.quoting(data, after: message) : message, underlyingError: underlyingError)
     }
 
     /// An error about this response, with its URL, response and body: the one place
