@@ -126,6 +126,20 @@ final class TypedRequestTests: ServerTestCase {
         XCTAssertEqual(server.requests(path: "/echo").last.map { String(decoding: $0.body, as: UTF8.self) }, #"{"at":"1970-01-01T00:00:00Z"}"#)
     }
 
+    /// Issue 20: a `Date` in an `encodableBody` went out as seconds since 2001
+    /// (`JSONEncoder`'s default), which no backend expects. A new host's encoder writes
+    /// ISO 8601; a host given its own encoder keeps that encoder's strategy.
+    func testANewHostSendsDatesInISO8601() throws {
+        XCTAssertNotNil(send(PostStamp(), host: makeHost()))
+        XCTAssertEqual(server.requests(path: "/echo").last.map { String(decoding: $0.body, as: UTF8.self) }, #"{"at":"1970-01-01T00:00:00Z"}"#)
+
+        let host = makeHost()
+        host.jsonEncoder = JSONEncoder()
+        XCTAssertNotNil(send(PostStamp(), host: host))
+        XCTAssertEqual(server.requests(path: "/echo").last.map { String(decoding: $0.body, as: UTF8.self) }, #"{"at":-978307200}"#,
+                       "a plain JSONEncoder keeps Foundation's default")
+    }
+
     func testUnencodableBodyIsAnEncodingErrorAndNothingIsSent() {
         guard case .failure(let error)? = send(PostBad(), host: makeHost()) else { return XCTFail("must fail") }
         XCTAssertEqual(error.kind, .encoding)

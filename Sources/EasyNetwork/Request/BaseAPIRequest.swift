@@ -46,8 +46,9 @@ public protocol BaseAPIRequest {
     /// A full URL that replaces base URL + `api`, or `nil` (the default).
     /// Such a request works even when the host has no base URL.
     var absoluteURL: URL? { get }
-    /// A value sent as the JSON body, encoded with the host's `jsonEncoder`, or `nil`
-    /// (the default). When set, `params` go into the URL query.
+    /// A value sent as the JSON body, encoded with the host's `jsonEncoder` (dates as
+    /// ISO 8601 text unless you gave the host another encoder), or `nil` (the default).
+    /// When set, `params` go into the URL query.
     var encodableBody: (any Encodable)? { get }
     /// `true` keeps this request's failures away from the host's `errorHandler`
     /// (for a request whose failure is expected, such as a silent token check).

@@ -184,7 +184,9 @@ public final class HostConfiguration: @unchecked Sendable {
         }
     }
 
-    /// The decoder for `Decodable` results: set its date and key strategies here.
+    /// The decoder for `Decodable` results: set its date and key strategies here (a new
+    /// host's is a plain `JSONDecoder()`, whose dates are seconds since 2001: set
+    /// `dateDecodingStrategy` to what your backend sends, e.g. `.iso8601`).
     /// Do not change its settings while requests run; assign a new decoder instead.
     public var jsonDecoder: JSONDecoder {
         @inline(never) get { snapshot().jsonDecoder }
@@ -196,7 +198,10 @@ public final class HostConfiguration: @unchecked Sendable {
     }
 
     /// The encoder for `Encodable` request bodies (``BaseAPIRequest/encodableBody``).
-    /// Do not change its settings while requests run; assign a new encoder instead.
+    /// A new host's encoder writes dates as ISO 8601 text (`"2026-11-23T10:00:00Z"`);
+    /// assign another encoder for another format (a plain `JSONEncoder()` writes
+    /// Foundation's default, seconds since 2001). Do not change its settings while
+    /// requests run; assign a new encoder instead.
     public var jsonEncoder: JSONEncoder {
         @inline(never) get { snapshot().jsonEncoder }
         @inline(never) set {

@@ -50,7 +50,7 @@ package final class HostSettings: @unchecked Sendable {
         acceptableStatusCodes = Self.successStatusCodes()
         envelope = nil
         jsonDecoder = JSONDecoder()
-        jsonEncoder = JSONEncoder()
+        jsonEncoder = Self.defaultJSONEncoder()
         errorHandler = nil
         interceptors = []
         retryPolicy = .none
@@ -85,6 +85,15 @@ package final class HostSettings: @unchecked Sendable {
     @_optimize(none)
     private static func successStatusCodes() -> Set<Int> {
         Set(200..<300)
+    }
+
+    /// A new host's encoder for `Encodable` bodies: dates as ISO 8601 text
+    /// (`"2026-11-23T10:00:00Z"`), which backends expect, instead of `JSONEncoder`'s
+    /// seconds since 2001.
+    private static func defaultJSONEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
     }
 
     /// A private copy to change before publishing it.
