@@ -1,10 +1,13 @@
 import EasyNetworkTesting
 import Foundation
 
-/// A small fake backend on the loopback server: the endpoints the demo calls.
+/// A small fake backend on the loopback server: the endpoints the demo calls (listed in
+/// `EasyNetworkDemo.routes`, which `--help` prints), and those of the loopback server itself
+/// (`/large/{bytes}` for the download).
 enum DemoBackend {
-    static func start() throws -> LoopbackServer {
-        let server = try LoopbackServer()
+    /// Starts the backend on 127.0.0.1, on `port` (0: any free one).
+    static func start(port: UInt16 = 0) throws -> LoopbackServer {
+        let server = try LoopbackServer(port: port)
         server.route("POST", "/sign_in") { request in
             guard let body = request.jsonBody() as? [String: Any],
                   let user = body["username"] as? String,

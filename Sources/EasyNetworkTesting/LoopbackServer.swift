@@ -42,9 +42,19 @@ public final class LoopbackServer: Sendable {
     /// Binds 127.0.0.1 on an OS-assigned port (port 0) and starts accepting on a background `Thread`.
     ///
     /// - Throws: ``LoopbackServerError`` if the socket cannot be created, bound or put in listening mode.
-    public init() throws {
-        let listener = try LoopbackSocket.makeListener()
-        port = listener.port
+    public convenience init() throws {
+        try self.init(port: 0)
+    }
+
+    /// Binds 127.0.0.1 on `port` (0: an OS-assigned one, as ``init()``) and starts accepting on a
+    /// background `Thread`. A fixed port suits a server that other programs are told about (the
+    /// demo's `--serve`); tests should let the system choose.
+    ///
+    /// - Throws: ``LoopbackServerError`` if the socket cannot be created, bound (the port is taken) or put
+    ///   in listening mode.
+    public init(port: UInt16) throws {
+        let listener = try LoopbackSocket.makeListener(port: port)
+        self.port = listener.port
         core = LoopbackServerCore(listener: listener.descriptor)
         LoopbackBuiltInRoutes.register(on: core)
         LoopbackFaultRoutes.register(on: core)

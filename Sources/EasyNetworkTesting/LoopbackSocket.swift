@@ -18,8 +18,8 @@ enum LoopbackSocket {
     private static let sendFlags: Int32 = 0
     #endif
 
-    /// Creates a non-blocking socket listening on 127.0.0.1 with an OS-assigned port.
-    static func makeListener() throws -> (descriptor: Int32, port: UInt16) {
+    /// Creates a non-blocking socket listening on 127.0.0.1 on `port` (0: an OS-assigned one).
+    static func makeListener(port: UInt16 = 0) throws -> (descriptor: Int32, port: UInt16) {
         let fd = socket(AF_INET, streamType, 0)
         guard fd >= 0 else { throw LoopbackServerError.socket(errno: errno) }
         setCloseOnExec(fd)
@@ -34,7 +34,7 @@ enum LoopbackSocket {
         address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
         #endif
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
+        address.sin_port = port.bigEndian
         address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
