@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Apple privacy manifests (README "Privacy manifest"): a library module ships its
+// Apple privacy manifests (article "Embedding in an SDK"): a library module ships its
 // Sources/<Module>/PrivacyInfo.xcprivacy as a resource when the package is built on Apple
 // platforms, so apps and their privacy report include it; elsewhere it is excluded, so Linux
 // builds get no resource bundle and no Bundle.module code. Give every library target

@@ -6,18 +6,13 @@ import Foundation
 enum DownloadsDocumentationSnippets {
     struct AssetRequest: BaseAPIRequest {
         let id: Int
-        var api: String { "/assets/\(id)" }
-        var method: NetworkService.Method { .get }
-        var query: NetworkService.QueryType { .path }
-        var params: [String: Any]? { nil }
-        var headers: [String: String]? { nil }
+        var api: String { "/assets/\(id)" }        // a GET: the defaults do the rest
     }
 
-    static func downloadAnAsset(caches: URL, showProgress: @escaping @Sendable (Double) -> Void) async throws -> URL {
-        // import EasyNetworkDownloads
-        let download = DownloadOperation(request: AssetRequest(id: 7), to: caches.appendingPathComponent("asset-7.zip"))
+    func downloadAsset(host: HostConfiguration, queue: NetworkQueue, caches: URL,
+                       showProgress: @escaping @Sendable (Double) -> Void) async throws -> URL {
+        let download = DownloadOperation(request: AssetRequest(id: 7), configuration: host, to: caches.appendingPathComponent("asset-7.zip"))
         download.onProgress = { progress in showProgress(progress.fractionCompleted) }
-        let file = try await NetworkQueue.shared.run(download)
-        return file
+        return try await queue.run(download)         // the file's URL; throws on a 404 or any failure
     }
 }

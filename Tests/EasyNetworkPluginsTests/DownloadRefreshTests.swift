@@ -6,7 +6,7 @@ import Foundation
 import XCTest
 
 /// Downloads and token refresh: a 401 refreshes once and the download replays with the
-/// new token; with the README's refresh pattern (the refresh sent with `queue.send` from
+/// new token; with the documented refresh pattern (the refresh sent with `queue.send` from
 /// the refresh closure) on a queue one wide, the download lends its slot while it waits.
 final class DownloadRefreshTests: ServerTestCase {
     private struct Token: Decodable, Sendable { let token: String }

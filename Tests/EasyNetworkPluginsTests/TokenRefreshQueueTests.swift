@@ -8,7 +8,7 @@ import FoundationNetworking
 #endif
 
 
-/// The refresh call as the README writes it: typed, sent with `queue.send`, no token on it.
+/// The refresh call as the EasyNetworkPlugins documentation writes it: typed, sent with `queue.send`, no token on it.
 struct TokenRefreshCall: APIRequest {
     typealias Response = TokenReply
     var api = "/refresh"
@@ -20,7 +20,7 @@ struct TokenReply: Decodable, Sendable {
     let token: String
 }
 
-/// The README's refresh pattern: the refresh is sent with `queue.send` from inside the
+/// The documented refresh pattern: the refresh is sent with `queue.send` from inside the
 /// refresh closure, on the queue whose every slot may be held by requests waiting for it.
 final class TokenRefreshQueueTests: ServerTestCase {
     private let backend = TokenBackend()
@@ -41,7 +41,7 @@ final class TokenRefreshQueueTests: ServerTestCase {
         return host
     }
 
-    /// A host whose authenticator is exactly the README's closure, refreshing through `queue`.
+    /// A host whose authenticator is exactly the documented closure, refreshing through `queue`.
     private func makeReadmeHost(refreshingOn queue: NetworkQueue, refreshPath: String = "/refresh") -> HostConfiguration {
         let host = makeWideHost()
         host.authenticator = TokenAuthenticator(token: "t0") { [weak host] in
@@ -167,7 +167,7 @@ final class TokenRefreshQueueTests: ServerTestCase {
         XCTAssertEqual(queue.operationQueue.maxConcurrentOperationCount, 2, "the lent slots are given back")
     }
 
-    /// The README's refresh whose request never answers: every waiter fails with a
+    /// The documented refresh whose request never answers: every waiter fails with a
     /// timeout of kind `authentication` after the refresh timeout, and the refresh
     /// request is cancelled.
     func testRefreshThatNeverAnswersFailsTheWaitersAfterTheRefreshTimeout() {

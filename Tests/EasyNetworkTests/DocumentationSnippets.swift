@@ -40,11 +40,7 @@ enum GettingStartedSnippets {
     struct Profile: Decodable { let id: Int; let name: String }
 
     struct ProfileRequest: BaseAPIRequest {
-        var api: String { "/profile" }
-        var method: NetworkService.Method { .get }
-        var query: NetworkService.QueryType { .path }
-        var params: [String: Any]? { nil }
-        var headers: [String: String]? { nil }
+        var api: String { "/profile" }         // a GET with no parameters: the defaults
     }
 
     func loadProfile(on queue: NetworkQueue, host: HostConfiguration) {
@@ -223,5 +219,109 @@ enum MigrationSnippets {
     func installSigning(on host: HostConfiguration) {
         host.interceptors = [SigningInterceptor(key: "k-1")]
         host.retryPolicy = .default
+    }
+}
+
+// MARK: Requests, parameters and results
+
+enum RequestsAndResponsesSnippets {
+    struct Order: Encodable { let sku: String; let quantity: Int; let deliverBy: Date }
+
+    struct PlaceOrder: APIRequest {
+        typealias Response = Void
+        let order: Order
+        var api: String { "/orders" }
+        var method: NetworkService.Method { .post }
+        var encodableBody: (any Encodable)? { order }       // "deliverBy": "2026-11-23T10:00:00Z"
+    }
+
+    func decodeISO8601Dates(inResponsesOf host: HostConfiguration) {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        host.jsonDecoder = decoder
+    }
+
+    struct Photo: Decodable, Sendable { let id: Int }
+
+    struct UploadPhoto: APIRequest {
+        typealias Response = Photo
+        let file: URL
+        var api: String { "/photos" }
+        var method: NetworkService.Method { .post }
+        var params: [String: Any]? { ["caption": "Holiday"] }          // become text fields
+        var multipartBody: MultipartFormData? {
+            var form = MultipartFormData()
+            form.append(fileAt: file, name: "photo")                    // filename and MIME type from the URL
+            return form
+        }
+    }
+
+    func upload(_ file: URL, host: HostConfiguration, queue: NetworkQueue,
+                showProgress: @escaping @Sendable (Double) -> Void) async throws -> Photo {
+        let upload = RequestOperation(request: UploadPhoto(file: file), configuration: host, decoding: Photo.self)
+        upload.onUploadProgress = { progress in showProgress(progress.fractionCompleted) }
+        return try await queue.run(upload)
+    }
+
+    struct User: Decodable, Sendable { let id: Int; let name: String }
+
+    struct GetUser: APIRequest {
+        typealias Response = User                 // any Decodable, Data, String or Void
+        let id: Int
+        var api: String { "/users/\(id)" }         // method GET, query .path by default
+    }
+
+    func user(_ id: Int, host: HostConfiguration, queue: NetworkQueue) async throws -> User {
+        try await queue.send(GetUser(id: id), configuration: host)
+    }
+
+    func user(_ id: Int, host: HostConfiguration, queue: NetworkQueue,
+              completion: @escaping @Sendable (Result<User, NetworkError>) -> Void) {
+        queue.send(GetUser(id: id), configuration: host, completion: completion)
+    }
+}
+
+// MARK: Errors and guarantees, envelopes, interceptors
+
+/// Stands for an SDK's own error reporter.
+final class ErrorReporter: Sendable {
+    func record(_ api: String, _ error: NetworkError) {}
+}
+
+enum ErrorsEnvelopesInterceptorsSnippets {
+    func reportFailures(of host: HostConfiguration, to reporter: ErrorReporter) {
+        host.errorHandler = { request, error in reporter.record(request.api, error) }
+    }
+
+    func describeEnvelopes(of host: HostConfiguration) {
+        // {"success": true, "data": {...}, "message": "...", "code": "E42"}
+        host.envelope = .successFlag()
+
+        // {"code": 0, "msg": "", "data": {...}, "traceId": "..."}
+        host.envelope = .codeEquals(0, unauthorizedCodes: ["401001"])   // "token expired" codes act like HTTP 401
+
+        // {"errcode": 0, "errmsg": "ok", ...fields at the top level}
+        host.envelope = .codeEquals(0, codeKey: "errcode", messageKey: "errmsg", payloadKey: nil)
+
+        // anything else
+        host.envelope = ResponseEnvelope(success: .custom { $0["status"] as? String == "OK" }, payloadKey: "result")
+    }
+
+    func configureRequests(of host: HostConfiguration, sign: @escaping @Sendable (URLRequest) -> String,
+                           record: @escaping @Sendable (String, RequestMetrics) -> Void) {
+        // interceptors: adapt (sign, add headers; may fail), willSend, didReceive, validate, didFinish
+        host.interceptors = [
+            ClosureInterceptor(adapt: { request, _ in
+                var signed = request
+                signed.setValue(sign(request), forHTTPHeaderField: "X-Sign")
+                return signed
+            }),
+            ClosureInterceptor(didFinish: { outcome, context in record(context.request.api, outcome.metrics) }),
+        ]
+        // retries: bounded, exponential backoff with jitter, idempotent methods only unless you opt in,
+        // 408/429/500/502/503/504 and transient transport errors (a reset, a body cut short), Retry-After honoured (capped)
+        host.retryPolicy = .default                 // .none is the host default
+        host.timeout = 20                           // idle seconds (default 60); a request may set its own
+        host.totalTimeout = 300                     // a cap per attempt; nil (the default): none
     }
 }

@@ -125,7 +125,7 @@ final class EmbeddingHygieneTests: ServerTestCase {
         XCTAssertEqual(calls.values.sorted(), ["batch", "completion", "download"])
     }
 
-    /// The pattern the README gives for UI code: the callback is `@Sendable`, the main
+    /// The pattern the *Requests, parameters and results* article gives for UI code: the callback is `@Sendable`, the main
     /// queue is the default callback queue, and main-actor state is reached through
     /// `MainActor.assumeIsolated`.
     func testUICodeReachesMainActorStateThroughAssumeIsolated() {

@@ -5,8 +5,8 @@ import FoundationNetworking
 #endif
 import XCTest
 
-/// The `NSError` codes are public promises: each kind keeps its code, and README's
-/// table lists every one of them. The error is small: its optional fields live in one
+/// The `NSError` codes are public promises: each kind keeps its code, and the table of
+/// the *Errors and guarantees* article lists every one of them. The error is small: its optional fields live in one
 /// shared, immutable object, so copies are cheap and a bare error allocates nothing.
 final class NetworkErrorTests: XCTestCase {
     /// The codes shipped so far; a code never changes once released.
@@ -35,12 +35,13 @@ final class NetworkErrorTests: XCTestCase {
         }
     }
 
-    /// README's "NSError codes" table: rows of `` | `kind` | code | ``.
-    func testReadmeTableListsEveryKindWithItsCode() throws {
-        let readme = URL(fileURLWithPath: #filePath)
+    /// The `NSError` code table of the *Errors and guarantees* article (it was README's):
+    /// rows of `` | `kind` | code | ``.
+    func testDocumentedTableListsEveryKindWithItsCode() throws {
+        let article = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("README.md")
-        let text = try String(contentsOf: readme, encoding: .utf8)
+            .appendingPathComponent("Sources/EasyNetwork/EasyNetwork.docc/ErrorsAndGuarantees.md")
+        let text = try String(contentsOf: article, encoding: .utf8)
         var table: [String: Int] = [:]
         for line in text.split(separator: "\n") {
             let row = line.trimmingCharacters(in: .whitespaces)
@@ -51,13 +52,13 @@ final class NetworkErrorTests: XCTestCase {
             table[name] = code
         }
         let expected = Dictionary(uniqueKeysWithValues: NetworkError.Kind.allCases.map { ("\($0)", $0.rawValue) })
-        XCTAssertEqual(table, expected, "README's NSError code table")
+        XCTAssertEqual(table, expected, "the article's NSError code table")
         let highest = NetworkError.Kind.allCases.map(\.rawValue).max() ?? 0
         for claim in ["codes 1–", "codes 1-"] {
             var rest = text[...]
             while let range = rest.range(of: claim) {
                 let digits = rest[range.upperBound...].prefix { $0.isNumber }
-                XCTAssertEqual(Int(digits), highest, "README says \"\(claim)\(digits)\"")
+                XCTAssertEqual(Int(digits), highest, "the article says \"\(claim)\(digits)\"")
                 rest = rest[range.upperBound...]
             }
         }

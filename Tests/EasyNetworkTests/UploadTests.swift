@@ -43,14 +43,14 @@ struct UploadRequest: BaseAPIRequest {
     var multipartBody: MultipartFormData? { form }
 }
 
-/// What the README's upload answers with.
+/// What the upload of the *Requests, parameters and results* article answers with.
 struct Photo: Decodable, Equatable {
     let caption: String
     let fileName: String
     let bytes: Int
 }
 
-/// Declared exactly as README's "Uploads" shows it: `multipartBody` is computed, so
+/// Declared as the *Requests, parameters and results* article shows it: `multipartBody` is computed, so
 /// every read makes a new form with a new random boundary.
 struct UploadPhoto: APIRequest {
     typealias Response = Photo
@@ -237,7 +237,7 @@ final class UploadTests: ServerTestCase {
         routePhotos()
         let url = folder.appendingPathComponent("beach.jpg")
         try Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: url)
-        // As README shows it, with progress (delegate-driven) ...
+        // As the article shows it, with progress (delegate-driven) ...
         let upload = RequestOperation(request: UploadPhoto(file: url), configuration: makeHost(), decoding: Photo.self)
         upload.onUploadProgress = { _ in }
         let done = expectation(description: "upload")
