@@ -218,7 +218,10 @@ extension NetworkError: LocalizedError {
             head += " (after " + String(attempts) + " attempts)"
         }
         var text = head
-        if let detail, !Self.clause(detail).isEmpty { text += ": " + Self.clause(detail) }
+        if let detail {
+            let words = Self.clause(detail)
+            if !words.isEmpty { text += ": " + words }
+        }
         text = Self.sentence(text)
         if let advice { text += " " + advice }
         return text
@@ -229,20 +232,34 @@ extension NetworkError: LocalizedError {
 
     /// `text` without the spaces around it and without a closing full stop, comma,
     /// colon or semicolon, to go on with `": "` (an ellipsis and `.)` stay).
+    ///
+    /// Size: works on the UTF-8 bytes (an error path, never hot), so no `Character` or
+    /// `Substring` algorithm is compiled for it.
+    @inline(never)
     static func clause(_ text: String) -> String {
-        var text = Substring(text.trimmingCharacters(in: .whitespacesAndNewlines))
-        while let last = text.last, ".,:;".contains(last), !text.hasSuffix("...") {
-            text = text.dropLast()
-            text = Substring(text.trimmingCharacters(in: .whitespaces))
+        var bytes = Array(text.trimmingCharacters(in: .whitespacesAndNewlines).utf8)
+        while let last = bytes.last, last == 0x2E || last == 0x2C || last == 0x3A || last == 0x3B {  // . , : ;
+            if bytes.count >= 3, bytes[bytes.count - 2] == 0x2E, bytes[bytes.count - 3] == 0x2E {
+                break  // "..."
+            }
+            bytes.removeLast()
+            while bytes.last == 0x20 {
+                bytes.removeLast()
+            }
         }
-        return String(text)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// `text` ending as one sentence: a full stop added unless it ends with `.`, `!`,
     /// `?`, `…` or `.)`, after a closing comma, colon or semicolon is dropped.
+    @inline(never)
     static func sentence(_ text: String) -> String {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let last = trimmed.last, ".!?…".contains(last) || trimmed.hasSuffix(".)") {
+        let bytes = trimmed.utf8
+        if let last = bytes.last,
+           last == 0x2E || last == 0x21 || last == 0x3F    // . ! ?
+            || last == 0xA6 && trimmed.hasSuffix("…")      // the ellipsis ends in 0xA6
+            || last == 0x29 && trimmed.hasSuffix(".)") {
             return trimmed
         }
         return clause(trimmed) + "."
