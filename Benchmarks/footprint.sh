@@ -144,7 +144,8 @@ write_seed() {
     local target=$1; shift
     local dir="$pkg/Sources/$target" touches="" index=0 module type
     mkdir -p "$dir"
-    # The README's quick start, unchanged.
+    # The README's quick start types, with the seed post's operation on the shared host
+    # (the README's passes a host of its own: the same code but for the initializer).
     cat > "$dir/SignIn.swift" <<'EOF'
 import EasyNetwork
 
