@@ -63,7 +63,15 @@ Pod::Spec.new do |s|
     cache.source_files = 'Sources/EasyNetworkCache/**/*.swift'
     cache.resource_bundles = { 'EasyNetworkCache' => ['Sources/EasyNetworkCache/PrivacyInfo.xcprivacy'] }
     cache.dependency 'EasyNetwork/Core'
+    cache.dependency 'EasyNetwork/Digest'
     cache.frameworks = 'Foundation'
+  end
+
+  # SHA-256, shared by Cache and Pinning (a SwiftPM target, not a product): select those instead.
+  s.subspec 'Digest' do |digest|
+    digest.source_files = 'Sources/EasyNetworkDigest/**/*.swift'
+    digest.resource_bundles = { 'EasyNetworkDigest' => ['Sources/EasyNetworkDigest/PrivacyInfo.xcprivacy'] }
+    digest.frameworks = 'Foundation'
   end
 
   s.subspec 'Downloads' do |downloads|
