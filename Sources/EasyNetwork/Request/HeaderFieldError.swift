@@ -1,7 +1,7 @@
 import Foundation
 
 /// A header field refused before anything was sent: its name is not an HTTP token
-/// (RFC 9110: letters, digits and ``!#$%&'*+-.^_`|~``), or its value holds a carriage
+/// (RFC 9110: letters, digits and `!#$%&'*+-.^_|~` or a backtick), or its value holds a carriage
 /// return (CR), a line feed (LF) or NUL.
 ///
 /// Such a request fails with a ``NetworkError`` of kind
