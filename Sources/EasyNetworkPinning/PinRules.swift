@@ -44,8 +44,8 @@ final class PinRules: RequestPlugIn, RequestInterceptor, Sendable {
     func check(_ chain: [Data], against entry: PinnedHost) throws(PublicKeyPinningError) {
         var served: [String] = []
         var unreadable: [String] = []
-        for (index, der) in chain.enumerated() {
-            switch SubjectPublicKeyInfo.pin(ofCertificate: der) {
+        for index in chain.indices {
+            switch SubjectPublicKeyInfo.pin(ofCertificate: chain[index]) {
             case .success(let pin):
                 if entry.pins.contains(pin) { return }
                 served.append(pin)

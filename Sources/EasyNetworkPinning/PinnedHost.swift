@@ -16,11 +16,12 @@ import Foundation
 ///     expires: Date(timeIntervalSince1970: 1_893_456_000)       // 2030-01-01
 /// )
 /// ```
-public struct PinnedHost: Sendable, Hashable {
+public struct PinnedHost: Sendable {
     /// The host name, lowercased, without a trailing dot (an IPv6 address without brackets).
     public let host: String
-    /// The base64 SHA-256 hashes of the accepted SubjectPublicKeyInfos: two or more.
-    public let pins: Set<String>
+    /// The base64 SHA-256 hashes of the accepted SubjectPublicKeyInfos: two or more,
+    /// each once, in the order given.
+    public let pins: [String]
     /// Whether every subdomain of ``host`` (`a.host`, `b.a.host`, …) is pinned too; a
     /// subdomain with a pinned host of its own follows that one.
     public let includesSubdomains: Bool
@@ -58,18 +59,26 @@ public struct PinnedHost: Sendable, Hashable {
         func invalid(_ reason: String) -> PublicKeyPinningError {
             PublicKeyPinningError(.invalidConfiguration, host: name, message: reason)
         }
-        let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789-.:")
-        // Colons only in an IPv6 address (two or more): `host:port` is refused.
-        let colons = name.filter { $0 == ":" }.count
-        guard !name.isEmpty, name.allSatisfy(allowed.contains), !name.contains(".."), !name.hasPrefix("."), colons == 0 || colons >= 2 else {
+        // Letters, digits, `-` and `.`; colons only in an IPv6 address (two or more), so
+        // `host:port` is refused.
+        var colons = 0
+        for byte in name.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."): continue
+            case UInt8(ascii: ":"): colons += 1
+            default: throw invalid("'" + host + "' is not a host name (no scheme, port, path or wildcard)")
+            }
+        }
+        guard !name.isEmpty, !name.contains(".."), !name.hasPrefix("."), colons == 0 || colons >= 2 else {
             throw invalid("'" + host + "' is not a host name (no scheme, port, path or wildcard)")
         }
-        var accepted = Set<String>()
+        var accepted: [String] = []
         for pin in pins {
             guard let digest = Data(base64Encoded: pin), digest.count == 32 else {
                 throw invalid("'" + pin + "' is not the base64 of a SHA-256 hash (32 bytes)")
             }
-            accepted.insert(digest.base64EncodedString())
+            let canonical = digest.base64EncodedString()
+            if !accepted.contains(canonical) { accepted.append(canonical) }
         }
         guard accepted.count >= 2 else {
             throw invalid("a pinned host needs at least two different pins: the key in use and a backup key")

@@ -37,9 +37,8 @@ public final class PublicKeyPinning: Sendable {
     ///   ``PublicKeyPinningError/Reason-swift.struct/invalidConfiguration`` when a host is
     ///   pinned twice.
     public init(_ hosts: [PinnedHost]) throws {
-        var seen = Set<String>()
-        for entry in hosts where !seen.insert(entry.host).inserted {
-            throw PublicKeyPinningError(.invalidConfiguration, host: entry.host, message: "the host is pinned twice")
+        for index in hosts.indices where hosts[..<index].contains(where: { $0.host == hosts[index].host }) {
+            throw PublicKeyPinningError(.invalidConfiguration, host: hosts[index].host, message: "the host is pinned twice")
         }
         rules = PinRules(hosts)
     }

@@ -15,7 +15,7 @@ import FoundationNetworking
 public struct PublicKeyPinningError: Error, Sendable, CustomStringConvertible {
     /// What went wrong. New reasons may come in later releases: compare with the
     /// constants, and keep a default branch.
-    public struct Reason: Hashable, Sendable, CustomStringConvertible {
+    public struct Reason: Equatable, Sendable, CustomStringConvertible {
         /// The reason's name, e.g. `"noPinMatched"`.
         public let description: String
 

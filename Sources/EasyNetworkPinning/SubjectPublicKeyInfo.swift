@@ -61,7 +61,7 @@ enum SubjectPublicKeyInfo {
     private static func element(_ bytes: [UInt8], at start: Int, end: Int, tag: UInt8, what: String) throws(Problem) -> Element {
         guard start < end else { throw Problem("the bytes end before " + what) }
         guard bytes[start] == tag else {
-            throw Problem(what + " has tag 0x" + String(bytes[start], radix: 16) + ", not 0x" + String(tag, radix: 16))
+            throw Problem(what + " has tag " + hex(bytes[start]) + ", not " + hex(tag))
         }
         guard start + 1 < end else { throw Problem("the bytes end inside the length of " + what) }
         let first = bytes[start + 1]
@@ -84,6 +84,12 @@ enum SubjectPublicKeyInfo {
             throw Problem(what + " claims " + String(length) + " bytes, " + String(end - content) + " are left")
         }
         return (tag, content, content + length)
+    }
+
+    /// `byte` as `0x` and two hexadecimal digits.
+    private static func hex(_ byte: UInt8) -> String {
+        let digits = Array("0123456789abcdef")
+        return "0x" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0x0F)])
     }
 
     /// Why a certificate's key could not be read.

@@ -59,7 +59,7 @@ final class SubjectPublicKeyInfoTests: XCTestCase {
         let tbsContent = 4 + 4  // 30 82 xx xx, then 30 82 xx xx
         XCTAssertEqual(der[tbsContent], 0xA0)
         der[tbsContent] = 0x31
-        XCTAssertEqual(failure(der), "the serial number has tag 0x31, not 0x2")
+        XCTAssertEqual(failure(der), "the serial number has tag 0x31, not 0x02")
     }
 
     func testEverySingleByteChangeIsAnswered() throws {
