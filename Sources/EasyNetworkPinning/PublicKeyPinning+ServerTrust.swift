@@ -29,7 +29,7 @@ extension PublicKeyPinning: ServerTrustEvaluator {
         SecTrustSetPolicies(trust, SecPolicyCreateSSL(true, space.host as CFString))
         var failure: CFError?
         guard SecTrustEvaluateWithError(trust, &failure) else {
-            let reason = failure.map { CFErrorCopyDescription($0) as String } ?? "the chain is not trusted"
+            let reason = failure.map { ($0 as Error).localizedDescription } ?? "the chain is not trusted"
             let refused = PublicKeyPinningError(.systemTrustFailed, host: entry.host, message: "the system's trust evaluation failed before any pin was checked: " + reason)
             return (.cancelAuthenticationChallenge, nil, refused.networkError(url: nil))
         }

@@ -113,6 +113,21 @@ final class HeaderFieldCheckTests: ServerTestCase {
         XCTAssertEqual(refusal(send(TestRequest("/echo"), host: host))?.name, "X Trace")
     }
 
+    func testAnInterceptorChecksWhatSetValueWouldDropOnLinux() {
+        XCTAssertNil(HeaderFieldError.check(name: "X-Signature", value: "abc"))
+        XCTAssertEqual(HeaderFieldError.check(name: "X-Signature", value: secret + "\n")?.problem, "its value ends with a line feed (LF)")
+        XCTAssertEqual(HeaderFieldError.check(name: "X Signature", value: "abc")?.isInvalidName, true)
+        let host = makeHost()
+        let secret = self.secret
+        host.interceptors = [ClosureInterceptor(adapt: { request, _ in
+            if let refused = HeaderFieldError.check(name: "X-Signature", value: secret + "\n") { throw refused }
+            return request
+        })]
+        let header = refusal(send(TestRequest("/echo"), host: host))
+        XCTAssertEqual(header?.name, "X-Signature")
+        XCTAssertEqual(header?.source, "an interceptor")
+    }
+
     func testValidNamesAndValuesAreSentUnchanged() {
         let name = "X-!#$%&'*+-.^_`|~09az"
         let value = "tab\there, spaces, ünïcödé, \"quotes\""

@@ -9,7 +9,9 @@ import Foundation
 /// is this error, instead of going out without the header (Foundation on Linux drops a
 /// value holding CR or LF inside `URLRequest.setValue`) or with a broken one. Nothing is
 /// trimmed for you: a token read from a file keeps its trailing newline, and the error
-/// says so. The value itself is never repeated (it may be a secret).
+/// says so. The value itself is never repeated (it may be a secret). An interceptor that
+/// calls `setValue` itself checks first with ``check(name:value:)``: on Linux that call
+/// drops such a value before the library can see it.
 ///
 /// ```swift
 /// if let header = error.underlyingError as? HeaderFieldError {
@@ -40,6 +42,15 @@ public final class HeaderFieldError: Error, Sendable, CustomStringConvertible {
         self.source = source
         self.problem = problem
         self.isInvalidName = isInvalidName
+    }
+
+    /// The refusal a header `name` with `value` would cause, or `nil` when both are valid.
+    /// For an interceptor that sets a header from outside data: on Linux `setValue` drops a
+    /// value holding CR or LF before the library can see it (the header keeps its former
+    /// value, or none), so check first and throw this error from `adapt`.
+    public static func check(name: String, value: String) -> HeaderFieldError? {
+        guard !HeaderFieldCheck.isValidName(name) || !HeaderFieldCheck.isValidValue(value) else { return nil }
+        return HeaderFieldCheck.failure(name: name, value: value, source: "an interceptor", url: nil).underlyingError as? HeaderFieldError
     }
 
     /// One sentence: the header (by name, unless the name holds a control character), where
