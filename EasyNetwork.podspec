@@ -16,7 +16,8 @@ Pod::Spec.new do |s|
     host, and maps responses into your types. Foundation only, no dependencies, silent inside
     somebody else's app, Swift 6 strict concurrency. The optional subspecs add tokens and logging
     (Plugins), chains and batches (Orchestration), a disk response cache (Cache), resumable
-    downloads to disk (Downloads) and a loopback test server (Testing).
+    downloads to disk (Downloads), public-key pinning (Pinning) and a loopback test server
+    (Testing).
   DESC
   s.homepage = repository
   s.license = { type: 'MIT', file: 'LICENSE' }
@@ -63,7 +64,15 @@ Pod::Spec.new do |s|
     cache.source_files = 'Sources/EasyNetworkCache/**/*.swift'
     cache.resource_bundles = { 'EasyNetworkCache' => ['Sources/EasyNetworkCache/PrivacyInfo.xcprivacy'] }
     cache.dependency 'EasyNetwork/Core'
+    cache.dependency 'EasyNetwork/Digest'
     cache.frameworks = 'Foundation'
+  end
+
+  # SHA-256, shared by Cache and Pinning (a SwiftPM target, not a product): select those instead.
+  s.subspec 'Digest' do |digest|
+    digest.source_files = 'Sources/EasyNetworkDigest/**/*.swift'
+    digest.resource_bundles = { 'EasyNetworkDigest' => ['Sources/EasyNetworkDigest/PrivacyInfo.xcprivacy'] }
+    digest.frameworks = 'Foundation'
   end
 
   s.subspec 'Downloads' do |downloads|
@@ -71,6 +80,14 @@ Pod::Spec.new do |s|
     downloads.resource_bundles = { 'EasyNetworkDownloads' => ['Sources/EasyNetworkDownloads/PrivacyInfo.xcprivacy'] }
     downloads.dependency 'EasyNetwork/Core'
     downloads.frameworks = 'Foundation'
+  end
+
+  s.subspec 'Pinning' do |pinning|
+    pinning.source_files = 'Sources/EasyNetworkPinning/**/*.swift'
+    pinning.resource_bundles = { 'EasyNetworkPinning' => ['Sources/EasyNetworkPinning/PrivacyInfo.xcprivacy'] }
+    pinning.dependency 'EasyNetwork/Core'
+    pinning.dependency 'EasyNetwork/Digest'
+    pinning.frameworks = 'Foundation', 'Security'
   end
 
   # For test targets. Like the SwiftPM product it needs no other subspec (and no XCTest).

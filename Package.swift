@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "EasyNetworkOrchestration", targets: ["EasyNetworkOrchestration"]),
         .library(name: "EasyNetworkCache", targets: ["EasyNetworkCache"]),
         .library(name: "EasyNetworkDownloads", targets: ["EasyNetworkDownloads"]),
+        .library(name: "EasyNetworkPinning", targets: ["EasyNetworkPinning"]),
     ],
     targets: [
         .target(name: "EasyNetwork", exclude: privacyExclude, resources: privacyManifest),
@@ -37,8 +38,12 @@ let package = Package(
         ),
         .target(name: "EasyNetworkPlugins", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
         .target(name: "EasyNetworkOrchestration", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
-        .target(name: "EasyNetworkCache", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
+        .target(name: "EasyNetworkCache", dependencies: ["EasyNetwork", "EasyNetworkDigest"], exclude: privacyExclude, resources: privacyManifest),
         .target(name: "EasyNetworkDownloads", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
+        .target(name: "EasyNetworkPinning", dependencies: ["EasyNetwork", "EasyNetworkDigest"], exclude: privacyExclude, resources: privacyManifest),
+        // SHA-256 for the optional modules that need it (they may not import each other):
+        // a target, not a product; the core never depends on it.
+        .target(name: "EasyNetworkDigest", exclude: privacyExclude, resources: privacyManifest),
         // EmbeddingHygieneTests checks a RequestBatch next to the core's objects;
         // HostConfigurationTests sets every host property, the cache's and the
         // authenticator's too; retry and interceptor tests run next to a token;
@@ -60,6 +65,14 @@ let package = Package(
         ),
         // CacheStageTests keys entries on the token of a host's authenticator.
         .testTarget(name: "EasyNetworkCacheTests", dependencies: ["EasyNetworkCache", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkPlugins"]),
+        .testTarget(name: "EasyNetworkDigestTests", dependencies: ["EasyNetworkDigest"]),
+        // The certificate fixtures (and the commands that made them) are read from the folder.
+        // LoggingInterceptorTests: a refusal is named in the logs; downloads and tokens meet pins too.
+        .testTarget(
+            name: "EasyNetworkPinningTests",
+            dependencies: ["EasyNetworkPinning", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkPlugins", "EasyNetworkDownloads"],
+            exclude: ["Fixtures"]
+        ),
         .testTarget(name: "EasyNetworkDownloadsTests", dependencies: ["EasyNetworkDownloads", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -124,7 +124,16 @@ subspec_of = lambda do |module_name_|
 end
 by_name = spec.subspecs.to_h { |s| [s.name, s] }
 
-libraries.each do |product|
+# Shared targets that are no product (EasyNetworkDigest: SHA-256 for the cache and pinning,
+# which may not import each other) get a subspec too, named and checked like a product's,
+# so that the subspecs of the products that use them can depend on it.
+product_targets = libraries.flat_map { |p| p['targets'] }
+shared = libraries.flat_map { |p| targets.fetch(p['targets'].first, {})['dependencies'] || [] }
+                  .filter_map { |d| d.values.first&.first }
+                  .select { |n| targets.key?(n) && targets[n]['type'] == 'regular' && !product_targets.include?(n) }.uniq
+checked = libraries + shared.map { |t| { 'name' => t, 'targets' => [t] } }
+
+checked.each do |product|
   if product['targets'].length != 1
     fail_with.call("product #{product['name']} has #{product['targets'].length} targets; one subspec maps one module")
     next
@@ -207,9 +216,9 @@ all_sources.each do |f|
   end
 end
 
-product_subspecs = libraries.map { |p| subspec_of.call(p['targets'].first) }
+product_subspecs = checked.map { |p| subspec_of.call(p['targets'].first) }
 (by_name.keys - product_subspecs).each do |extra|
-  fail_with.call("subspec #{spec.name}/#{extra} matches no library product of Package.swift")
+  fail_with.call("subspec #{spec.name}/#{extra} matches no library product (nor a target one depends on) of Package.swift")
 end
 all_bundled = glob.call(spec.subspecs.flat_map { |s| (s.resource_bundles || {}).values })
 bundle_patterns = list.call(spec.subspecs.flat_map { |s| (s.resource_bundles || {}).values })
@@ -299,6 +308,6 @@ if failures.any?
   exit 1
 end
 puts "podspec #{spec.name} #{version_note}; subspecs #{spec.subspecs.map(&:name).join(', ')} = library products " \
-     "#{libraries.map { |p| p['name'] }.join(', ')}; sources, dependencies, #{all_bundled.length} privacy manifest(s), " \
+     "#{libraries.map { |p| p['name'] }.join(', ')}#{shared.empty? ? '' : " and shared targets #{shared.join(', ')}"}; sources, dependencies, #{all_bundled.length} privacy manifest(s), " \
      "platforms #{declared_platforms.map { |k, v| "#{k} #{v}" }.join(', ')}, license #{license_file} match"
 puts "note: source #{git} is a placeholder: set the repository's address before publishing" if git.include?('<')

@@ -2,7 +2,7 @@
 # The CocoaPods check run by .ci/run. CocoaPods itself does not install here, so:
 # 1. Scripts/check-podspec.rb evaluates EasyNetwork.podspec with a stand-in for the Pod::Spec
 #    DSL and checks it against `swift package dump-package`: one subspec per library product
-#    and no other, each subspec's source_files exactly its module's Swift files, dependencies
+#    and per shared target a product's target depends on (EasyNetworkDigest), and no other, each subspec's source_files exactly its module's Swift files, dependencies
 #    mirroring the target's, every module's PrivacyInfo.xcprivacy in a resource bundle,
 #    deployment targets = Package.swift's platforms, Swift 6, the LICENSE file, and the version
 #    = CHANGELOG.md's top `## [x.y.z]` section (when there is one) = a release tag on HEAD

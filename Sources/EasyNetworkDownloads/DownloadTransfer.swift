@@ -293,7 +293,9 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             return
         }
         if let error {
-            if wasCancelled || (error as? URLError)?.code == .cancelled {
+            if let typed = error as? NetworkError {
+                end(typed)  // the session refused the server (its pins): as it said
+            } else if wasCancelled || (error as? URLError)?.code == .cancelled {
                 end(NetworkError(kind: .cancelled, url: request.url))
             } else {
                 // A body cut short (libcurl's "transfer closed", -1 on Linux) is a connection loss.

@@ -26,6 +26,9 @@ import FoundationNetworking
 /// - after a failed refresh, requests still holding the token it tried to replace
 ///   fail at once with the same error for `refreshWindow` seconds, or until
 ///   ``setToken(_:)`` (a new sign-in) gives a new one;
+/// - a token holding a carriage return, a line feed or NUL (read from a file with its
+///   trailing newline, say) is never trimmed nor sent: the request fails with a
+///   `NetworkError` of kind `invalidRequest` whose `HeaderFieldError` says what is wrong;
 /// - a refresh that has not called back within `refreshTimeout` seconds (default 60)
 ///   fails like any refresh: every waiter gets a `NetworkError` of kind
 ///   `authentication` whose `NetworkError/isTimeout` is `true`; the `async` form's

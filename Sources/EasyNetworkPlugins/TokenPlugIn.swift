@@ -41,12 +41,20 @@ final class TokenPlugIn: RequestPlugIn, RequestInterceptor, @unchecked Sendable 
     }
 
     /// Waits for the credential (see ``TokenAuthenticator/credential(parked:_:)``) and
-    /// puts it on the request.
+    /// puts it on the request; a token holding CR, LF or NUL fails the request
+    /// (`invalidRequest`, with a `HeaderFieldError`).
     func adapt(_ urlRequest: URLRequest, context: RequestContext, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
         let loan = newLoan()
         authenticator.credential(parked: loan.lend) { [self] result in
             switch result {
             case .success(let credential):
+                // Foundation on Linux drops a header value holding CR or LF: a token with a
+                // line break is refused here, untrimmed, instead of going out as no token.
+                if let token = credential.token, !HeaderFieldCheck.isValidValue(token) {
+                    loan.giveBack()
+                    let source = "the token of the host's TokenAuthenticator"
+                    return completion(.failure(HeaderFieldCheck.failure(name: nil, value: token, source: source, url: urlRequest.url)))
+                }
                 loan.giveBack { [self] in
                     var authorized = urlRequest
                     authenticator.authorize(&authorized, with: credential)

@@ -5,7 +5,8 @@ import FoundationNetworking
 
 /// Adapting an attempt's `URLRequest`: every interceptor's asynchronous `adapt`, in
 /// order (the token first, then the host's, then the request's), each given what the
-/// one before returned. It runs on the thread of the previous completion, with no hop.
+/// one before returned, its headers checked (``HeaderFieldCheck``). It runs on the
+/// thread of the previous completion, with no hop.
 enum AdaptStage {
     /// `urlRequest` after every interceptor's `adapt`; a refusal becomes the request's
     /// failure (a ``NetworkError`` as is, anything else as `invalidRequest`).
@@ -30,9 +31,15 @@ enum AdaptStage {
             return
         }
         let url = urlRequest.url
-        interceptors[index].adapt(urlRequest, context: context) { result in
+        let interceptor = interceptors[index]
+        interceptor.adapt(urlRequest, context: context) { result in
             switch result {
             case .success(let adapted):
+                // What an interceptor set is checked as the request's own headers were
+                // (`allHTTPHeaderFields` takes any text on Linux, CR LF included).
+                if let refused = HeaderFieldCheck.failure(in: adapted.allHTTPHeaderFields, url: adapted.url, source: "", of: interceptor) {
+                    return completion(.failure(refused))
+                }
                 adapt(index + 1, adapted, interceptors, context, completion)
             case .failure(let error as NetworkError):
                 completion(.failure(error))

@@ -7,7 +7,9 @@ import Foundation
 /// `.retry` is counted for ``RequestContext/retryCount(decidedBy:)``, and its backoff
 /// runs on the shared ``DeadlineScheduler``.
 ///
-/// Cancellations are never offered: a cancelled request ends as cancelled.
+/// Cancellations are never offered: a cancelled request ends as cancelled. Nor is a
+/// failure another attempt could only repeat (a ``NonRetryableError`` underneath: a server
+/// refused by its pins): it passes at once.
 enum RetryStage {
     /// Asks `interceptors`, then `policy`, about `error`; calls `completion` once.
     static func decide(
@@ -17,6 +19,9 @@ enum RetryStage {
         context: RequestContext,
         completion: @escaping @Sendable (RetryDecision) -> Void
     ) {
+        if error.underlyingError is any NonRetryableError {
+            return completion(.pass)
+        }
         ask(0, error, interceptors, policy, context, completion)
     }
 

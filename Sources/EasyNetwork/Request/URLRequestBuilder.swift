@@ -65,7 +65,14 @@ package struct URLRequestBuilder {
             urlRequest.httpMethod = method.rawValue
         }
 
+        // Checked before they reach `setValue`, which on Linux drops a value holding CR or LF.
+        if let refused = settings.defaultHeadersFailure ?? settings.sessionHeadersFailure {
+            return .failure(refused)
+        }
         var headers = HeaderFields(settings.defaultHeaders)
+        if let refused = HeaderFieldCheck.failure(in: request.headers, url: url, source: "the request's headers") {
+            return .failure(refused)
+        }
         headers.merge(request.headers ?? [:])
 
         if let multipart {

@@ -93,6 +93,7 @@ public final class HostConfiguration: @unchecked Sendable {
     ///     with `protocolClasses` to stub the network.
     public init(baseURL: URL?, sessionConfiguration: URLSessionConfiguration = .ephemeral) {
         current = HostSettings(baseURL: baseURL)
+        current.sessionHeadersFailure = HeaderFieldCheck.failure(in: sessionConfiguration)
         transport = NetworkService(configuration: sessionConfiguration)
     }
 
@@ -117,12 +118,16 @@ public final class HostConfiguration: @unchecked Sendable {
     }
 
     /// Headers sent with every request of this host. A request's own headers win;
-    /// names are compared case-insensitively.
+    /// names are compared case-insensitively. While a name is not an HTTP token or a
+    /// value holds CR, LF or NUL, every request fails with
+    /// ``NetworkError/Kind-swift.enum/invalidRequest`` and a ``HeaderFieldError`` naming it.
     public var defaultHeaders: [String: String] {
         @inline(never) get { snapshot().defaultHeaders }
         @inline(never) set {
+            let failure = HeaderFieldCheck.failure(in: newValue, url: nil, source: "the host's default headers")
             let settings = beginChange()
             settings.defaultHeaders = newValue
+            settings.defaultHeadersFailure = failure
             endChange(settings)
         }
     }
@@ -269,7 +274,12 @@ public final class HostConfiguration: @unchecked Sendable {
 
     /// Replaces the session configuration. Running requests finish on the old session;
     /// new ones use a session made from this configuration (copied, `urlCache` removed).
+    /// Its `httpAdditionalHeaders` are checked like ``defaultHeaders``.
     public func setSessionConfiguration(_ configuration: URLSessionConfiguration) {
+        let failure = HeaderFieldCheck.failure(in: configuration)
+        let settings = beginChange()
+        settings.sessionHeadersFailure = failure
+        endChange(settings)
         transport.replaceConfiguration(configuration)
     }
 

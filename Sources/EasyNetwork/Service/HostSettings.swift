@@ -24,6 +24,10 @@ package final class HostSettings: @unchecked Sendable {
     /// URLs built on `baseURL`, a new one whenever it changes.
     private(set) var urlMemo: URLMemo
     var defaultHeaders: [String: String]
+    /// Why `defaultHeaders` are refused (a name or value ``HeaderFieldCheck`` rejects), or `nil`.
+    var defaultHeadersFailure: NetworkError?
+    /// Why the session configuration's `httpAdditionalHeaders` are refused, or `nil`.
+    var sessionHeadersFailure: NetworkError?
     var timeout: TimeInterval
     var totalTimeout: TimeInterval?
     var callbackQueue: DispatchQueue
@@ -44,6 +48,8 @@ package final class HostSettings: @unchecked Sendable {
         baseURLProblem = nil
         urlMemo = URLMemo()
         defaultHeaders = [:]
+        defaultHeadersFailure = nil
+        sessionHeadersFailure = nil
         timeout = HostConfiguration.defaultTimeout
         totalTimeout = nil
         callbackQueue = .main
@@ -65,6 +71,8 @@ package final class HostSettings: @unchecked Sendable {
         baseURLProblem = other.baseURLProblem
         urlMemo = other.urlMemo
         defaultHeaders = other.defaultHeaders
+        defaultHeadersFailure = other.defaultHeadersFailure
+        sessionHeadersFailure = other.sessionHeadersFailure
         timeout = other.timeout
         totalTimeout = other.totalTimeout
         callbackQueue = other.callbackQueue

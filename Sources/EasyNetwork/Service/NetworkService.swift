@@ -97,6 +97,22 @@ public final class NetworkService: @unchecked Sendable {
         set { delegate.redirectHandler = newValue }
     }
 
+    /// Who judges this host's servers beyond the system's trust (pinning), or `nil`.
+    package var trustEvaluator: (any ServerTrustEvaluator)? {
+        get { delegate.trustEvaluator }
+        set { delegate.trustEvaluator = newValue }
+    }
+
+    /// Lets running tasks finish on the current session; the next request makes a new one,
+    /// with new connections (none made before a change of ``trustEvaluator`` is reused).
+    package func renewSession() {
+        lock.lock()
+        let old = session
+        session = nil
+        lock.unlock()
+        old?.finishTasksAndInvalidate()
+    }
+
     /// Lets running tasks finish, then releases the session. Later requests fail
     /// as cancelled.
     func invalidate() {

@@ -28,6 +28,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         let uploadProgress: (@Sendable (_ sent: Int64, _ expected: Int64) -> Void)?
         /// The 401 a cancelled authentication challenge carried (Linux).
         var challengeResponse: HTTPURLResponse?
+        /// Why the ``ServerTrustEvaluator`` refused the task's server: its error, in place
+        /// of the cancellation the refusal causes.
+        var refusal: NetworkError?
         #if !canImport(FoundationNetworking) || DEBUG
         /// Present where the task's end waits for its metrics.
         var metrics: MetricsRendezvous?
@@ -49,6 +52,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// (a NetworkQueue bounds its own), and an array of class references brings no dictionary code.
     private var entries: [Entry] = []
     private var redirect: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)?
+    private var trust: (any ServerTrustEvaluator)?
 
     #if !canImport(FoundationNetworking) || DEBUG
     private let expectsMetrics: Bool
@@ -70,6 +74,20 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         set {
             lock.lock()
             redirect = newValue
+            lock.unlock()
+        }
+    }
+
+    /// Who judges the host's servers beyond the system's trust (pinning), if anyone.
+    var trustEvaluator: (any ServerTrustEvaluator)? {
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return trust
+        }
+        set {
+            lock.lock()
+            trust = newValue
             lock.unlock()
         }
     }
@@ -178,7 +196,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     private func end(_ entry: Entry, error: (any Error)?, firstByteAt: Date?) {
         let observer = entry.observer
         if let firstByteAt { observer.transferDidCollectMetrics(firstByteAt: firstByteAt) }
-        if let challenged = entry.challengeResponse, (error as? URLError)?.code == .cancelled {
+        if let refusal = entry.refusal {
+            observer.transferDidComplete(refusal)
+        } else if let challenged = entry.challengeResponse, (error as? URLError)?.code == .cancelled {
             _ = observer.transferDidReceive(challenged)
             observer.transferDidComplete(nil)
         } else {
@@ -202,6 +222,14 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         lock.unlock()
         completionHandler(.cancelAuthenticationChallenge, nil)
         #else
+        // The system's trust first, then the host's pins (swift-corelibs-foundation sends no
+        // server-trust challenge: pinned hosts are refused there before any request is sent).
+        if challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust, let evaluator = trustEvaluator {
+            let answer = evaluator.evaluate(challenge)
+            if let refused = answer.refused { record(refused, for: task) }
+            completionHandler(answer.disposition, answer.credential)
+            return
+        }
         completionHandler(.performDefaultHandling, nil)
         #endif
     }
@@ -235,12 +263,27 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             completionHandler(nil)
             return
         }
+        // A redirect to a pinned host that cannot be checked (Linux), or over plain HTTP, is not
+        // followed: the task ends with the 3xx, reported as the refusal. (Never `task.cancel()`
+        // here: swift-corelibs-foundation then traps on the completion handler.)
+        if let refused = trustEvaluator?.refusal(for: next.url) {
+            record(refused, for: task)
+            completionHandler(nil)
+            return
+        }
         let origin = task.originalRequest?.url ?? response.url
         if !Self.sameOrigin(origin, next.url) {
             next.setValue(nil, forHTTPHeaderField: "Authorization")
             next.setValue(nil, forHTTPHeaderField: "Cookie")
         }
         completionHandler(next)
+    }
+
+    /// Keeps why `task`'s server was refused, for its end.
+    private func record(_ refusal: NetworkError, for task: URLSessionTask) {
+        lock.lock()
+        filed(ObjectIdentifier(task))?.refusal = refusal
+        lock.unlock()
     }
 
     /// Whether two URLs share scheme, host and port.

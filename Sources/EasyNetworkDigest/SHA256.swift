@@ -1,13 +1,14 @@
-#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
-import EasyNetwork
-#endif
 import Foundation
 
-/// SHA-256 (FIPS 180-4), so the cache can name credentials on disk without writing
-/// them: Foundation has no digest on Linux, and a cryptographic hash is what makes a
-/// token unrecoverable from its cache key. Speed does not matter here (a key is a few
-/// hundred bytes, next to a file write).
-enum SHA256 {
+/// SHA-256 (FIPS 180-4), for the optional modules that need a digest and may not import
+/// each other: the cache names credentials on disk without writing them, public-key
+/// pinning hashes certificates' SubjectPublicKeyInfo. Foundation has no digest on Linux.
+/// Speed does not matter here (a cache key or a public key is a few hundred bytes, next to
+/// a file write or a TLS handshake).
+///
+/// `EasyNetworkDigest` is a target of its own but no product: the modules that use it
+/// depend on it, so an SDK that imports neither carries no digest, and the core none.
+package enum SHA256 {
     private static let roundConstants: [UInt32] = [
         0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
         0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
@@ -20,7 +21,7 @@ enum SHA256 {
     ]
 
     /// The digest of `message`, as 64 lowercase hexadecimal digits.
-    static func hex(_ message: Data) -> String {
+    package static func hex(_ message: Data) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(64)
@@ -32,7 +33,7 @@ enum SHA256 {
     }
 
     /// The digest of `message`: 32 bytes.
-    static func digest(_ message: Data) -> [UInt8] {
+    package static func digest(_ message: Data) -> [UInt8] {
         var bytes = [UInt8](message)
         let bitLength = UInt64(bytes.count) &* 8
         bytes.append(0x80)

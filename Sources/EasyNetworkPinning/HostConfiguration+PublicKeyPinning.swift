@@ -1,0 +1,27 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
+import Foundation
+
+/// Serializes changes of a host's pins, so that the feature and the session's judge never
+/// disagree (a private lock: no state another SDK could reach).
+private let pinningChange = Lock()
+
+extension HostConfiguration {
+    /// The public-key pins of this host's connections, or `nil` (the default): the system's
+    /// trust alone. See ``PublicKeyPinning``.
+    ///
+    /// Set it before the first request. Setting it ends the host's current session
+    /// gracefully, so that no connection made before (and never checked against these pins)
+    /// is reused; requests already running finish on it.
+    public var publicKeyPinning: PublicKeyPinning? {
+        get { feature(PublicKeyPinning.self) }
+        set {
+            pinningChange.lock()
+            setFeature(newValue, as: PublicKeyPinning.self)
+            transport.trustEvaluator = newValue
+            pinningChange.unlock()
+            transport.renewSession()
+        }
+    }
+}

@@ -1,0 +1,99 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The pinned hosts of a ``PublicKeyPinning`` and the decisions made of them: which entry
+/// covers a host name, whether a certificate chain passes, whether a request may be sent.
+/// Immutable. It is also the per-request plug-in of the pinning: its `adapt` refuses a
+/// request that pinning cannot protect (plain HTTP; Linux) before it is sent.
+final class PinRules: RequestPlugIn, RequestInterceptor, Sendable {
+    let hosts: [PinnedHost]
+
+    init(_ hosts: [PinnedHost]) {
+        self.hosts = hosts
+    }
+
+    /// Whether this platform checks pins: Apple platforms do, in the session's server-trust
+    /// challenge; swift-corelibs-foundation (Linux) gives no such challenge.
+    static var isEnforceable: Bool {
+        #if canImport(Security) && !canImport(FoundationNetworking)
+        return true
+        #else
+        return false
+        #endif
+    }
+
+    /// The entry that decides `name` at `date`: the host's own, else the subdomain rule of
+    /// its nearest parent; `nil` when none covers it or that one has expired.
+    func pinnedHost(for name: String, at date: Date) -> PinnedHost? {
+        let name = PinnedHost.normalized(name)
+        var best: PinnedHost?
+        for entry in hosts where entry.covers(name) && entry.host.count > (best?.host.count ?? -1) {
+            best = entry
+        }
+        guard let best, !best.hasExpired(at: date) else { return nil }
+        return best
+    }
+
+    /// Passes when a certificate of `chain` (DER, leaf first, as the system verified it)
+    /// has a key `entry` pins; throws why not.
+    func check(_ chain: [Data], against entry: PinnedHost) throws(PublicKeyPinningError) {
+        var served: [String] = []
+        var unreadable: [String] = []
+        for index in chain.indices {
+            switch SubjectPublicKeyInfo.pin(ofCertificate: chain[index]) {
+            case .success(let pin):
+                if entry.pins.contains(pin) { return }
+                served.append(pin)
+            case .failure(let problem):
+                unreadable.append("certificate " + String(index) + ": " + problem.reason)
+            }
+        }
+        let notes = unreadable.isEmpty ? "" : " (unreadable: " + unreadable.joined(separator: "; ") + ")"
+        guard !served.isEmpty else {
+            let message = chain.isEmpty ? "the server presented no certificate" : "no certificate of the chain could be read" + notes
+            throw PublicKeyPinningError(.malformedCertificate, host: entry.host, message: message)
+        }
+        throw PublicKeyPinningError(
+            .noPinMatched, host: entry.host,
+            message: "none of the " + String(chain.count) + " certificates of the verified chain has a pinned key" + notes,
+            servedPins: served
+        )
+    }
+
+    /// Why a request to `url` may not be sent, or `nil`: a pinned host must be reached
+    /// over HTTPS, and where pins cannot be checked only if it allows unpinned requests.
+    func refusal(for url: URL?, at date: Date = Date()) -> NetworkError? {
+        guard let url, let name = url.host, let entry = pinnedHost(for: name, at: date) else { return nil }
+        if url.scheme?.lowercased() != "https" {
+            return PublicKeyPinningError(
+                .notHTTPS, host: entry.host,
+                message: "a pinned host is only reached over HTTPS, and this request is for " + (url.scheme ?? "no scheme")
+            ).networkError(url: url)
+        }
+        if !Self.isEnforceable, !entry.allowsUnpinnedWhereUnsupported {
+            return PublicKeyPinningError(
+                .notEnforceable, host: entry.host,
+                message: "pins cannot be checked on this platform (swift-corelibs-foundation gives no server-trust challenge), "
+                    + "so requests to a pinned host are refused; PinnedHost(allowsUnpinnedWhereUnsupported: true) sends them "
+                    + "checked by the system's trust alone"
+            ).networkError(url: url)
+        }
+        return nil
+    }
+
+    var interceptor: (any RequestInterceptor)? { self }
+
+    /// Refuses a request pinning cannot protect before it is sent (every attempt, downloads too).
+    func adapt(_ urlRequest: URLRequest, context: RequestContext, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
+        if let refused = refusal(for: urlRequest.url) {
+            completion(.failure(refused))
+        } else {
+            completion(.success(urlRequest))
+        }
+    }
+}

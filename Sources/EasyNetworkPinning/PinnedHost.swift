@@ -1,0 +1,110 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
+import Foundation
+
+/// The public keys one host name may present: SHA-256 hashes of SubjectPublicKeyInfos
+/// (base64, as HPKP and TrustKit write them; see <doc:PinningPublicKeys> for the `openssl`
+/// command that makes them). A connection passes when any certificate of the chain the
+/// system verified (leaf, intermediate or root) has a key among ``pins``.
+///
+/// ```swift
+/// let api = try PinnedHost(
+///     "api.example.com",
+///     pins: ["AsCouOfb2JBaDYcWrRwmlqNUmbnkWH5fPCFsyzpAzaU=",   // the key in use
+///            "o/88pT3o8CGe7QHsNcyBgbLzgIjvPQqEKB+0Gv4ZsgA="],  // the backup key, kept offline
+///     expires: Date(timeIntervalSince1970: 1_893_456_000)       // 2030-01-01
+/// )
+/// ```
+public struct PinnedHost: Sendable {
+    /// The host name, lowercased, without a trailing dot (an IPv6 address without brackets).
+    public let host: String
+    /// The base64 SHA-256 hashes of the accepted SubjectPublicKeyInfos: two or more,
+    /// each once, in the order given.
+    public let pins: [String]
+    /// Whether every subdomain of ``host`` (`a.host`, `b.a.host`, …) is pinned too; a
+    /// subdomain with a pinned host of its own follows that one.
+    public let includesSubdomains: Bool
+    /// When the pins stop applying, or `nil` for never. After it the host is no longer
+    /// pinned (checked by the system's trust alone), so an app that is never updated keeps
+    /// its network when the keys change: set it to a date you are sure to ship new pins by.
+    public let expires: Date?
+    /// Whether, where pins cannot be checked (Linux: swift-corelibs-foundation gives no
+    /// server-trust challenge), requests to this host go out checked by the system's trust
+    /// alone. `false` (the default): they are refused with
+    /// ``PublicKeyPinningError/Reason-swift.struct/notEnforceable``.
+    public let allowsUnpinnedWhereUnsupported: Bool
+
+    /// Pins `host`.
+    ///
+    /// - Parameters:
+    ///   - host: a host name (`api.example.com`) or IP address; no scheme, port, path or `*`.
+    ///   - pins: base64 SHA-256 hashes of SubjectPublicKeyInfos, at least two different
+    ///     ones: the key in use and a backup key that is in no certificate yet, so that a
+    ///     lost or compromised key can be replaced without locking out the apps in use.
+    ///   - includesSubdomains: whether the subdomains of `host` are pinned too.
+    ///   - expires: when the pins stop applying; `nil` for never.
+    ///   - allowsUnpinnedWhereUnsupported: whether requests may go out unpinned where pins
+    ///     cannot be checked (Linux).
+    /// - Throws: ``PublicKeyPinningError`` with reason
+    ///   ``PublicKeyPinningError/Reason-swift.struct/invalidConfiguration``, saying what is wrong.
+    public init(
+        _ host: String,
+        pins: [String],
+        includesSubdomains: Bool = false,
+        expires: Date? = nil,
+        allowsUnpinnedWhereUnsupported: Bool = false
+    ) throws {
+        let name = Self.normalized(host)
+        func invalid(_ reason: String) -> PublicKeyPinningError {
+            PublicKeyPinningError(.invalidConfiguration, host: name, message: reason)
+        }
+        // Letters, digits, `-` and `.`; colons only in an IPv6 address (two or more), so
+        // `host:port` is refused.
+        var colons = 0
+        for byte in name.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."): continue
+            case UInt8(ascii: ":"): colons += 1
+            default: throw invalid("'" + host + "' is not a host name (no scheme, port, path or wildcard)")
+            }
+        }
+        guard !name.isEmpty, !name.contains(".."), !name.hasPrefix("."), colons == 0 || colons >= 2 else {
+            throw invalid("'" + host + "' is not a host name (no scheme, port, path or wildcard)")
+        }
+        var accepted: [String] = []
+        for pin in pins {
+            guard let digest = Data(base64Encoded: pin), digest.count == 32 else {
+                throw invalid("'" + pin + "' is not the base64 of a SHA-256 hash (32 bytes)")
+            }
+            let canonical = digest.base64EncodedString()
+            if !accepted.contains(canonical) { accepted.append(canonical) }
+        }
+        guard accepted.count >= 2 else {
+            throw invalid("a pinned host needs at least two different pins: the key in use and a backup key")
+        }
+        self.host = name
+        self.pins = accepted
+        self.includesSubdomains = includesSubdomains
+        self.expires = expires
+        self.allowsUnpinnedWhereUnsupported = allowsUnpinnedWhereUnsupported
+    }
+
+    /// `name` as entries compare it: lowercased, without a trailing dot or IPv6 brackets.
+    static func normalized(_ name: String) -> String {
+        var text = Substring(name.lowercased())
+        if text.hasPrefix("["), text.hasSuffix("]") { text = text.dropFirst().dropLast() }
+        if text.hasSuffix(".") { text = text.dropLast() }
+        return String(text)
+    }
+
+    /// Whether this entry pins `name` (lowercased, without a trailing dot), expired or not.
+    func covers(_ name: String) -> Bool {
+        name == host || (includesSubdomains && name.hasSuffix("." + host))
+    }
+
+    /// Whether the pins have stopped applying at `date`.
+    func hasExpired(at date: Date) -> Bool {
+        expires.map { date >= $0 } ?? false
+    }
+}

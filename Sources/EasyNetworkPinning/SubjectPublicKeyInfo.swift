@@ -1,0 +1,103 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+import EasyNetworkDigest
+#endif
+import Foundation
+
+/// The SubjectPublicKeyInfo of an X.509 certificate, read from its DER bytes by a minimal
+/// walker (RFC 5280 §4.1): `Certificate ::= SEQUENCE { tbsCertificate SEQUENCE {
+/// [0] version OPTIONAL, serialNumber INTEGER, signature, issuer, validity, subject,
+/// subjectPublicKeyInfo SEQUENCE { algorithm SEQUENCE, subjectPublicKey BIT STRING }, … },
+/// signatureAlgorithm SEQUENCE, signatureValue BIT STRING }`. It reads only those
+/// elements, strictly: definite, minimally encoded lengths within their parent, the tags
+/// above at their places, nothing after the certificate. It never trusts a length (every
+/// one is checked against the bytes left) and never traps: bad input is a reason, not a
+/// crash. Whether the certificate is valid is the system's trust evaluation's business.
+enum SubjectPublicKeyInfo {
+    /// One element: its tag, and where its content starts and its end (both in the input).
+    private typealias Element = (tag: UInt8, content: Int, end: Int)
+
+    /// The DER bytes (tag and length included) of the SubjectPublicKeyInfo of the
+    /// certificate `der`, or why they cannot be read.
+    static func of(certificate der: Data) -> Result<Data, Problem> {
+        let bytes = [UInt8](der)
+        do throws(Problem) {
+            let certificate = try element(bytes, at: 0, end: bytes.count, tag: 0x30, what: "the certificate")
+            guard certificate.end == bytes.count else { throw Problem("bytes follow the certificate") }
+            let tbs = try element(bytes, at: certificate.content, end: certificate.end, tag: 0x30, what: "tbsCertificate")
+            var position = tbs.content
+            if position < tbs.end, bytes[position] == 0xA0 {
+                position = try element(bytes, at: position, end: tbs.end, tag: 0xA0, what: "the version").end
+            }
+            for (tag, what) in [(UInt8(0x02), "the serial number"), (0x30, "the signature algorithm"), (0x30, "the issuer"),
+                                (0x30, "the validity"), (0x30, "the subject")] {
+                position = try element(bytes, at: position, end: tbs.end, tag: tag, what: what).end
+            }
+            let key = try element(bytes, at: position, end: tbs.end, tag: 0x30, what: "the SubjectPublicKeyInfo")
+            let algorithm = try element(bytes, at: key.content, end: key.end, tag: 0x30, what: "the key's algorithm")
+            let publicKey = try element(bytes, at: algorithm.end, end: key.end, tag: 0x03, what: "the public key")
+            guard publicKey.end == key.end else { throw Problem("bytes follow the public key inside the SubjectPublicKeyInfo") }
+            // The outer structure must be whole too: a signature algorithm and a signature after tbsCertificate.
+            let signatureAlgorithm = try element(bytes, at: tbs.end, end: certificate.end, tag: 0x30, what: "the signature algorithm")
+            let signature = try element(bytes, at: signatureAlgorithm.end, end: certificate.end, tag: 0x03, what: "the signature")
+            guard signature.end == certificate.end else { throw Problem("bytes follow the signature") }
+            return .success(Data(bytes[position..<key.end]))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The pin of the certificate `der`: the base64 SHA-256 of its SubjectPublicKeyInfo.
+    static func pin(ofCertificate der: Data) -> Result<String, Problem> {
+        of(certificate: der).map(pin(ofKey:))
+    }
+
+    /// The pin of a DER SubjectPublicKeyInfo.
+    static func pin(ofKey spki: Data) -> String {
+        Data(SHA256.digest(spki)).base64EncodedString()
+    }
+
+    /// The element at `start`, which must have `tag` and end by `end`.
+    private static func element(_ bytes: [UInt8], at start: Int, end: Int, tag: UInt8, what: String) throws(Problem) -> Element {
+        guard start < end else { throw Problem("the bytes end before " + what) }
+        guard bytes[start] == tag else {
+            throw Problem(what + " has tag " + hex(bytes[start]) + ", not " + hex(tag))
+        }
+        guard start + 1 < end else { throw Problem("the bytes end inside the length of " + what) }
+        let first = bytes[start + 1]
+        var content = start + 2
+        var length = 0
+        if first < 0x80 {
+            length = Int(first)
+        } else {
+            let count = Int(first & 0x7F)
+            guard count != 0 else { throw Problem(what + " has an indefinite length (BER, not DER)") }
+            guard count <= 4 else { throw Problem(what + " has a length of " + String(count) + " bytes") }
+            guard count <= end - content else { throw Problem("the bytes end inside the length of " + what) }
+            for index in content..<(content + count) {
+                length = length << 8 | Int(bytes[index])
+            }
+            guard bytes[content] != 0, length >= 0x80 else { throw Problem(what + " has a length that is not minimally encoded") }
+            content += count
+        }
+        guard length <= end - content else {
+            throw Problem(what + " claims " + String(length) + " bytes, " + String(end - content) + " are left")
+        }
+        return (tag, content, content + length)
+    }
+
+    /// `byte` as `0x` and two hexadecimal digits.
+    private static func hex(_ byte: UInt8) -> String {
+        let digits = Array("0123456789abcdef")
+        return "0x" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0x0F)])
+    }
+
+    /// Why a certificate's key could not be read.
+    struct Problem: Error {
+        let reason: String
+
+        init(_ reason: String) {
+            self.reason = reason
+        }
+    }
+}
