@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "EasyNetworkOrchestration", targets: ["EasyNetworkOrchestration"]),
         .library(name: "EasyNetworkCache", targets: ["EasyNetworkCache"]),
         .library(name: "EasyNetworkDownloads", targets: ["EasyNetworkDownloads"]),
+        .library(name: "EasyNetworkOutbox", targets: ["EasyNetworkOutbox"]),
     ],
     targets: [
         .target(name: "EasyNetwork", exclude: privacyExclude, resources: privacyManifest),
@@ -39,6 +40,7 @@ let package = Package(
         .target(name: "EasyNetworkOrchestration", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
         .target(name: "EasyNetworkCache", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
         .target(name: "EasyNetworkDownloads", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
+        .target(name: "EasyNetworkOutbox", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
         // EmbeddingHygieneTests checks a RequestBatch next to the core's objects;
         // HostConfigurationTests sets every host property, the cache's and the
         // authenticator's too; retry and interceptor tests run next to a token;
@@ -61,6 +63,13 @@ let package = Package(
         // CacheStageTests keys entries on the token of a host's authenticator.
         .testTarget(name: "EasyNetworkCacheTests", dependencies: ["EasyNetworkCache", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkPlugins"]),
         .testTarget(name: "EasyNetworkDownloadsTests", dependencies: ["EasyNetworkDownloads", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport"]),
+        // The process OutboxCrashTests kills (SIGKILL) while it accepts and delivers entries;
+        // the tests find it next to their own bundle in the build folder.
+        .executableTarget(name: "EasyNetworkOutboxChild", dependencies: ["EasyNetworkOutbox", "EasyNetwork"], path: "Tests/EasyNetworkOutboxChild"),
+        .testTarget(
+            name: "EasyNetworkOutboxTests",
+            dependencies: ["EasyNetworkOutbox", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkOutboxChild"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -85,8 +85,9 @@ public final class EasyNetworkService: @unchecked Sendable {
     }
 
     /// The non-generic part of `perform`; `transfer` carries the attempts of a download
-    /// (see ``RequestExchange``).
-    package func start(_ request: BaseAPIRequest, sink: any ExchangeSink, uploadProgress: (@Sendable (Int64, Int64) -> Void)?, transfer: (any RequestPlugIn)? = nil) {
+    /// (see ``RequestExchange``). `built`, when given, is `request` built before (an
+    /// outbox's stored request): the exchange starts at adapting it, with no build stage.
+    package func start(_ request: BaseAPIRequest, sink: any ExchangeSink, uploadProgress: (@Sendable (Int64, Int64) -> Void)?, transfer: (any RequestPlugIn)? = nil, built: URLRequest? = nil) {
         lock.lock()
         let (priority, queuedAt) = (priority, queued)
         lock.unlock()
@@ -96,7 +97,7 @@ public final class EasyNetworkService: @unchecked Sendable {
         if admitted { track(exchange) }
         lock.unlock()
         if admitted {
-            exchange.start()
+            if let built { exchange.start(built: built) } else { exchange.start() }
         } else {
             exchange.cancel()
         }
