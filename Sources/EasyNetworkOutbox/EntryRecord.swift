@@ -78,7 +78,7 @@ struct EntryRecord: Sendable {
     /// The record in `bytes`, or `nil` when they are not a whole, intact entry file.
     init?(decoding bytes: [UInt8]) {
         guard bytes.count >= Self.headerSize, Array(bytes[0..<4]) == Self.magic, bytes[4] == Self.version,
-              Int(Reader.u32(bytes, at: 8)) == bytes.count - Self.headerSize
+              bytes[5] == 0, bytes[6] == 0, bytes[7] == 0, Int(Reader.u32(bytes, at: 8)) == bytes.count - Self.headerSize
         else { return nil }
         let crc = bytes.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[Self.headerSize...])) }
         guard crc == Reader.u32(bytes, at: 12) else { return nil }

@@ -8,8 +8,9 @@
 //   EasyNetworkOutboxChild drain FOLDER BASE-URL                   deliver until nothing is left, exit 0.
 //   EasyNetworkOutboxChild send FOLDER BASE-URL FIRST COUNT        send COUNT entries, deliver them all, exit 0.
 //   EasyNetworkOutboxChild try-send FOLDER BASE-URL [BYTES]        one send with a body of BYTES bytes;
-//       prints "accepted" or "refused CODE"; as root it first becomes nobody (uid 65534),
-//       with EASYNETWORK_CHILD_FSIZE=N it first limits files to N bytes (setrlimit, SIGXFSZ ignored).
+//       prints "accepted" or "refused CODE MESSAGE"; with EASYNETWORK_CHILD_NOBODY=1 a root process
+//       first becomes nobody (uid 65534), whom file permissions stop; with EASYNETWORK_CHILD_FSIZE=N
+//       it first limits its files to N bytes (setrlimit RLIMIT_FSIZE, SIGXFSZ ignored).
 import EasyNetwork
 import EasyNetworkOutbox
 import Foundation
@@ -86,7 +87,7 @@ case "try-send":
         var bound = rlimit(rlim_cur: limit, rlim_max: limit)
         guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &bound) == 0 else { fail("setrlimit failed") }
     }
-    if getuid() == 0 {
+    if getuid() == 0, ProcessInfo.processInfo.environment["EASYNETWORK_CHILD_NOBODY"] == "1" {
         guard setgid(65534) == 0, setuid(65534) == 0 else { fail("cannot become nobody") }
     }
     let outbox = Outbox(host: host, queue: queue, folder: folder, options: options)
