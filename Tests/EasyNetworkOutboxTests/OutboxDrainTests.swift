@@ -1,0 +1,61 @@
+import EasyNetwork
+import EasyNetworkTesting
+@testable import EasyNetworkOutbox
+import Foundation
+import XCTest
+
+/// 10,000 entries drain oldest first, and the outbox keeps only names in memory: bodies
+/// are read one at a time (per width), never all at once.
+final class OutboxDrainTests: OutboxTestCase {
+    /// Resident memory of this process in bytes (Linux), or `nil`.
+    private func residentBytes() -> Int? {
+        guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
+        let fields = statm.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return nil }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    func testTenThousandEntriesDrainInOrderWithFlatMemory() throws {
+        let count = 10_000
+        let arrived = Collector<Int>()
+        let server = self.server!
+        server.route("POST", "/events") { request in
+            arrived.append((request.jsonBody() as? [String: Any])?["n"] as? Int ?? -1)
+            if arrived.count % 500 == 0 { server.resetRecords() }  // the server keeps no body
+            return .status(200)
+        }
+        let outbox = makeOutbox()
+        // 2 KB bodies: all 10,000 held at once would take 20 MB. Sent from four threads
+        // (each send waits for its fsync; they overlap); entry names order them.
+        let padding = String(repeating: "p", count: 2_048)
+        let ids = Collector<(String, Int)>()
+        DispatchQueue.concurrentPerform(iterations: 4) { part in
+            for n in stride(from: part, to: count, by: 4) {
+                do {
+                    ids.append((try outbox.send(EventRequest(n: n, extraHeaders: ["X-Padding": padding])).id, n))
+                } catch {
+                    XCTFail("send \(n): \(error)")
+                }
+            }
+        }
+        XCTAssertEqual(outbox.pendingCount, count)
+        var baseline: Int?, peak = 0
+        outbox.resume()
+        let deadline = Date().addingTimeInterval(300)
+        while outbox.pendingCount > 0, Date() < deadline {
+            usleep(10_000)
+            // Measured from 1,000 deliveries on: the session, its threads and buffers are warm.
+            guard arrived.count >= 1_000, let resident = residentBytes() else { continue }
+            if baseline == nil { baseline = resident }
+            peak = max(peak, resident)
+        }
+        XCTAssertEqual(outbox.pendingCount, 0)
+        XCTAssertEqual(arrived.values, ids.values.sorted { $0.0 < $1.0 }.map(\.1), "oldest first")
+        XCTAssertEqual(outbox.locked { outbox.state.peakInFlight }, 1, "one entry in memory at a time (width 1)")
+        if let baseline {
+            print("OutboxDrainTests: resident memory \(baseline / 1024) KB after 1,000 deliveries, at most \(peak / 1024) KB over the other 9,000 (+\((peak - baseline) / 1024) KB)")
+            XCTAssertLessThan(peak - baseline, 8 * 1024 * 1024, "memory grew with the entries delivered")
+        }
+        XCTAssertEqual(files("pending"), [])
+    }
+}
