@@ -16,7 +16,8 @@ Pod::Spec.new do |s|
     host, and maps responses into your types. Foundation only, no dependencies, silent inside
     somebody else's app, Swift 6 strict concurrency. The optional subspecs add tokens and logging
     (Plugins), chains and batches (Orchestration), a disk response cache (Cache), resumable
-    downloads to disk (Downloads) and a loopback test server (Testing).
+    downloads to disk (Downloads), an outbox of requests stored on disk until delivered
+    (Outbox) and a loopback test server (Testing).
   DESC
   s.homepage = repository
   s.license = { type: 'MIT', file: 'LICENSE' }
@@ -71,6 +72,13 @@ Pod::Spec.new do |s|
     downloads.resource_bundles = { 'EasyNetworkDownloads' => ['Sources/EasyNetworkDownloads/PrivacyInfo.xcprivacy'] }
     downloads.dependency 'EasyNetwork/Core'
     downloads.frameworks = 'Foundation'
+  end
+
+  s.subspec 'Outbox' do |outbox|
+    outbox.source_files = 'Sources/EasyNetworkOutbox/**/*.swift'
+    outbox.resource_bundles = { 'EasyNetworkOutbox' => ['Sources/EasyNetworkOutbox/PrivacyInfo.xcprivacy'] }
+    outbox.dependency 'EasyNetwork/Core'
+    outbox.frameworks = 'Foundation'
   end
 
   # For test targets. Like the SwiftPM product it needs no other subspec (and no XCTest).
