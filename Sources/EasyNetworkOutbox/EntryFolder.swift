@@ -30,14 +30,28 @@ struct EntryFolder: Sendable {
     }
 
     let root: URL
+    /// The subfolders' paths, made once: every file operation names one.
+    private let paths: [String]
     static let suffix = ".entry"
+
+    init(root: URL) {
+        self.root = root
+        paths = [Place.pending, .dead, .aside, .tmp].map { root.appendingPathComponent($0.rawValue, isDirectory: true).path }
+    }
 
     func url(_ place: Place) -> URL {
         root.appendingPathComponent(place.rawValue, isDirectory: true)
     }
 
     func path(_ place: Place, _ name: String = "") -> String {
-        name.isEmpty ? url(place).path : url(place).appendingPathComponent(name).path
+        let folder: String
+        switch place {
+        case .pending: folder = paths[0]
+        case .dead: folder = paths[1]
+        case .aside: folder = paths[2]
+        case .tmp: folder = paths[3]
+        }
+        return name.isEmpty ? folder : folder + "/" + name
     }
 
     /// Creates the folder and its subfolders (owner-only); idempotent.

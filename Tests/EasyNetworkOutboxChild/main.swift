@@ -6,6 +6,7 @@
 //       (POST /events {"n": n}) forever, delivering as it goes; before each send it appends
 //       "T n" to LOG, after it returned "A n" (one write(2) each, so a kill loses no line).
 //   EasyNetworkOutboxChild drain FOLDER BASE-URL                   deliver until nothing is left, exit 0.
+//   Both print "ready" once their outbox is resumed.
 //   EasyNetworkOutboxChild send FOLDER BASE-URL FIRST COUNT        send COUNT entries, deliver them all, exit 0.
 //   EasyNetworkOutboxChild try-send FOLDER BASE-URL [BYTES]        one send with a body of BYTES bytes;
 //       prints "accepted" or "refused CODE MESSAGE"; with EASYNETWORK_CHILD_NOBODY=1 a root process
@@ -41,6 +42,11 @@ host.callbackQueue = DispatchQueue(label: "child.callbacks")
 var options = OutboxOptions(retryDelay: 0.01, maxRetryDelay: 0.2)
 let queue = NetworkQueue(maxConcurrentOperationCount: 4)
 
+/// Tells the parent (one line on standard output) that the outbox is working.
+func ready() {
+    FileHandle.standardOutput.write(Data("ready\n".utf8))
+}
+
 /// Waits until `outbox` has nothing left to deliver, then exits 0.
 func drainAndExit(_ outbox: Outbox) -> Never {
     while outbox.pendingCount > 0 { usleep(5_000) }
@@ -54,6 +60,7 @@ case "send-loop":
     guard log >= 0 else { fail("cannot open the log") }
     let outbox = Outbox(host: host, queue: queue, folder: folder, options: options)
     outbox.resume()
+    ready()
     var n = first
     while true {
         let tried = "T \(n)\n", accepted = "A \(n)\n"
@@ -70,6 +77,7 @@ case "send-loop":
 case "drain":
     let outbox = Outbox(host: host, queue: queue, folder: folder, options: options)
     outbox.resume()
+    ready()
     drainAndExit(outbox)
 case "send":
     guard arguments.count == 6, let first = Int(arguments[4]), let count = Int(arguments[5]) else { fail("send FOLDER BASE-URL FIRST COUNT") }

@@ -26,8 +26,10 @@ final class OutboxCrashTests: OutboxTestCase {
         for round in 0..<rounds {
             // Every fifth child only delivers what the others left: its kill lands mid-delivery.
             let arguments = round % 5 == 4 ? ["drain", folder.path, url] : ["send-loop", folder.path, url, logFile, String(round * 100_000)]
-            let (child, _) = try startChild(arguments)
-            usleep(UInt32.random(in: 10_000...90_000))
+            let (child, output) = try startChild(arguments)
+            // From the moment its outbox works (a process starts slower under ThreadSanitizer).
+            _ = output.fileHandleForReading.availableData
+            usleep(UInt32.random(in: 0...60_000))
             kill(child.processIdentifier, SIGKILL)
             child.waitUntilExit()
         }

@@ -32,7 +32,7 @@ final class OutboxDrainTests: OutboxTestCase {
         DispatchQueue.concurrentPerform(iterations: 4) { part in
             for n in stride(from: part, to: count, by: 4) {
                 do {
-                    ids.append((try outbox.send(EventRequest(n: n, extraHeaders: ["X-Padding": padding])).id, n))
+                    ids.append((try outbox.send(EventRequest(n: n, padding: padding)).id, n))
                 } catch {
                     XCTFail("send \(n): \(error)")
                 }

@@ -12,10 +12,12 @@ struct EventRequest: BaseAPIRequest {
     let n: Int
     var path = "/events"
     var extraHeaders: [String: String] = [:]
+    /// Text added to the body, to make it larger.
+    var padding = ""
     var api: String { path }
     var method: NetworkService.Method { .post }
     var query: NetworkService.QueryType { .json }
-    var params: [String: Any]? { ["n": n] }
+    var params: [String: Any]? { padding.isEmpty ? ["n": n] : ["n": n, "padding": padding] }
     var headers: [String: String]? { ["Authorization": "Bearer secret", "Cookie": "session=1"].merging(extraHeaders) { $1 } }
 }
 
