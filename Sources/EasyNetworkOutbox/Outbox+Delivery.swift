@@ -46,7 +46,11 @@ extension Outbox {
             guard state.resumed, state.inFlight.count < options.width else { return lock.unlock() }
             if let until = state.waitUntil {
                 guard until <= now else {
+                    // A backoff: the lock is let go meanwhile (another outbox may deliver; the
+                    // wait is in the entry's file, so it waits too), taken again on waking.
+                    let idle = state.inFlight.isEmpty
                     lock.unlock()
+                    if idle { folderLock.release() }
                     return wake(after: until.timeIntervalSince(now))
                 }
                 state.waitUntil = nil

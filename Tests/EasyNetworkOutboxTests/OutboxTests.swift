@@ -131,6 +131,27 @@ final class OutboxTests: OutboxTestCase {
         XCTAssertEqual(log.numbers, [1, 2, 3])
     }
 
+    func testACancelledDeliveryIsNoAttemptAndTheEntryGoesAgain() throws {
+        serveEvents { _ in .delayed(0.3, .status(200)) }
+        let outbox = makeOutbox()
+        let entry = try outbox.send(EventRequest(n: 1))
+        let delivered = Collector<OutboxEntry>()
+        outbox.onDelivered = { delivered.append($0) }
+        // Cancelled while it waits in the SDK's suspended queue (it never runs)...
+        queue.isSuspended = true
+        outbox.resume()
+        waitUntil("queued") { queue.operationCount == 1 }
+        queue.cancelAllOperations()
+        queue.isSuspended = false
+        // ...then while in flight.
+        waitUntil("sent") { log.events.count == 1 }
+        queue.cancelAllOperations()
+        waitUntil("delivered after all") { delivered.count == 1 }
+        XCTAssertEqual(log.events.map(\.key), [entry.idempotencyKey, entry.idempotencyKey])
+        XCTAssertEqual(delivered.values.first?.attempts, 0, "cancellations are not attempts")
+        XCTAssertEqual(outbox.deadLetters().count, 0)
+    }
+
     func testAnOutboxSurvivesItsProcessAndANewOneDeliversWhatWasStored() throws {
         serveEvents()
         var first: Outbox? = makeOutbox()
