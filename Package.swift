@@ -64,11 +64,12 @@ let package = Package(
         .testTarget(name: "EasyNetworkCacheTests", dependencies: ["EasyNetworkCache", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkPlugins"]),
         .testTarget(name: "EasyNetworkDownloadsTests", dependencies: ["EasyNetworkDownloads", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport"]),
         // The process OutboxCrashTests kills (SIGKILL) while it accepts and delivers entries;
-        // the tests find it next to their own bundle in the build folder.
+        // the tests find it next to their own bundle in the build folder. OutboxTests
+        // delivers with a host's TokenAuthenticator.
         .executableTarget(name: "EasyNetworkOutboxChild", dependencies: ["EasyNetworkOutbox", "EasyNetwork"], path: "Tests/EasyNetworkOutboxChild"),
         .testTarget(
             name: "EasyNetworkOutboxTests",
-            dependencies: ["EasyNetworkOutbox", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkOutboxChild"]
+            dependencies: ["EasyNetworkOutbox", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkOutboxChild", "EasyNetworkPlugins"]
         ),
     ],
     swiftLanguageModes: [.v6]

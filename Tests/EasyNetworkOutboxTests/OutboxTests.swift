@@ -1,4 +1,5 @@
 import EasyNetwork
+import EasyNetworkPlugins
 import EasyNetworkTesting
 @testable import EasyNetworkOutbox
 import Foundation
@@ -76,6 +77,28 @@ final class OutboxTests: OutboxTestCase {
         XCTAssertEqual(delivered.values.first?.id, entry.id)
         waitUntil("file removed") { files("pending").isEmpty }
         XCTAssertEqual(outbox.pendingCount, 0)
+    }
+
+    func testTheHostsTokenRefreshesAndReplaysWithinADeliveryWithTheSameKey() throws {
+        serveEvents()
+        server.route("POST", "/events") { [log] request in
+            log.record(request)
+            return request.header("Authorization") == "Bearer new" ? .status(200) : .status(401)
+        }
+        let host = makeHost()
+        let refreshes = Collector<Int>()
+        host.authenticator = TokenAuthenticator(token: "old") { done in
+            refreshes.append(1)
+            done(.success("new"))
+        }
+        let outbox = makeOutbox(host: host)
+        let entry = try outbox.send(EventRequest(n: 1))
+        outbox.resume()
+        waitUntil("delivered") { outbox.pendingCount == 0 }
+        XCTAssertEqual(log.events.map { $0.request.header("Authorization") }, ["Bearer old", "Bearer new"])
+        XCTAssertEqual(log.events.map(\.key), [entry.idempotencyKey, entry.idempotencyKey])
+        XCTAssertEqual(refreshes.count, 1)
+        XCTAssertEqual(outbox.deadLetters().count, 0)
     }
 
     func testARequestThatBringsItsOwnKeyKeepsItAndAConfiguredHeaderCarriesIt() throws {
