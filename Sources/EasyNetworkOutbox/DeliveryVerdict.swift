@@ -18,11 +18,16 @@ enum DeliveryVerdict: Equatable {
     /// A final answer: the entry becomes a dead letter.
     case final
 
-    /// Transport errors where the request never left the device.
-    private static let neverSent: Set<URLError.Code> = [
-        .notConnectedToInternet, .cannotFindHost, .cannotConnectToHost, .dnsLookupFailed,
-        .internationalRoamingOff, .callIsActive, .dataNotAllowed,
-    ]
+    /// Whether a transport error means the request never left the device.
+    private static func neverSent(_ error: URLError?) -> Bool {
+        switch error?.code {
+        case .notConnectedToInternet?, .cannotFindHost?, .cannotConnectToHost?, .dnsLookupFailed?,
+             .internationalRoamingOff?, .callIsActive?, .dataNotAllowed?:
+            return true
+        default:
+            return false
+        }
+    }
 
     /// Transport errors, 408, 429, 5xx and a failed token refresh retry; a cancellation is
     /// no attempt; anything else is final.
@@ -37,7 +42,7 @@ enum DeliveryVerdict: Equatable {
         case .cancelled:
             return .notSent
         case .transport:
-            return .retry(counted: !(error.urlError.map { neverSent.contains($0.code) } ?? false))
+            return .retry(counted: !neverSent(error.urlError))
         case .unacceptableStatus:
             guard let status = error.statusCode, status == 408 || status == 429 || (500...599).contains(status) else { return .final }
             return .retry(counted: true)

@@ -179,14 +179,12 @@ struct EntryFolder: Sendable {
     /// The entry files in `place`, sorted by name (oldest first), with their sizes.
     func list(_ place: Place) -> [(name: String, size: Int)] {
         let urls = (try? FileManager.default.contentsOfDirectory(at: url(place), includingPropertiesForKeys: [.fileSizeKey])) ?? []
-        var files: [(name: String, size: Int)] = []
-        files.reserveCapacity(urls.count)
+        var sizes: [String: Int] = [:]
         for url in urls where url.lastPathComponent.hasSuffix(Self.suffix) {
-            let size = (try? url.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0
-            files.append((url.lastPathComponent, size))
+            sizes[url.lastPathComponent] = (try? url.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0
         }
-        files.sort { $0.name < $1.name }
-        return files
+        // Names sorted as plain strings: the one sort of the module.
+        return Array(sizes.keys).sorted().map { ($0, sizes[$0] ?? 0) }
     }
 
     /// Removes the temporary files of processes that no longer run (a write cut short).
@@ -194,7 +192,9 @@ struct EntryFolder: Sendable {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path(.tmp))) ?? []
         let me = getpid()
         for name in names {
-            guard let dash = name.firstIndex(of: "-"), let pid = Int32(name[..<dash]), pid != me else { continue }
+            // The pid before the dash (`strtol` stops there); 0 for a name that has none.
+            let pid = Int32(truncatingIfNeeded: strtol(name, nil, 10))
+            guard pid > 0, pid != me else { continue }
             if kill(pid, 0) != 0, errno == ESRCH {
                 unlink(path(.tmp, name))
             }

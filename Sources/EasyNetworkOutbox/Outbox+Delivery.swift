@@ -13,7 +13,7 @@ extension Outbox {
         do {
             try load()
         } catch {
-            return report(OutboxProblem(kind: .storage, entryID: nil, file: folder, message: "cannot prepare the folder: \(error)"))
+            return reportStorage("cannot prepare the folder", entry: nil, error: error)
         }
         lock.lock()
         let resumed = state.resumed, idle = state.inFlight.isEmpty
@@ -27,7 +27,7 @@ extension Outbox {
             do {
                 acquired = try folderLock.tryAcquire()
             } catch {
-                report(OutboxProblem(kind: .storage, entryID: nil, file: folder, message: "cannot take the folder's lock, nothing is delivered: \(error)"))
+                reportStorage("cannot take the folder's lock, nothing is delivered", entry: nil, error: error)
                 return wake(after: options.maxRetryDelay)
             }
             // Another outbox delivers: it will take the entries this one stored too, and
@@ -84,12 +84,12 @@ extension Outbox {
         case .corrupt:
             setAside(name)
         case .failed(let error):
-            report(OutboxProblem(kind: .storage, entryID: name, file: nil, message: "cannot read the entry, it is tried again later: \(error)"))
+            reportStorage("cannot read the entry, it is tried again later", entry: name, error: error)
             hold(name, until: now.addingTimeInterval(max(1, options.retryDelay)))
         case .record(let record):
             guard let request = StoredRequest(record) else { return setAside(name) }
             if now.timeIntervalSince(record.createdAt) > options.maxAge {
-                return bury(record, error: nil, reason: "not delivered within maxAge (\(Int(options.maxAge)) s)")
+                return bury(record, error: nil, reason: "not delivered within maxAge (" + String(Int(options.maxAge)) + " s)")
             }
             if let notBefore = record.notBefore, notBefore > now {
                 // A backoff from an earlier launch; a clock set back cannot make it longer than the longest.
@@ -130,7 +130,7 @@ extension Outbox {
             if counted { next.countedAttempts += 1 }
             let now = Date()
             if next.countedAttempts >= options.maxAttempts {
-                bury(next, error: error, reason: "\(next.countedAttempts) attempts failed (maxAttempts), the last: " + (error?.localizedDescription ?? ""))
+                bury(next, error: error, reason: String(next.countedAttempts) + " attempts failed (maxAttempts), the last: " + (error?.localizedDescription ?? ""))
             } else if now.timeIntervalSince(record.createdAt) > options.maxAge {
                 bury(next, error: error, reason: "not delivered within maxAge, the last attempt: " + (error?.localizedDescription ?? ""))
             } else {
@@ -162,7 +162,7 @@ extension Outbox {
             state.resize(record.id, to: size)
             lock.unlock()
         } catch {
-            report(OutboxProblem(kind: .storage, entryID: record.id, file: nil, message: "cannot record the failed attempt (the entry is kept): \(error)"))
+            reportStorage("cannot record the failed attempt (the entry is kept)", entry: record.id, error: error)
         }
     }
 
@@ -171,7 +171,8 @@ extension Outbox {
     private func bury(_ record: EntryRecord, error: NetworkError?, reason: String) {
         var letter = record
         letter.statusCode = error?.statusCode
-        letter.responseBody = (error?.data).map { Data($0.prefix(64 * 1024)) } ?? Data()
+        let body = error?.data ?? Data()
+        letter.responseBody = body.count > 64 * 1024 ? body.subdata(in: 0..<64 * 1024) : body
         letter.reason = reason
         letter.endedAt = Date()
         letter.notBefore = nil
@@ -179,7 +180,7 @@ extension Outbox {
         do {
             size = try files.write(letter, to: .dead)
         } catch {
-            report(OutboxProblem(kind: .storage, entryID: record.id, file: nil, message: "cannot write the dead letter (the entry is kept and tried again): \(error)"))
+            reportStorage("cannot write the dead letter (the entry is kept and tried again)", entry: record.id, error: error)
             return hold(record.id, until: Date().addingTimeInterval(options.maxRetryDelay))
         }
         files.remove(record.id + EntryFolder.suffix, in: .pending)

@@ -118,8 +118,9 @@ public final class Outbox: @unchecked Sendable {
         record.id = state.newName()
         lock.unlock()
         let bytes = record.encoded()
-        guard bytes.count <= options.maxBytes else {
-            throw OutboxError(code: .tooLarge, message: "the entry takes \(bytes.count) bytes, more than maxBytes (\(options.maxBytes))")
+        // An entry's lengths are 32-bit in its file.
+        guard bytes.count <= options.maxBytes, bytes.count < Int(UInt32.max) else {
+            throw OutboxError(code: .tooLarge, message: "the entry takes " + String(bytes.count) + " bytes, more than maxBytes (" + String(options.maxBytes) + ")")
         }
         try makeRoom(for: bytes.count)
         do {
@@ -154,7 +155,7 @@ public final class Outbox: @unchecked Sendable {
             report(OutboxProblem(kind: .dropped, entryID: victim.name, file: nil, message: (victim.dead ? "dead letter " : "entry ") + victim.name + " removed to make room (whenFull: dropOldest)"))
         }
         guard fits else {
-            throw OutboxError(code: .full, message: "the outbox holds its maximum (maxEntries \(options.maxEntries), maxBytes \(options.maxBytes), dead letters included)")
+            throw OutboxError(code: .full, message: "the outbox holds its maximum (maxEntries " + String(options.maxEntries) + ", maxBytes " + String(options.maxBytes) + ", dead letters included)")
         }
     }
 
@@ -174,7 +175,7 @@ public final class Outbox: @unchecked Sendable {
         }
         var key: String?
         var headers: [EntryRecord.HeaderField] = []
-        for (name, value) in (urlRequest.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
+        for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] {
             if name.caseInsensitiveCompare(options.idempotencyHeader) == .orderedSame {
                 key = value
             } else if !options.isUnstored(name) {
@@ -248,11 +249,12 @@ public final class Outbox: @unchecked Sendable {
         state.beginScan()
         lock.unlock()
         let dead = files.list(.dead)
-        let deadNames = Set(dead.map(\.name))
         var pending = files.list(.pending)
-        if !deadNames.isEmpty {
+        if !dead.isEmpty {
+            var deadNames: [String: Int] = [:]
+            for file in dead { deadNames[file.name] = file.size }
             pending = pending.filter { file in
-                guard deadNames.contains(file.name) else { return true }
+                guard deadNames[file.name] != nil else { return true }
                 files.remove(file.name, in: .pending)
                 return false
             }
@@ -260,6 +262,12 @@ public final class Outbox: @unchecked Sendable {
         lock.lock()
         state.replace(pending: pending, dead: dead)
         lock.unlock()
+    }
+
+    /// Reports a failed file operation: what failed and the error's text.
+    @inline(never)
+    func reportStorage(_ what: String, entry: String?, error: any Error) {
+        report(OutboxProblem(kind: .storage, entryID: entry, file: entry == nil ? folder : nil, message: what + ": " + String(describing: error)))
     }
 
     /// Hands `problem` to ``onProblem`` on the callback queue.

@@ -13,8 +13,8 @@ struct OutboxState {
     private var head = 0
     /// The size of every entry on disk, waiting or being sent.
     private var pendingSizes: [String: Int] = [:]
-    /// The entries being sent.
-    private(set) var inFlight: Set<String> = []
+    /// The entries being sent (a few: at most the width).
+    private(set) var inFlight: [String] = []
     /// Dead letters, sorted by name, with their sizes.
     private var deadNames: [String] = []
     private var deadSizes: [String: Int] = [:]
@@ -100,20 +100,21 @@ struct OutboxState {
             waiting.removeFirst(head)
             head = 0
         }
-        inFlight.insert(name)
+        inFlight.append(name)
         peakInFlight = max(peakInFlight, inFlight.count)
         return name
     }
 
     /// A sent entry that waits again (in its place by name).
     mutating func putBack(_ name: String) {
-        guard inFlight.remove(name) != nil else { return }
+        guard let index = inFlight.firstIndex(of: name) else { return }
+        inFlight.remove(at: index)
         insertWaiting(name)
     }
 
     /// An entry that left (delivered, dead, gone, set aside): forgotten.
     mutating func forget(_ name: String) {
-        inFlight.remove(name)
+        if let index = inFlight.firstIndex(of: name) { inFlight.remove(at: index) }
         bytes -= pendingSizes.removeValue(forKey: name) ?? 0
         if let index = waitingIndex(name) {
             waiting.remove(at: index)
@@ -169,7 +170,7 @@ struct OutboxState {
     mutating func removeDead(_ name: String) {
         guard let size = deadSizes.removeValue(forKey: name) else { return }
         bytes -= size
-        deadNames.removeAll { $0 == name }
+        if let index = deadNames.firstIndex(of: name) { deadNames.remove(at: index) }
     }
 
     // MARK: Scans
@@ -201,8 +202,7 @@ struct OutboxState {
         for name in inFlight where sizes[name] == nil {
             sizes[name] = pendingSizes[name] ?? 0
         }
-        names.sort()
-        waiting = names
+        waiting = names.sorted()
         head = 0
         pendingSizes = sizes
         deadNames = dead.map { String($0.name.dropLast(EntryFolder.suffix.count)) }
