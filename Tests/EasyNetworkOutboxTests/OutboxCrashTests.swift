@@ -53,7 +53,7 @@ final class OutboxCrashTests: OutboxTestCase {
             XCTAssertNil(event.request.header("Authorization"), "the child's credential was never stored")
         }
         let arrived = Set(keysByNumber.keys)
-        XCTAssertGreaterThan(accepted.count, 100, "the children accepted too few entries to prove anything")
+        XCTAssertGreaterThan(accepted.count, 50, "the children accepted too few entries to prove anything")
         XCTAssertEqual(accepted.subtracting(arrived), [], "accepted entries that never arrived")
         XCTAssertEqual(arrived.subtracting(tried), [], "arrivals nobody sent")
         XCTAssertEqual(keysByNumber.values.filter { $0.count != 1 }.count, 0, "an entry arrived with two keys")
