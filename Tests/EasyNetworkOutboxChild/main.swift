@@ -93,7 +93,12 @@ case "try-send":
     if let limit = ProcessInfo.processInfo.environment["EASYNETWORK_CHILD_FSIZE"].flatMap(rlim_t.init) {
         signal(SIGXFSZ, SIG_IGN)
         var bound = rlimit(rlim_cur: limit, rlim_max: limit)
-        guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &bound) == 0 else { fail("setrlimit failed") }
+#if os(Linux)
+        let resource = Int32(RLIMIT_FSIZE.rawValue)
+#else
+        let resource = RLIMIT_FSIZE
+#endif
+        guard setrlimit(resource, &bound) == 0 else { fail("setrlimit failed") }
     }
     if getuid() == 0, ProcessInfo.processInfo.environment["EASYNETWORK_CHILD_NOBODY"] == "1" {
         guard setgid(65534) == 0, setuid(65534) == 0 else { fail("cannot become nobody") }

@@ -15,6 +15,16 @@ final class OutboxDrainTests: OutboxTestCase {
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
+    /// Whether this process runs under ThreadSanitizer (its runtime is linked in).
+    private var underThreadSanitizer: Bool {
+#if os(Linux)
+        let everywhere: UnsafeMutableRawPointer? = nil  // RTLD_DEFAULT
+#else
+        let everywhere = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT
+#endif
+        return dlsym(everywhere, "__tsan_init") != nil
+    }
+
     func testTenThousandEntriesDrainInOrderWithFlatMemory() throws {
         let count = 10_000
         let arrived = Collector<Int>()
@@ -25,9 +35,9 @@ final class OutboxDrainTests: OutboxTestCase {
             return .status(200)
         }
         let outbox = makeOutbox()
-        // 2 KB bodies: all 10,000 held at once would take 20 MB. Sent from four threads
+        // 4 KB bodies: all 10,000 held at once would take 40 MB. Sent from four threads
         // (each send waits for its fsync; they overlap); entry names order them.
-        let padding = String(repeating: "p", count: 2_048)
+        let padding = String(repeating: "p", count: 4_096)
         let ids = Collector<(String, Int)>()
         DispatchQueue.concurrentPerform(iterations: 4) { part in
             for n in stride(from: part, to: count, by: 4) {
@@ -53,8 +63,11 @@ final class OutboxDrainTests: OutboxTestCase {
         XCTAssertEqual(arrived.values, ids.values.sorted { $0.0 < $1.0 }.map(\.1), "oldest first")
         XCTAssertEqual(outbox.locked { outbox.state.peakInFlight }, 1, "one entry in memory at a time (width 1)")
         if let baseline {
-            print("OutboxDrainTests: resident memory \(baseline / 1024) KB after 1,000 deliveries, at most \(peak / 1024) KB over the other 9,000 (+\((peak - baseline) / 1024) KB)")
-            XCTAssertLessThan(peak - baseline, 8 * 1024 * 1024, "memory grew with the entries delivered")
+            print("OutboxDrainTests: ThreadSanitizer \(underThreadSanitizer), resident memory \(baseline / 1024) KB after 1,000 deliveries, at most \(peak / 1024) KB over the other 9,000 (+\((peak - baseline) / 1024) KB)")
+            // ThreadSanitizer's own shadow memory and histories grow with the work done
+            // (+7.5 MB measured over this drain with 2 KB bodies): a wider bound there.
+            let bound = (underThreadSanitizer ? 24 : 8) * 1024 * 1024
+            XCTAssertLessThan(peak - baseline, bound, "memory grew with the entries delivered")
         }
         XCTAssertEqual(files("pending"), [])
     }
