@@ -33,7 +33,7 @@ final class DeliveryOperation: ServiceOperation, @unchecked Sendable {
             report.fire(error.map(DeliveryOutcome.failed) ?? .delivered)
             finish()
         }
-        service.start(request, sink: sink, uploadProgress: nil, built: urlRequest)
+        service.start(request, built: urlRequest, sink: sink)
     }
 }
 

@@ -107,7 +107,7 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
     }
 
     /// Starts from `urlRequest`, built before (an outbox's stored request, see
-    /// ``EasyNetworkService/start(_:sink:uploadProgress:transfer:built:)``): no build
+    /// ``EasyNetworkService/start(_:built:sink:)``): no build
     /// stage; every attempt adapts, sends, validates, retries, maps and delivers as usual.
     func start(built urlRequest: URLRequest) {
         lock.lock()
