@@ -16,8 +16,8 @@ Pod::Spec.new do |s|
     host, and maps responses into your types. Foundation only, no dependencies, silent inside
     somebody else's app, Swift 6 strict concurrency. The optional subspecs add tokens and logging
     (Plugins), chains and batches (Orchestration), a disk response cache (Cache), resumable
-    downloads to disk (Downloads), public-key pinning (Pinning) and a loopback test server
-    (Testing).
+    downloads to disk (Downloads), public-key pinning (Pinning), an outbox of requests stored
+    on disk until delivered (Outbox) and a loopback test server (Testing).
   DESC
   s.homepage = repository
   s.license = { type: 'MIT', file: 'LICENSE' }
@@ -88,6 +88,13 @@ Pod::Spec.new do |s|
     pinning.dependency 'EasyNetwork/Core'
     pinning.dependency 'EasyNetwork/Digest'
     pinning.frameworks = 'Foundation', 'Security'
+  end
+
+  s.subspec 'Outbox' do |outbox|
+    outbox.source_files = 'Sources/EasyNetworkOutbox/**/*.swift'
+    outbox.resource_bundles = { 'EasyNetworkOutbox' => ['Sources/EasyNetworkOutbox/PrivacyInfo.xcprivacy'] }
+    outbox.dependency 'EasyNetwork/Core'
+    outbox.frameworks = 'Foundation'
   end
 
   # For test targets. Like the SwiftPM product it needs no other subspec (and no XCTest).

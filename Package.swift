@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "EasyNetworkCache", targets: ["EasyNetworkCache"]),
         .library(name: "EasyNetworkDownloads", targets: ["EasyNetworkDownloads"]),
         .library(name: "EasyNetworkPinning", targets: ["EasyNetworkPinning"]),
+        .library(name: "EasyNetworkOutbox", targets: ["EasyNetworkOutbox"]),
     ],
     targets: [
         .target(name: "EasyNetwork", exclude: privacyExclude, resources: privacyManifest),
@@ -44,6 +45,7 @@ let package = Package(
         // SHA-256 for the optional modules that need it (they may not import each other):
         // a target, not a product; the core never depends on it.
         .target(name: "EasyNetworkDigest", exclude: privacyExclude, resources: privacyManifest),
+        .target(name: "EasyNetworkOutbox", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
         // EmbeddingHygieneTests checks a RequestBatch next to the core's objects;
         // HostConfigurationTests sets every host property, the cache's and the
         // authenticator's too; retry and interceptor tests run next to a token;
@@ -74,6 +76,14 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "EasyNetworkDownloadsTests", dependencies: ["EasyNetworkDownloads", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport"]),
+        // The process OutboxCrashTests kills (SIGKILL) while it accepts and delivers entries;
+        // the tests find it next to their own bundle in the build folder. OutboxTests
+        // delivers with a host's TokenAuthenticator.
+        .executableTarget(name: "EasyNetworkOutboxChild", dependencies: ["EasyNetworkOutbox", "EasyNetwork"], path: "Tests/EasyNetworkOutboxChild"),
+        .testTarget(
+            name: "EasyNetworkOutboxTests",
+            dependencies: ["EasyNetworkOutbox", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkOutboxChild", "EasyNetworkPlugins"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -14,6 +14,7 @@ let package = Package(
                 .product(name: "EasyNetwork", package: "EasyNetwork"),
                 .product(name: "EasyNetworkTesting", package: "EasyNetwork"),
                 .product(name: "EasyNetworkDownloads", package: "EasyNetwork"),
+                .product(name: "EasyNetworkOutbox", package: "EasyNetwork"),
             ]
         ),
     ],

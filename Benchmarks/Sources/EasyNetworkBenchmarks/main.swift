@@ -5,7 +5,7 @@ import Foundation
 // EasyNetworkBenchmarks [requests-per-round] [rounds] [--throughput-only] [--no-memory] [--long-memory] [--decode-only]
 //                       [--transfers] [--bulk-cancel [N] [ROUNDS]] [--runloop]
 //                       [--profile PATHS N WIDTH [REPEATS] [--warmup K]] [--server-process | --server URL]
-//                       [--serve-bench]
+//                       [--serve-bench] [--outbox [N] [ROUNDS]]
 // 1. Throughput, interleaved rounds in one run, sequential and 8 wide: raw URLSession, the
 //    floor (raw URLSession inside a minimal asynchronous Operation on an OperationQueue) and
 //    EasyNetwork (a seed-style ServiceOperation on a NetworkQueue), with medians and the
@@ -16,6 +16,8 @@ import Foundation
 // --bulk-cancel [N] [ROUNDS]: N (100,000) queued operations cancelled at once, time to drain:
 //    BlockOperation, a minimal async Operation and RequestOperation, with ratios
 //    (BULK_CANCEL_CPU=1 also prints each drain's CPU seconds).
+// --outbox [N] [ROUNDS]: the outbox (EasyNetworkOutbox): entries per second accepted (each
+//    durably stored) and delivered, and memory while 2N (10,000) wait (see OutboxBenchmark).
 // --transfers: a 200 MB multipart upload and a 1 GB download, with peak RSS.
 // --profile: only the named paths (see ProfilePaths), for perf and instructions.sh; K (200)
 //    warm-up requests per path first.
@@ -33,6 +35,16 @@ if let index = arguments.firstIndex(of: "--bulk-cancel") {
     let rounds = numbers.dropFirst().first ?? 5
     Thread.detachNewThread {
         BulkCancelBenchmark.run(count: count, rounds: rounds)
+        exit(0)
+    }
+    runMainLoop()
+}
+if let index = arguments.firstIndex(of: "--outbox") {
+    let numbers = arguments.dropFirst(index + 1).prefix { Int($0) != nil }.compactMap { Int($0) }
+    let count = numbers.first ?? 5_000
+    let rounds = numbers.dropFirst().first ?? 3
+    Thread.detachNewThread {
+        OutboxBenchmark.run(count: count, rounds: rounds)
         exit(0)
     }
     runMainLoop()

@@ -106,6 +106,17 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         }
     }
 
+    /// Starts from `urlRequest`, built before (an outbox's stored request, see
+    /// ``EasyNetworkService/start(_:built:sink:)``): no build
+    /// stage; every attempt adapts, sends, validates, retries, maps and delivers as usual.
+    func start(built urlRequest: URLRequest) {
+        lock.lock()
+        let kept = !finished
+        if kept { base = urlRequest }
+        lock.unlock()
+        if kept { sendAttempt() }
+    }
+
     /// One attempt of the built request: adapted by the chain (the token first).
     private func sendAttempt() {
         lock.lock()

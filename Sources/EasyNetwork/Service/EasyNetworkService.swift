@@ -87,6 +87,16 @@ public final class EasyNetworkService: @unchecked Sendable {
     /// The non-generic part of `perform`; `transfer` carries the attempts of a download
     /// (see ``RequestExchange``).
     package func start(_ request: BaseAPIRequest, sink: any ExchangeSink, uploadProgress: (@Sendable (Int64, Int64) -> Void)?, transfer: (any RequestPlugIn)? = nil) {
+        start(request, sink: sink, uploadProgress: uploadProgress, transfer: transfer, built: nil)
+    }
+
+    /// Sends `urlRequest`, `request` built before (an outbox's stored request): the
+    /// exchange starts at adapting it, with no build stage, then runs as any request.
+    package func start(_ request: BaseAPIRequest, built urlRequest: URLRequest, sink: any ExchangeSink) {
+        start(request, sink: sink, uploadProgress: nil, transfer: nil, built: urlRequest)
+    }
+
+    private func start(_ request: BaseAPIRequest, sink: any ExchangeSink, uploadProgress: (@Sendable (Int64, Int64) -> Void)?, transfer: (any RequestPlugIn)?, built: URLRequest?) {
         lock.lock()
         let (priority, queuedAt) = (priority, queued)
         lock.unlock()
@@ -96,7 +106,7 @@ public final class EasyNetworkService: @unchecked Sendable {
         if admitted { track(exchange) }
         lock.unlock()
         if admitted {
-            exchange.start()
+            if let built { exchange.start(built: built) } else { exchange.start() }
         } else {
             exchange.cancel()
         }

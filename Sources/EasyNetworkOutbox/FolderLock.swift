@@ -1,0 +1,47 @@
+import Foundation
+
+/// The folder's delivery lock: the file `lock` in the folder, held with `flock(2)` by the
+/// one outbox that delivers. `flock` locks belong to an open file, not to a process, so
+/// two outboxes on one folder exclude each other in one process as in two; the kernel
+/// lets go of a lock when its process ends, however it ends.
+///
+/// Not `Sendable`: the outbox uses it only on its work queue.
+final class FolderLock {
+    private let path: String
+    private var descriptor: Int32 = -1
+
+    init(folder: URL) {
+        path = folder.appendingPathComponent("lock").path
+    }
+
+    deinit {
+        release()
+    }
+
+    /// Whether this outbox holds the lock.
+    var isHeld: Bool { descriptor >= 0 }
+
+    /// Takes the lock if it is free, without waiting. `false` when another holds it;
+    /// an error when the lock file cannot be opened (a read-only folder).
+    func tryAcquire() throws -> Bool {
+        guard descriptor < 0 else { return true }
+        let opened = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard opened >= 0 else { throw OutboxError.storage("open", path, errno: errno) }
+        while flock(opened, LOCK_EX | LOCK_NB) != 0 {
+            if errno == EINTR { continue }
+            let code = errno
+            close(opened)
+            if code == EWOULDBLOCK { return false }
+            throw OutboxError.storage("flock", path, errno: code)
+        }
+        descriptor = opened
+        return true
+    }
+
+    /// Lets go of the lock (closing the file releases it).
+    func release() {
+        guard descriptor >= 0 else { return }
+        close(descriptor)
+        descriptor = -1
+    }
+}

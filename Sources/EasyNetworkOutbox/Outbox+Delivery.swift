@@ -1,0 +1,230 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
+import Dispatch
+import Foundation
+
+/// The delivery loop, on the outbox's serial `work` queue: take the folder's lock, send
+/// the oldest entries (``OutboxOptions/width`` at a time), record each outcome on disk,
+/// and let go of the lock when nothing is left or delivery is paused.
+extension Outbox {
+    /// Starts what can start now; arms a wake-up for what must wait.
+    func pump() {
+        do {
+            try load()
+        } catch {
+            return reportStorage("cannot prepare the folder", entry: nil, error: error)
+        }
+        lock.lock()
+        let resumed = state.resumed, idle = state.inFlight.isEmpty
+        lock.unlock()
+        guard resumed else {
+            if idle { folderLock.release() }
+            return
+        }
+        if !folderLock.isHeld {
+            let acquired: Bool
+            do {
+                acquired = try folderLock.tryAcquire()
+            } catch {
+                reportStorage("cannot take the folder's lock, nothing is delivered", entry: nil, error: error)
+                return wake(after: options.maxRetryDelay)
+            }
+            // Another outbox delivers: it will take the entries this one stored too, and
+            // this one looks again later in case it stopped.
+            guard acquired else {
+                if locked({ state.pendingCount }) > 0 { wake(after: options.lockRetryInterval) }
+                return
+            }
+            // Another outbox may have delivered or added entries meanwhile.
+            scan()
+        }
+        var rescanned = false
+        while true {
+            let now = Date()
+            lock.lock()
+            guard state.resumed, state.inFlight.count < options.width else { return lock.unlock() }
+            if let until = state.waitUntil {
+                guard until <= now else {
+                    // A backoff: the lock is let go meanwhile (another outbox may deliver; the
+                    // wait is in the entry's file, so it waits too), taken again on waking.
+                    let idle = state.inFlight.isEmpty
+                    lock.unlock()
+                    if idle { folderLock.release() }
+                    return wake(after: until.timeIntervalSince(now))
+                }
+                state.waitUntil = nil
+            }
+            guard let name = state.takeNext() else {
+                let idle = state.inFlight.isEmpty
+                lock.unlock()
+                guard idle else { return }
+                // Nothing left that this outbox knows: look for entries others stored, once.
+                guard rescanned else {
+                    rescanned = true
+                    scan()
+                    continue
+                }
+                folderLock.release()
+                return
+            }
+            lock.unlock()
+            start(name, now: now)
+        }
+    }
+
+    /// Reads entry `name` and sends it, or deals with what it found instead.
+    private func start(_ name: String, now: Date) {
+        let fileName = name + EntryFolder.suffix
+        switch files.read(fileName, in: .pending) {
+        case .missing:
+            lock.lock()
+            state.forget(name)
+            lock.unlock()
+        case .corrupt:
+            setAside(name)
+        case .failed(let error):
+            reportStorage("cannot read the entry, it is tried again later", entry: name, error: error)
+            hold(name, until: now.addingTimeInterval(max(1, options.retryDelay)))
+        case .record(let record):
+            guard let request = StoredRequest(record) else { return setAside(name) }
+            if now.timeIntervalSince(record.createdAt) > options.maxAge {
+                return bury(record, error: nil, reason: "not delivered within maxAge (" + String(Int(options.maxAge)) + " s)")
+            }
+            if let notBefore = record.notBefore, notBefore > now {
+                // A backoff from an earlier launch; a clock set back cannot make it longer than the longest.
+                return hold(name, until: min(notBefore, now.addingTimeInterval(options.maxRetryDelay)))
+            }
+            let urlRequest = StoredRequest.urlRequest(record, timeout: host.timeout)
+            // Weak: an outbox let go meanwhile records nothing, and its entry goes again later.
+            let operation = DeliveryOperation(request: request, urlRequest: urlRequest, host: host) { [weak self] outcome in
+                guard let self else { return }
+                work.async { self.finished(record, outcome) }
+            }
+            queue.addOperation(operation)
+        }
+    }
+
+    /// On `work`: records how an attempt of `record` ended, then goes on.
+    private func finished(_ record: EntryRecord, _ outcome: DeliveryOutcome) {
+        let error: NetworkError?
+        if case .failed(let failure) = outcome { error = failure } else { error = nil }
+        switch DeliveryVerdict.judge(outcome) {
+        case .delivered:
+            if !files.remove(record.id + EntryFolder.suffix, in: .pending) {
+                report(OutboxProblem(kind: .storage, entryID: record.id, file: nil, message: "delivered, but its file could not be removed: it may be sent again (same idempotency key)"))
+            }
+            lock.lock()
+            state.forget(record.id)
+            let callback = deliveredCallback
+            lock.unlock()
+            if let callback {
+                let entry = OutboxEntry(record)
+                host.callbackQueue.async { callback(entry) }
+            }
+        case .notSent:
+            hold(record.id, until: Date().addingTimeInterval(1))
+        case .retry(let counted):
+            var next = record
+            next.attempts += 1
+            if counted { next.countedAttempts += 1 }
+            let now = Date()
+            if next.countedAttempts >= options.maxAttempts {
+                bury(next, error: error, reason: String(next.countedAttempts) + " attempts failed (maxAttempts), the last: " + (error?.localizedDescription ?? ""))
+            } else if now.timeIntervalSince(record.createdAt) > options.maxAge {
+                bury(next, error: error, reason: "not delivered within maxAge, the last attempt: " + (error?.localizedDescription ?? ""))
+            } else {
+                let until = now.addingTimeInterval(DeliveryVerdict.delay(after: next.attempts, error: error, options: options))
+                next.notBefore = until
+                rewrite(next)
+                hold(record.id, until: until)
+            }
+        case .final:
+            bury(record, error: error, reason: error?.localizedDescription ?? "failed")
+        }
+        pump()
+    }
+
+    /// Entry `name` waits again, and so does the whole outbox until `until`: an answer
+    /// worth a retry is usually about the server, not the entry, and the entry keeps its place.
+    private func hold(_ name: String, until: Date) {
+        lock.lock()
+        state.putBack(name)
+        state.waitUntil = max(state.waitUntil ?? until, until)
+        lock.unlock()
+    }
+
+    /// Stores the new attempt count and wait of an entry (replacing its file atomically).
+    private func rewrite(_ record: EntryRecord) {
+        do {
+            let size = try files.write(record, to: .pending)
+            lock.lock()
+            state.resize(record.id, to: size)
+            lock.unlock()
+        } catch {
+            reportStorage("cannot record the failed attempt (the entry is kept)", entry: record.id, error: error)
+        }
+    }
+
+    /// Makes `record` a dead letter: written to `dead/` first, then removed from
+    /// `pending/`, then reported. When the letter cannot be written the entry stays.
+    private func bury(_ record: EntryRecord, error: NetworkError?, reason: String) {
+        var letter = record
+        letter.statusCode = error?.statusCode
+        let body = error?.data ?? Data()
+        letter.responseBody = body.count > 64 * 1024 ? body.subdata(in: 0..<64 * 1024) : body
+        letter.reason = reason
+        letter.endedAt = Date()
+        letter.notBefore = nil
+        let size: Int
+        do {
+            size = try files.write(letter, to: .dead)
+        } catch {
+            reportStorage("cannot write the dead letter (the entry is kept and tried again)", entry: record.id, error: error)
+            return hold(record.id, until: Date().addingTimeInterval(options.maxRetryDelay))
+        }
+        files.remove(record.id + EntryFolder.suffix, in: .pending)
+        lock.lock()
+        state.forget(record.id)
+        state.addDead(record.id, size: size)
+        let callback = deadLetterCallback
+        lock.unlock()
+        if let callback {
+            let dead = OutboxDeadLetter(letter)
+            host.callbackQueue.async { callback(dead) }
+        }
+    }
+
+    /// Moves a damaged entry file aside and reports it.
+    private func setAside(_ name: String) {
+        let moved = files.setAside(name + EntryFolder.suffix, from: .pending)
+        lock.lock()
+        state.forget(name)
+        lock.unlock()
+        report(OutboxProblem(
+            kind: .corruptFile, entryID: name, file: moved,
+            message: "entry " + name + " is torn or damaged (bad checksum or format): " + (moved.map { "set aside at " + $0.path } ?? "removed")
+        ))
+    }
+
+    /// Calls ``pump()`` after `delay` seconds, unless an earlier wake-up is armed.
+    private func wake(after delay: TimeInterval) {
+        let at = Date().addingTimeInterval(max(0, delay))
+        lock.lock()
+        if let armed = state.wakeAt, armed <= at {
+            return lock.unlock()
+        }
+        state.wakeAt = at
+        state.wakeGeneration += 1
+        let generation = state.wakeGeneration
+        lock.unlock()
+        work.asyncAfter(deadline: .now() + max(0, delay)) { [weak self] in
+            guard let self else { return }
+            lock.lock()
+            let current = state.wakeGeneration == generation
+            if current { state.wakeAt = nil }
+            lock.unlock()
+            if current { pump() }
+        }
+    }
+}

@@ -1,0 +1,293 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Requests an SDK must never lose: written to disk before ``send(_:)`` returns, then
+/// delivered through the ordinary pipeline, retried across launches, each with its own
+/// idempotency key, until the server takes them or gives a final answer.
+///
+/// ```swift
+/// let outbox = Outbox(host: host, queue: queue)   // Application Support/…/<your module>/Outbox
+/// outbox.onDeadLetter = { letter in report(letter.statusCode, letter.reason) }
+/// outbox.resume()                                 // at launch, once the SDK is ready to send
+/// try outbox.send(TrackEvent(name: "purchase"))   // returns once the entry is on disk
+/// ```
+///
+/// See <doc:EasyNetworkOutbox> for the guarantees: what is stored (never credentials),
+/// durability, at-least-once delivery, the retry rule and its limits, dead letters, and
+/// the folder's lock.
+public final class Outbox: @unchecked Sendable {
+    // unchecked: `state` and the callbacks are read and written only under `lock`;
+    // `folderLock` is used only on `work`, a serial queue; the rest is immutable.
+
+    /// The folder the entries live in.
+    public let folder: URL
+    /// The host whose pipeline delivers the entries (its token, interceptors, callback queue).
+    public let host: HostConfiguration
+    /// The limits and rules, fixed at creation.
+    public let options: OutboxOptions
+
+    let queue: NetworkQueue
+    let files: EntryFolder
+    let lock = Lock()
+    var state = OutboxState()
+    /// Delivery decisions and their file work run here, one at a time.
+    let work: DispatchQueue
+    let folderLock: FolderLock
+    /// Serialises the first preparation of the folder (``load()``).
+    private let loadLock = Lock()
+    // The callbacks, under `lock`.
+    var deliveredCallback: (@Sendable (OutboxEntry) -> Void)?
+    var deadLetterCallback: (@Sendable (OutboxDeadLetter) -> Void)?
+    var problemCallback: (@Sendable (OutboxProblem) -> Void)?
+
+    /// An outbox for `host`, delivering on `queue`, stored in `folder`.
+    ///
+    /// Creating one touches no file and sends nothing: the folder is prepared on first
+    /// use, and delivery waits for ``resume()``.
+    ///
+    /// - Parameters:
+    ///   - host: the host whose pipeline sends the entries.
+    ///   - queue: the queue the deliveries run on as operations (your SDK's own, ideally).
+    ///   - folder: where the entries live; `nil` (the default) for
+    ///     ``defaultFolder(name:fileID:)`` named after your module. Never a caches folder:
+    ///     the system may empty those.
+    ///   - options: limits and delivery rules.
+    ///   - fileID: leave the default: it names the default folder after the calling module.
+    public init(host: HostConfiguration, queue: NetworkQueue = .shared, folder: URL? = nil, options: OutboxOptions = OutboxOptions(), fileID: String = #fileID) {
+        self.host = host
+        self.queue = queue
+        self.options = options
+        let folder = folder ?? Self.defaultFolder(fileID: fileID)
+        self.folder = folder
+        files = EntryFolder(root: folder)
+        folderLock = FolderLock(folder: folder)
+        work = DispatchQueue(label: "EasyNetworkOutbox.work", qos: .utility)
+    }
+
+    // MARK: Callbacks
+
+    /// Called on the host's callback queue for each entry the server accepted (after its
+    /// file was removed).
+    public var onDelivered: (@Sendable (OutboxEntry) -> Void)? {
+        get { locked { deliveredCallback } }
+        set { replace(&deliveredCallback, newValue) }
+    }
+
+    /// Called on the host's callback queue, once, for each entry that became a dead letter.
+    public var onDeadLetter: (@Sendable (OutboxDeadLetter) -> Void)? {
+        get { locked { deadLetterCallback } }
+        set { replace(&deadLetterCallback, newValue) }
+    }
+
+    /// Called on the host's callback queue for each problem the outbox handled on its own
+    /// (a corrupt file set aside, an entry dropped to make room, a file it could not remove).
+    public var onProblem: (@Sendable (OutboxProblem) -> Void)? {
+        get { locked { problemCallback } }
+        set { replace(&problemCallback, newValue) }
+    }
+
+    // MARK: Sending
+
+    /// Stores `request` for delivery and returns once it is durably on disk: its file
+    /// written, flushed (`fsync`; `F_FULLFSYNC` on Apple platforms), renamed into place and
+    /// the folder flushed. From then on it survives a crash, a kill or a reboot.
+    ///
+    /// The request is built now, with the host's settings (base URL, default headers,
+    /// encoders); method, URL, headers and body are stored, without `Authorization`,
+    /// `Cookie` and ``OutboxOptions/unstoredHeaders``, plus an idempotency key. Its own
+    /// interceptors, retry policy and timeout are not stored.
+    ///
+    /// Delivery starts at once when the outbox is resumed.
+    ///
+    /// - Returns: the stored entry (its ``OutboxEntry/idempotencyKey`` among others).
+    /// - Throws: ``OutboxError``: ``OutboxError/Code/invalidRequest`` (it cannot be built,
+    ///   or has a multipart body), ``OutboxError/Code/tooLarge``, ``OutboxError/Code/full``,
+    ///   ``OutboxError/Code/storage`` (the folder is read-only, the disk is full, …).
+    ///   Nothing is stored then.
+    @discardableResult
+    public func send(_ request: any BaseAPIRequest) throws -> OutboxEntry {
+        try load()
+        var record = try makeRecord(request)
+        lock.lock()
+        record.id = state.newName()
+        lock.unlock()
+        let bytes = record.encoded()
+        // An entry's lengths are 32-bit in its file.
+        guard bytes.count <= options.maxBytes, bytes.count < Int(UInt32.max) else {
+            throw OutboxError(code: .tooLarge, message: "the entry takes " + String(bytes.count) + " bytes, more than maxBytes (" + String(options.maxBytes) + ")")
+        }
+        try makeRoom(for: bytes.count)
+        do {
+            try files.write(bytes, name: record.id, to: .pending)
+        } catch {
+            lock.lock()
+            state.unreserve(bytes.count)
+            lock.unlock()
+            throw error
+        }
+        lock.lock()
+        state.commit(record.id, size: bytes.count)
+        let resumed = state.resumed
+        lock.unlock()
+        if resumed { work.async { [self] in pump() } }
+        return OutboxEntry(record)
+    }
+
+    /// Reserves room for an entry of `size` bytes, dropping the oldest to make it when
+    /// the SDK chose ``OutboxOptions/FullPolicy/dropOldest``.
+    private func makeRoom(for size: Int) throws {
+        var dropped: [(name: String, dead: Bool)] = []
+        lock.lock()
+        while !state.fits(size, options: options), options.whenFull == .dropOldest, let victim = state.dropOldest() {
+            dropped.append(victim)
+        }
+        let fits = state.fits(size, options: options)
+        if fits { state.reserve(size) }
+        lock.unlock()
+        for victim in dropped {
+            files.remove(victim.name + EntryFolder.suffix, in: victim.dead ? .dead : .pending)
+            report(OutboxProblem(kind: .dropped, entryID: victim.name, file: nil, message: (victim.dead ? "dead letter " : "entry ") + victim.name + " removed to make room (whenFull: dropOldest)"))
+        }
+        guard fits else {
+            throw OutboxError(code: .full, message: "the outbox holds its maximum (maxEntries " + String(options.maxEntries) + ", maxBytes " + String(options.maxBytes) + ", dead letters included)")
+        }
+    }
+
+    /// The record of `request`, built with the host's settings, credentials removed.
+    private func makeRecord(_ request: any BaseAPIRequest) throws -> EntryRecord {
+        if !request.method.sendsParametersInQuery, request.multipartBody != nil {
+            throw OutboxError(code: .invalidRequest, message: "an outbox does not store multipart bodies; send the form with a RequestOperation")
+        }
+        let urlRequest: URLRequest
+        switch URLRequestBuilder(configuration: host).build(request) {
+        case .success(let built): urlRequest = built
+        case .failure(let error):
+            throw OutboxError(code: .invalidRequest, message: error.localizedDescription, underlyingError: error)
+        }
+        guard let url = urlRequest.url else {
+            throw OutboxError(code: .invalidRequest, message: "the request has no URL")
+        }
+        var key: String?
+        var headers: [EntryRecord.HeaderField] = []
+        for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] {
+            if name.caseInsensitiveCompare(options.idempotencyHeader) == .orderedSame {
+                key = value
+            } else if !options.isUnstored(name) {
+                headers.append(EntryRecord.HeaderField(name: name, value: value))
+            }
+        }
+        let idempotencyKey = key ?? UUID().uuidString
+        headers.append(EntryRecord.HeaderField(name: options.idempotencyHeader, value: idempotencyKey))
+        return EntryRecord(
+            id: "", idempotencyKey: idempotencyKey, method: urlRequest.httpMethod ?? request.method.rawValue, url: url,
+            headers: headers, body: urlRequest.httpBody ?? Data(), createdAt: Date(),
+            requiresAuthentication: request.requiresAuthentication
+        )
+    }
+
+    // MARK: Starting and stopping
+
+    /// Starts delivering: entries go out oldest first, ``OutboxOptions/width`` at a time,
+    /// as operations on the queue, until none is left; every later ``send(_:)`` starts it
+    /// again. Call it at launch once the SDK can send (its host and token are set up).
+    /// An entry waiting for a backoff keeps waiting.
+    public func resume() {
+        lock.lock()
+        state.resumed = true
+        lock.unlock()
+        work.async { [self] in pump() }
+    }
+
+    /// Stops starting attempts. Attempts already sent are not cancelled: they end as
+    /// they would have, and their outcome is recorded (delivered, dead letter or retry).
+    /// ``send(_:)`` still stores entries. The folder's lock is let go once none is in flight.
+    public func pause() {
+        lock.lock()
+        state.resumed = false
+        lock.unlock()
+        work.async { [self] in pump() }
+    }
+
+    /// Whether delivery is paused (an outbox starts paused, until ``resume()``).
+    public var isPaused: Bool {
+        locked { !state.resumed }
+    }
+
+    /// Entries waiting or being sent, as this outbox knows them (entries another outbox
+    /// on the folder added since this one last looked are counted from its next look).
+    public var pendingCount: Int {
+        try? load()
+        return locked { state.pendingCount }
+    }
+
+    // MARK: Internals
+
+    /// Prepares the folder and learns what it holds, once (again after a failure).
+    func load() throws {
+        loadLock.lock()
+        defer { loadLock.unlock() }
+        guard !locked({ state.loaded }) else { return }
+        try files.prepare()
+        files.removeStaleTemporaries()
+        scan()
+        lock.lock()
+        state.loaded = true
+        lock.unlock()
+    }
+
+    /// Lists the folder and takes it as the truth (keeping what is in flight). A pending
+    /// entry that is also a dead letter (a process ended between writing the letter and
+    /// removing the entry) is removed.
+    func scan() {
+        lock.lock()
+        state.beginScan()
+        lock.unlock()
+        let dead = files.list(.dead)
+        var pending = files.list(.pending)
+        if !dead.isEmpty {
+            var deadNames: [String: Int] = [:]
+            for file in dead { deadNames[file.name] = file.size }
+            pending = pending.filter { file in
+                guard deadNames[file.name] != nil else { return true }
+                files.remove(file.name, in: .pending)
+                return false
+            }
+        }
+        lock.lock()
+        state.replace(pending: pending, dead: dead)
+        lock.unlock()
+    }
+
+    /// Reports a failed file operation: what failed and the error's text.
+    @inline(never)
+    func reportStorage(_ what: String, entry: String?, error: any Error) {
+        report(OutboxProblem(kind: .storage, entryID: entry, file: entry == nil ? folder : nil, message: what + ": " + String(describing: error)))
+    }
+
+    /// Hands `problem` to ``onProblem`` on the callback queue.
+    func report(_ problem: OutboxProblem) {
+        guard let callback = onProblem else { return }
+        host.callbackQueue.async { callback(problem) }
+    }
+
+    func locked<Value>(_ body: () -> Value) -> Value {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
+    }
+
+    /// Replaces a callback under the lock; the old one is released after it.
+    private func replace<Callback>(_ slot: inout Callback?, _ value: Callback?) {
+        lock.lock()
+        let old = slot
+        slot = value
+        lock.unlock()
+        withExtendedLifetime(old) {}
+    }
+}

@@ -1,0 +1,61 @@
+@testable import EasyNetworkOutbox
+import Foundation
+import XCTest
+
+/// The entry file format: what is written reads back; any torn or changed byte is caught.
+final class EntryRecordTests: XCTestCase {
+    private func sample() -> EntryRecord {
+        var record = EntryRecord(
+            id: "00000000000000000001-0000abcd", idempotencyKey: "key-1", method: "POST",
+            url: URL(string: "https://api.example.com/v1/events?x=1")!,
+            headers: [.init(name: "Content-Type", value: "application/json"), .init(name: "X-Ünïcode", value: "✓")],
+            body: Data("{\"n\":1}".utf8), createdAt: Date(timeIntervalSince1970: 1_700_000_000.25), requiresAuthentication: false
+        )
+        record.attempts = 3
+        record.countedAttempts = 2
+        record.notBefore = Date(timeIntervalSince1970: 1_700_000_100)
+        record.statusCode = 503
+        record.reason = "busy"
+        record.responseBody = Data([0, 1, 2])
+        return record
+    }
+
+    func testARecordReadsBackAsWritten() throws {
+        let record = try XCTUnwrap(EntryRecord(decoding: sample().encoded()))
+        XCTAssertEqual(record.id, "00000000000000000001-0000abcd")
+        XCTAssertEqual(record.idempotencyKey, "key-1")
+        XCTAssertEqual(record.method, "POST")
+        XCTAssertEqual(record.url.absoluteString, "https://api.example.com/v1/events?x=1")
+        XCTAssertEqual(record.headers.map(\.name), ["Content-Type", "X-Ünïcode"])
+        XCTAssertEqual(record.headers.map(\.value), ["application/json", "✓"])
+        XCTAssertEqual(record.body, Data("{\"n\":1}".utf8))
+        XCTAssertEqual(record.createdAt, Date(timeIntervalSince1970: 1_700_000_000.25))
+        XCTAssertEqual(record.attempts, 3)
+        XCTAssertEqual(record.countedAttempts, 2)
+        XCTAssertEqual(record.notBefore, Date(timeIntervalSince1970: 1_700_000_100))
+        XCTAssertFalse(record.requiresAuthentication)
+        XCTAssertEqual(record.statusCode, 503)
+        XCTAssertEqual(record.reason, "busy")
+        XCTAssertEqual(record.responseBody, Data([0, 1, 2]))
+        XCTAssertNil(record.endedAt)
+    }
+
+    func testEveryTruncationAndEveryChangedByteIsCaught() {
+        let bytes = sample().encoded()
+        for length in 0..<bytes.count {
+            XCTAssertNil(EntryRecord(decoding: Array(bytes[0..<length])), "cut to \(length) bytes")
+        }
+        XCTAssertNil(EntryRecord(decoding: bytes + [0]), "a byte too many")
+        for index in bytes.indices {
+            var changed = bytes
+            changed[index] ^= 0x20
+            XCTAssertNil(EntryRecord(decoding: changed), "byte \(index) changed")
+        }
+    }
+
+    func testCRC32() {
+        let check = Array("123456789".utf8).withUnsafeBytes(CRC32.checksum)
+        XCTAssertEqual(check, 0xCBF4_3926)
+        XCTAssertEqual([UInt8]().withUnsafeBytes(CRC32.checksum), 0)
+    }
+}

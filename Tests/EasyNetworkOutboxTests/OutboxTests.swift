@@ -1,0 +1,230 @@
+import EasyNetwork
+import EasyNetworkPlugins
+import EasyNetworkTesting
+@testable import EasyNetworkOutbox
+import Foundation
+import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Adds a token at delivery time, as a host's authenticator or interceptor would.
+private struct BearerInterceptor: RequestInterceptor {
+    let token: String
+    func adapt(_ urlRequest: URLRequest, context: RequestContext, completion: @escaping @Sendable (Result<URLRequest, Error>) -> Void) {
+        var adapted = urlRequest
+        adapted.setValue("Bearer " + token, forHTTPHeaderField: "Authorization")
+        completion(.success(adapted))
+    }
+}
+
+final class OutboxTests: OutboxTestCase {
+    func testSendReturnsOnceTheEntryIsOnDiskAndAPausedOutboxSendsNothing() throws {
+        serveEvents()
+        let outbox = makeOutbox()
+        XCTAssertTrue(outbox.isPaused)
+        let entry = try outbox.send(EventRequest(n: 1))
+        XCTAssertEqual(files("pending"), [entry.id + ".entry"])
+        XCTAssertEqual(files("tmp"), [])
+        XCTAssertEqual(outbox.pendingCount, 1)
+        usleep(100_000)
+        XCTAssertEqual(log.events.count, 0, "a paused outbox sends nothing")
+    }
+
+    func testWhatIsStoredIsTheBuiltRequestWithoutCredentials() throws {
+        let host = makeHost()
+        host.defaultHeaders = ["X-SDK-Version": "1.2", "X-API-Key": "k"]
+        let outbox = makeOutbox(host: host)
+        let entry = try outbox.send(EventRequest(n: 7, extraHeaders: ["Proxy-Authorization": "p", "X-Trace": "t"]))
+        XCTAssertEqual(entry.method, "POST")
+        XCTAssertEqual(entry.url, server.baseURL.appendingPathComponent("events"))
+        // Names compare case-insensitively (Foundation on Linux respells them: X-Sdk-Version).
+        func header(_ name: String) -> String? {
+            entry.headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+        }
+        XCTAssertEqual(header("X-SDK-Version"), "1.2")
+        XCTAssertEqual(header("X-Trace"), "t")
+        XCTAssertEqual(header("Content-Type"), "application/json")
+        XCTAssertEqual(header("Idempotency-Key"), entry.idempotencyKey)
+        for name in ["Authorization", "Cookie", "Proxy-Authorization", "X-API-Key"] {
+            XCTAssertNil(header(name), name + " must not be stored")
+        }
+        XCTAssertEqual(try JSONSerialization.jsonObject(with: entry.body) as? [String: Int], ["n": 7])
+        // Not on disk either, anywhere in the file.
+        let bytes = try Data(contentsOf: folder.appendingPathComponent("pending/" + entry.id + ".entry"))
+        for secret in ["Bearer secret", "session=1", "\"p\""] {
+            XCTAssertNil(bytes.range(of: Data(secret.utf8)), secret + " is on disk")
+        }
+        XCTAssertEqual(outbox.pendingEntries().map(\.id), [entry.id])
+    }
+
+    func testDeliveryRunsThroughTheHostsPipelineWithTheTokenOfDeliveryTime() throws {
+        serveEvents()
+        let host = makeHost()
+        let outbox = makeOutbox(host: host)
+        let entry = try outbox.send(EventRequest(n: 1))
+        // The token changes after the entry was stored (a refresh, a relaunch): the new one goes.
+        host.interceptors = [BearerInterceptor(token: "fresh")]
+        let delivered = Collector<OutboxEntry>()
+        outbox.onDelivered = { delivered.append($0) }
+        outbox.resume()
+        waitUntil("delivered") { delivered.count == 1 }
+        let request = try XCTUnwrap(log.events.first?.request)
+        XCTAssertEqual(request.header("Authorization"), "Bearer fresh")
+        XCTAssertNil(request.header("Cookie"))
+        XCTAssertEqual(request.header("Idempotency-Key"), entry.idempotencyKey)
+        XCTAssertEqual(request.header("X-SDK-Version"), nil)
+        XCTAssertEqual(delivered.values.first?.id, entry.id)
+        waitUntil("file removed") { files("pending").isEmpty }
+        XCTAssertEqual(outbox.pendingCount, 0)
+    }
+
+    func testTheHostsTokenRefreshesAndReplaysWithinADeliveryWithTheSameKey() throws {
+        serveEvents()
+        server.route("POST", "/events") { [log] request in
+            log.record(request)
+            return request.header("Authorization") == "Bearer new" ? .status(200) : .status(401)
+        }
+        let host = makeHost()
+        let refreshes = Collector<Int>()
+        host.authenticator = TokenAuthenticator(token: "old") { done in
+            refreshes.append(1)
+            done(.success("new"))
+        }
+        let outbox = makeOutbox(host: host)
+        let entry = try outbox.send(EventRequest(n: 1))
+        outbox.resume()
+        waitUntil("delivered") { outbox.pendingCount == 0 }
+        XCTAssertEqual(log.events.map { $0.request.header("Authorization") }, ["Bearer old", "Bearer new"])
+        XCTAssertEqual(log.events.map(\.key), [entry.idempotencyKey, entry.idempotencyKey])
+        XCTAssertEqual(refreshes.count, 1)
+        XCTAssertEqual(outbox.deadLetters().count, 0)
+    }
+
+    func testARequestThatBringsItsOwnKeyKeepsItAndAConfiguredHeaderCarriesIt() throws {
+        serveEvents()
+        let outbox = makeOutbox(options: fastOptions { $0.idempotencyHeader = "X-Request-Id" })
+        let own = try outbox.send(EventRequest(n: 1, extraHeaders: ["x-request-id": "mine-1"]))
+        let made = try outbox.send(EventRequest(n: 2))
+        XCTAssertEqual(own.idempotencyKey, "mine-1")
+        XCTAssertNotEqual(made.idempotencyKey, "mine-1")
+        outbox.resume()
+        waitUntil("both delivered") { outbox.pendingCount == 0 && log.events.count == 2 }
+        XCTAssertEqual(log.events.map { $0.request.header("X-Request-Id") }, ["mine-1", made.idempotencyKey])
+        XCTAssertEqual(log.events.map { $0.request.header("Idempotency-Key") }, [nil, nil])
+    }
+
+    func testEntriesGoOldestFirstAndEveryRetryCarriesTheSameKey() throws {
+        let failures = Collector<Int>()
+        serveEvents { n in
+            // Entry 2 fails twice with 503, then is accepted.
+            if n == 2, failures.values.filter({ $0 == 2 }).count < 2 {
+                failures.append(2)
+                return .status(503)
+            }
+            return .status(201)
+        }
+        let outbox = makeOutbox()
+        let entries = try (1...5).map { try outbox.send(EventRequest(n: $0)) }
+        outbox.resume()
+        waitUntil("all delivered") { outbox.pendingCount == 0 }
+        XCTAssertEqual(log.numbers, [1, 2, 2, 2, 3, 4, 5], "a retry keeps its place: the outbox waits, then sends it first")
+        let keys = log.events.filter { $0.n == 2 }.map(\.key)
+        XCTAssertEqual(Set(keys), [entries[1].idempotencyKey])
+        XCTAssertEqual(Set(log.events.compactMap(\.key)).count, 5)
+    }
+
+    func testPauseStopsNewAttemptsAndCancelsNoneAndResumeGoesOn() throws {
+        serveEvents { _ in .delayed(0.2, .status(200)) }
+        let outbox = makeOutbox()
+        for n in 1...3 { try outbox.send(EventRequest(n: n)) }
+        let delivered = Collector<String>()
+        outbox.onDelivered = { delivered.append($0.id) }
+        outbox.resume()
+        waitUntil("first attempt arrived") { log.events.count == 1 }
+        outbox.pause()
+        XCTAssertTrue(outbox.isPaused)
+        // The attempt in flight ends as it would have: delivered, not cancelled.
+        waitUntil("the attempt in flight delivered") { delivered.count == 1 }
+        usleep(400_000)
+        XCTAssertEqual(log.events.count, 1, "no attempt starts while paused")
+        XCTAssertEqual(outbox.pendingCount, 2)
+        outbox.resume()
+        waitUntil("the rest delivered") { outbox.pendingCount == 0 }
+        XCTAssertEqual(log.numbers, [1, 2, 3])
+    }
+
+    func testACancelledDeliveryIsNoAttemptAndTheEntryGoesAgain() throws {
+        serveEvents { _ in .delayed(0.3, .status(200)) }
+        let outbox = makeOutbox()
+        let entry = try outbox.send(EventRequest(n: 1))
+        let delivered = Collector<OutboxEntry>()
+        outbox.onDelivered = { delivered.append($0) }
+        // Cancelled while it waits in the SDK's suspended queue (it never runs)...
+        queue.isSuspended = true
+        outbox.resume()
+        waitUntil("queued") { queue.operationCount == 1 }
+        queue.cancelAllOperations()
+        queue.isSuspended = false
+        // ...then while in flight.
+        waitUntil("sent") { log.events.count == 1 }
+        queue.cancelAllOperations()
+        waitUntil("delivered after all") { delivered.count == 1 }
+        XCTAssertEqual(log.events.map(\.key), [entry.idempotencyKey, entry.idempotencyKey])
+        XCTAssertEqual(delivered.values.first?.attempts, 0, "cancellations are not attempts")
+        XCTAssertEqual(outbox.deadLetters().count, 0)
+    }
+
+    func testAnOutboxSurvivesItsProcessAndANewOneDeliversWhatWasStored() throws {
+        serveEvents()
+        var first: Outbox? = makeOutbox()
+        let stored = try (1...3).map { try first?.send(EventRequest(n: $0)).idempotencyKey }
+        first = nil  // "the app was killed": nothing was delivered
+        let second = makeOutbox()
+        XCTAssertEqual(second.pendingCount, 3)
+        second.resume()
+        waitUntil("delivered after the relaunch") { second.pendingCount == 0 }
+        XCTAssertEqual(log.events.map(\.key), stored)
+    }
+
+    func testAMultipartRequestOrOneThatCannotBeBuiltIsRefusedWithATypedError() {
+        let outbox = makeOutbox()
+        XCTAssertThrowsError(try outbox.send(MultipartEvent())) { error in
+            XCTAssertEqual((error as? OutboxError)?.code, .invalidRequest)
+        }
+        let unconfigured = Outbox(host: HostConfiguration(baseURL: nil), queue: queue, folder: folder)
+        XCTAssertThrowsError(try unconfigured.send(EventRequest(n: 1))) { error in
+            XCTAssertEqual((error as? OutboxError)?.code, .invalidRequest)
+            XCTAssertEqual(((error as? OutboxError)?.underlyingError as? NetworkError)?.kind, .notConfigured)
+        }
+        XCTAssertEqual(files("pending"), [])
+    }
+
+    func testTheDefaultFolderIsNamedAfterTheCallingModuleInTheDataHome() {
+        let url = Outbox.defaultFolder()
+        XCTAssertEqual(url.lastPathComponent, "Outbox")
+        XCTAssertEqual(url.deletingLastPathComponent().lastPathComponent, "EasyNetworkOutboxTests")
+        XCTAssertFalse(url.path.contains("Caches") || url.path.contains("/.cache/"), url.path)
+#if os(Linux)
+        let data = ProcessInfo.processInfo.environment["XDG_DATA_HOME"] ?? (NSHomeDirectory() + "/.local/share")
+        XCTAssertTrue(url.path.hasPrefix(data), url.path)
+#else
+        XCTAssertTrue(url.path.contains("Application Support"), url.path)
+#endif
+        XCTAssertEqual(Outbox(host: makeHost()).folder, url)
+        XCTAssertEqual(Outbox.defaultFolder(name: "Uploads", fileID: "AcmeSDK/Uploader.swift").pathComponents.suffix(2), ["AcmeSDK", "Uploads"])
+    }
+}
+
+private struct MultipartEvent: BaseAPIRequest {
+    var api: String { "/upload" }
+    var method: NetworkService.Method { .post }
+    var query: NetworkService.QueryType { .json }
+    var params: [String: Any]? { nil }
+    var headers: [String: String]? { nil }
+    var multipartBody: MultipartFormData? {
+        var form = MultipartFormData()
+        form.append("v", name: "k")
+        return form
+    }
+}
