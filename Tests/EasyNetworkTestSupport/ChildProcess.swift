@@ -38,8 +38,9 @@ public enum ChildProcess {
         /// What `body` returned, when it returned.
         public let report: String?
 
-        /// Whether the child stopped without reporting (a signal, a crash, a timeout).
-        public var crashed: Bool { report == nil }
+        /// Whether the child stopped without reporting (a signal, a crash, a timeout), or
+        /// exited with a status other than 0 after it (a sanitizer's report does that).
+        public var crashed: Bool { report == nil || status != 0 }
 
         /// How the child ended, for a failure message: the signal or status, the lines
         /// that say why (fatal errors, crashes) and the last lines of its output.
