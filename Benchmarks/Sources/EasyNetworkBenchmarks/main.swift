@@ -5,7 +5,7 @@ import Foundation
 // EasyNetworkBenchmarks [requests-per-round] [rounds] [--throughput-only] [--no-memory] [--long-memory] [--decode-only]
 //                       [--transfers] [--bulk-cancel [N] [ROUNDS]] [--runloop]
 //                       [--profile PATHS N WIDTH [REPEATS] [--warmup K]] [--server-process | --server URL]
-//                       [--serve-bench] [--outbox [N] [ROUNDS]]
+//                       [--serve-bench] [--outbox [N] [ROUNDS]] [--encoding [ROUNDS]]
 // 1. Throughput, interleaved rounds in one run, sequential and 8 wide: raw URLSession, the
 //    floor (raw URLSession inside a minimal asynchronous Operation on an OperationQueue) and
 //    EasyNetwork (a seed-style ServiceOperation on a NetworkQueue), with medians and the
@@ -18,6 +18,9 @@ import Foundation
 //    (BULK_CANCEL_CPU=1 also prints each drain's CPU seconds).
 // --outbox [N] [ROUNDS]: the outbox (EasyNetworkOutbox): entries per second accepted (each
 //    durably stored) and delivered, and memory while 2N (10,000) wait (see OutboxBenchmark).
+// --encoding [ROUNDS]: building one request whose field name or value is 10 KB, 100 KB and
+//    1 MB, in every encoding (path, form, JSON, multipart), ms per request and the ratio
+//    between sizes (about 10 is linear); nothing is sent (see EncodingBenchmark).
 // --transfers: a 200 MB multipart upload and a 1 GB download, with peak RSS.
 // --profile: only the named paths (see ProfilePaths), for perf and instructions.sh; K (200)
 //    warm-up requests per path first.
@@ -48,6 +51,11 @@ if let index = arguments.firstIndex(of: "--outbox") {
         exit(0)
     }
     runMainLoop()
+}
+if let index = arguments.firstIndex(of: "--encoding") {
+    let rounds = arguments.dropFirst(index + 1).first.flatMap { Int($0) } ?? 5
+    EncodingBenchmark.run(rounds: rounds)
+    exit(0)
 }
 if arguments.contains("--serve-bench") {
     BenchServer.serve()

@@ -14,81 +14,61 @@ import Foundation
 ///   as RFC 3986 asks; Rails, PHP, Express and Spring decode them as shown.
 ///   An empty array or dictionary adds nothing.
 /// - `Bool` is `true`/`false`, numbers use their plain description, `NSNull` is an
-///   empty value (`key=`), anything else its `String(describing:)`.
+///   empty value (`key=`), a `Date` its description, anything else its
+///   `String(describing:)`.
+/// - A request refuses, with an `.encoding` ``NetworkError`` naming the key path, a number
+///   or `Date` that is NaN or infinite, a collection other than an array or a dictionary
+///   with `String` keys (a `Set`, `Data`), and nesting deeper than 512 levels. This encoder
+///   cannot throw: it leaves such values out. It never recurses, and its time is linear in
+///   the length of its output.
 public struct QueryStringEncoder: Sendable {
     /// Creates an encoder.
     public init() {}
 
     /// The encoded query string for `parameters`, without a leading `?`.
     public func encode(_ parameters: [String: Any]) -> String {
+        Self.join(Self.leaves(parameters, naming: .escaped))
+    }
+
+    /// The encoded query string, or the first value that breaks a rule.
+    static func encode(_ parameters: [String: Any]) throws(EncodingFailure) -> String {
+        var walker = ParameterWalker(json: false, naming: .escaped)
+        try walker.walk(parameters)
+        return join(walker.leaves)
+    }
+
+    /// `name=value` pairs joined by `&`, values percent-encoded.
+    private static func join(_ leaves: [(name: String, value: Any)]) -> String {
         var query = ""
-        for pair in pairs(parameters) {
+        for (name, value) in leaves {
             if !query.isEmpty { query += "&" }
-            query += pair.name + "=" + pair.value
+            query += name + "=" + escape(ParameterKind.text(for: value))
         }
         return query
     }
 
+    /// The leaves of a lenient walk: every value a query can carry, in order.
+    private static func leaves(_ parameters: [String: Any], naming: ParameterWalker.Naming) -> [(name: String, value: Any)] {
+        var walker = ParameterWalker(json: false, naming: naming, lenient: true)
+        try? walker.walk(parameters)
+        return walker.leaves
+    }
+
     /// The name/value pairs, not percent-encoded, in the same order and bracket
-    /// convention: what multipart fields are made of.
-    static func flatten(_ parameters: [String: Any]) -> [(name: String, value: String)] {
-        var pairs = QueryStringEncoder().pairs(parameters)
-        for index in pairs.indices {
-            let (name, value) = pairs[index]
-            pairs[index] = (name.removingPercentEncoding ?? name, value.removingPercentEncoding ?? value)
-        }
-        return pairs
+    /// convention: what multipart fields are made of (checked when the request was
+    /// built). Made as they are, not by decoding the encoded pairs, which cost a decode of
+    /// every name and dropped a value's leading byte-order mark.
+    static func fields(_ parameters: [String: Any]) -> [(name: String, value: String)] {
+        leaves(parameters, naming: .plain).map { ($0.name, ParameterKind.text(for: $0.value)) }
     }
 
     /// The percent-encoded `name=value` pairs, in order.
     public func pairs(_ parameters: [String: Any]) -> [(name: String, value: String)] {
-        var result: [(name: String, value: String)] = []
-        for key in SortedKeys.of(parameters) {
-            if let value = parameters[key] {
-                append(value, name: Self.escape(key), to: &result)
-            }
-        }
-        return result
+        Self.leaves(parameters, naming: .escaped).map { ($0.name, Self.escape(ParameterKind.text(for: $0.value))) }
     }
 
     /// `string` percent-encoded so that only RFC 3986 unreserved characters remain.
     public static func escape(_ string: String) -> String {
         PercentEncoding.encode(string, allowed: PercentEncoding.unreserved, keepingEscapes: false)
-    }
-
-    private func append(_ value: Any, name: String, to result: inout [(name: String, value: String)]) {
-        if let dictionary = value as? [String: Any] {
-            for key in SortedKeys.of(dictionary) {
-                if let nested = dictionary[key] {
-                    append(nested, name: name + "%5B" + Self.escape(key) + "%5D", to: &result)
-                }
-            }
-        } else if let array = value as? [Any], !(value is String) {
-            for element in array {
-                append(element, name: name + "%5B%5D", to: &result)
-            }
-        } else {
-            result.append((name, Self.escape(Self.text(for: value))))
-        }
-    }
-
-    /// The textual form of a scalar value.
-    static func text(for value: Any) -> String {
-        switch value {
-        case let string as String:
-            return string
-        case is NSNull:
-            return ""
-        case let bool as Bool where type(of: value) == Bool.self:
-            return bool ? "true" : "false"
-        case let number as NSNumber:
-            let type = String(cString: number.objCType)
-            if type == "c" || type == "B" {
-                return number.boolValue ? "true" : "false"
-            }
-            return number.stringValue
-        default:
-            return String(describing: value)
-        }
     }
 }

@@ -76,9 +76,13 @@ package struct URLRequestBuilder {
         headers.merge(request.headers ?? [:])
 
         if let multipart {
+            // The parameters become text fields when the body is written: checked now.
+            if let params, let failure = Self.check(params) {
+                return .failure(failure.networkError(url: url))
+            }
             headers.set("Content-Type", multipart.contentType)
         } else if let encodable {
-            switch Self.encodedBody(encodable, encoder: settings.jsonEncoder, url: url) {
+            switch JSONBody.of(encodable, encoder: settings.jsonEncoder, url: url) {
             case .success(let body): urlRequest.httpBody = body
             case .failure(let error): return .failure(error)
             }
@@ -88,7 +92,7 @@ package struct URLRequestBuilder {
             case .path:
                 break
             case .json:
-                switch Self.jsonBody(params, url: url) {
+                switch JSONBody.of(params, url: url) {
                 case .success(let body): urlRequest.httpBody = body
                 case .failure(let error): return .failure(error)
                 }
@@ -96,7 +100,11 @@ package struct URLRequestBuilder {
             case .form:
                 // `data(using:)`, not `Data(string.utf8)`: Foundation's own code, where the
                 // generic initializer would compile a `Data` builder (about 4 KB) into every program.
-                urlRequest.httpBody = QueryStringEncoder().encode(params).data(using: .utf8) ?? Data()
+                do throws(EncodingFailure) {
+                    urlRequest.httpBody = try QueryStringEncoder.encode(params).data(using: .utf8) ?? Data()
+                } catch {
+                    return .failure(error.networkError(url: url))
+                }
                 headers.setIfAbsent("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
             }
         }
@@ -110,7 +118,14 @@ package struct URLRequestBuilder {
     /// Built as text and parsed once with `URL(string:)`, which answers `nil` for a bad
     /// string: `URLComponents`' percent-encoded setters stop the process instead.
     static func url(base: URL, api: String, query: [String: Any]?, memo: URLMemo? = nil) -> Result<URL, NetworkError> {
-        let encodedQuery = query.map { QueryStringEncoder().encode($0) }
+        var encodedQuery: String?
+        if let query {
+            do throws(EncodingFailure) {
+                encodedQuery = try QueryStringEncoder.encode(query)
+            } catch {
+                return .failure(error.networkError(url: base))
+            }
+        }
         // The api's length first, so that no api and query pair can spell another's key.
         let key = String(api.utf8.count) + ":" + api + (encodedQuery ?? "")
         if let known = memo?.url(for: key) {
@@ -196,40 +211,26 @@ package struct URLRequestBuilder {
             head = head[..<hash]
         }
         let separator = scan(head, for: UInt8(ascii: "?")) == head.endIndex ? "?" : "&"
-        guard let result = URL(string: String(head) + separator + QueryStringEncoder().encode(query) + fragment) else {
+        let encodedQuery: String
+        do throws(EncodingFailure) {
+            encodedQuery = try QueryStringEncoder.encode(query)
+        } catch {
+            return .failure(error.networkError(url: url))
+        }
+        guard let result = URL(string: String(head) + separator + encodedQuery + fragment) else {
             return .failure(invalidURL("'" + url.description + "' is not a valid URL", url: url))
         }
         return .success(result)
     }
 
-    /// `value` encoded by `encoder`, or an encoding error naming what failed.
-    static func encodedBody(_ value: any Encodable, encoder: JSONEncoder, url: URL) -> Result<Data, NetworkError> {
-        do {
-            return .success(try encoder.encode(value))
+    /// The first value of `params` a multipart body cannot carry as a text field, if any.
+    static func check(_ params: [String: Any]) -> EncodingFailure? {
+        var walker = ParameterWalker(json: false, naming: .none)
+        do throws(EncodingFailure) {
+            try walker.walk(params)
+            return nil
         } catch {
-            return .failure(NetworkError(
-                kind: .encoding,
-                message: "cannot encode \(type(of: value)): " + DecodingDiagnostics.reason(for: error),
-                url: url,
-                underlyingError: error
-            ))
-        }
-    }
-
-    /// JSON for `params`, or an encoding error; checked first so that a value
-    /// JSONSerialization cannot write never raises an exception.
-    static func jsonBody(_ params: [String: Any], url: URL) -> Result<Data, NetworkError> {
-        guard JSONSerialization.isValidJSONObject(params), JSONValidator.isWritable(params) else {
-            return .failure(NetworkError(
-                kind: .encoding,
-                message: "the parameters hold a value JSON cannot represent (only strings, numbers that are finite, booleans, null, arrays and dictionaries with string keys)",
-                url: url
-            ))
-        }
-        do {
-            return .success(try JSONSerialization.data(withJSONObject: params, options: [.sortedKeys]))
-        } catch {
-            return .failure(NetworkError(kind: .encoding, message: error.localizedDescription, url: url, underlyingError: error))
+            return error
         }
     }
 }

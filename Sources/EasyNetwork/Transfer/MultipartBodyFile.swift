@@ -15,7 +15,7 @@ struct MultipartBodyFile: Sendable {
     /// `form` preceded by `params` as text fields, keeping `form`'s boundary.
     static func body(_ form: MultipartFormData, fields params: [String: Any]?) -> MultipartFormData {
         var body = MultipartFormData(boundary: form.boundary)
-        for (name, value) in QueryStringEncoder.flatten(params ?? [:]) {
+        for (name, value) in QueryStringEncoder.fields(params ?? [:]) {
             body.append(value, name: name)
         }
         body.append(contentsOf: form)

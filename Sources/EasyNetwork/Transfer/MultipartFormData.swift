@@ -51,7 +51,7 @@ public struct MultipartFormData: Sendable {
     /// Adds bytes from memory, as a file when `fileName` is given. The MIME type is
     /// guessed from the file name's extension when not given.
     public mutating func append(_ data: Data, name: String, fileName: String? = nil, mimeType: String? = nil) {
-        let type = mimeType ?? fileName.map { Self.mimeType(forPathExtension: ($0 as NSString).pathExtension) }
+        let type = mimeType ?? fileName.map { Self.mimeType(forPathExtension: Self.pathExtension(of: $0)) }
         parts.append(Part(headers: Self.headers(name: name, fileName: fileName, mimeType: type), data: data))
     }
 
@@ -109,13 +109,48 @@ public struct MultipartFormData: Sendable {
         return text + "\r\n"
     }
 
-    /// Escapes a name as the HTML standard's form encoding does (out of line: two call sites).
+    /// Escapes a name as the HTML standard's form encoding does (out of line: two call sites):
+    /// CR, LF and `"` become `%0D`, `%0A` and `%22`. One pass over the UTF-8 bytes (these
+    /// three never occur inside a multi-byte character), linear in the name's length.
     @inline(never)
     static func escape(_ value: String) -> String {
-        value
-            .replacingOccurrences(of: "\r", with: "%0D")
-            .replacingOccurrences(of: "\n", with: "%0A")
-            .replacingOccurrences(of: "\"", with: "%22")
+        var escapes = 0
+        for byte in value.utf8 where byte == 13 || byte == 10 || byte == 34 {
+            escapes += 1
+        }
+        guard escapes > 0 else { return value }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(value.utf8.count + 2 * escapes)
+        for byte in value.utf8 {
+            switch byte {
+            case 13: bytes.append(contentsOf: "%0D".utf8)
+            case 10: bytes.append(contentsOf: "%0A".utf8)
+            case 34: bytes.append(contentsOf: "%22".utf8)
+            default: bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The extension of a file name: what follows the last `.` of its last path component,
+    /// or nothing for none, a leading dot (`.profile`) or a trailing one, as `NSString`'s
+    /// `pathExtension` reads it. One pass over the bytes: on Linux `NSString.pathExtension`
+    /// stops the process for a name with `//` before a non-ASCII character (`"a//é"`).
+    static func pathExtension(of fileName: String) -> String {
+        let bytes = Array(fileName.utf8)
+        var end = bytes.count
+        // A trailing slash ends no component: `a.txt/` is still `a.txt`.
+        while end > 0, bytes[end - 1] == UInt8(ascii: "/") { end -= 1 }
+        var dot = end
+        while dot > 0, bytes[dot - 1] != UInt8(ascii: "/") {
+            dot -= 1
+            if bytes[dot] == UInt8(ascii: ".") {
+                // Not the component's first byte (`.profile`) nor its last (`a.`).
+                let first = dot == 0 || bytes[dot - 1] == UInt8(ascii: "/")
+                return first || dot + 1 == end ? "" : String(decoding: Array(bytes[(dot + 1)..<end]), as: UTF8.self)
+            }
+        }
+        return ""
     }
 
     /// File extensions and their MIME types, in pairs: a table of constants, not code.
