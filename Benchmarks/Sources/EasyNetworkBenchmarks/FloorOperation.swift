@@ -8,11 +8,21 @@ final class FloorOperation: Operation, @unchecked Sendable { // unchecked: both 
     private let lock = NSLock()
     private var executing = false
     private var finished = false
-    private let raw: RawClient
+    private let raw: RawClient?
+    private let delegated: DelegateClient?
     private let onDone: @Sendable (Bool) -> Void
 
     init(raw: RawClient, onDone: @escaping @Sendable (Bool) -> Void) {
         self.raw = raw
+        delegated = nil
+        self.onDone = onDone
+        super.init()
+    }
+
+    /// The same floor around a delegate-driven task (``DelegateClient``).
+    init(delegated: DelegateClient, onDone: @escaping @Sendable (Bool) -> Void) {
+        raw = nil
+        self.delegated = delegated
         self.onDone = onDone
         super.init()
     }
@@ -45,10 +55,14 @@ final class FloorOperation: Operation, @unchecked Sendable { // unchecked: both 
         executing = true
         lock.unlock()
         didChangeValue(forKey: "isExecuting")
-        raw.get(finishing: self, onDone)
+        if let raw {
+            raw.get(finishing: self, onDone)
+        } else {
+            delegated?.get(finishing: self, onDone)
+        }
     }
 
-    /// Called once, from the data task's completion handler.
+    /// Called once, from the data task's completion handler (or its delegate's completion).
     func finish() {
         willChangeValue(forKey: "isExecuting")
         willChangeValue(forKey: "isFinished")
