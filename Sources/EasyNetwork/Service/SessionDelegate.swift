@@ -5,11 +5,13 @@ import FoundationNetworking
 
 /// The delegate of a host's session: answers authentication challenges so that a 401
 /// never hangs (the response such a challenge carried is reported instead), and hands
-/// every event of a task to its ``TransferObserver``: ordinary requests collect their
-/// body (``BufferingObserver``), downloads write it to disk. Tasks have no completion
-/// handlers, because swift-corelibs-foundation tells a delegate about bytes received
-/// and sent only for such tasks, and those moments reset the idle timeout
-/// (``TransferActivity``). On Apple platforms a task's end waits briefly for its task
+/// every event of a delegate-driven task to its ``TransferObserver``: requests that need
+/// byte events collect their body (``BufferingObserver``), downloads write it to disk.
+/// Those tasks have no completion handlers, because swift-corelibs-foundation tells a
+/// delegate about bytes received and sent only for such tasks, and those moments reset
+/// the idle timeout (``TransferActivity``). A task with a completion handler
+/// (``PlainTransfer``) is never filed here: only its challenge's 401 is kept until its
+/// completion takes it. On Apple platforms a task's end waits briefly for its task
 /// metrics when they come late (``MetricsRendezvous``). Upload progress goes to whoever
 /// asked for it.
 ///
@@ -48,6 +50,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// Running tasks, in no order, scanned from the newest: a host usually has a handful in flight
     /// (a NetworkQueue bounds its own), and an array of class references brings no dictionary code.
     private var entries: [Entry] = []
+    /// The 401s that challenges of tasks with a completion handler carried, until their
+    /// completions take them (each such task ends cancelled right after its challenge).
+    private var challenged: [(task: URLSessionTask, response: HTTPURLResponse)] = []
     private var redirect: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)?
 
     #if !canImport(FoundationNetworking) || DEBUG
@@ -94,7 +99,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     var trackedTaskCount: Int {
         lock.lock()
         defer { lock.unlock() }
-        return entries.count
+        return entries.count + challenged.count
     }
 
     /// `task`'s entry, taken out of the registry when `remove`; call under `lock`.
@@ -198,12 +203,25 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         // still carries the 401 response, which the caller gets instead.
         let response = challenge.failureResponse as? HTTPURLResponse
         lock.lock()
-        filed(ObjectIdentifier(task))?.challengeResponse = response
+        if let entry = filed(ObjectIdentifier(task)) {
+            entry.challengeResponse = response
+        } else if let response {
+            challenged.append((task, response))  // a task with a completion handler
+        }
         lock.unlock()
         completionHandler(.cancelAuthenticationChallenge, nil)
         #else
         completionHandler(.performDefaultHandling, nil)
         #endif
+    }
+
+    /// The 401 a cancelled challenge of `task` (one with a completion handler) carried,
+    /// taken out; `nil` when it had no challenge.
+    func takeChallengeResponse(of task: URLSessionTask) -> HTTPURLResponse? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let index = challenged.firstIndex(where: { $0.task === task }) else { return nil }
+        return challenged.remove(at: index).response
     }
 
     #if !canImport(FoundationNetworking) || DEBUG

@@ -6,18 +6,27 @@ import FoundationNetworking
 /// A running transfer that can be cancelled from any thread: a task of its own, or a
 /// seat on a shared (coalesced) one.
 package struct TransportTask: Sendable {
-    private let cancelAction: @Sendable () -> Void
+    /// The session's task (no closure to allocate for the usual case), or `nil` for a
+    /// transfer that cancels itself.
+    private let task: URLSessionTask?
+    private let cancelAction: (@Sendable () -> Void)?
 
     init(_ task: URLSessionTask) {
-        cancelAction = { task.cancel() }
+        self.task = task
+        cancelAction = nil
     }
 
     package init(cancel: @escaping @Sendable () -> Void) {
+        task = nil
         cancelAction = cancel
     }
 
     /// Cancels; the transfer's completion reports a cancellation.
     package func cancel() {
-        cancelAction()
+        if let task {
+            task.cancel()
+        } else {
+            cancelAction?()
+        }
     }
 }
