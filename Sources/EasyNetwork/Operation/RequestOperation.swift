@@ -54,6 +54,10 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// Library observers of the delivery (``observeDelivery(_:)``), not of a type that
     /// names `Output`: they read ``result``.
     @exclusivity(unchecked) private var observers: [@Sendable () -> Void] = []
+    /// Made and awaited by the library (``NetworkQueue/send(_:configuration:)``), never
+    /// shown to the caller: no closure of the caller's can be set, so a success is
+    /// delivered where it became known, not through the callback queue.
+    @exclusivity(unchecked) private var awaitedOnly = false
 
     /// Called on the host's callback queue with the mapped value on success.
     ///
@@ -237,17 +241,29 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// Sends the request and reports its result; subclasses rarely override it.
     open override func execute() {
         let queue = service.configuration.callbackQueue
+        lockState()
+        let inPlace = awaitedOnly
+        unlockState()
         service.perform(request, transform: transform, uploadProgress: { [self] sent, expected in
             reportUpload(sent: sent, expected: expected, on: queue)
         }, cachedValue: { [self] value in
             onCachedValue?(value)
-        }, completion: { [self] result, metrics in
+        }, deliversInPlace: inPlace, completion: { [self] result, metrics in
             deliver(result, metrics: metrics)
         })
     }
 
-    /// On the callback queue: stores the result and metrics, calls the closures set now,
-    /// in order, then the library observers, and finishes.
+    /// Marks an operation the library made to await it, before it is queued (see
+    /// ``NetworkQueue/send(_:configuration:)``).
+    final func markAwaitedOnly() {
+        lockState()
+        awaitedOnly = true
+        unlockState()
+    }
+
+    /// On the callback queue (an awaited success: where it became known): stores the
+    /// result and metrics, calls the closures set now, in order, then the library
+    /// observers, and finishes.
     private func deliver(_ result: Result<Output, NetworkError>, metrics: RequestMetrics) {
         lockState()
         let first = storedResult == nil && !cancelledBeforeRun
@@ -296,10 +312,13 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         }
     }
 
-    /// On the callback queue before `success`: a body that went out is at 100 %.
+    /// On the callback queue before `success`: a body that went out is at 100 %. A
+    /// progress nobody made (no upload was reported or asked for) stays unmade.
     private func completeUpload() {
-        let progress = uploadProgress
-        guard progress.totalUnitCount > 0, progress.completedUnitCount < progress.totalUnitCount else { return }
+        lockState()
+        let made = madeUploadProgress
+        unlockState()
+        guard let progress = made, progress.totalUnitCount > 0, progress.completedUnitCount < progress.totalUnitCount else { return }
         progress.completedUnitCount = progress.totalUnitCount
         onUploadProgress?(progress)
     }

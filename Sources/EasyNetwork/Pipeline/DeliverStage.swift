@@ -6,13 +6,18 @@ import FoundationNetworking
 /// The last stage, once per request: interceptors' `didFinish` (with the last
 /// attempt's request and answer), then in one hop to the host's callback queue the
 /// unauthorized notification and the host's error handler for a failure that is not
-/// a cancellation, then the caller's completion.
+/// a cancellation, then the caller's completion. A success whose sink runs nothing of
+/// the caller's there (an awaited request, see ``ExchangeSink/deliversInPlace``) is
+/// delivered at once, on the finishing thread: its task resumes on its own executor.
 enum DeliverStage {
     static func run(_ error: NetworkError?, metrics: RequestMetrics, last: (URLRequest?, HTTPURLResponse?, Data?)?, exchange: RequestExchange) {
         if let (urlRequest, response, data) = last {
             let outcome = RequestOutcome(urlRequest: urlRequest, response: response, data: data, error: error, metrics: metrics)
             let context = exchange.context(attempt: metrics.attempts)
             exchange.interceptors.forEach { $0.didFinish(outcome, context: context) }
+        }
+        if error == nil, exchange.sink.deliversInPlace {
+            return exchange.sink.deliver(nil, metrics: metrics, lock: exchange.lock)
         }
         exchange.settings.settings.callbackQueue.async {
             if let error, !error.isCancelled {
