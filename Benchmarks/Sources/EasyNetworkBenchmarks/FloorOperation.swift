@@ -10,11 +10,14 @@ final class FloorOperation: Operation, @unchecked Sendable { // unchecked: both 
     private var finished = false
     private let raw: RawClient?
     private let delegated: DelegateClient?
+    private let inPlace: Bool
     private let onDone: @Sendable (Bool) -> Void
 
-    init(raw: RawClient, onDone: @escaping @Sendable (Bool) -> Void) {
+    /// `inPlace`: `onDone` runs on the session's delegate queue instead of the main queue.
+    init(raw: RawClient, inPlace: Bool = false, onDone: @escaping @Sendable (Bool) -> Void) {
         self.raw = raw
         delegated = nil
+        self.inPlace = inPlace
         self.onDone = onDone
         super.init()
     }
@@ -23,6 +26,7 @@ final class FloorOperation: Operation, @unchecked Sendable { // unchecked: both 
     init(delegated: DelegateClient, onDone: @escaping @Sendable (Bool) -> Void) {
         raw = nil
         self.delegated = delegated
+        inPlace = false
         self.onDone = onDone
         super.init()
     }
@@ -55,7 +59,9 @@ final class FloorOperation: Operation, @unchecked Sendable { // unchecked: both 
         executing = true
         lock.unlock()
         didChangeValue(forKey: "isExecuting")
-        if let raw {
+        if let raw, inPlace {
+            raw.getInPlace(finishing: self, onDone)
+        } else if let raw {
             raw.get(finishing: self, onDone)
         } else {
             delegated?.get(finishing: self, onDone)

@@ -34,6 +34,18 @@ enum ProfilePaths {
                 let operation = kept(host: host, done)
                 DispatchQueue.global().async { operation.start() }
             },
+            // The floor awaited as the async path awaits (not a floor of its own: what the
+            // task's start, its continuation and its resumption on the main actor add). The
+            // continuation resumes from the task's completion handler, where the floor would
+            // hop to the main queue.
+            "floor-async": { done in
+                Task { @MainActor in
+                    let ok = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                        floorQueue.addOperation(FloorOperation(raw: raw, inPlace: true) { continuation.resume(returning: $0) })
+                    }
+                    done(ok)
+                }
+            },
             // The benchmark's path: the ServiceOperation on a NetworkQueue.
             "easynetwork": { done in queue.addOperation(BenchOperation(configuration: host, onDone: done)) },
             // The typed request with async/await, awaited on the main actor: `queue.send` runs
