@@ -175,6 +175,43 @@ final class PlainTransferTests: ServerTestCase {
         XCTAssertEqual(host.transport.trackedTaskCount, 0, "the challenge's 401 was taken by its completion")
     }
 
+    /// swift-corelibs-foundation can stop the process when a task is cancelled just as it
+    /// completes (README, Linux notes): a plain task is cancelled only while its completion
+    /// has not run. Hundreds of quick requests cancelled around their end each call back
+    /// once, and the process survives.
+    func testQuickPlainRequestsCancelledAroundTheirEndEachCallBackOnce() {
+        let host = makeHost()
+        let total = Int(ProcessInfo.processInfo.environment["EASYNETWORK_PLAIN_CANCEL_STRESS"] ?? "") ?? 400
+        let outcomes = Collector<String>()
+        let group = DispatchGroup()
+        let slots = DispatchSemaphore(value: 8)
+        for index in 0..<total {
+            slots.wait()
+            group.enter()
+            let service = EasyNetworkService(host)
+            service.request(TestRequest("/status/200"), success: { _ in
+                outcomes.append("success")
+                slots.signal()
+                group.leave()
+            }, failure: { error in
+                outcomes.append(error.isCancelled ? "cancelled" : "\(error)")
+                slots.signal()
+                group.leave()
+            })
+            // 0 to 3 ms after the start: before, during and after the short transfer.
+            DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds((index * 7_919) % 3_000)) { service.cancel() }
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 60), .success, "every request calls back")
+        let values = outcomes.values
+        XCTAssertEqual(values.count, total, "each calls back once")
+        XCTAssertEqual(values.filter { $0 != "success" && $0 != "cancelled" }, [])
+        let cancelled = values.filter { $0 == "cancelled" }.count
+        XCTAssertGreaterThan(cancelled, 0, "some were cut off")
+        XCTAssertLessThan(cancelled, total, "some ended before their cancel")
+        print("plain cancel stress: \(total - cancelled) succeeded, \(cancelled) cancelled")
+        XCTAssertEqual(host.transport.trackedTaskCount, 0)
+    }
+
     func testCancellingAPlainRequestInFlightReportsOneCancellation() {
         let host = makeHost()
         let service = EasyNetworkService(host)
