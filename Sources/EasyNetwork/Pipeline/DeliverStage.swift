@@ -17,25 +17,31 @@ enum DeliverStage {
             exchange.interceptors.forEach { $0.didFinish(outcome, context: context) }
         }
         if error == nil, exchange.sink.deliversInPlace {
-            return exchange.sink.deliver(nil, metrics: metrics, lock: exchange.lock)
+            return end(nil, metrics: metrics, exchange: exchange)
         }
         exchange.settings.settings.callbackQueue.async {
-            if let error, !error.isCancelled {
-                if error.isUnauthorized {
-                    NotificationCenter.default.post(
-                        name: HostConfiguration.unauthorizedOperationNotification,
-                        object: exchange.host,
-                        userInfo: ["error": error]
-                    )
-                }
-                if !exchange.request.suppressesErrorHandler {
-                    exchange.settings.settings.errorHandler?(exchange.request, error)
-                }
+            end(error, metrics: metrics, exchange: exchange)
+        }
+    }
+
+    /// The second half, on the callback queue (an awaited success: where it is).
+    @inline(never)
+    private static func end(_ error: NetworkError?, metrics: RequestMetrics, exchange: RequestExchange) {
+        if let error, !error.isCancelled {
+            if error.isUnauthorized {
+                NotificationCenter.default.post(
+                    name: HostConfiguration.unauthorizedOperationNotification,
+                    object: exchange.host,
+                    userInfo: ["error": error]
+                )
             }
-            exchange.sink.deliver(error, metrics: metrics, lock: exchange.lock)
-            if error?.isCancelled == true {
-                exchange.service.cancellationDelivered()
+            if !exchange.request.suppressesErrorHandler {
+                exchange.settings.settings.errorHandler?(exchange.request, error)
             }
+        }
+        exchange.sink.deliver(error, metrics: metrics, lock: exchange.lock)
+        if error?.isCancelled == true {
+            exchange.service.cancellationDelivered()
         }
     }
 }
