@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Client instructions per request, counted by callgrind: raw URLSession, the floor (raw
-# URLSession inside a minimal asynchronous Operation on an OperationQueue) and EasyNetwork.
+# URLSession inside a minimal asynchronous Operation on an OperationQueue), the same floor
+# around a delegate-driven task (floor-delegate), and EasyNetwork, seed style (easynetwork:
+# a ServiceOperation subclass) and async/await (async: `try await queue.send`).
 #
-#   Benchmarks/instructions.sh [--paths raw,floor,easynetwork] [--n1 200] [--n2 1200]
-#                              [--width 1] [--repeats 1] [--no-build] [--keep]
+#   Benchmarks/instructions.sh [--paths raw,floor,floor-delegate,easynetwork,async]
+#                              [--n1 200] [--n2 1200] [--width 1] [--repeats 1]
+#                              [--no-build] [--keep]
 #
 # Each path runs twice under `valgrind --tool=callgrind`, once with N1 and once with N2
 # requests (no warm-up), and the script prints the marginal cost per request,
 # (instructions(N2) - instructions(N1)) / (N2 - N1), so start-up, connection set-up and
-# exit cancel out, with each path's ratio to raw. Only the client is counted: the server
+# exit cancel out, with each path's ratio to raw and to both floors. Only the client is counted: the server
 # is the same benchmark binary started with --serve-bench in a separate process that is
 # not under valgrind, and the client reaches it with --server. The client serves its main
 # queue with the main RunLoop (--runloop): valgrind 3.19 crashes in dispatchMain().
@@ -22,7 +25,7 @@
 # the release build. --keep keeps the callgrind files (for callgrind_annotate).
 set -euo pipefail
 
-paths=raw,floor,easynetwork
+paths=raw,floor,floor-delegate,easynetwork,async
 n1=200
 n2=1200
 width=1
@@ -38,7 +41,7 @@ while (($#)); do
         --repeats) repeats=$2; shift ;;
         --no-build) build=0 ;;
         --keep) keep=1 ;;
-        -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "instructions.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
     esac
     shift
@@ -118,16 +121,18 @@ done
 echo
 echo "Client instructions per request (callgrind, marginal between $n1 and $n2 requests, width $width)"
 floor=
+delegate_floor=
 for name in "${names[@]}"; do
     if [[ "$name" == floor ]]; then floor=$(median <<< "${marginal[$name]}"); fi
+    if [[ "$name" == floor-delegate ]]; then delegate_floor=$(median <<< "${marginal[$name]}"); fi
 done
 ratio() { if [[ -n "$2" ]]; then awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3fx", a / b }'; else echo "-"; fi; }
-printf '%-14s %14s %10s %10s\n' "path" "instr/request" "vs raw" "vs floor"
+printf '%-15s %14s %10s %10s %16s\n' "path" "instr/request" "vs raw" "vs floor" "vs floor-delegate"
 for name in "${names[@]}"; do
     per=$(median <<< "${marginal[$name]}")
-    printf '%-14s %14s %10s %10s\n' "$name" "$per" "$(ratio "$per" "$raw")" "$(ratio "$per" "$floor")"
+    printf '%-15s %14s %10s %10s %16s\n' "$name" "$per" "$(ratio "$per" "$raw")" "$(ratio "$per" "$floor")" "$(ratio "$per" "$delegate_floor")"
 done
-echo "issue 13 target: easynetwork <= 1.030x raw"
+echo "issue 21 targets: easynetwork <= 1.030x floor, async <= 1.050x floor"
 if [[ -n "$raw" && -n "$floor" ]]; then
     echo "(the floor, the least any Operation-based client runs, is at $(ratio "$floor" "$raw") raw here)"
 fi

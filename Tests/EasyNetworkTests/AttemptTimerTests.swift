@@ -3,6 +3,9 @@ import EasyNetworkOrchestration
 import EasyNetworkTesting
 import Foundation
 import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// A request with an absolute URL, a stable multipart body and its own timeouts.
 private struct TransferRequest: BaseAPIRequest {
@@ -198,6 +201,22 @@ final class AttemptTimerTests: ServerTestCase {
         XCTAssertTrue(error.isTimeout)
         XCTAssertLessThan(Date().timeIntervalSince(started), 0.45)
         XCTAssertNoThrow(try run(RequestOperation(request: TestRequest("/delay/400", timeout: 2), configuration: host, responseDecoder: .json))?.get())
+    }
+
+    /// The request's own timeout governs, not the session configuration's
+    /// `timeoutIntervalForRequest`: swift-corelibs-foundation honours a request's
+    /// `timeoutInterval` only when it was set (not given to the initializer), and else
+    /// cut every request after the configuration's (60 s by default) of silence.
+    func testTheSessionConfigurationsTimeoutDoesNotCutALongerRequestTimeout() {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 1
+        let host = HostConfiguration(baseURL: server.baseURL, sessionConfiguration: configuration)
+        host.callbackQueue = callbackQueue
+        // Kept by the session (whole seconds on Linux), and by EasyNetwork's clock.
+        for timeout in [3, 2.5] {
+            let (result, elapsed) = run(RequestOperation(request: TestRequest("/delay/1600", timeout: timeout), configuration: host, responseDecoder: .json))
+            XCTAssertNoThrow(try result?.get(), "timeout \(timeout) s, after \(elapsed) s")
+        }
     }
 
     func testTimeoutIsATransportTimeout() {

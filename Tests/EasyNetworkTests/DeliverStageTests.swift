@@ -12,8 +12,51 @@ struct QuietRequest: BaseAPIRequest {
     var suppressesErrorHandler: Bool { true }
 }
 
+/// A typed request that succeeds with the status it read.
+private struct StatusRequest: APIRequest {
+    typealias Response = Int
+    let code: Int
+    var api: String { "/status/\(code)" }
+    var responseDecoder: ResponseDecoder<Int> { ResponseDecoder { $0.statusCode } }
+}
+
 /// ``DeliverStage``: the host's error handler and the unauthorized notification, before the caller hears.
 final class DeliverStageTests: ServerTestCase {
+    /// An awaited typed request (`try await queue.send`) resumes its task as soon as its
+    /// value is known: nothing of the caller's runs on the callback queue for it, so a
+    /// success does not wait for that queue (here suspended). A failure still goes there
+    /// first: the host's error handler runs before the task hears.
+    func testAnAwaitedSuccessResumesWithoutTheCallbackQueueAndAFailureAfterTheErrorHandler() {
+        let host = makeHost()
+        let blocked = DispatchQueue(label: "EasyNetworkTests.blocked")
+        host.callbackQueue = blocked
+        let events = Collector<String>()
+        host.errorHandler = { _, error in events.append("handler \(error.statusCode ?? 0)") }
+        blocked.suspend()
+        let succeeded = expectation(description: "success")
+        Task {
+            let code = try? await NetworkQueue().send(StatusRequest(code: 200), configuration: host)
+            events.append("value \(code ?? 0)")
+            succeeded.fulfill()
+        }
+        wait(for: [succeeded], timeout: 5)
+        let failed = expectation(description: "failure")
+        Task {
+            do {
+                _ = try await NetworkQueue().send(StatusRequest(code: 500), configuration: host)
+            } catch {
+                events.append("thrown \((error as? NetworkError)?.statusCode ?? 0)")
+            }
+            failed.fulfill()
+        }
+        // The failure waits for the callback queue.
+        Thread.sleep(forTimeInterval: 0.5)
+        XCTAssertEqual(events.values, ["value 200"])
+        blocked.resume()
+        wait(for: [failed], timeout: 5)
+        XCTAssertEqual(events.values, ["value 200", "handler 500", "thrown 500"])
+    }
+
     func testHandlerIsCalledOncePerFailureBeforeTheFailureCallback() {
         let host = makeHost()
         host.envelope = .codeEquals(0)

@@ -24,16 +24,31 @@ final class RequestMetricsTests: ServerTestCase {
         XCTAssertLessThanOrEqual(firstByte, metrics.endedAt, file: file, line: line)
     }
 
+    /// A timeout that is not a whole number of seconds keeps a request delegate-driven on
+    /// Linux, where a task with a completion handler (a plain request, see
+    /// `PlainTransferTests`) cannot tell when its response began; elsewhere every request is.
+    private let measured: TimeInterval = 9.5
+
     func testFirstByteAtIsSetWhenBytesArrived() {
         let host = makeHost()
-        assertFirstByteWithin(run(RequestOperation(request: TestRequest("/delay/50"), configuration: host, responseDecoder: .json)))
-        assertFirstByteWithin(run(RequestOperation(request: TestRequest("/status/500"), configuration: host, responseDecoder: .json)))
+        assertFirstByteWithin(run(RequestOperation(request: TestRequest("/delay/50", timeout: measured), configuration: host, responseDecoder: .json)))
+        assertFirstByteWithin(run(RequestOperation(request: TestRequest("/status/500", timeout: measured), configuration: host, responseDecoder: .json)))
         assertFirstByteWithin(run(RequestOperation(request: TestRequest("/echo", method: .post, query: .json, params: ["k": "v"]), configuration: host, responseDecoder: .json)))
+    }
+
+    func testOnLinuxAPlainRequestHasNoFirstByteAt() throws {
+        let metrics = try XCTUnwrap(run(RequestOperation(request: TestRequest("/delay/50"), configuration: makeHost(), responseDecoder: .json)))
+        XCTAssertGreaterThan(metrics.bytesReceived, 0)
+        if NetworkService.sessionKeepsIdle(60) {
+            XCTAssertNil(metrics.firstByteAt, "documented: a plain task on Linux tells nobody when its response began")
+        } else {
+            assertFirstByteWithin(metrics)
+        }
     }
 
     func testFirstByteAtIsWhenTheResponseBeganNotWhenItEnded() throws {
         // Six pieces 100 ms apart: the body ends at least 0.5 s after it began.
-        let request = TestRequest("/slow-body?chunks=6&interval_ms=100")
+        let request = TestRequest("/slow-body?chunks=6&interval_ms=100", timeout: measured)
         let metrics = try XCTUnwrap(run(RequestOperation(request: request, configuration: makeHost(), responseDecoder: .json)))
         assertFirstByteWithin(metrics)
         let firstByte = try XCTUnwrap(metrics.firstByteAt)

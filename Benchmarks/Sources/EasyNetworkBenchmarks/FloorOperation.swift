@@ -8,11 +8,25 @@ final class FloorOperation: Operation, @unchecked Sendable { // unchecked: both 
     private let lock = NSLock()
     private var executing = false
     private var finished = false
-    private let raw: RawClient
+    private let raw: RawClient?
+    private let delegated: DelegateClient?
+    private let inPlace: Bool
     private let onDone: @Sendable (Bool) -> Void
 
-    init(raw: RawClient, onDone: @escaping @Sendable (Bool) -> Void) {
+    /// `inPlace`: `onDone` runs on the session's delegate queue instead of the main queue.
+    init(raw: RawClient, inPlace: Bool = false, onDone: @escaping @Sendable (Bool) -> Void) {
         self.raw = raw
+        delegated = nil
+        self.inPlace = inPlace
+        self.onDone = onDone
+        super.init()
+    }
+
+    /// The same floor around a delegate-driven task (``DelegateClient``).
+    init(delegated: DelegateClient, onDone: @escaping @Sendable (Bool) -> Void) {
+        raw = nil
+        self.delegated = delegated
+        inPlace = false
         self.onDone = onDone
         super.init()
     }
@@ -45,10 +59,16 @@ final class FloorOperation: Operation, @unchecked Sendable { // unchecked: both 
         executing = true
         lock.unlock()
         didChangeValue(forKey: "isExecuting")
-        raw.get(finishing: self, onDone)
+        if let raw, inPlace {
+            raw.getInPlace(finishing: self, onDone)
+        } else if let raw {
+            raw.get(finishing: self, onDone)
+        } else {
+            delegated?.get(finishing: self, onDone)
+        }
     }
 
-    /// Called once, from the data task's completion handler.
+    /// Called once, from the data task's completion handler (or its delegate's completion).
     func finish() {
         willChangeValue(forKey: "isExecuting")
         willChangeValue(forKey: "isFinished")

@@ -7,7 +7,7 @@ typealias RequestPath = @Sendable (@escaping @Sendable (Bool) -> Void) -> Void
 /// The paths `--profile` can run, each one step between raw URLSession and the full
 /// EasyNetwork path, so the cost of each step can be measured on its own.
 enum ProfilePaths {
-    static func all(host: HostConfiguration, raw: RawClient, twin: RawClient, queue: NetworkQueue, floorQueue: OperationQueue, referenceQueue: OperationQueue) -> [String: RequestPath] {
+    static func all(host: HostConfiguration, raw: RawClient, twin: RawClient, delegated: DelegateClient, queue: NetworkQueue, floorQueue: OperationQueue, referenceQueue: OperationQueue) -> [String: RequestPath] {
         [
             // Raw URLSession, started on the main queue (the benchmark's baseline).
             "raw": { done in raw.get(done) },
@@ -17,6 +17,9 @@ enum ProfilePaths {
             "raw-hop": { done in DispatchQueue.global().async { raw.get(done) } },
             // The floor: raw URLSession inside a minimal asynchronous Operation on an OperationQueue.
             "floor": { done in floorQueue.addOperation(FloorOperation(raw: raw, onDone: done)) },
+            // The same floor around a delegate-driven task (no completion handler: response,
+            // body and end reach a session delegate), as a client that hears every byte needs.
+            "floor-delegate": { done in floorQueue.addOperation(FloorOperation(delegated: delegated, onDone: done)) },
             // Raw URLSession inside a BlockOperation on an OperationQueue (the operation ends
             // when the task starts, not when it completes: not a floor for asynchronous work).
             "operation": { done in referenceQueue.addOperation { raw.get(done) } },
@@ -31,9 +34,36 @@ enum ProfilePaths {
                 let operation = kept(host: host, done)
                 DispatchQueue.global().async { operation.start() }
             },
+            // The floor awaited as the async path awaits (not a floor of its own: what the
+            // task's start, its continuation and its resumption on the main actor add). The
+            // continuation resumes from the task's completion handler, where the floor would
+            // hop to the main queue.
+            "floor-async": { done in
+                Task { @MainActor in
+                    let ok = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                        floorQueue.addOperation(FloorOperation(raw: raw, inPlace: true) { continuation.resume(returning: $0) })
+                    }
+                    done(ok)
+                }
+            },
             // The benchmark's path: the ServiceOperation on a NetworkQueue.
             "easynetwork": { done in queue.addOperation(BenchOperation(configuration: host, onDone: done)) },
+            // The typed request with async/await, awaited on the main actor: `queue.send` runs
+            // a RequestOperation on the same NetworkQueue; its decoder is the same JSON parse.
+            "async": { done in
+                Task { @MainActor in
+                    let ok = (try? await queue.send(BenchJSON(), configuration: host)) ?? false
+                    done(ok)
+                }
+            },
         ]
+    }
+
+    /// The typed twin of ``BenchOperation/Request``: the body parsed with `JSONSerialization`.
+    struct BenchJSON: APIRequest {
+        typealias Response = Bool
+        var api: String { "/bench" }
+        var responseDecoder: ResponseDecoder<Bool> { ResponseDecoder { try $0.jsonObject() != nil } }
     }
 
     private static func request(_ host: HostConfiguration, _ done: @escaping @Sendable (Bool) -> Void) {

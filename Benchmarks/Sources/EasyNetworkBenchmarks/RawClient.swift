@@ -26,7 +26,13 @@ final class RawClient: @unchecked Sendable { // unchecked: only immutable lets (
         send(finishing: operation, completion)
     }
 
-    private func send(finishing operation: FloorOperation?, _ completion: @escaping @Sendable (Bool) -> Void) {
+    /// The floor's path calling `completion` on the session's delegate queue (no main-queue
+    /// hop): for a caller that resumes an awaiting task, which hops by itself.
+    func getInPlace(finishing operation: FloorOperation, _ completion: @escaping @Sendable (Bool) -> Void) {
+        send(finishing: operation, inPlace: true, completion)
+    }
+
+    private func send(finishing operation: FloorOperation?, inPlace: Bool = false, _ completion: @escaping @Sendable (Bool) -> Void) {
         var request = URLRequest(url: url)
         request.httpMethod = "GET"
         request.cachePolicy = .reloadIgnoringLocalCacheData
@@ -37,7 +43,11 @@ final class RawClient: @unchecked Sendable { // unchecked: only immutable lets (
                 ok = (try? JSONSerialization.jsonObject(with: data, options: [])) != nil
             }
             operation?.finish()
-            DispatchQueue.main.async { completion(ok) }
+            if inPlace {
+                completion(ok)
+            } else {
+                DispatchQueue.main.async { completion(ok) }
+            }
         }.resume()
     }
 

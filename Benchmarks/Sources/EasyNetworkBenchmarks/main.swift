@@ -151,7 +151,8 @@ let viaEasyNetwork: RequestPath = { done in
 if let index = arguments.firstIndex(of: "--profile"), arguments.count > index + 3,
    let count = Int(arguments[index + 2]), let width = Int(arguments[index + 3]) {
     let twin = RawClient(url: baseURL.appendingPathComponent("bench"))
-    let known = ProfilePaths.all(host: host, raw: raw, twin: twin, queue: queue, floorQueue: floorQueue, referenceQueue: referenceQueue)
+    let delegated = DelegateClient(url: baseURL.appendingPathComponent("bench"))
+    let known = ProfilePaths.all(host: host, raw: raw, twin: twin, delegated: delegated, queue: queue, floorQueue: floorQueue, referenceQueue: referenceQueue)
     let names = arguments[index + 1].split(separator: ",").map(String.init)
     let repeats = arguments.count > index + 4 ? Int(arguments[index + 4]) ?? 1 : 1
     let warmup = argument(after: "--warmup").flatMap { Int($0) } ?? 200

@@ -24,7 +24,10 @@ extension NetworkQueue {
         _ request: Request,
         configuration: HostConfiguration = .shared
     ) async throws -> Request.Response where Request.Response: Sendable {
-        try await run(RequestOperation(request: request, configuration: configuration, responseDecoder: request.responseDecoder))
+        let operation = RequestOperation(request: request, configuration: configuration, responseDecoder: request.responseDecoder)
+        // Nobody else sees it: a success resumes the task from where it became known.
+        operation.markAwaitedOnly()
+        return try await run(operation)
     }
 
     /// Adds `operation` to this queue and returns its result when it has one.
@@ -70,7 +73,9 @@ extension NetworkQueue {
     @inline(never)
     package func wait(for operation: Operation, observe: (@escaping @Sendable () -> Void) -> Void) async {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            // Unchecked: every `observe` here calls its callback exactly once (a delivery,
+            // a completion block), which is all a checked continuation would verify.
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
                 observe { continuation.resume() }
                 addOperation(operation)
             }

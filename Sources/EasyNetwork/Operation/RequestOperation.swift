@@ -52,8 +52,16 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// ``result`` is then a cancellation, with nothing stored.
     @exclusivity(unchecked) private var cancelledBeforeRun = false
     /// Library observers of the delivery (``observeDelivery(_:)``), not of a type that
-    /// names `Output`: they read ``result``.
-    @exclusivity(unchecked) private var observers: [@Sendable () -> Void] = []
+    /// names `Output`: they read ``result``. The first (usually the only one: an awaiting
+    /// task) in a field of its own, so that it allocates no array.
+    @exclusivity(unchecked) private var firstObserver: (@Sendable () -> Void)?
+    @exclusivity(unchecked) private var moreObservers: [@Sendable () -> Void] = []
+    /// The callback queue of the request that runs (progress hops there).
+    @exclusivity(unchecked) private var progressQueue: DispatchQueue?
+    /// Made and awaited by the library (``NetworkQueue/send(_:configuration:)``), never
+    /// shown to the caller: no closure of the caller's can be set, so a success is
+    /// delivered where it became known, not through the callback queue.
+    @exclusivity(unchecked) private var awaitedOnly = false
 
     /// Called on the host's callback queue with the mapped value on success.
     ///
@@ -237,17 +245,31 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// Sends the request and reports its result; subclasses rarely override it.
     open override func execute() {
         let queue = service.configuration.callbackQueue
+        lockState()
+        let inPlace = awaitedOnly
+        progressQueue = queue
+        unlockState()
+        // Each closure captures only `self`: none allocates a context.
         service.perform(request, transform: transform, uploadProgress: { [self] sent, expected in
-            reportUpload(sent: sent, expected: expected, on: queue)
+            reportUpload(sent: sent, expected: expected)
         }, cachedValue: { [self] value in
             onCachedValue?(value)
-        }, completion: { [self] result, metrics in
+        }, deliversInPlace: inPlace, completion: { [self] result, metrics in
             deliver(result, metrics: metrics)
         })
     }
 
-    /// On the callback queue: stores the result and metrics, calls the closures set now,
-    /// in order, then the library observers, and finishes.
+    /// Marks an operation the library made to await it, before it is queued (see
+    /// ``NetworkQueue/send(_:configuration:)``).
+    final func markAwaitedOnly() {
+        lockState()
+        awaitedOnly = true
+        unlockState()
+    }
+
+    /// On the callback queue (an awaited success: where it became known): stores the
+    /// result and metrics, calls the closures set now, in order, then the library
+    /// observers, and finishes.
     private func deliver(_ result: Result<Output, NetworkError>, metrics: RequestMetrics) {
         lockState()
         let first = storedResult == nil && !cancelledBeforeRun
@@ -279,14 +301,15 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
 
     /// Called on the session's queue as the body goes out; hops to the callback queue
     /// only for progress worth a callback.
-    private func reportUpload(sent: Int64, expected: Int64, on queue: DispatchQueue) {
+    private func reportUpload(sent: Int64, expected: Int64) {
         let total = max(expected, sent)
         guard total > 0 else { return }
         let fraction = Double(sent) / Double(total)
         lockState()
         let admitted = uploadGate.admit(fraction)
+        let queue = progressQueue
         unlockState()
-        guard admitted else { return }
+        guard admitted, let queue else { return }
         queue.async { [self] in
             let progress = uploadProgress
             guard sent >= progress.completedUnitCount else { return }
@@ -296,10 +319,13 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         }
     }
 
-    /// On the callback queue before `success`: a body that went out is at 100 %.
+    /// On the callback queue before `success`: a body that went out is at 100 %. A
+    /// progress nobody made (no upload was reported or asked for) stays unmade.
     private func completeUpload() {
-        let progress = uploadProgress
-        guard progress.totalUnitCount > 0, progress.completedUnitCount < progress.totalUnitCount else { return }
+        lockState()
+        let made = madeUploadProgress
+        unlockState()
+        guard let progress = made, progress.totalUnitCount > 0, progress.completedUnitCount < progress.totalUnitCount else { return }
         progress.completedUnitCount = progress.totalUnitCount
         onUploadProgress?(progress)
     }
@@ -338,7 +364,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         lockState()
         let failure = failureClosure
         let completion = completionClosure
-        let observed = !observers.isEmpty
+        let observed = firstObserver != nil
         if !observed {
             delivered = true
         }
@@ -355,10 +381,11 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     private func notifyObservers() {
         lockState()
         delivered = true
-        let observers = self.observers
-        self.observers = []
+        let (first, more) = (firstObserver, moreObservers)
+        (firstObserver, moreObservers) = (nil, [])
         unlockState()
-        for observer in observers {
+        first?()
+        for observer in more {
             observer()
         }
     }
@@ -369,7 +396,11 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         lockState()
         let now = delivered
         if !now {
-            observers.append(observer)
+            if firstObserver == nil {
+                firstObserver = observer
+            } else {
+                moreObservers.append(observer)
+            }
         }
         unlockState()
         if now {

@@ -23,13 +23,30 @@ struct AttemptDeadline: Sendable {
         return min(idleEnd, start + Self.clamped(total))
     }
 
+    /// When the attempt that started at `start` passes its total limit, or `nil` for none
+    /// (the clock of an attempt whose session keeps the idle limit).
+    func totalExpiry(start: DispatchTime) -> DispatchTime? {
+        total.map { start + Self.clamped($0) }
+    }
+
     /// The error of an attempt that expired: the total limit when it came first, else
     /// the idle one. Both are `URLError.timedOut` (``NetworkError/isTimeout``).
     func error(start: DispatchTime, lastActivity: DispatchTime) -> URLError {
         if let total, start + Self.clamped(total) <= lastActivity + Self.clamped(idle) {
-            return URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: "The request exceeded its total timeout of \(total) s."])
+            return totalError(total)
         }
-        return URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: "No byte was sent or received for \(idle) s."])
+        return idleError
+    }
+
+    /// The error of an attempt that passed its total limit.
+    func totalError(_ total: TimeInterval) -> URLError {
+        URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: "The request exceeded its total timeout of \(total) s."])
+    }
+
+    /// The error of an attempt that no byte moved for `idle` seconds (also when the
+    /// session kept that limit and reported it).
+    var idleError: URLError {
+        URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: "No byte was sent or received for \(idle) s."])
     }
 
     /// Seconds as a `DispatchTime` offset: negative and NaN as 0, huge as ~100 years.

@@ -10,7 +10,10 @@ import FoundationNetworking
 ///
 /// Bytes moving only stamp a time under the lock. The timer (one entry in the shared
 /// ``DeadlineScheduler``) fires at the earliest moment the attempt could expire; when
-/// bytes moved since, it is set again for the new moment instead of firing.
+/// bytes moved since, it is set again for the new moment instead of firing. An attempt
+/// on a task with a completion handler hears no bytes: its session keeps the idle limit
+/// (``NetworkService/sessionKeepsIdle(_:)``) and this clock only the total one, with no
+/// entry at all when there is none.
 final class AttemptTimer: TransferActivity, @unchecked Sendable {
     // unchecked: the `var`s are read and written only under `lock` (its exchange's).
     private let deadline: AttemptDeadline
@@ -22,16 +25,27 @@ final class AttemptTimer: TransferActivity, @unchecked Sendable {
     /// The scheduler key while armed.
     private var key: Int?
     private var stopped = false
+    /// The session keeps the idle limit (see ``leaveIdleToSession()``).
+    private var idleKeptBySession: Bool
     /// The `URLError.timedOut` of an attempt that expired.
     private var timedOut: URLError?
 
     /// A clock that starts now, keeping its state under `lock` (the exchange's: one
     /// mutex per request); ``arm(_:)`` lets it fire.
-    init(_ deadline: AttemptDeadline, lock: Lock) {
+    init(_ deadline: AttemptDeadline, lock: Lock, idleKeptBySession: Bool = false) {
         self.deadline = deadline
         self.lock = lock
+        self.idleKeptBySession = idleKeptBySession
         start = DispatchTime.now()
         lastActivity = start
+    }
+
+    /// The attempt went out on a task with a completion handler, whose session keeps the
+    /// idle limit: from now on this clock keeps only the total one.
+    func leaveIdleToSession() {
+        lock.lock()
+        idleKeptBySession = true
+        lock.unlock()
     }
 
     /// Sets the timer for the first moment the attempt could expire, when it cancels `task`.
@@ -72,7 +86,8 @@ final class AttemptTimer: TransferActivity, @unchecked Sendable {
     private func check(now: DispatchTime) {
         key = nil
         guard !stopped else { return lock.unlock() }
-        let expiry = deadline.expiry(start: start, lastActivity: lastActivity)
+        let limit = idleKeptBySession ? deadline.totalExpiry(start: start) : deadline.expiry(start: start, lastActivity: lastActivity)
+        guard let expiry = limit else { return lock.unlock() }  // no limit of its own
         guard expiry <= now else {
             // A strong reference (a weak one costs every request a side table): every
             // way the attempt ends calls stop(), which removes the entry.
@@ -80,7 +95,8 @@ final class AttemptTimer: TransferActivity, @unchecked Sendable {
             return lock.unlock()
         }
         stopped = true
-        timedOut = deadline.error(start: start, lastActivity: lastActivity)
+        // Kept by the session, the idle limit never fires here: only the total one can.
+        timedOut = idleKeptBySession ? deadline.totalError(deadline.total ?? 0) : deadline.error(start: start, lastActivity: lastActivity)
         let expired = task
         task = nil
         lock.unlock()

@@ -8,16 +8,19 @@ import FoundationNetworking
 /// temporary file. Retries start again from what it built.
 enum BuildStage {
     /// Calls `completion` once: on this thread, or for a multipart body on a utility
-    /// queue once the file is written (with the `Content-Length` set).
+    /// queue once the file is written (with the `Content-Length` set). `exactTimeout`:
+    /// the session may keep the idle timeout (see ``URLRequestBuilder/build(_:multipart:exactTimeout:)``);
+    /// never for a body file, which always goes out delegate-driven.
     static func run(
         _ request: any BaseAPIRequest,
         builder: URLRequestBuilder,
+        exactTimeout: Bool = false,
         completion: @escaping @Sendable (Result<URLRequest, NetworkError>, MultipartBodyFile?) -> Void
     ) {
         // Read once: a computed `multipartBody` makes a new boundary on every read, and
         // the Content-Type header and the body must name the same one.
         let form = URLRequestBuilder.multipartForm(of: request)
-        let built = builder.build(request, multipart: form)
+        let built = builder.build(request, multipart: form, exactTimeout: exactTimeout && form == nil)
         guard let form, case .success(let urlRequest) = built else {
             completion(built, nil)
             return

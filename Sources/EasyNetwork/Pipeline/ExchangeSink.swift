@@ -15,6 +15,10 @@ package protocol ExchangeSink: AnyObject, Sendable {
     /// Whether the mapping is the library's own (the seed's JSON), so a small body may
     /// be mapped on the session's delegate queue instead of hopping to ``ResponseStage``.
     var mapsInline: Bool { get }
+    /// Whether a success may be delivered where it became known instead of on the host's
+    /// callback queue: nothing of the caller's runs there (an awaited request, whose task
+    /// resumes on its own executor anyway).
+    var deliversInPlace: Bool { get }
     /// Maps a stored response and hands the value to the caller on `queue`; a stored
     /// response that does not map is skipped.
     func deliverProvisional(_ response: NetworkResponse, on queue: DispatchQueue, lock: Lock)
@@ -25,4 +29,6 @@ package protocol ExchangeSink: AnyObject, Sendable {
 extension ExchangeSink {
     /// A caller's mapping by default: it runs on ``ResponseStage``.
     var mapsInline: Bool { false }
+    /// A caller's completion by default: it runs on the callback queue.
+    package var deliversInPlace: Bool { false }
 }

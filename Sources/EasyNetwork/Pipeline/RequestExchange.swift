@@ -33,6 +33,10 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
     private let handlesInline: Bool
     /// A plug-in carries every attempt itself (a download): it sends no body file.
     private let carriesAttempts: Bool
+    /// The session may keep the idle limit (a whole number of seconds, on Linux): the
+    /// request is built with it as its `timeoutInterval`, and an attempt that needs no
+    /// byte events goes out on a task with a completion handler (see ``send``).
+    private let sessionKeepsIdle: Bool
     let lock = Lock()
 
     private var base: URLRequest?
@@ -77,6 +81,7 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         self.queuedAt = queuedAt
         self.uploadProgress = uploadProgress
         carriesAttempts = transfer != nil
+        sessionKeepsIdle = transfer == nil && NetworkService.sessionKeepsIdle(limits.idle)
         handlesInline = sink.mapsInline && interceptors.isEmpty && plugIns.isEmpty && settings.settings.envelope == nil
     }
 
@@ -91,7 +96,7 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         if carriesAttempts, URLRequestBuilder.multipartForm(of: request) != nil {
             return finish(NetworkError(kind: .invalidRequest, message: "A download cannot send a multipart body; send the form with a RequestOperation"))
         }
-        BuildStage.run(request, builder: URLRequestBuilder(configuration: host)) { [self] built, file in
+        BuildStage.run(request, builder: URLRequestBuilder(configuration: host), exactTimeout: sessionKeepsIdle) { [self] built, file in
             let urlRequest: URLRequest
             switch built {
             case .success(let value): urlRequest = value
@@ -161,15 +166,22 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
             interceptors.forEach { $0.willSend(urlRequest, context: context) }
         }
         let seen = !interceptors.isEmpty
+        let bodySize = urlRequest.httpBody?.count ?? Int(bodyFile?.length ?? 0)
         // Recorded before the transfer starts: a fast one can end before dataTask returns.
         lock.lock()
         if seen { last.0 = urlRequest }
-        bytesSent += urlRequest.httpBody?.count ?? Int(bodyFile?.length ?? 0)
+        bytesSent += bodySize
         lock.unlock()
-        let timer = AttemptTimer(limits, lock: lock)
+        // Plain (a task with a completion handler, no byte events) when the session keeps
+        // the idle limit as built (an interceptor may have changed it), no body file is
+        // sent and nobody watches the upload: its clock then keeps only the total limit,
+        // and without one (and without plug-ins to hear bytes) there is no clock at all.
+        let plain = sessionKeepsIdle && bodyFile == nil && urlRequest.timeoutInterval == limits.idle
+            && (uploadProgress == nil || (bodySize == 0 && urlRequest.httpBodyStream == nil))
+        let timer = plain && layers.isEmpty && limits.total == nil ? nil : AttemptTimer(limits, lock: lock, idleKeptBySession: plain && layers.isEmpty)
         let task = TransportStage.send(
             urlRequest, bodyFile: bodyFile?.url, plugIns: layers, transport: host.transport,
-            priority: priority, uploadProgress: uploadProgress, timer: timer
+            priority: priority, uploadProgress: uploadProgress, plain: plain, timer: timer
         ) { [self] outcome in
             // Usually on the session's delegate queue (see TransportStage): end the
             // attempt, then leave that queue.
@@ -189,7 +201,7 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         }
         lock.unlock()
         if arm {
-            timer.arm(task)  // outside the lock: it may expire at once; a stopped timer stays off
+            timer?.arm(task)  // outside the lock: it may expire at once; a stopped timer stays off
         } else if !proceed {
             task.cancel()
         }
@@ -200,7 +212,11 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
     private func transportEnded(_ outcome: TransportOutcome, attempt: Int, seen: Bool) -> (cancelled: Bool, timedOut: URLError?) {
         lock.lock()
         defer { lock.unlock() }
-        let timedOut = timer?.stop()
+        var timedOut = timer?.stop()
+        // The session's own idle timeout (plain attempts; elsewhere a backstop) reads as ours.
+        if timedOut == nil, outcome.error != nil, (outcome.error as? URLError)?.code == .timedOut {
+            timedOut = limits.idleError
+        }
         timer = nil
         task = nil
         completedAttempt = max(completedAttempt, attempt)

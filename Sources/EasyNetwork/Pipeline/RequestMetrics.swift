@@ -8,10 +8,15 @@ public struct RequestMetrics: Sendable, Equatable {
     public let queuedAt: Date
     /// When the first attempt began to be sent.
     public let startedAt: Date
-    /// When the last response began to arrive; `nil` only when no response arrived
-    /// (or it came from the cache). Apple platforms take it from the task's metrics;
-    /// Linux has none, so EasyNetwork notes the moment the response head or first byte
-    /// reached the session's delegate.
+    /// When the last response began to arrive; `nil` when no response arrived (or it
+    /// came from the cache). Apple platforms take it from the task's metrics. Linux has
+    /// none, so EasyNetwork notes the moment the response head or first byte reached the
+    /// session's delegate, for a request that runs delegate-driven; a request that needs
+    /// no byte events runs there on a task with a completion handler, which tells nobody
+    /// when its response began, so its `firstByteAt` is `nil` on Linux: one whose idle
+    /// `timeout` is a whole number of seconds (the default 60 s is), that sends no
+    /// multipart body and whose upload nobody watches. A fractional `timeout` (say
+    /// `30.5`) keeps a request delegate-driven, and measured, on Linux too.
     public let firstByteAt: Date?
     /// When the result was known.
     public let endedAt: Date

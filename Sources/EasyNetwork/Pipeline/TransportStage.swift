@@ -5,10 +5,13 @@ import FoundationNetworking
 
 /// Hands one adapted attempt to the request's plug-ins in order (coalescing may share
 /// a transfer; a download's plug-in, the last, carries the attempt itself), then to the
-/// host's session, with its clock, the ``AttemptTimer`` that hears every byte. `arrived`
-/// runs once: on the session's delegate queue, except on the sending thread when the
-/// session is gone or a download fails before its task starts, and on the cancelling
-/// thread when a coalesced request leaves a shared transfer.
+/// host's session, with its clock, the ``AttemptTimer`` that hears every byte. A `plain`
+/// attempt (one that needs no byte events, whose idle timeout the session keeps: see
+/// ``RequestExchange``) goes out on a task with a completion handler instead, unless a
+/// plug-in carries it on a transfer of its own. `arrived` runs once: on the session's
+/// delegate queue, except on the sending thread when the session is gone or a download
+/// fails before its task starts, and on the cancelling thread when a coalesced request
+/// leaves a shared transfer.
 enum TransportStage {
     /// Before the first attempt (without a body file): whether a plug-in (the cache)
     /// answered it with a stored response, mapped into `sink`; `queue` gets a value
@@ -19,6 +22,7 @@ enum TransportStage {
     }
 
     /// The task in flight (`nil` when the session is gone: `arrived` reported it).
+    /// `timer` may be `nil` only for a plain attempt without plug-ins (no clock of its own).
     static func send(
         _ urlRequest: URLRequest,
         bodyFile: URL?,
@@ -26,14 +30,19 @@ enum TransportStage {
         transport: NetworkService,
         priority: Float?,
         uploadProgress: (@Sendable (Int64, Int64) -> Void)?,
-        timer: AttemptTimer,
+        plain: Bool,
+        timer: AttemptTimer?,
         arrived: @escaping @Sendable (TransportOutcome) -> Void
     ) -> TransportTask? {
-        guard !plugIns.isEmpty else {
-            return session(urlRequest, timer, arrived, bodyFile: bodyFile, transport: transport, priority: priority, uploadProgress: uploadProgress)
+        guard !plugIns.isEmpty, let timer else {
+            return session(urlRequest, timer, arrived, plain: plain, bodyFile: bodyFile, transport: transport, priority: priority, uploadProgress: uploadProgress)
         }
         return send(0, urlRequest, plugIns, timer, arrived) { request, activity, arrived in
-            session(request, activity, arrived, bodyFile: bodyFile, transport: transport, priority: priority, uploadProgress: uploadProgress)
+            // Plain only when the attempt reaches the session with its own clock: a shared
+            // transfer (coalescing) hears its bytes for every seat.
+            let own = plain && activity === timer
+            if own { timer.leaveIdleToSession() }
+            return session(request, activity, arrived, plain: own, bodyFile: bodyFile, transport: transport, priority: priority, uploadProgress: uploadProgress)
         }
     }
 
@@ -41,14 +50,18 @@ enum TransportStage {
     @inline(never)
     private static func session(
         _ request: URLRequest,
-        _ activity: any TransferActivity,
+        _ activity: (any TransferActivity)?,
         _ arrived: @escaping @Sendable (TransportOutcome) -> Void,
+        plain: Bool,
         bodyFile: URL?,
         transport: NetworkService,
         priority: Float?,
         uploadProgress: (@Sendable (Int64, Int64) -> Void)?
     ) -> TransportTask? {
-        transport.dataTask(with: request, bodyFile: bodyFile, priority: priority, uploadProgress: uploadProgress, activity: activity, completion: arrived)
+        if plain {
+            return transport.plainTask(with: request, priority: priority, completion: arrived)
+        }
+        return transport.dataTask(with: request, bodyFile: bodyFile, priority: priority, uploadProgress: uploadProgress, activity: activity, completion: arrived)
     }
 
     private static func send(

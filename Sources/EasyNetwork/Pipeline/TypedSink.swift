@@ -8,17 +8,20 @@ final class TypedSink<Output>: ExchangeSink, @unchecked Sendable {
     private let transform: @Sendable (NetworkResponse) throws -> Output
     private let cachedValue: (@Sendable (Output) -> Void)?
     private let completion: @Sendable (Result<Output, NetworkError>, RequestMetrics) -> Void
+    let deliversInPlace: Bool
     private var value: Output?
     private var provisional: Output?
 
     init(
         transform: @escaping @Sendable (NetworkResponse) throws -> Output,
         cachedValue: (@Sendable (Output) -> Void)?,
-        completion: @escaping @Sendable (Result<Output, NetworkError>, RequestMetrics) -> Void
+        completion: @escaping @Sendable (Result<Output, NetworkError>, RequestMetrics) -> Void,
+        deliversInPlace: Bool = false
     ) {
         self.transform = transform
         self.cachedValue = cachedValue
         self.completion = completion
+        self.deliversInPlace = deliversInPlace
     }
 
     func map(_ response: NetworkResponse, lock: Lock) -> NetworkError? {

@@ -29,8 +29,10 @@ package struct URLRequestBuilder {
     }
 
     /// The request, with `multipart` (read by ``multipartForm(of:)``) naming the
-    /// Content-Type boundary.
-    func build(_ request: BaseAPIRequest, multipart: MultipartFormData?) -> Result<URLRequest, NetworkError> {
+    /// Content-Type boundary. Its `timeoutInterval` is the idle timeout itself when
+    /// `exactTimeout` and the session can keep it (``NetworkService/sessionKeepsIdle(_:)``),
+    /// else only a backstop behind the exact deadline each attempt keeps.
+    func build(_ request: BaseAPIRequest, multipart: MultipartFormData?, exactTimeout: Bool = false) -> Result<URLRequest, NetworkError> {
         let method = request.method
         let params = request.params
         let multipart = method.sendsParametersInQuery ? nil : multipart
@@ -53,13 +55,10 @@ package struct URLRequestBuilder {
         case .failure(let error): return .failure(error)
         }
 
-        // URLSession's own timeout (whole seconds on Linux) is only a backstop behind
-        // the exact deadline each attempt keeps.
-        var urlRequest = URLRequest(
-            url: url,
-            cachePolicy: .reloadIgnoringLocalCacheData,
-            timeoutInterval: ((request.timeout ?? settings.timeout) + 1).rounded(.up)
-        )
+        var urlRequest = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData)
+        // Set, not given to the initializer: swift-corelibs-foundation honours only a
+        // timeout set so (`isTimeoutIntervalSet`), else the session configuration's.
+        urlRequest.timeoutInterval = NetworkService.requestTimeout(forIdle: request.timeout ?? settings.timeout, exact: exactTimeout)
         if method != .get {
             // GET is the default; each setter copies the request on Linux.
             urlRequest.httpMethod = method.rawValue

@@ -74,14 +74,18 @@ public final class EasyNetworkService: @unchecked Sendable {
 
     /// ``perform(_:transform:completion:)`` that also hands over the request's metrics
     /// and reports upload progress (bytes sent, bytes to send) from the session's queue.
+    /// `deliversInPlace`: a success may reach `completion` on the thread that mapped it
+    /// (see ``ExchangeSink/deliversInPlace``).
     func perform<Output>(
         _ request: BaseAPIRequest,
         transform: @escaping @Sendable (NetworkResponse) throws -> Output,
         uploadProgress: (@Sendable (Int64, Int64) -> Void)? = nil,
         cachedValue: (@Sendable (Output) -> Void)? = nil,
+        deliversInPlace: Bool = false,
         completion: @escaping @Sendable (Result<Output, NetworkError>, RequestMetrics) -> Void
     ) {
-        start(request, sink: TypedSink(transform: transform, cachedValue: cachedValue, completion: completion), uploadProgress: uploadProgress)
+        let sink = TypedSink(transform: transform, cachedValue: cachedValue, completion: completion, deliversInPlace: deliversInPlace)
+        start(request, sink: sink, uploadProgress: uploadProgress)
     }
 
     /// The non-generic part of `perform`; `transfer` carries the attempts of a download

@@ -134,7 +134,10 @@ public final class HostConfiguration: @unchecked Sendable {
 
     /// The timeout of a request in seconds when the request sets none. Default 60.
     /// It is an idle timeout (as Apple's `timeoutIntervalForRequest`): an attempt fails
-    /// only when no byte was sent or received for that long.
+    /// only when no byte was sent or received for that long, within 50 ms after that, and
+    /// may be sub-second. On Linux, URLSession keeps a whole number of seconds itself for a
+    /// request that needs no byte events (as exactly: see ``RequestMetrics/firstByteAt``
+    /// for what such a request does not measure); EasyNetwork keeps every other one.
     public var timeout: TimeInterval {
         @inline(never) get { snapshot().timeout }
         @inline(never) set {

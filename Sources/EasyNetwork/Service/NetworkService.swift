@@ -68,6 +68,54 @@ public final class NetworkService: @unchecked Sendable {
         return TransportTask(task)
     }
 
+    /// Starts a task with a completion handler for `request` (no body file, nobody
+    /// watching its bytes) and calls `completion` once, on the session's delegate queue:
+    /// the cheaper kind of task on Linux, where the session keeps the idle timeout itself
+    /// (see ``sessionKeepsIdle(_:)``). Nothing hears its bytes while it runs.
+    func plainTask(with request: URLRequest, priority: Float?, completion: @escaping @Sendable (TransportOutcome) -> Void) -> TransportTask? {
+        guard let session = currentSession() else {
+            completion(TransportOutcome(request: request, error: URLError(.cancelled)))
+            return nil
+        }
+        let transfer = PlainTransfer(request: request, delegate: delegate, completion: completion)
+        let task = session.dataTask(with: request) { transfer.complete($0, $1, $2) }
+        transfer.task = task
+        if let priority {
+            task.priority = priority
+        }
+        task.resume()
+        return TransportTask(task)
+    }
+
+    /// Whether this platform's URLSession keeps an idle timeout of `idle` seconds exactly,
+    /// on a task with a completion handler, as EasyNetwork's own clock would.
+    ///
+    /// On Linux (swift-corelibs-foundation) the request's `timeoutInterval` (when set, not
+    /// given to the initializer), cut to whole seconds, runs a timer set 1 ms short with
+    /// 1 ms of leeway that every header line and piece of body sent or received starts
+    /// over (`_EasyHandle.resetTimer`): measured, a stall ended 0.9995–1.037 s after the
+    /// server sent its last bytes for `timeoutInterval = 1` (under load), and a body
+    /// trickling a byte every 0.9 s succeeded. So a whole number of seconds (1 s to a year) is kept
+    /// exactly there; a fraction would be cut. Elsewhere every task stays delegate-driven
+    /// and EasyNetwork keeps the clock (Apple's own timer promises no such precision).
+    static func sessionKeepsIdle(_ idle: TimeInterval) -> Bool {
+        #if canImport(FoundationNetworking)
+        idle >= 1 && idle <= 31_536_000 && idle.rounded(.down) == idle
+        #else
+        false
+        #endif
+    }
+
+    /// The `timeoutInterval` a request is built with: the idle timeout itself when the
+    /// session may keep it (`exact`, see ``sessionKeepsIdle(_:)``), otherwise a backstop a
+    /// second past it, in whole seconds (finite: corelibs stops the process on a timeout
+    /// that is not a number or does not fit in an `Int`).
+    static func requestTimeout(forIdle idle: TimeInterval, exact: Bool) -> TimeInterval {
+        if exact, sessionKeepsIdle(idle) { return idle }
+        guard idle > 0 else { return 1 }  // NaN too: the clock fires at once
+        return (min(idle, 3_153_600_000) + 1).rounded(.up)
+    }
+
     /// Starts a transfer whose every event goes to `observer` (downloads written to
     /// disk as they arrive); `nil` when the session is gone.
     package func streamingTask(

@@ -5,11 +5,13 @@ import FoundationNetworking
 
 /// The delegate of a host's session: answers authentication challenges so that a 401
 /// never hangs (the response such a challenge carried is reported instead), and hands
-/// every event of a task to its ``TransferObserver``: ordinary requests collect their
-/// body (``BufferingObserver``), downloads write it to disk. Tasks have no completion
-/// handlers, because swift-corelibs-foundation tells a delegate about bytes received
-/// and sent only for such tasks, and those moments reset the idle timeout
-/// (``TransferActivity``). On Apple platforms a task's end waits briefly for its task
+/// every event of a delegate-driven task to its ``TransferObserver``: requests that need
+/// byte events collect their body (``BufferingObserver``), downloads write it to disk.
+/// Those tasks have no completion handlers, because swift-corelibs-foundation tells a
+/// delegate about bytes received and sent only for such tasks, and those moments reset
+/// the idle timeout (``TransferActivity``). A task with a completion handler
+/// (``PlainTransfer``) is never filed here: only its challenge's 401 is kept until its
+/// completion takes it. On Apple platforms a task's end waits briefly for its task
 /// metrics when they come late (``MetricsRendezvous``). Upload progress goes to whoever
 /// asked for it.
 ///
@@ -51,6 +53,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// Running tasks, in no order, scanned from the newest: a host usually has a handful in flight
     /// (a NetworkQueue bounds its own), and an array of class references brings no dictionary code.
     private var entries: [Entry] = []
+    /// What the delegate heard of tasks with a completion handler (no entry), until their
+    /// completions take it: the 401 a cancelled challenge carried (the task ends cancelled
+    /// right after), or why the ``ServerTrustEvaluator`` refused a redirect (the task ends
+    /// with the 3xx).
+    private var plainNotes: [(task: URLSessionTask, response: HTTPURLResponse?, refusal: NetworkError?)] = []
     private var redirect: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)?
     private var trust: (any ServerTrustEvaluator)?
 
@@ -112,7 +119,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     var trackedTaskCount: Int {
         lock.lock()
         defer { lock.unlock() }
-        return entries.count
+        return entries.count + plainNotes.count
     }
 
     /// `task`'s entry, taken out of the registry when `remove`; call under `lock`.
@@ -218,7 +225,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         // still carries the 401 response, which the caller gets instead.
         let response = challenge.failureResponse as? HTTPURLResponse
         lock.lock()
-        filed(ObjectIdentifier(task))?.challengeResponse = response
+        if let entry = filed(ObjectIdentifier(task)) {
+            entry.challengeResponse = response
+        } else if let response {
+            plainNotes.append((task, response, nil))  // a task with a completion handler
+        }
         lock.unlock()
         completionHandler(.cancelAuthenticationChallenge, nil)
         #else
@@ -232,6 +243,16 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         }
         completionHandler(.performDefaultHandling, nil)
         #endif
+    }
+
+    /// What the delegate heard of `task` (one with a completion handler), taken out: the
+    /// 401 a cancelled challenge carried, or the refusal of a redirect; `nil` when nothing.
+    func takePlainNote(of task: URLSessionTask) -> (response: HTTPURLResponse?, refusal: NetworkError?)? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let index = plainNotes.firstIndex(where: { $0.task === task }) else { return nil }
+        let note = plainNotes.remove(at: index)
+        return (note.response, note.refusal)
     }
 
     #if !canImport(FoundationNetworking) || DEBUG
@@ -282,7 +303,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// Keeps why `task`'s server was refused, for its end.
     private func record(_ refusal: NetworkError, for task: URLSessionTask) {
         lock.lock()
-        filed(ObjectIdentifier(task))?.refusal = refusal
+        if let entry = filed(ObjectIdentifier(task)) {
+            entry.refusal = refusal
+        } else {
+            plainNotes.append((task, nil, refusal))  // a task with a completion handler
+        }
         lock.unlock()
     }
 
