@@ -128,6 +128,31 @@ final class HeaderFieldCheckTests: ServerTestCase {
         XCTAssertEqual(header?.source, "an interceptor")
     }
 
+    /// A request the host's `redirectHandler` returns is checked too: the redirect is not
+    /// followed, and the request fails naming the header (on the code before the check it
+    /// went on to the target, `X-Signed` dropped by Linux's `setValue` or split in two).
+    func testARedirectHandlersHeaderWithALineBreakRefusesTheRedirect() {
+        server.route("GET", "/moved") { _ in .status(302, headers: ["Location": "/echo"]) }
+        for timeout in [30.0, 30.5] {  // a plain task (whole seconds) and a delegate-driven one
+            server.resetRecords()
+            let host = makeHost()
+            let secret = self.secret
+            host.redirectHandler = { _, next in
+                var next = next
+                next.allHTTPHeaderFields = (next.allHTTPHeaderFields ?? [:]).merging(["X-Signed": secret + "\r\nX-Injected: yes"]) { $1 }
+                return next
+            }
+            let result = send(TestRequest("/moved", timeout: timeout), host: host)
+            XCTAssertEqual(server.requests(path: "/echo").count, 0, "the redirect is not followed (timeout \(timeout))")
+            guard let error = failure(of: result) else { continue }
+            XCTAssertEqual(error.kind, .invalidRequest, "\(error)")
+            XCTAssertFalse(error.description.contains(secret))
+            let header = error.underlyingError as? HeaderFieldError
+            XCTAssertEqual(header?.name, "X-Signed")
+            XCTAssertEqual(header?.source, "the host's redirectHandler")
+        }
+    }
+
     func testValidNamesAndValuesAreSentUnchanged() {
         let name = "X-!#$%&'*+-.^_`|~09az"
         let value = "tab\there, spaces, ünïcödé, \"quotes\""

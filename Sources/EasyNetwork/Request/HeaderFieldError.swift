@@ -23,7 +23,7 @@ public final class HeaderFieldError: Error, Sendable, CustomStringConvertible {
     /// whose `apply` closure chooses the header (`Authorization` by default).
     public let name: String?
     /// Where the header came from: `"the request's headers"`, `"the host's default headers"`,
-    /// `"the host's session configuration"`, `"interceptor <type>"`, or
+    /// `"the host's session configuration"`, `"interceptor <type>"`, `"the host's redirectHandler"`, or
     /// `"the token of the host's TokenAuthenticator"`.
     public let source: String
     /// What is wrong, without the value: `"its value ends with a line feed (LF)"`,

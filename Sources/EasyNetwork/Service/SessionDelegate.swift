@@ -280,7 +280,15 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         newRequest request: URLRequest,
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        guard var next = redirectHandler.map({ $0(response, request) }) ?? request else {
+        let handler = redirectHandler
+        guard var next = handler.map({ $0(response, request) }) ?? request else {
+            completionHandler(nil)
+            return
+        }
+        // What the host's handler returned is checked as the request's own headers were
+        // (`allHTTPHeaderFields` takes CR LF on Linux): such a redirect is not followed.
+        if handler != nil, let refused = HeaderFieldCheck.failure(in: next.allHTTPHeaderFields, url: next.url, source: "the host's redirectHandler") {
+            record(refused, for: task)
             completionHandler(nil)
             return
         }
