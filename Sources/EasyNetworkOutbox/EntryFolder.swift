@@ -156,7 +156,7 @@ struct EntryFolder: Sendable {
                 return .failed(OutboxError.storage("read", file, errno: errno))
             }
         }
-        guard let record = EntryRecord(decoding: bytes), record.id + Self.suffix == name else { return .corrupt }
+        guard let record = EntryRecord.decoding(bytes), record.id + Self.suffix == name else { return .corrupt }
         return .record(record)
     }
 

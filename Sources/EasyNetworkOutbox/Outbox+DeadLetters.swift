@@ -7,13 +7,13 @@ extension Outbox {
     /// for inspection and support tools, not for a hot path). Damaged files are left out.
     public func pendingEntries() -> [OutboxEntry] {
         try? load()
-        return records(in: .pending).map(OutboxEntry.init)
+        return records(in: .pending).map { OutboxEntry(record: $0) }
     }
 
     /// Every dead letter, oldest first, read from disk.
     public func deadLetters() -> [OutboxDeadLetter] {
         try? load()
-        return records(in: .dead).map(OutboxDeadLetter.init)
+        return records(in: .dead).map { OutboxDeadLetter(record: $0) }
     }
 
     /// Puts a dead letter back among the entries, in its old place (it is old: it goes
@@ -24,15 +24,8 @@ extension Outbox {
     public func retryDeadLetter(_ letter: OutboxDeadLetter) throws {
         try load()
         let name = letter.id + EntryFolder.suffix
-        guard case .record(var record) = files.read(name, in: .dead) else { return }
-        record.attempts = 0
-        record.countedAttempts = 0
-        record.notBefore = nil
-        record.statusCode = nil
-        record.reason = ""
-        record.responseBody = Data()
-        record.endedAt = nil
-        record.createdAt = Date()
+        guard case .record(let letter) = files.read(name, in: .dead) else { return }
+        let record = letter.with(attempts: 0, countedAttempts: 0, createdAt: Date())
         let size = try files.write(record, to: .pending)
         files.remove(name, in: .dead)
         lock.lock()

@@ -119,24 +119,21 @@ extension Outbox {
             let callback = deliveredCallback
             lock.unlock()
             if let callback {
-                let entry = OutboxEntry(record)
+                let entry = OutboxEntry(record: record)
                 host.callbackQueue.async { callback(entry) }
             }
         case .notSent:
             hold(record.id, until: Date().addingTimeInterval(1))
         case .retry(let counted):
-            var next = record
-            next.attempts += 1
-            if counted { next.countedAttempts += 1 }
+            let attempts = record.attempts + 1, counted = record.countedAttempts + (counted ? 1 : 0)
             let now = Date()
-            if next.countedAttempts >= options.maxAttempts {
-                bury(next, error: error, reason: String(next.countedAttempts) + " attempts failed (maxAttempts), the last: " + (error?.localizedDescription ?? ""))
+            if counted >= options.maxAttempts {
+                bury(record.with(attempts: attempts, countedAttempts: counted), error: error, reason: String(counted) + " attempts failed (maxAttempts), the last: " + (error?.localizedDescription ?? ""))
             } else if now.timeIntervalSince(record.createdAt) > options.maxAge {
-                bury(next, error: error, reason: "not delivered within maxAge, the last attempt: " + (error?.localizedDescription ?? ""))
+                bury(record.with(attempts: attempts, countedAttempts: counted), error: error, reason: "not delivered within maxAge, the last attempt: " + (error?.localizedDescription ?? ""))
             } else {
-                let until = now.addingTimeInterval(DeliveryVerdict.delay(after: next.attempts, error: error, options: options))
-                next.notBefore = until
-                rewrite(next)
+                let until = now.addingTimeInterval(DeliveryVerdict.delay(after: attempts, error: error, options: options))
+                rewrite(record.with(attempts: attempts, countedAttempts: counted, notBefore: until))
                 hold(record.id, until: until)
             }
         case .final:
@@ -169,13 +166,11 @@ extension Outbox {
     /// Makes `record` a dead letter: written to `dead/` first, then removed from
     /// `pending/`, then reported. When the letter cannot be written the entry stays.
     private func bury(_ record: EntryRecord, error: NetworkError?, reason: String) {
-        var letter = record
-        letter.statusCode = error?.statusCode
         let body = error?.data ?? Data()
-        letter.responseBody = body.count > 64 * 1024 ? body.subdata(in: 0..<64 * 1024) : body
-        letter.reason = reason
-        letter.endedAt = Date()
-        letter.notBefore = nil
+        let letter = record.with(
+            attempts: record.attempts, countedAttempts: record.countedAttempts, statusCode: error?.statusCode ?? 0, reason: reason,
+            responseBody: body.count > 64 * 1024 ? body.subdata(in: 0..<64 * 1024) : body, endedAt: Date()
+        )
         let size: Int
         do {
             size = try files.write(letter, to: .dead)
@@ -190,7 +185,7 @@ extension Outbox {
         let callback = deadLetterCallback
         lock.unlock()
         if let callback {
-            let dead = OutboxDeadLetter(letter)
+            let dead = OutboxDeadLetter(record: letter)
             host.callbackQueue.async { callback(dead) }
         }
     }

@@ -113,10 +113,7 @@ public final class Outbox: @unchecked Sendable {
     @discardableResult
     public func send(_ request: any BaseAPIRequest) throws -> OutboxEntry {
         try load()
-        var record = try makeRecord(request)
-        lock.lock()
-        record.id = state.newName()
-        lock.unlock()
+        let record = try makeRecord(request)
         let bytes = record.encoded()
         // An entry's lengths are 32-bit in its file.
         guard bytes.count <= options.maxBytes, bytes.count < Int(UInt32.max) else {
@@ -136,7 +133,7 @@ public final class Outbox: @unchecked Sendable {
         let resumed = state.resumed
         lock.unlock()
         if resumed { work.async { [self] in pump() } }
-        return OutboxEntry(record)
+        return OutboxEntry(record: record)
     }
 
     /// Reserves room for an entry of `size` bytes, dropping the oldest to make it when
@@ -173,20 +170,23 @@ public final class Outbox: @unchecked Sendable {
         guard let url = urlRequest.url else {
             throw OutboxError(code: .invalidRequest, message: "the request has no URL")
         }
+        // The headers are taken off the request itself (Foundation compares names
+        // case-insensitively), so the stored fields are its own dictionary.
+        var stored = urlRequest
         var key: String?
-        var headers: [EntryRecord.HeaderField] = []
         for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] {
-            if name.caseInsensitiveCompare(options.idempotencyHeader) == .orderedSame {
-                key = value
-            } else if !options.isUnstored(name) {
-                headers.append(EntryRecord.HeaderField(name: name, value: value))
-            }
+            let isKey = name.caseInsensitiveCompare(options.idempotencyHeader) == .orderedSame
+            if isKey { key = value }
+            if isKey || options.isUnstored(name) { stored.setValue(nil, forHTTPHeaderField: name) }
         }
         let idempotencyKey = key ?? UUID().uuidString
-        headers.append(EntryRecord.HeaderField(name: options.idempotencyHeader, value: idempotencyKey))
+        stored.setValue(idempotencyKey, forHTTPHeaderField: options.idempotencyHeader)
+        lock.lock()
+        let id = state.newName()
+        lock.unlock()
         return EntryRecord(
-            id: "", idempotencyKey: idempotencyKey, method: urlRequest.httpMethod ?? request.method.rawValue, url: url,
-            headers: headers, body: urlRequest.httpBody ?? Data(), createdAt: Date(),
+            id: id, idempotencyKey: idempotencyKey, method: urlRequest.httpMethod ?? request.method.rawValue, url: url,
+            headers: stored.allHTTPHeaderFields ?? [:], body: urlRequest.httpBody ?? Data(), createdAt: Date(),
             requiresAuthentication: request.requiresAuthentication
         )
     }

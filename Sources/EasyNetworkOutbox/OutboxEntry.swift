@@ -3,35 +3,25 @@ import Foundation
 /// A request an ``Outbox`` accepted, as stored on disk: what ``Outbox/send(_:)`` returns,
 /// what ``Outbox/pendingEntries()`` lists and ``Outbox/onDelivered`` reports.
 public struct OutboxEntry: Sendable, Identifiable {
+    /// The stored record (immutable: a copy of the entry is one reference).
+    let record: EntryRecord
+
     /// The entry's name in the folder: unique, and sorting the names sorts the entries
     /// oldest first.
-    public let id: String
+    public var id: String { record.id }
     /// The idempotency key sent with every attempt (in ``OutboxOptions/idempotencyHeader``).
-    public let idempotencyKey: String
+    public var idempotencyKey: String { record.idempotencyKey }
     /// The HTTP method.
-    public let method: String
+    public var method: String { record.method }
     /// The URL, as built when the entry was accepted.
-    public let url: URL
+    public var url: URL { record.url }
     /// The headers stored (built with the host's default headers; never `Authorization`,
     /// `Cookie` or ``OutboxOptions/unstoredHeaders``), the idempotency key included.
-    public let headers: [String: String]
+    public var headers: [String: String] { record.headers }
     /// The body.
-    public let body: Data
+    public var body: Data { record.body }
     /// When ``Outbox/send(_:)`` accepted it.
-    public let createdAt: Date
+    public var createdAt: Date { record.createdAt }
     /// Failed attempts so far.
-    public let attempts: Int
-
-    init(_ record: EntryRecord) {
-        id = record.id
-        idempotencyKey = record.idempotencyKey
-        method = record.method
-        url = record.url
-        var headers: [String: String] = [:]
-        for field in record.headers { headers[field.name] = field.value }
-        self.headers = headers
-        body = record.body
-        createdAt = record.createdAt
-        attempts = record.attempts
-    }
+    public var attempts: Int { record.attempts }
 }

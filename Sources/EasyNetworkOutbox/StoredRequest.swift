@@ -41,8 +41,8 @@ struct StoredRequest: BaseAPIRequest {
     static func urlRequest(_ record: EntryRecord, timeout: TimeInterval) -> URLRequest {
         var urlRequest = URLRequest(url: record.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: (timeout + 1).rounded(.up))
         urlRequest.httpMethod = record.method
-        for field in record.headers {
-            urlRequest.setValue(field.value, forHTTPHeaderField: field.name)
+        for (name, value) in record.headers {
+            urlRequest.setValue(value, forHTTPHeaderField: name)
         }
         if !record.body.isEmpty {
             urlRequest.httpBody = record.body
