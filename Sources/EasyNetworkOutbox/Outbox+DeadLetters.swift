@@ -6,14 +6,12 @@ extension Outbox {
     /// Every entry waiting or being sent, oldest first, read from disk (bodies included:
     /// for inspection and support tools, not for a hot path). Damaged files are left out.
     public func pendingEntries() -> [OutboxEntry] {
-        try? load()
-        return records(in: .pending).map { OutboxEntry(record: $0) }
+        records(in: files.pending).map { OutboxEntry(record: $0) }
     }
 
     /// Every dead letter, oldest first, read from disk.
     public func deadLetters() -> [OutboxDeadLetter] {
-        try? load()
-        return records(in: .dead).map { OutboxDeadLetter(record: $0) }
+        records(in: files.dead).map { OutboxDeadLetter(record: $0) }
     }
 
     /// Puts a dead letter back among the entries, in its old place (it is old: it goes
@@ -24,51 +22,65 @@ extension Outbox {
     public func retryDeadLetter(_ letter: OutboxDeadLetter) throws {
         try load()
         let name = letter.id + EntryFolder.suffix
-        guard case .record(let letter) = files.read(name, in: .dead) else { return }
-        let record = letter.with(attempts: 0, countedAttempts: 0, createdAt: Date())
-        let size = try files.write(record, to: .pending)
-        files.remove(name, in: .dead)
+        guard let bytes = try files.read(name, in: files.dead), let dead = EntryRecord.decoding(bytes) else { return }
+        let entry = dead.with(attempts: 0, countedAttempts: 0, createdAt: Date()).encoded()
+        try files.write(entry, name: name, to: files.pending)
+        files.remove(name, in: files.dead)
         lock.lock()
-        state.removeDead(record.id)
-        state.reserve(size)
-        state.commit(record.id, size: size)
-        let resumed = state.resumed
+        state.removeDead(dead.id, size: bytes.count)
+        state.reserve(entry.count)
+        state.commit(dead.id, size: entry.count)
         lock.unlock()
-        if resumed { work.async { [self] in pump() } }
+        pumpIfResumed()
     }
 
     /// Removes a dead letter for good.
     public func removeDeadLetter(_ letter: OutboxDeadLetter) {
-        try? load()
-        files.remove(letter.id + EntryFolder.suffix, in: .dead)
-        lock.lock()
-        state.removeDead(letter.id)
-        lock.unlock()
+        removeDeadLetter(letter.id)
     }
 
     /// Removes every dead letter for good.
     public func removeAllDeadLetters() {
-        deadLetters().forEach(removeDeadLetter)
+        var bytes = 0
+        for id in files.list(files.dead, bytes: &bytes) {
+            removeDeadLetter(id)
+        }
     }
 
     /// The damaged files set aside (see ``OutboxProblem/Kind/corruptFile``), for a support
     /// report; they count against no limit and are never read again.
     public func setAsideFiles() -> [URL] {
-        let folder = files.url(.aside)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return names.sorted().map { folder.appendingPathComponent($0) }
+        var names = (try? FileManager.default.contentsOfDirectory(atPath: files.aside)) ?? []
+        EntryFolder.sort(&names)
+        return names.map { URL(fileURLWithPath: files.aside + "/" + $0) }
     }
 
     /// Removes the files set aside.
     public func removeSetAsideFiles() {
-        setAsideFiles().forEach { try? FileManager.default.removeItem(at: $0) }
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: files.aside)) ?? [] {
+            files.remove(name, in: files.aside)
+        }
     }
 
-    /// The intact records in `place`, oldest first.
-    private func records(in place: EntryFolder.Place) -> [EntryRecord] {
-        files.list(place).compactMap { file in
-            if case .record(let record) = files.read(file.name, in: place) { return record }
-            return nil
+    private func removeDeadLetter(_ id: String) {
+        try? load()
+        let name = id + EntryFolder.suffix
+        let size = files.size(name, in: files.dead)
+        files.remove(name, in: files.dead)
+        lock.lock()
+        state.removeDead(id, size: size)
+        lock.unlock()
+    }
+
+    /// The intact records in `folder`, oldest first.
+    private func records(in folder: String) -> [EntryRecord] {
+        try? load()
+        var records: [EntryRecord] = [], bytes = 0
+        for id in files.list(folder, bytes: &bytes) {
+            if let read = try? files.read(id + EntryFolder.suffix, in: folder), let record = EntryRecord.decoding(read) {
+                records.append(record)
+            }
         }
+        return records
     }
 }

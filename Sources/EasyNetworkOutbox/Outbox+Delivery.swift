@@ -75,47 +75,49 @@ extension Outbox {
 
     /// Reads entry `name` and sends it, or deals with what it found instead.
     private func start(_ name: String, now: Date) {
-        let fileName = name + EntryFolder.suffix
-        switch files.read(fileName, in: .pending) {
-        case .missing:
-            lock.lock()
-            state.forget(name)
-            lock.unlock()
-        case .corrupt:
-            setAside(name)
-        case .failed(let error):
+        let bytes: [UInt8]
+        do {
+            guard let read = try files.read(name + EntryFolder.suffix, in: files.pending) else {
+                // Gone: delivered or removed by another outbox on the folder.
+                lock.lock()
+                state.forget(name, size: 0)
+                lock.unlock()
+                return
+            }
+            bytes = read
+        } catch {
             reportStorage("cannot read the entry, it is tried again later", entry: name, error: error)
-            hold(name, until: now.addingTimeInterval(max(1, options.retryDelay)))
-        case .record(let record):
-            guard let request = StoredRequest(record) else { return setAside(name) }
-            if now.timeIntervalSince(record.createdAt) > options.maxAge {
-                return bury(record, error: nil, reason: "not delivered within maxAge (" + String(Int(options.maxAge)) + " s)")
-            }
-            if let notBefore = record.notBefore, notBefore > now {
-                // A backoff from an earlier launch; a clock set back cannot make it longer than the longest.
-                return hold(name, until: min(notBefore, now.addingTimeInterval(options.maxRetryDelay)))
-            }
-            let urlRequest = StoredRequest.urlRequest(record, timeout: host.timeout)
-            // Weak: an outbox let go meanwhile records nothing, and its entry goes again later.
-            let operation = DeliveryOperation(request: request, urlRequest: urlRequest, host: host) { [weak self] outcome in
-                guard let self else { return }
-                work.async { self.finished(record, outcome) }
-            }
-            queue.addOperation(operation)
+            return hold(name, until: now.addingTimeInterval(max(1, options.retryDelay)))
         }
+        let size = bytes.count
+        guard let record = EntryRecord.decoding(bytes), record.id == name, let request = StoredRequest(record) else { return setAside(name, size: size) }
+        if now.timeIntervalSince(record.createdAt) > options.maxAge {
+            return bury(record, size: size, error: nil, reason: "not delivered within maxAge (" + String(Int(options.maxAge)) + " s)")
+        }
+        if let notBefore = record.notBefore, notBefore > now {
+            // A backoff from an earlier launch; a clock set back cannot make it longer than the longest.
+            return hold(name, until: min(notBefore, now.addingTimeInterval(options.maxRetryDelay)))
+        }
+        let urlRequest = StoredRequest.urlRequest(record, timeout: host.timeout)
+        // Weak: an outbox let go meanwhile records nothing, and its entry goes again later.
+        let operation = DeliveryOperation(request: request, urlRequest: urlRequest, host: host) { [weak self] outcome in
+            guard let self else { return }
+            work.async { self.finished(record, size: size, outcome) }
+        }
+        queue.addOperation(operation)
     }
 
     /// On `work`: records how an attempt of `record` ended, then goes on.
-    private func finished(_ record: EntryRecord, _ outcome: DeliveryOutcome) {
+    private func finished(_ record: EntryRecord, size: Int, _ outcome: DeliveryOutcome) {
         let error: NetworkError?
         if case .failed(let failure) = outcome { error = failure } else { error = nil }
         switch DeliveryVerdict.judge(outcome) {
         case .delivered:
-            if !files.remove(record.id + EntryFolder.suffix, in: .pending) {
+            if !files.remove(record.id + EntryFolder.suffix, in: files.pending) {
                 report(OutboxProblem(kind: .storage, entryID: record.id, file: nil, message: "delivered, but its file could not be removed: it may be sent again (same idempotency key)"))
             }
             lock.lock()
-            state.forget(record.id)
+            state.forget(record.id, size: size)
             let callback = deliveredCallback
             lock.unlock()
             if let callback {
@@ -128,16 +130,16 @@ extension Outbox {
             let attempts = record.attempts + 1, counted = record.countedAttempts + (counted ? 1 : 0)
             let now = Date()
             if counted >= options.maxAttempts {
-                bury(record.with(attempts: attempts, countedAttempts: counted), error: error, reason: String(counted) + " attempts failed (maxAttempts), the last: " + (error?.localizedDescription ?? ""))
+                bury(record.with(attempts: attempts, countedAttempts: counted), size: size, error: error, reason: String(counted) + " attempts failed (maxAttempts), the last: " + (error?.localizedDescription ?? ""))
             } else if now.timeIntervalSince(record.createdAt) > options.maxAge {
-                bury(record.with(attempts: attempts, countedAttempts: counted), error: error, reason: "not delivered within maxAge, the last attempt: " + (error?.localizedDescription ?? ""))
+                bury(record.with(attempts: attempts, countedAttempts: counted), size: size, error: error, reason: "not delivered within maxAge, the last attempt: " + (error?.localizedDescription ?? ""))
             } else {
                 let until = now.addingTimeInterval(DeliveryVerdict.delay(after: attempts, error: error, options: options))
-                rewrite(record.with(attempts: attempts, countedAttempts: counted, notBefore: until))
+                rewrite(record.with(attempts: attempts, countedAttempts: counted, notBefore: until), size: size)
                 hold(record.id, until: until)
             }
         case .final:
-            bury(record, error: error, reason: error?.localizedDescription ?? "failed")
+            bury(record, size: size, error: error, reason: error?.localizedDescription ?? "failed")
         }
         pump()
     }
@@ -152,11 +154,12 @@ extension Outbox {
     }
 
     /// Stores the new attempt count and wait of an entry (replacing its file atomically).
-    private func rewrite(_ record: EntryRecord) {
+    private func rewrite(_ record: EntryRecord, size: Int) {
         do {
-            let size = try files.write(record, to: .pending)
+            let bytes = record.encoded()
+            try files.write(bytes, name: record.id + EntryFolder.suffix, to: files.pending)
             lock.lock()
-            state.resize(record.id, to: size)
+            state.grow(bytes.count - size)
             lock.unlock()
         } catch {
             reportStorage("cannot record the failed attempt (the entry is kept)", entry: record.id, error: error)
@@ -165,23 +168,23 @@ extension Outbox {
 
     /// Makes `record` a dead letter: written to `dead/` first, then removed from
     /// `pending/`, then reported. When the letter cannot be written the entry stays.
-    private func bury(_ record: EntryRecord, error: NetworkError?, reason: String) {
+    private func bury(_ record: EntryRecord, size: Int, error: NetworkError?, reason: String) {
         let body = error?.data ?? Data()
         let letter = record.with(
             attempts: record.attempts, countedAttempts: record.countedAttempts, statusCode: error?.statusCode ?? 0, reason: reason,
             responseBody: body.count > 64 * 1024 ? body.subdata(in: 0..<64 * 1024) : body, endedAt: Date()
         )
-        let size: Int
+        let bytes = letter.encoded()
         do {
-            size = try files.write(letter, to: .dead)
+            try files.write(bytes, name: record.id + EntryFolder.suffix, to: files.dead)
         } catch {
             reportStorage("cannot write the dead letter (the entry is kept and tried again)", entry: record.id, error: error)
             return hold(record.id, until: Date().addingTimeInterval(options.maxRetryDelay))
         }
-        files.remove(record.id + EntryFolder.suffix, in: .pending)
+        files.remove(record.id + EntryFolder.suffix, in: files.pending)
         lock.lock()
-        state.forget(record.id)
-        state.addDead(record.id, size: size)
+        state.forget(record.id, size: size)
+        state.addDead(record.id, size: bytes.count)
         let callback = deadLetterCallback
         lock.unlock()
         if let callback {
@@ -191,10 +194,10 @@ extension Outbox {
     }
 
     /// Moves a damaged entry file aside and reports it.
-    private func setAside(_ name: String) {
-        let moved = files.setAside(name + EntryFolder.suffix, from: .pending)
+    private func setAside(_ name: String, size: Int) {
+        let moved = files.setAside(name + EntryFolder.suffix)
         lock.lock()
-        state.forget(name)
+        state.forget(name, size: size)
         lock.unlock()
         report(OutboxProblem(
             kind: .corruptFile, entryID: name, file: moved,

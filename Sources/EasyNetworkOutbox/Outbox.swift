@@ -33,7 +33,7 @@ public final class Outbox: @unchecked Sendable {
     public let options: OutboxOptions
 
     let queue: NetworkQueue
-    let files: EntryFolder
+    var files: EntryFolder
     let lock = Lock()
     var state = OutboxState()
     /// Delivery decisions and their file work run here, one at a time.
@@ -121,7 +121,7 @@ public final class Outbox: @unchecked Sendable {
         }
         try makeRoom(for: bytes.count)
         do {
-            try files.write(bytes, name: record.id, to: .pending)
+            try files.write(bytes, name: record.id + EntryFolder.suffix, to: files.pending)
         } catch {
             lock.lock()
             state.unreserve(bytes.count)
@@ -130,26 +130,28 @@ public final class Outbox: @unchecked Sendable {
         }
         lock.lock()
         state.commit(record.id, size: bytes.count)
-        let resumed = state.resumed
         lock.unlock()
-        if resumed { work.async { [self] in pump() } }
+        pumpIfResumed()
         return OutboxEntry(record: record)
     }
 
     /// Reserves room for an entry of `size` bytes, dropping the oldest to make it when
     /// the SDK chose ``OutboxOptions/FullPolicy/dropOldest``.
     private func makeRoom(for size: Int) throws {
-        var dropped: [(name: String, dead: Bool)] = []
+        var dropped: [String] = []
         lock.lock()
         while !state.fits(size, options: options), options.whenFull == .dropOldest, let victim = state.dropOldest() {
-            dropped.append(victim)
+            // Measured and removed under the lock, so that the room is there when it lets go.
+            let name = victim.id + EntryFolder.suffix, folder = victim.dead ? files.dead : files.pending
+            state.shrink(files.size(name, in: folder))
+            files.remove(name, in: folder)
+            dropped.append(victim.id)
         }
         let fits = state.fits(size, options: options)
         if fits { state.reserve(size) }
         lock.unlock()
-        for victim in dropped {
-            files.remove(victim.name + EntryFolder.suffix, in: victim.dead ? .dead : .pending)
-            report(OutboxProblem(kind: .dropped, entryID: victim.name, file: nil, message: (victim.dead ? "dead letter " : "entry ") + victim.name + " removed to make room (whenFull: dropOldest)"))
+        for id in dropped {
+            report(OutboxProblem(kind: .dropped, entryID: id, file: nil, message: "removed to make room (whenFull: dropOldest)"))
         }
         guard fits else {
             throw OutboxError(code: .full, message: "the outbox holds its maximum (maxEntries " + String(options.maxEntries) + ", maxBytes " + String(options.maxBytes) + ", dead letters included)")
@@ -201,7 +203,7 @@ public final class Outbox: @unchecked Sendable {
         lock.lock()
         state.resumed = true
         lock.unlock()
-        work.async { [self] in pump() }
+        schedulePump()
     }
 
     /// Stops starting attempts. Attempts already sent are not cancelled: they end as
@@ -211,7 +213,7 @@ public final class Outbox: @unchecked Sendable {
         lock.lock()
         state.resumed = false
         lock.unlock()
-        work.async { [self] in pump() }
+        schedulePump()
     }
 
     /// Whether delivery is paused (an outbox starts paused, until ``resume()``).
@@ -248,20 +250,22 @@ public final class Outbox: @unchecked Sendable {
         lock.lock()
         state.beginScan()
         lock.unlock()
-        let dead = files.list(.dead)
-        var pending = files.list(.pending)
-        if !dead.isEmpty {
-            var deadNames: [String: Int] = [:]
-            for file in dead { deadNames[file.name] = file.size }
-            pending = pending.filter { file in
-                guard deadNames[file.name] != nil else { return true }
-                files.remove(file.name, in: .pending)
-                return false
-            }
-        }
+        var bytes = 0
+        let dead = files.list(files.dead, bytes: &bytes)
+        let pending = files.list(files.pending, bytes: &bytes, except: dead)
         lock.lock()
-        state.replace(pending: pending, dead: dead)
+        state.replace(pending: pending, dead: dead, bytes: bytes)
         lock.unlock()
+    }
+
+    /// Runs ``pump()`` on the work queue.
+    func schedulePump() {
+        work.async { [self] in pump() }
+    }
+
+    /// Runs ``pump()`` on the work queue if delivery is resumed (after an entry was added).
+    func pumpIfResumed() {
+        if locked({ state.resumed }) { schedulePump() }
     }
 
     /// Reports a failed file operation: what failed and the error's text.

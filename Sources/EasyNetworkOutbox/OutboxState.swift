@@ -1,29 +1,30 @@
 import Foundation
 
 /// What an ``Outbox`` knows of its folder, kept under the outbox's lock: the entries
-/// waiting (names only, oldest first: bodies stay on disk until their turn), those being
+/// waiting (ids only, oldest first: bodies stay on disk until their turn), those being
 /// sent, the dead letters, and the counts its limits judge.
+///
+/// Sizes are not kept per entry: the byte count grows by what is written and shrinks by
+/// what is removed, as the caller measured it, and each scan of the folder sets it anew.
 struct OutboxState {
     /// Whether the SDK resumed delivery.
     var resumed = false
     /// Whether the folder was prepared and scanned.
     var loaded = false
-    /// Entries waiting, sorted by name from `head` on (the slots before it are spent).
+    /// Entries waiting, sorted from `head` on (the slots before it are spent).
     private var waiting: [String] = []
     private var head = 0
-    /// The size of every entry on disk, waiting or being sent.
-    private var pendingSizes: [String: Int] = [:]
     /// The entries being sent (a few: at most the width).
     private(set) var inFlight: [String] = []
-    /// Dead letters, sorted by name, with their sizes.
-    private var deadNames: [String] = []
-    private var deadSizes: [String: Int] = [:]
+    /// Dead letters, sorted.
+    private var dead: [String] = []
     /// Bytes on disk, entries and dead letters.
     private(set) var bytes = 0
     /// Room taken by sends still writing their file.
     private var reservedEntries = 0, reservedBytes = 0
-    /// Names committed by sends since the current scan began (a scan must keep them).
-    private var committedDuringScan: [String]?
+    /// Entries committed since the current scan began, and their sizes (a scan keeps them).
+    private var scanCommits: [String]?
+    private var scanCommitSizes: [Int] = []
     /// Not before this time does the next attempt start (a backoff, a `Retry-After`).
     var waitUntil: Date?
     /// The wake-up armed on the work queue, and a number that retires older ones.
@@ -34,18 +35,26 @@ struct OutboxState {
     /// The last name stamp handed out (nanoseconds since 1970), so names only grow.
     private var lastStamp: UInt64 = 0
 
-    var pendingCount: Int { pendingSizes.count }
-    var deadCount: Int { deadNames.count }
-    var entryCount: Int { pendingSizes.count + deadNames.count }
+    var pendingCount: Int { waiting.count - head + inFlight.count }
+    var entryCount: Int { pendingCount + dead.count }
 
-    /// A new entry name: time-ordered, unique (a random tail tells two processes apart).
+    /// A new entry name: 20 digits of a time stamp that only grows, a dash, 8 hex digits
+    /// of a random number that tells two processes apart. Names sort oldest first.
     mutating func newName() -> String {
         let now = UInt64(max(0, Date().timeIntervalSince1970 * 1_000_000_000))
         lastStamp = max(now, lastStamp + 1)
-        var digits = String(lastStamp)
-        digits = String(repeating: "0", count: max(0, 20 - digits.count)) + digits
-        let tail = String(UInt32.random(in: 0...UInt32.max), radix: 16)
-        return digits + "-" + String(repeating: "0", count: 8 - tail.count) + tail
+        var name = [UInt8](repeating: 0x2D, count: 29)  // "-"
+        var stamp = lastStamp, tail = UInt32.random(in: 0...UInt32.max)
+        for index in 0..<20 {
+            name[19 - index] = 0x30 + UInt8(stamp % 10)
+            stamp /= 10
+        }
+        for index in 0..<8 {
+            let digit = UInt8(tail & 0xF)
+            name[28 - index] = digit < 10 ? 0x30 + digit : 0x57 + digit
+            tail >>= 4
+        }
+        return String(decoding: name, as: UTF8.self)
     }
 
     // MARK: Room
@@ -66,151 +75,140 @@ struct OutboxState {
     }
 
     /// The oldest dead letter, else the oldest entry not being sent, forgotten here (its
-    /// file is the caller's to remove); `nil` when there is none.
-    mutating func dropOldest() -> (name: String, dead: Bool)? {
-        if let name = deadNames.first {
-            removeDead(name)
-            return (name, true)
+    /// file is the caller's to measure with ``shrink(_:)`` and remove); `nil` when there is none.
+    mutating func dropOldest() -> (id: String, dead: Bool)? {
+        if !dead.isEmpty {
+            return (dead.removeFirst(), true)
         }
         guard head < waiting.count else { return nil }
-        let name = waiting[head]
         head += 1
-        bytes -= pendingSizes.removeValue(forKey: name) ?? 0
-        return (name, false)
+        return (waiting[head - 1], false)
+    }
+
+    /// Files of `size` bytes left the folder.
+    mutating func shrink(_ size: Int) {
+        bytes = max(0, bytes - size)
+    }
+
+    /// A file grew by `delta` bytes (an entry rewritten).
+    mutating func grow(_ delta: Int) {
+        bytes += delta
     }
 
     // MARK: Entries
 
     /// A send's file is in place: it joins the waiting entries (unless a scan found it first).
-    mutating func commit(_ name: String, size: Int) {
+    mutating func commit(_ id: String, size: Int) {
         unreserve(size)
-        committedDuringScan?.append(name)
-        guard pendingSizes[name] == nil else { return }
-        pendingSizes[name] = size
+        if scanCommits != nil {
+            scanCommits?.append(id)
+            scanCommitSizes.append(size)
+        }
+        guard Self.index(of: id, in: waiting, from: head) == nil, !inFlight.contains(id) else { return }
         bytes += size
-        insertWaiting(name)
+        insertWaiting(id)
     }
 
     /// The oldest waiting entry, now being sent.
     mutating func takeNext() -> String? {
         guard head < waiting.count else { return nil }
-        let name = waiting[head]
+        let id = waiting[head]
         head += 1
         if head > 1024, head * 2 > waiting.count {
             waiting.removeFirst(head)
             head = 0
         }
-        inFlight.append(name)
+        inFlight.append(id)
         peakInFlight = max(peakInFlight, inFlight.count)
-        return name
+        return id
     }
 
     /// A sent entry that waits again (in its place by name).
-    mutating func putBack(_ name: String) {
-        guard let index = inFlight.firstIndex(of: name) else { return }
+    mutating func putBack(_ id: String) {
+        guard let index = inFlight.firstIndex(of: id) else { return }
         inFlight.remove(at: index)
-        insertWaiting(name)
+        insertWaiting(id)
     }
 
-    /// An entry that left (delivered, dead, gone, set aside): forgotten.
-    mutating func forget(_ name: String) {
-        if let index = inFlight.firstIndex(of: name) { inFlight.remove(at: index) }
-        bytes -= pendingSizes.removeValue(forKey: name) ?? 0
-        if let index = waitingIndex(name) {
+    /// An entry of `size` bytes that left (delivered, dead, gone, set aside): forgotten.
+    mutating func forget(_ id: String, size: Int) {
+        if let index = inFlight.firstIndex(of: id) {
+            inFlight.remove(at: index)
+        } else if let index = Self.index(of: id, in: waiting, from: head) {
             waiting.remove(at: index)
         }
+        shrink(size)
     }
 
-    /// A rewritten entry's new size.
-    mutating func resize(_ name: String, to size: Int) {
-        guard let old = pendingSizes[name] else { return }
-        pendingSizes[name] = size
-        bytes += size - old
-    }
-
-    private mutating func insertWaiting(_ name: String) {
-        var low = head, high = waiting.count
-        while low < high {
-            let middle = (low + high) / 2
-            if waiting[middle] < name { low = middle + 1 } else { high = middle }
-        }
-        if low == head, head > 0 {
+    private mutating func insertWaiting(_ id: String) {
+        let index = Self.position(of: id, in: waiting, from: head)
+        if index == head, head > 0 {
             head -= 1
-            waiting[head] = name
+            waiting[head] = id
         } else {
-            waiting.insert(name, at: low)
+            waiting.insert(id, at: index)
         }
     }
 
-    private func waitingIndex(_ name: String) -> Int? {
-        var low = head, high = waiting.count
+    /// Where `id` belongs in the sorted `names[low...]`.
+    static func position(of id: String, in names: [String], from low: Int = 0) -> Int {
+        var low = low, high = names.count
         while low < high {
             let middle = (low + high) / 2
-            if waiting[middle] < name { low = middle + 1 } else { high = middle }
+            if names[middle] < id { low = middle + 1 } else { high = middle }
         }
-        return low < waiting.count && waiting[low] == name ? low : nil
+        return low
+    }
+
+    /// The index of `id` in the sorted `names[low...]`, or `nil`.
+    static func index(of id: String, in names: [String], from low: Int = 0) -> Int? {
+        let index = position(of: id, in: names, from: low)
+        return index < names.count && names[index] == id ? index : nil
     }
 
     // MARK: Dead letters
 
-    mutating func addDead(_ name: String, size: Int) {
-        if let old = deadSizes.updateValue(size, forKey: name) {
-            bytes -= old
-        } else {
-            var low = 0, high = deadNames.count
-            while low < high {
-                let middle = (low + high) / 2
-                if deadNames[middle] < name { low = middle + 1 } else { high = middle }
-            }
-            deadNames.insert(name, at: low)
-        }
+    /// A dead letter of `size` bytes was written.
+    mutating func addDead(_ id: String, size: Int) {
+        let index = Self.position(of: id, in: dead)
+        if index < dead.count, dead[index] == id { return }
+        dead.insert(id, at: index)
         bytes += size
     }
 
-    mutating func removeDead(_ name: String) {
-        guard let size = deadSizes.removeValue(forKey: name) else { return }
-        bytes -= size
-        if let index = deadNames.firstIndex(of: name) { deadNames.remove(at: index) }
+    /// A dead letter of `size` bytes was removed.
+    mutating func removeDead(_ id: String, size: Int) {
+        guard let index = Self.index(of: id, in: dead) else { return }
+        dead.remove(at: index)
+        shrink(size)
     }
 
     // MARK: Scans
 
-    /// A scan of the folder begins: sends committed from now on are kept by ``replace(pending:dead:)``.
+    /// A scan of the folder begins: sends committed from now on are kept by ``replace(pending:dead:bytes:)``.
     mutating func beginScan() {
-        committedDuringScan = []
+        scanCommits = []
+        scanCommitSizes = []
     }
 
-    /// The folder as listed: entries and dead letters on disk (oldest first), with sizes.
-    /// Entries being sent stay so; sends committed during the listing stay too.
-    mutating func replace(pending: [(name: String, size: Int)], dead: [(name: String, size: Int)]) {
-        var sizes: [String: Int] = [:]
-        sizes.reserveCapacity(pending.count)
-        var names: [String] = []
-        names.reserveCapacity(pending.count)
-        for file in pending {
-            let name = String(file.name.dropLast(EntryFolder.suffix.count))
-            sizes[name] = file.size
-            if !inFlight.contains(name) { names.append(name) }
-        }
-        for name in committedDuringScan ?? [] where sizes[name] == nil {
-            if let size = pendingSizes[name] {
-                sizes[name] = size
-                if !inFlight.contains(name) { names.append(name) }
+    /// The folder as listed: entries and dead letters on disk (oldest first), `bytes` in
+    /// all. Entries being sent stay so; sends committed during the listing stay too.
+    mutating func replace(pending: [String], dead: [String], bytes: Int) {
+        var names = pending, total = bytes
+        for (index, id) in (scanCommits ?? []).enumerated() {
+            let at = Self.position(of: id, in: names)
+            if at == names.count || names[at] != id {
+                names.insert(id, at: at)
+                total += scanCommitSizes[index]
             }
         }
-        committedDuringScan = nil
-        for name in inFlight where sizes[name] == nil {
-            sizes[name] = pendingSizes[name] ?? 0
+        for id in inFlight {
+            if let index = Self.index(of: id, in: names) { names.remove(at: index) }
         }
-        waiting = names.sorted()
+        scanCommits = nil
+        waiting = names
         head = 0
-        pendingSizes = sizes
-        deadNames = dead.map { String($0.name.dropLast(EntryFolder.suffix.count)) }
-        deadSizes = [:]
-        for (index, file) in dead.enumerated() { deadSizes[deadNames[index]] = file.size }
-        bytes = sizes.values.reduce(0, +) + dead.reduce(0) { $0 + $1.size }
+        self.dead = dead
+        self.bytes = total
     }
-
-    /// Whether `name` is a known dead letter.
-    func isDead(_ name: String) -> Bool { deadSizes[name] != nil }
 }

@@ -72,7 +72,7 @@ final class OutboxStateTests: OutboxTestCase {
         state.putBack("a")
         XCTAssertEqual([state.takeNext(), state.takeNext(), state.takeNext(), state.takeNext(), state.takeNext()], ["a", "b", "c", "d", nil])
         XCTAssertEqual(state.inFlight, ["a", "b", "c", "d"])
-        state.forget("c")
+        state.forget("c", size: 1)
         XCTAssertEqual(state.pendingCount, 3)
         XCTAssertEqual(state.bytes, 3)
     }
