@@ -29,15 +29,11 @@ enum DeliveryVerdict: Equatable {
         }
     }
 
-    /// Transport errors, 408, 429, 5xx and a failed token refresh retry; a cancellation is
-    /// no attempt; anything else is final.
-    static func judge(_ outcome: DeliveryOutcome) -> DeliveryVerdict {
-        let error: NetworkError
-        switch outcome {
-        case .delivered: return .delivered
-        case .notSent: return .notSent
-        case .failed(let failure): error = failure
-        }
+    /// How an attempt that ended with `error` (`nil`: accepted) counts: transport errors,
+    /// 408, 429, 5xx and a failed token refresh retry; a cancellation is no attempt;
+    /// anything else is final.
+    static func judge(_ error: NetworkError?) -> DeliveryVerdict {
+        guard let error else { return .delivered }
         switch error.kind {
         case .cancelled:
             return .notSent

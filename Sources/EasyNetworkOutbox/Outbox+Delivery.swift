@@ -90,7 +90,7 @@ extension Outbox {
             return hold(name, until: now.addingTimeInterval(max(1, options.retryDelay)))
         }
         let size = bytes.count
-        guard let record = EntryRecord.decoding(bytes), record.id == name, let request = StoredRequest(record) else { return setAside(name, size: size) }
+        guard let record = EntryRecord.decoding(bytes), record.id == name else { return setAside(name, size: size) }
         if now.timeIntervalSince(record.createdAt) > options.maxAge {
             return bury(record, size: size, error: nil, reason: "not delivered within maxAge (" + String(Int(options.maxAge)) + " s)")
         }
@@ -98,20 +98,19 @@ extension Outbox {
             // A backoff from an earlier launch; a clock set back cannot make it longer than the longest.
             return hold(name, until: min(notBefore, now.addingTimeInterval(options.maxRetryDelay)))
         }
-        let urlRequest = StoredRequest.urlRequest(record, timeout: host.timeout)
         // Weak: an outbox let go meanwhile records nothing, and its entry goes again later.
-        let operation = DeliveryOperation(request: request, urlRequest: urlRequest, host: host) { [weak self] outcome in
+        let operation = DeliveryOperation(record: record, host: host) { [weak self] error in
             guard let self else { return }
-            work.async { self.finished(record, size: size, outcome) }
+            work.async { self.finished(record, size: size, error) }
         }
+        guard let operation else { return setAside(name, size: size) }  // a method the library does not send
         queue.addOperation(operation)
     }
 
     /// On `work`: records how an attempt of `record` ended, then goes on.
-    private func finished(_ record: EntryRecord, size: Int, _ outcome: DeliveryOutcome) {
-        let error: NetworkError?
-        if case .failed(let failure) = outcome { error = failure } else { error = nil }
-        switch DeliveryVerdict.judge(outcome) {
+    private func finished(_ record: EntryRecord, size: Int, _ error: NetworkError?) {
+        let last = error?.localizedDescription ?? "failed"
+        switch DeliveryVerdict.judge(error) {
         case .delivered:
             if !files.remove(record.id + EntryFolder.suffix, in: files.pending) {
                 report(OutboxProblem(kind: .storage, entryID: record.id, file: nil, message: "delivered, but its file could not be removed: it may be sent again (same idempotency key)"))
@@ -130,16 +129,16 @@ extension Outbox {
             let attempts = record.attempts + 1, counted = record.countedAttempts + (counted ? 1 : 0)
             let now = Date()
             if counted >= options.maxAttempts {
-                bury(record.with(attempts: attempts, countedAttempts: counted), size: size, error: error, reason: String(counted) + " attempts failed (maxAttempts), the last: " + (error?.localizedDescription ?? ""))
+                bury(record.with(attempts: attempts, countedAttempts: counted), size: size, error: error, reason: String(counted) + " attempts failed (maxAttempts), the last: " + last)
             } else if now.timeIntervalSince(record.createdAt) > options.maxAge {
-                bury(record.with(attempts: attempts, countedAttempts: counted), size: size, error: error, reason: "not delivered within maxAge, the last attempt: " + (error?.localizedDescription ?? ""))
+                bury(record.with(attempts: attempts, countedAttempts: counted), size: size, error: error, reason: "not delivered within maxAge, the last attempt: " + last)
             } else {
                 let until = now.addingTimeInterval(DeliveryVerdict.delay(after: attempts, error: error, options: options))
                 rewrite(record.with(attempts: attempts, countedAttempts: counted, notBefore: until), size: size)
                 hold(record.id, until: until)
             }
         case .final:
-            bury(record, size: size, error: error, reason: error?.localizedDescription ?? "failed")
+            bury(record, size: size, error: error, reason: last)
         }
         pump()
     }

@@ -101,22 +101,21 @@ final class DeliveryVerdictTests: OutboxTestCase {
     }
 
     func testTheVerdictOfEachOutcome() {
-        func failed(_ status: Int) -> DeliveryOutcome {
-            .failed(NetworkError(kind: .unacceptableStatus, statusCode: status))
+        func failed(_ status: Int) -> NetworkError {
+            NetworkError(kind: .unacceptableStatus, statusCode: status)
         }
-        XCTAssertEqual(DeliveryVerdict.judge(.delivered), .delivered)
-        XCTAssertEqual(DeliveryVerdict.judge(.notSent), .notSent)
-        XCTAssertEqual(DeliveryVerdict.judge(.failed(NetworkError(kind: .cancelled))), .notSent)
+        XCTAssertEqual(DeliveryVerdict.judge(nil), .delivered)
+        XCTAssertEqual(DeliveryVerdict.judge(NetworkError(kind: .cancelled)), .notSent, "cancelled before it ran, or in flight")
         for status in [408, 429, 500, 503, 599] {
             XCTAssertEqual(DeliveryVerdict.judge(failed(status)), .retry(counted: true), "\(status)")
         }
         for status in [400, 401, 403, 404, 409, 422, 304] {
             XCTAssertEqual(DeliveryVerdict.judge(failed(status)), .final, "\(status)")
         }
-        XCTAssertEqual(DeliveryVerdict.judge(.failed(NetworkError(kind: .transport, underlyingError: URLError(.timedOut)))), .retry(counted: true))
-        XCTAssertEqual(DeliveryVerdict.judge(.failed(NetworkError(kind: .transport, underlyingError: URLError(.notConnectedToInternet)))), .retry(counted: false))
-        XCTAssertEqual(DeliveryVerdict.judge(.failed(NetworkError(kind: .authentication))), .retry(counted: true))
-        XCTAssertEqual(DeliveryVerdict.judge(.failed(NetworkError(kind: .business, businessCode: "9"))), .final)
+        XCTAssertEqual(DeliveryVerdict.judge(NetworkError(kind: .transport, underlyingError: URLError(.timedOut))), .retry(counted: true))
+        XCTAssertEqual(DeliveryVerdict.judge(NetworkError(kind: .transport, underlyingError: URLError(.notConnectedToInternet))), .retry(counted: false))
+        XCTAssertEqual(DeliveryVerdict.judge(NetworkError(kind: .authentication)), .retry(counted: true))
+        XCTAssertEqual(DeliveryVerdict.judge(NetworkError(kind: .business, businessCode: "9")), .final)
         var options = OutboxOptions(retryDelay: 1, maxRetryDelay: 10)
         XCTAssertEqual(DeliveryVerdict.delay(after: 1, error: nil, options: options), 1, accuracy: 0.2)
         XCTAssertEqual(DeliveryVerdict.delay(after: 3, error: nil, options: options), 4, accuracy: 0.8)
