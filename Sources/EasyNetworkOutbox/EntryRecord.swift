@@ -36,6 +36,7 @@ final class EntryRecord: Sendable {
     let responseBody: Data
     let endedAt: Date?
 
+    @inline(never)
     init(
         id: String, idempotencyKey: String, method: String, url: URL, headers: [String: String], body: Data,
         createdAt: Date, requiresAuthentication: Bool, attempts: Int = 0, countedAttempts: Int = 0, notBefore: Date? = nil,

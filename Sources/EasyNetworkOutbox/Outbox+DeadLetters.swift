@@ -62,6 +62,7 @@ extension Outbox {
         }
     }
 
+    @inline(never)
     private func removeDeadLetter(_ id: String) {
         try? load()
         let name = id + EntryFolder.suffix
@@ -73,6 +74,7 @@ extension Outbox {
     }
 
     /// The intact records in `folder`, oldest first.
+    @inline(never)
     private func records(in folder: String) -> [EntryRecord] {
         try? load()
         var records: [EntryRecord] = [], bytes = 0

@@ -33,7 +33,10 @@ extension Outbox {
             // Another outbox delivers: it will take the entries this one stored too, and
             // this one looks again later in case it stopped.
             guard acquired else {
-                if locked({ state.pendingCount }) > 0 { wake(after: options.lockRetryInterval) }
+                lock.lock()
+                let waiting = state.pendingCount
+                lock.unlock()
+                if waiting > 0 { wake(after: options.lockRetryInterval) }
                 return
             }
             // Another outbox may have delivered or added entries meanwhile.
@@ -101,7 +104,7 @@ extension Outbox {
         // Weak: an outbox let go meanwhile records nothing, and its entry goes again later.
         let operation = DeliveryOperation(record: record, host: host) { [weak self] error in
             guard let self else { return }
-            work.async { self.finished(record, size: size, error) }
+            self.onWork { self.finished(record, size: size, error) }
         }
         guard let operation else { return setAside(name, size: size) }  // a method the library does not send
         queue.addOperation(operation)
@@ -113,7 +116,7 @@ extension Outbox {
         switch DeliveryVerdict.judge(error) {
         case .delivered:
             if !files.remove(record.id + EntryFolder.suffix, in: files.pending) {
-                report(OutboxProblem(kind: .storage, entryID: record.id, file: nil, message: "delivered, but its file could not be removed: it may be sent again (same idempotency key)"))
+                report(.storage, record.id, "delivered, but its file could not be removed: it may be sent again (same idempotency key)")
             }
             lock.lock()
             state.forget(record.id, size: size)
@@ -121,7 +124,7 @@ extension Outbox {
             lock.unlock()
             if let callback {
                 let entry = OutboxEntry(record: record)
-                host.callbackQueue.async { callback(entry) }
+                callBack { callback(entry) }
             }
         case .notSent:
             hold(record.id, until: Date().addingTimeInterval(1))
@@ -145,6 +148,7 @@ extension Outbox {
 
     /// Entry `name` waits again, and so does the whole outbox until `until`: an answer
     /// worth a retry is usually about the server, not the entry, and the entry keeps its place.
+    @inline(never)
     private func hold(_ name: String, until: Date) {
         lock.lock()
         state.putBack(name)
@@ -188,7 +192,7 @@ extension Outbox {
         lock.unlock()
         if let callback {
             let dead = OutboxDeadLetter(record: letter)
-            host.callbackQueue.async { callback(dead) }
+            callBack { callback(dead) }
         }
     }
 
@@ -198,13 +202,11 @@ extension Outbox {
         lock.lock()
         state.forget(name, size: size)
         lock.unlock()
-        report(OutboxProblem(
-            kind: .corruptFile, entryID: name, file: moved,
-            message: "entry " + name + " is torn or damaged (bad checksum or format): " + (moved.map { "set aside at " + $0.path } ?? "removed")
-        ))
+        report(.corruptFile, name, file: moved, moved == nil ? "torn or damaged (bad checksum or format), removed" : "torn or damaged (bad checksum or format), set aside")
     }
 
     /// Calls ``pump()`` after `delay` seconds, unless an earlier wake-up is armed.
+    @inline(never)
     private func wake(after delay: TimeInterval) {
         let at = Date().addingTimeInterval(max(0, delay))
         lock.lock()

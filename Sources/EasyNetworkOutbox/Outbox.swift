@@ -22,8 +22,9 @@ import FoundationNetworking
 /// durability, at-least-once delivery, the retry rule and its limits, dead letters, and
 /// the folder's lock.
 public final class Outbox: @unchecked Sendable {
-    // unchecked: `state` and the callbacks are read and written only under `lock`;
-    // `folderLock` is used only on `work`, a serial queue; the rest is immutable.
+    // unchecked: `state` and the callbacks are read and written only under `lock` (which,
+    // not the access checker, keeps them exclusive); `folderLock` is used only on `work`, a
+    // serial queue; `files` is set before first use (tests), the rest is immutable.
 
     /// The folder the entries live in.
     public let folder: URL
@@ -33,18 +34,18 @@ public final class Outbox: @unchecked Sendable {
     public let options: OutboxOptions
 
     let queue: NetworkQueue
-    var files: EntryFolder
+    @exclusivity(unchecked) var files: EntryFolder
     let lock = Lock()
-    var state = OutboxState()
+    @exclusivity(unchecked) var state = OutboxState()
     /// Delivery decisions and their file work run here, one at a time.
     let work: DispatchQueue
     let folderLock: FolderLock
     /// Serialises the first preparation of the folder (``load()``).
     private let loadLock = Lock()
     // The callbacks, under `lock`.
-    var deliveredCallback: (@Sendable (OutboxEntry) -> Void)?
-    var deadLetterCallback: (@Sendable (OutboxDeadLetter) -> Void)?
-    var problemCallback: (@Sendable (OutboxProblem) -> Void)?
+    @exclusivity(unchecked) var deliveredCallback: (@Sendable (OutboxEntry) -> Void)?
+    @exclusivity(unchecked) var deadLetterCallback: (@Sendable (OutboxDeadLetter) -> Void)?
+    @exclusivity(unchecked) private var problemCallback: (@Sendable (OutboxProblem) -> Void)?
 
     /// An outbox for `host`, delivering on `queue`, stored in `folder`.
     ///
@@ -75,21 +76,54 @@ public final class Outbox: @unchecked Sendable {
     /// Called on the host's callback queue for each entry the server accepted (after its
     /// file was removed).
     public var onDelivered: (@Sendable (OutboxEntry) -> Void)? {
-        get { locked { deliveredCallback } }
-        set { replace(&deliveredCallback, newValue) }
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return deliveredCallback
+        }
+        set {
+            // The old closure is released after the lock is let go.
+            lock.lock()
+            let old = deliveredCallback
+            deliveredCallback = newValue
+            lock.unlock()
+            withExtendedLifetime(old) {}
+        }
     }
 
     /// Called on the host's callback queue, once, for each entry that became a dead letter.
     public var onDeadLetter: (@Sendable (OutboxDeadLetter) -> Void)? {
-        get { locked { deadLetterCallback } }
-        set { replace(&deadLetterCallback, newValue) }
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return deadLetterCallback
+        }
+        set {
+            // The old closure is released after the lock is let go.
+            lock.lock()
+            let old = deadLetterCallback
+            deadLetterCallback = newValue
+            lock.unlock()
+            withExtendedLifetime(old) {}
+        }
     }
 
     /// Called on the host's callback queue for each problem the outbox handled on its own
     /// (a corrupt file set aside, an entry dropped to make room, a file it could not remove).
     public var onProblem: (@Sendable (OutboxProblem) -> Void)? {
-        get { locked { problemCallback } }
-        set { replace(&problemCallback, newValue) }
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return problemCallback
+        }
+        set {
+            // The old closure is released after the lock is let go.
+            lock.lock()
+            let old = problemCallback
+            problemCallback = newValue
+            lock.unlock()
+            withExtendedLifetime(old) {}
+        }
     }
 
     // MARK: Sending
@@ -117,7 +151,7 @@ public final class Outbox: @unchecked Sendable {
         let bytes = record.encoded()
         // An entry's lengths are 32-bit in its file.
         guard bytes.count <= options.maxBytes, bytes.count < Int(UInt32.max) else {
-            throw OutboxError(code: .tooLarge, message: "the entry takes " + String(bytes.count) + " bytes, more than maxBytes (" + String(options.maxBytes) + ")")
+            throw OutboxError(code: .tooLarge, message: "the entry takes " + String(bytes.count) + " bytes, more than maxBytes")
         }
         try makeRoom(for: bytes.count)
         do {
@@ -151,10 +185,10 @@ public final class Outbox: @unchecked Sendable {
         if fits { state.reserve(size) }
         lock.unlock()
         for id in dropped {
-            report(OutboxProblem(kind: .dropped, entryID: id, file: nil, message: "removed to make room (whenFull: dropOldest)"))
+            report(.dropped, id, "removed to make room (whenFull: dropOldest)")
         }
         guard fits else {
-            throw OutboxError(code: .full, message: "the outbox holds its maximum (maxEntries " + String(options.maxEntries) + ", maxBytes " + String(options.maxBytes) + ", dead letters included)")
+            throw OutboxError(code: .full, message: "the outbox holds maxEntries entries or maxBytes bytes (dead letters included)")
         }
     }
 
@@ -218,14 +252,18 @@ public final class Outbox: @unchecked Sendable {
 
     /// Whether delivery is paused (an outbox starts paused, until ``resume()``).
     public var isPaused: Bool {
-        locked { !state.resumed }
+        lock.lock()
+        defer { lock.unlock() }
+        return !state.resumed
     }
 
     /// Entries waiting or being sent, as this outbox knows them (entries another outbox
     /// on the folder added since this one last looked are counted from its next look).
     public var pendingCount: Int {
         try? load()
-        return locked { state.pendingCount }
+        lock.lock()
+        defer { lock.unlock() }
+        return state.pendingCount
     }
 
     // MARK: Internals
@@ -234,7 +272,10 @@ public final class Outbox: @unchecked Sendable {
     func load() throws {
         loadLock.lock()
         defer { loadLock.unlock() }
-        guard !locked({ state.loaded }) else { return }
+        lock.lock()
+        let loaded = state.loaded
+        lock.unlock()
+        guard !loaded else { return }
         try files.prepare()
         files.removeStaleTemporaries()
         scan()
@@ -246,6 +287,7 @@ public final class Outbox: @unchecked Sendable {
     /// Lists the folder and takes it as the truth (keeping what is in flight). A pending
     /// entry that is also a dead letter (a process ended between writing the letter and
     /// removing the entry) is removed.
+    @inline(never)
     func scan() {
         lock.lock()
         state.beginScan()
@@ -260,38 +302,43 @@ public final class Outbox: @unchecked Sendable {
 
     /// Runs ``pump()`` on the work queue.
     func schedulePump() {
-        work.async { [self] in pump() }
+        onWork { [self] in pump() }
+    }
+
+    /// Runs `body` on the work queue (one call site for every hop there).
+    @inline(never)
+    func onWork(_ body: @escaping @Sendable () -> Void) {
+        work.async(execute: body)
     }
 
     /// Runs ``pump()`` on the work queue if delivery is resumed (after an entry was added).
     func pumpIfResumed() {
-        if locked({ state.resumed }) { schedulePump() }
+        lock.lock()
+        let resumed = state.resumed
+        lock.unlock()
+        if resumed { schedulePump() }
     }
 
     /// Reports a failed file operation: what failed and the error's text.
     @inline(never)
     func reportStorage(_ what: String, entry: String?, error: any Error) {
-        report(OutboxProblem(kind: .storage, entryID: entry, file: entry == nil ? folder : nil, message: what + ": " + String(describing: error)))
+        report(.storage, entry, file: entry == nil ? folder : nil, what + ": " + String(describing: error))
     }
 
-    /// Hands `problem` to ``onProblem`` on the callback queue.
-    func report(_ problem: OutboxProblem) {
-        guard let callback = onProblem else { return }
-        host.callbackQueue.async { callback(problem) }
-    }
-
-    func locked<Value>(_ body: () -> Value) -> Value {
+    /// Hands a problem to ``onProblem`` on the callback queue.
+    @inline(never)
+    func report(_ kind: OutboxProblem.Kind, _ entry: String?, file: URL? = nil, _ message: String) {
         lock.lock()
-        defer { lock.unlock() }
-        return body()
-    }
-
-    /// Replaces a callback under the lock; the old one is released after it.
-    private func replace<Callback>(_ slot: inout Callback?, _ value: Callback?) {
-        lock.lock()
-        let old = slot
-        slot = value
+        let callback = problemCallback
         lock.unlock()
-        withExtendedLifetime(old) {}
+        guard let callback else { return }
+        let problem = OutboxProblem(kind: kind, entryID: entry, file: file, message: message)
+        callBack { callback(problem) }
+    }
+
+    /// Runs `body` on the host's callback queue (one call site for every callback).
+    @inline(never)
+    func callBack(_ body: @escaping @Sendable () -> Void) {
+        host.callbackQueue.async(execute: body)
     }
 }

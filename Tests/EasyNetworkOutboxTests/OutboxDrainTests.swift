@@ -61,7 +61,10 @@ final class OutboxDrainTests: OutboxTestCase {
         }
         XCTAssertEqual(outbox.pendingCount, 0)
         XCTAssertEqual(arrived.values, ids.values.sorted { $0.0 < $1.0 }.map(\.1), "oldest first")
-        XCTAssertEqual(outbox.locked { outbox.state.peakInFlight }, 1, "one entry in memory at a time (width 1)")
+        outbox.lock.lock()
+        let peakInFlight = outbox.state.peakInFlight
+        outbox.lock.unlock()
+        XCTAssertEqual(peakInFlight, 1, "one entry in memory at a time (width 1)")
         if let baseline {
             print("OutboxDrainTests: ThreadSanitizer \(underThreadSanitizer), resident memory \(baseline / 1024) KB after 1,000 deliveries, at most \(peak / 1024) KB over the other 9,000 (+\((peak - baseline) / 1024) KB)")
             // ThreadSanitizer's own shadow memory and histories grow with the work done
