@@ -34,9 +34,7 @@ final class DeliveryOperation: ServiceOperation, BaseAPIRequest, ExchangeSink, @
         // backstop (the exchange keeps the exact deadline).
         var urlRequest = URLRequest(url: record.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: (host.timeout + 1).rounded(.up))
         urlRequest.httpMethod = record.method
-        for (name, value) in record.headers {
-            urlRequest.setValue(value, forHTTPHeaderField: name)
-        }
+        record.addHeaders(to: &urlRequest)
         if !record.body.isEmpty {
             urlRequest.httpBody = record.body
         }

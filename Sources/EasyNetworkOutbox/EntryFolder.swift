@@ -132,12 +132,12 @@ struct EntryFolder: Sendable {
             }
         }
         guard code == 0 else { throw OutboxError.storage("read", file, errno: code) }
-        // A file cut short reads short, and is then refused as torn.
-        if count < bytes.count { bytes.removeLast(bytes.count - count) }
+        // A file cut short meanwhile leaves zeros at the end: refused as torn.
         return bytes
     }
 
     /// The size of the file `name` in `folder`, 0 when there is none.
+    @inline(never)
     func size(_ name: String, in folder: String) -> Int {
         var info = stat()
         return stat(folder + "/" + name, &info) == 0 ? Int(info.st_size) : 0
@@ -145,6 +145,7 @@ struct EntryFolder: Sendable {
 
     /// Removes `name` from `folder`; `true` when it is gone (also when it was already).
     @discardableResult
+    @inline(never)
     func remove(_ name: String, in folder: String) -> Bool {
         unlink(folder + "/" + name) == 0 || errno == ENOENT
     }
@@ -165,7 +166,7 @@ struct EntryFolder: Sendable {
     func list(_ folder: String, bytes: inout Int, except: [String] = []) -> [String] {
         var ids: [String] = []
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasSuffix(Self.suffix) {
-            let id = String(name.dropLast(Self.suffix.count))
+            let id = Self.id(name)
             if OutboxState.index(of: id, in: except) != nil {
                 remove(name, in: folder)
             } else {
@@ -175,6 +176,11 @@ struct EntryFolder: Sendable {
         }
         Self.sort(&ids)
         return ids
+    }
+
+    /// The id in the entry file name `name` (its `.entry` cut off).
+    static func id(_ name: String) -> String {
+        name.utf8CString.withUnsafeBytes { String(decoding: UnsafeRawBufferPointer(rebasing: $0.dropLast(suffix.utf8.count + 1)), as: UTF8.self) }
     }
 
     /// Sorts `names` ascending: a heapsort, one small loop over `[String]` (the standard

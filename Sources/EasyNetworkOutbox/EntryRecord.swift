@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// One entry as it lives in its file: the request as built (minus credentials), its
 /// idempotency key, its delivery history and, for a dead letter, how it ended.
@@ -18,8 +21,9 @@ final class EntryRecord: Sendable {
     let idempotencyKey: String
     let method: String
     let url: URL
-    /// The header fields stored, credentials removed, the idempotency key included.
-    let headers: [String: String]
+    /// The header fields stored, credentials removed, the idempotency key included: names
+    /// and values in turn (`[name, value, name, value, …]`), as they go on a `URLRequest`.
+    let headers: [String]
     let body: Data
     let createdAt: Date
     /// Whether the request wanted the host's token (`BaseAPIRequest.requiresAuthentication`).
@@ -38,7 +42,7 @@ final class EntryRecord: Sendable {
 
     @inline(never)
     init(
-        id: String, idempotencyKey: String, method: String, url: URL, headers: [String: String], body: Data,
+        id: String, idempotencyKey: String, method: String, url: URL, headers: [String], body: Data,
         createdAt: Date, requiresAuthentication: Bool, attempts: Int = 0, countedAttempts: Int = 0, notBefore: Date? = nil,
         statusCode: Int = 0, reason: String = "", responseBody: Data = Data(), endedAt: Date? = nil
     ) {
@@ -75,6 +79,15 @@ final class EntryRecord: Sendable {
 
     static let headerSize = 16
 
+    /// Sets the stored header fields on `request`.
+    func addHeaders(to request: inout URLRequest) {
+        var index = 0
+        while index + 1 < headers.count {
+            request.setValue(headers[index + 1], forHTTPHeaderField: headers[index])
+            index += 2
+        }
+    }
+
     /// The file's bytes.
     func encoded() -> [UInt8] {
         var writer = EntryWriter()
@@ -82,10 +95,9 @@ final class EntryRecord: Sendable {
         writer.string(idempotencyKey)
         writer.string(method)
         writer.string(url.absoluteString)
-        writer.u32(headers.count)
-        for (name, value) in headers {
-            writer.string(name)
-            writer.string(value)
+        writer.u32(headers.count / 2)
+        for text in headers {
+            writer.string(text)
         }
         writer.data(body)
         writer.date(createdAt)
@@ -106,10 +118,9 @@ final class EntryRecord: Sendable {
             var reader = EntryReader(buffer)
             let id = reader.string(), key = reader.string(), method = reader.string()
             let url = URL(string: reader.string())
-            var headers: [String: String] = [:]
-            for _ in 0..<reader.count() {
-                let name = reader.string()
-                headers[name] = reader.string()
+            var headers: [String] = []
+            for _ in 0..<2 * reader.count() {
+                headers.append(reader.string())
             }
             let body = reader.data(), createdAt = reader.date() ?? Date(timeIntervalSince1970: 0), attempts = reader.u32(), counted = reader.u32()
             let notBefore = reader.date(), authentication = reader.byte(), status = reader.u32()
@@ -146,8 +157,7 @@ private struct EntryWriter {
 
     @inline(never)
     mutating func string(_ text: String) {
-        var text = text
-        text.withUTF8 { raw(UnsafeRawBufferPointer($0)) }
+        text.utf8CString.withUnsafeBytes { raw(UnsafeRawBufferPointer(rebasing: $0.dropLast())) }  // without its NUL
     }
 
     /// Seconds since 1970 as the bits of a `Double`; 0 bits for none.
@@ -180,8 +190,8 @@ private struct EntryReader {
 
     init(_ buffer: UnsafeRawBufferPointer) {
         self.buffer = buffer
-        let header: [UInt8] = [0x45, 0x4E, 0x4F, 0x58, 1, 0, 0, 0]
-        guard buffer.count >= EntryRecord.headerSize, buffer.prefix(8).elementsEqual(header) else {
+        // "ENOX", then version 1 and three zero bytes.
+        guard buffer.count >= EntryRecord.headerSize, u32(at: 0) == 0x584F_4E45, u32(at: 4) == 1 else {
             failed = true
             return
         }

@@ -112,7 +112,7 @@ extension Outbox {
 
     /// On `work`: records how an attempt of `record` ended, then goes on.
     private func finished(_ record: EntryRecord, size: Int, _ error: NetworkError?) {
-        let last = error?.localizedDescription ?? "failed"
+        let last = error?.errorDescription ?? "failed"
         switch DeliveryVerdict.judge(error) {
         case .delivered:
             if !files.remove(record.id + EntryFolder.suffix, in: files.pending) {

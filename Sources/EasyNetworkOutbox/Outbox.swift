@@ -60,6 +60,7 @@ public final class Outbox: @unchecked Sendable {
     ///     the system may empty those.
     ///   - options: limits and delivery rules.
     ///   - fileID: leave the default: it names the default folder after the calling module.
+    @inline(never)
     public init(host: HostConfiguration, queue: NetworkQueue = .shared, folder: URL? = nil, options: OutboxOptions = OutboxOptions(), fileID: String = #fileID) {
         self.host = host
         self.queue = queue
@@ -201,28 +202,29 @@ public final class Outbox: @unchecked Sendable {
         switch URLRequestBuilder(configuration: host).build(request) {
         case .success(let built): urlRequest = built
         case .failure(let error):
-            throw OutboxError(code: .invalidRequest, message: error.localizedDescription, underlyingError: error)
+            throw OutboxError(code: .invalidRequest, message: error.errorDescription ?? "", underlyingError: error)
         }
         guard let url = urlRequest.url else {
             throw OutboxError(code: .invalidRequest, message: "the request has no URL")
         }
-        // The headers are taken off the request itself (Foundation compares names
-        // case-insensitively), so the stored fields are its own dictionary.
-        var stored = urlRequest
-        var key: String?
-        for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] {
-            let isKey = name.caseInsensitiveCompare(options.idempotencyHeader) == .orderedSame
-            if isKey { key = value }
-            if isKey || options.isUnstored(name) { stored.setValue(nil, forHTTPHeaderField: name) }
+        var headers: [String] = [], key: String?
+        for (name, value) in urlRequest.allHTTPHeaderFields ?? [String: String]() {
+            if name.caseInsensitiveCompare(options.idempotencyHeader) == .orderedSame {
+                key = value
+            } else if !options.isUnstored(name) {
+                headers.append(name)
+                headers.append(value)
+            }
         }
         let idempotencyKey = key ?? UUID().uuidString
-        stored.setValue(idempotencyKey, forHTTPHeaderField: options.idempotencyHeader)
+        headers.append(options.idempotencyHeader)
+        headers.append(idempotencyKey)
         lock.lock()
         let id = state.newName()
         lock.unlock()
         return EntryRecord(
             id: id, idempotencyKey: idempotencyKey, method: urlRequest.httpMethod ?? request.method.rawValue, url: url,
-            headers: stored.allHTTPHeaderFields ?? [:], body: urlRequest.httpBody ?? Data(), createdAt: Date(),
+            headers: headers, body: urlRequest.httpBody ?? Data(), createdAt: Date(),
             requiresAuthentication: request.requiresAuthentication
         )
     }
@@ -296,7 +298,11 @@ public final class Outbox: @unchecked Sendable {
         let dead = files.list(files.dead, bytes: &bytes)
         let pending = files.list(files.pending, bytes: &bytes, except: dead)
         lock.lock()
-        state.replace(pending: pending, dead: dead, bytes: bytes)
+        // Sends committed while the folder was listed, after the listing passed them: their
+        // files are measured now (a few, if any).
+        for id in state.replace(pending: pending, dead: dead, bytes: bytes) {
+            state.grow(files.size(id + EntryFolder.suffix, in: files.pending))
+        }
         lock.unlock()
     }
 

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// A request an ``Outbox`` accepted, as stored on disk: what ``Outbox/send(_:)`` returns,
 /// what ``Outbox/pendingEntries()`` lists and ``Outbox/onDelivered`` reports.
@@ -17,7 +20,12 @@ public struct OutboxEntry: Sendable, Identifiable {
     public var url: URL { record.url }
     /// The headers stored (built with the host's default headers; never `Authorization`,
     /// `Cookie` or ``OutboxOptions/unstoredHeaders``), the idempotency key included.
-    public var headers: [String: String] { record.headers }
+    public var headers: [String: String] {
+        // Made by the `URLRequest` the delivery sends (Foundation builds the dictionary).
+        var request = URLRequest(url: record.url)
+        record.addHeaders(to: &request)
+        return request.allHTTPHeaderFields ?? [String: String]()
+    }
     /// The body.
     public var body: Data { record.body }
     /// When ``Outbox/send(_:)`` accepted it.

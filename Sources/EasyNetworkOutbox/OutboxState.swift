@@ -22,9 +22,8 @@ struct OutboxState {
     private(set) var bytes = 0
     /// Room taken by sends still writing their file.
     private var reservedEntries = 0, reservedBytes = 0
-    /// Entries committed since the current scan began, and their sizes (a scan keeps them).
+    /// Entries committed since the current scan began (a scan keeps them).
     private var scanCommits: [String]?
-    private var scanCommitSizes: [Int] = []
     /// Not before this time does the next attempt start (a backoff, a `Retry-After`).
     var waitUntil: Date?
     /// The wake-up armed on the work queue, and a number that retires older ones.
@@ -100,10 +99,7 @@ struct OutboxState {
     /// A send's file is in place: it joins the waiting entries (unless a scan found it first).
     mutating func commit(_ id: String, size: Int) {
         unreserve(size)
-        if scanCommits != nil {
-            scanCommits?.append(id)
-            scanCommitSizes.append(size)
-        }
+        scanCommits?.append(id)
         guard Self.index(of: id, in: waiting, from: head) == nil, !inFlight.contains(id) else { return }
         bytes += size
         insertWaiting(id)
@@ -188,18 +184,18 @@ struct OutboxState {
     /// A scan of the folder begins: sends committed from now on are kept by ``replace(pending:dead:bytes:)``.
     mutating func beginScan() {
         scanCommits = []
-        scanCommitSizes = []
     }
 
     /// The folder as listed: entries and dead letters on disk (oldest first), `bytes` in
-    /// all. Entries being sent stay so; sends committed during the listing stay too.
-    mutating func replace(pending: [String], dead: [String], bytes: Int) {
-        var names = pending, total = bytes
-        for (index, id) in (scanCommits ?? []).enumerated() {
+    /// all. Entries being sent stay so; sends committed during the listing stay too: they
+    /// are returned, for the caller to add their sizes with ``grow(_:)``.
+    mutating func replace(pending: [String], dead: [String], bytes: Int) -> [String] {
+        var names = pending, missed: [String] = []
+        for id in scanCommits ?? [] {
             let at = Self.position(of: id, in: names)
             if at == names.count || names[at] != id {
                 names.insert(id, at: at)
-                total += scanCommitSizes[index]
+                missed.append(id)
             }
         }
         for id in inFlight {
@@ -209,6 +205,7 @@ struct OutboxState {
         waiting = names
         head = 0
         self.dead = dead
-        self.bytes = total
+        self.bytes = bytes
+        return missed
     }
 }

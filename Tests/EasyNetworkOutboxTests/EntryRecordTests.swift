@@ -8,7 +8,7 @@ final class EntryRecordTests: XCTestCase {
         EntryRecord(
             id: "00000000000000000001-0000abcd", idempotencyKey: "key-1", method: "POST",
             url: URL(string: "https://api.example.com/v1/events?x=1")!,
-            headers: ["Content-Type": "application/json", "X-Ünïcode": "✓"],
+            headers: ["Content-Type", "application/json", "X-Ünïcode", "✓"],
             body: Data("{\"n\":1}".utf8), createdAt: Date(timeIntervalSince1970: 1_700_000_000.25), requiresAuthentication: false,
             attempts: 3, countedAttempts: 2, notBefore: Date(timeIntervalSince1970: 1_700_000_100),
             statusCode: 503, reason: "busy", responseBody: Data([0, 1, 2])
@@ -21,7 +21,7 @@ final class EntryRecordTests: XCTestCase {
         XCTAssertEqual(record.idempotencyKey, "key-1")
         XCTAssertEqual(record.method, "POST")
         XCTAssertEqual(record.url.absoluteString, "https://api.example.com/v1/events?x=1")
-        XCTAssertEqual(record.headers, ["Content-Type": "application/json", "X-Ünïcode": "✓"])
+        XCTAssertEqual(record.headers, ["Content-Type", "application/json", "X-Ünïcode", "✓"])
         XCTAssertEqual(record.body, Data("{\"n\":1}".utf8))
         XCTAssertEqual(record.createdAt, Date(timeIntervalSince1970: 1_700_000_000.25))
         XCTAssertEqual(record.attempts, 3)
