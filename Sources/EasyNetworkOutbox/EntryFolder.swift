@@ -13,17 +13,20 @@ import Foundation
 /// A file appears under its final name only whole and flushed (written in `tmp/`, fsynced,
 /// renamed, the directory fsynced): a process killed at any instant leaves either the old
 /// state or the new one, plus at most a temporary file.
-struct EntryFolder: Sendable {
+///
+/// A class of constants: the outbox and its calls share one reference.
+final class EntryFolder: Sendable {
     let root: URL
     /// The subfolders' paths, made once: every file operation names one.
     let pending: String, dead: String, aside: String, tmp: String
     /// Whether writes are flushed to the storage device (`fsync`). Always, but for tests
     /// that only need many entries on disk and prove nothing about power loss.
-    var flushes = true
+    let flushes: Bool
     static let suffix = ".entry"
 
-    init(root: URL) {
+    init(root: URL, flushes: Bool = true) {
         self.root = root
+        self.flushes = flushes
         let path = root.path
         pending = path + "/pending"
         dead = path + "/dead"
@@ -38,7 +41,7 @@ struct EntryFolder: Sendable {
             try? FileManager.default.createDirectory(at: root.deletingLastPathComponent(), withIntermediateDirectories: true)
         }
         for folder in [path, pending, dead, aside, tmp] where mkdir(folder, 0o700) != 0 && errno != EEXIST {
-            throw OutboxError.storage("mkdir", folder)
+            try OutboxError.storage("mkdir", folder)
         }
 #if canImport(Darwin)
         // Entries are transient: they stay out of the user's backups.
@@ -49,13 +52,19 @@ struct EntryFolder: Sendable {
 #endif
     }
 
-    /// Writes the entry file `bytes` durably as `name` in `folder` (a subfolder's path),
-    /// replacing a file of that name. On failure nothing is left behind and the old file,
-    /// if any, is intact.
-    func write(_ bytes: [UInt8], name: String, to folder: String) throws {
-        let temporary = tmp + "/" + String(getpid()) + "-" + name
+    /// The path of the entry file of `id` in `folder` (a subfolder's path).
+    @inline(never)
+    func path(_ id: String, in folder: String) -> String {
+        folder + "/" + id + Self.suffix
+    }
+
+    /// Writes the entry file `bytes` durably as the file of `id` in `folder`, replacing
+    /// one of that name. On failure nothing is left behind and the old file, if any, is intact.
+    @inline(never)
+    func write(_ bytes: [UInt8], id: String, to folder: String) throws {
+        let temporary = path(String(getpid()) + "-" + id, in: tmp)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw OutboxError.storage("open", temporary) }
+        guard descriptor >= 0 else { try OutboxError.storage("open", temporary) }
         // The call that failed, and its errno.
         var failed = "", code: Int32 = 0
         bytes.withUnsafeBytes { buffer in
@@ -74,14 +83,14 @@ struct EntryFolder: Sendable {
             (failed, code) = ("fsync", errno)
         }
         close(descriptor)
-        if failed.isEmpty, rename(temporary, folder + "/" + name) != 0 {
+        if failed.isEmpty, rename(temporary, path(id, in: folder)) != 0 {
             (failed, code) = ("rename", errno)
         }
         if !failed.isEmpty {
             unlink(temporary)
-            throw OutboxError.storage(failed, temporary, errno: code)
+            try OutboxError.storage(failed, temporary, errno: code)
         }
-        guard !flushes || Self.syncDirectory(folder) else { throw OutboxError.storage("fsync", folder) }
+        guard !flushes || Self.syncDirectory(folder) else { try OutboxError.storage("fsync", folder) }
     }
 
     /// Flushes a file to the storage device: `F_FULLFSYNC` on Apple platforms (plain
@@ -104,18 +113,19 @@ struct EntryFolder: Sendable {
         return fsync(descriptor) == 0
     }
 
-    /// The bytes of the file `name` in `folder`; `nil` when there is none (delivered or
-    /// removed by another outbox on the folder).
-    func read(_ name: String, in folder: String) throws -> [UInt8]? {
-        let file = folder + "/" + name
+    /// The bytes of the entry file of `id` in `folder`; `nil` when there is none
+    /// (delivered or removed by another outbox on the folder).
+    @inline(never)
+    func read(_ id: String, in folder: String) throws -> [UInt8]? {
+        let file = path(id, in: folder)
         let descriptor = open(file, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             if errno == ENOENT { return nil }
-            throw OutboxError.storage("open", file)
+            try OutboxError.storage("open", file)
         }
         defer { close(descriptor) }
         var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw OutboxError.storage("fstat", file) }
+        guard fstat(descriptor, &info) == 0 else { try OutboxError.storage("fstat", file) }
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var count = 0, code: Int32 = 0
         bytes.withUnsafeMutableBytes { buffer in
@@ -131,33 +141,34 @@ struct EntryFolder: Sendable {
                 }
             }
         }
-        guard code == 0 else { throw OutboxError.storage("read", file, errno: code) }
+        guard code == 0 else { try OutboxError.storage("read", file, errno: code) }
         // A file cut short meanwhile leaves zeros at the end: refused as torn.
         return bytes
     }
 
-    /// The size of the file `name` in `folder`, 0 when there is none.
+    /// The size of the entry file of `id` in `folder`, 0 when there is none.
     @inline(never)
-    func size(_ name: String, in folder: String) -> Int {
+    func size(_ id: String, in folder: String) -> Int {
         var info = stat()
-        return stat(folder + "/" + name, &info) == 0 ? Int(info.st_size) : 0
+        return stat(path(id, in: folder), &info) == 0 ? Int(info.st_size) : 0
     }
 
-    /// Removes `name` from `folder`; `true` when it is gone (also when it was already).
+    /// Removes the entry file of `id` from `folder`; `true` when it is gone (also when it
+    /// was already).
     @discardableResult
     @inline(never)
-    func remove(_ name: String, in folder: String) -> Bool {
-        unlink(folder + "/" + name) == 0 || errno == ENOENT
+    func remove(_ id: String, in folder: String) -> Bool {
+        unlink(path(id, in: folder)) == 0 || errno == ENOENT
     }
 
-    /// Moves the entry file `name` from `pending/` to `aside/` (or removes it when that
+    /// Moves the entry file of `id` from `pending/` to `aside/` (or removes it when that
     /// fails); returns where it went.
-    func setAside(_ name: String) -> URL? {
-        let target = aside + "/pending-" + name
-        if rename(pending + "/" + name, target) == 0 {
+    func setAside(_ id: String) -> URL? {
+        let target = path("pending-" + id, in: aside)
+        if rename(path(id, in: pending), target) == 0 {
             return URL(fileURLWithPath: target)
         }
-        remove(name, in: pending)
+        remove(id, in: pending)
         return nil
     }
 
@@ -168,10 +179,10 @@ struct EntryFolder: Sendable {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasSuffix(Self.suffix) {
             let id = Self.id(name)
             if OutboxState.index(of: id, in: except) != nil {
-                remove(name, in: folder)
+                remove(id, in: folder)
             } else {
                 ids.append(id)
-                bytes += size(name, in: folder)
+                bytes += size(id, in: folder)
             }
         }
         Self.sort(&ids)

@@ -21,11 +21,10 @@ extension Outbox {
     ///   letter is then kept).
     public func retryDeadLetter(_ letter: OutboxDeadLetter) throws {
         try load()
-        let name = letter.id + EntryFolder.suffix
-        guard let bytes = try files.read(name, in: files.dead), let dead = EntryRecord.decoding(bytes) else { return }
+        guard let bytes = try files.read(letter.id, in: files.dead), let dead = EntryRecord.decoding(bytes) else { return }
         let entry = dead.with(attempts: 0, countedAttempts: 0, createdAt: Date()).encoded()
-        try files.write(entry, name: name, to: files.pending)
-        files.remove(name, in: files.dead)
+        try files.write(entry, id: dead.id, to: files.pending)
+        files.remove(dead.id, in: files.dead)
         lock.lock()
         state.removeDead(dead.id, size: bytes.count)
         state.reserve(entry.count)
@@ -58,16 +57,15 @@ extension Outbox {
     /// Removes the files set aside.
     public func removeSetAsideFiles() {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: files.aside)) ?? [] {
-            files.remove(name, in: files.aside)
+            unlink(files.aside + "/" + name)
         }
     }
 
     @inline(never)
     private func removeDeadLetter(_ id: String) {
         try? load()
-        let name = id + EntryFolder.suffix
-        let size = files.size(name, in: files.dead)
-        files.remove(name, in: files.dead)
+        let size = files.size(id, in: files.dead)
+        files.remove(id, in: files.dead)
         lock.lock()
         state.removeDead(id, size: size)
         lock.unlock()
@@ -79,7 +77,7 @@ extension Outbox {
         try? load()
         var records: [EntryRecord] = [], bytes = 0
         for id in files.list(folder, bytes: &bytes) {
-            if let read = try? files.read(id + EntryFolder.suffix, in: folder), let record = EntryRecord.decoding(read) {
+            if let read = try? files.read(id, in: folder), let record = EntryRecord.decoding(read) {
                 records.append(record)
             }
         }

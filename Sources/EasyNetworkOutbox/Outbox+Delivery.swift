@@ -80,7 +80,7 @@ extension Outbox {
     private func start(_ name: String, now: Date) {
         let bytes: [UInt8]
         do {
-            guard let read = try files.read(name + EntryFolder.suffix, in: files.pending) else {
+            guard let read = try files.read(name, in: files.pending) else {
                 // Gone: delivered or removed by another outbox on the folder.
                 lock.lock()
                 state.forget(name, size: 0)
@@ -115,7 +115,7 @@ extension Outbox {
         let last = error?.errorDescription ?? "failed"
         switch DeliveryVerdict.judge(error) {
         case .delivered:
-            if !files.remove(record.id + EntryFolder.suffix, in: files.pending) {
+            if !files.remove(record.id, in: files.pending) {
                 report(.storage, record.id, "delivered, but its file could not be removed: it may be sent again (same idempotency key)")
             }
             lock.lock()
@@ -160,7 +160,7 @@ extension Outbox {
     private func rewrite(_ record: EntryRecord, size: Int) {
         do {
             let bytes = record.encoded()
-            try files.write(bytes, name: record.id + EntryFolder.suffix, to: files.pending)
+            try files.write(bytes, id: record.id, to: files.pending)
             lock.lock()
             state.grow(bytes.count - size)
             lock.unlock()
@@ -179,12 +179,12 @@ extension Outbox {
         )
         let bytes = letter.encoded()
         do {
-            try files.write(bytes, name: record.id + EntryFolder.suffix, to: files.dead)
+            try files.write(bytes, id: record.id, to: files.dead)
         } catch {
             reportStorage("cannot write the dead letter (the entry is kept and tried again)", entry: record.id, error: error)
             return hold(record.id, until: Date().addingTimeInterval(options.maxRetryDelay))
         }
-        files.remove(record.id + EntryFolder.suffix, in: files.pending)
+        files.remove(record.id, in: files.pending)
         lock.lock()
         state.forget(record.id, size: size)
         state.addDead(record.id, size: bytes.count)
@@ -198,7 +198,7 @@ extension Outbox {
 
     /// Moves a damaged entry file aside and reports it.
     private func setAside(_ name: String, size: Int) {
-        let moved = files.setAside(name + EntryFolder.suffix)
+        let moved = files.setAside(name)
         lock.lock()
         state.forget(name, size: size)
         lock.unlock()

@@ -152,11 +152,11 @@ public final class Outbox: @unchecked Sendable {
         let bytes = record.encoded()
         // An entry's lengths are 32-bit in its file.
         guard bytes.count <= options.maxBytes, bytes.count < Int(UInt32.max) else {
-            throw OutboxError(code: .tooLarge, message: "the entry takes " + String(bytes.count) + " bytes, more than maxBytes")
+            try OutboxError.fail(.tooLarge, "the entry takes " + String(bytes.count) + " bytes, more than maxBytes")
         }
         try makeRoom(for: bytes.count)
         do {
-            try files.write(bytes, name: record.id + EntryFolder.suffix, to: files.pending)
+            try files.write(bytes, id: record.id, to: files.pending)
         } catch {
             lock.lock()
             state.unreserve(bytes.count)
@@ -175,37 +175,37 @@ public final class Outbox: @unchecked Sendable {
     private func makeRoom(for size: Int) throws {
         var dropped: [String] = []
         lock.lock()
-        while !state.fits(size, options: options), options.whenFull == .dropOldest, let victim = state.dropOldest() {
+        while !state.fits(size, maxEntries: options.maxEntries, maxBytes: options.maxBytes), options.whenFull == .dropOldest, let victim = state.dropOldest() {
             // Measured and removed under the lock, so that the room is there when it lets go.
-            let name = victim.id + EntryFolder.suffix, folder = victim.dead ? files.dead : files.pending
-            state.shrink(files.size(name, in: folder))
-            files.remove(name, in: folder)
+            let folder = victim.dead ? files.dead : files.pending
+            state.shrink(files.size(victim.id, in: folder))
+            files.remove(victim.id, in: folder)
             dropped.append(victim.id)
         }
-        let fits = state.fits(size, options: options)
+        let fits = state.fits(size, maxEntries: options.maxEntries, maxBytes: options.maxBytes)
         if fits { state.reserve(size) }
         lock.unlock()
         for id in dropped {
             report(.dropped, id, "removed to make room (whenFull: dropOldest)")
         }
         guard fits else {
-            throw OutboxError(code: .full, message: "the outbox holds maxEntries entries or maxBytes bytes (dead letters included)")
+            try OutboxError.fail(.full, "the outbox holds maxEntries entries or maxBytes bytes (dead letters included)")
         }
     }
 
     /// The record of `request`, built with the host's settings, credentials removed.
     private func makeRecord(_ request: any BaseAPIRequest) throws -> EntryRecord {
         if !request.method.sendsParametersInQuery, request.multipartBody != nil {
-            throw OutboxError(code: .invalidRequest, message: "an outbox does not store multipart bodies; send the form with a RequestOperation")
+            try OutboxError.fail(.invalidRequest, "an outbox does not store multipart bodies; send the form with a RequestOperation")
         }
         let urlRequest: URLRequest
         switch URLRequestBuilder(configuration: host).build(request) {
         case .success(let built): urlRequest = built
         case .failure(let error):
-            throw OutboxError(code: .invalidRequest, message: error.errorDescription ?? "", underlyingError: error)
+            try OutboxError.fail(.invalidRequest, error.errorDescription ?? "", error)
         }
         guard let url = urlRequest.url else {
-            throw OutboxError(code: .invalidRequest, message: "the request has no URL")
+            try OutboxError.fail(.invalidRequest, "the request has no URL")
         }
         var headers: [String] = [], key: String?
         for (name, value) in urlRequest.allHTTPHeaderFields ?? [String: String]() {
@@ -301,7 +301,7 @@ public final class Outbox: @unchecked Sendable {
         // Sends committed while the folder was listed, after the listing passed them: their
         // files are measured now (a few, if any).
         for id in state.replace(pending: pending, dead: dead, bytes: bytes) {
-            state.grow(files.size(id + EntryFolder.suffix, in: files.pending))
+            state.grow(files.size(id, in: files.pending))
         }
         lock.unlock()
     }

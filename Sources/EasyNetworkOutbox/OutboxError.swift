@@ -50,13 +50,16 @@ public struct OutboxError: Error, Sendable, CustomStringConvertible {
         "Outbox." + code.rawValue + ": " + message
     }
 
-    /// A storage error for the failed POSIX call `call` on `path` (errno read now).
-    static func storage(_ call: String, _ path: String, errno code: Int32 = errno) -> OutboxError {
-        OutboxError(
-            code: .storage,
-            message: call + " " + path + ": " + String(cString: strerror(code)),
-            underlyingError: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
-        )
+    /// Throws a storage error for the failed POSIX call `call` on `path` (errno read now).
+    @inline(never)
+    static func storage(_ call: String, _ path: String, errno code: Int32 = errno) throws -> Never {
+        try fail(.storage, call + " " + path + ": " + String(cString: strerror(code)), POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO))
+    }
+
+    /// Throws an error (one place that makes and throws them all).
+    @inline(never)
+    static func fail(_ code: Code, _ message: String, _ underlyingError: (any Error)? = nil) throws -> Never {
+        throw OutboxError(code: code, message: message, underlyingError: underlyingError)
     }
 }
 

@@ -59,8 +59,8 @@ struct OutboxState {
     // MARK: Room
 
     /// Whether an entry of `size` bytes fits with what is stored and being written.
-    func fits(_ size: Int, options: OutboxOptions) -> Bool {
-        entryCount + reservedEntries + 1 <= options.maxEntries && bytes + reservedBytes + size <= options.maxBytes
+    func fits(_ size: Int, maxEntries: Int, maxBytes: Int) -> Bool {
+        entryCount + reservedEntries + 1 <= maxEntries && bytes + reservedBytes + size <= maxBytes
     }
 
     mutating func reserve(_ size: Int) {
