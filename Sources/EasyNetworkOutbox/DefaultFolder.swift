@@ -12,10 +12,9 @@ extension Outbox {
     /// An app extension has an app of its own: to share an outbox with the app, pass a
     /// folder in a shared app group container.
     public static func defaultFolder(name: String = "Outbox", fileID: String = #fileID) -> URL {
-        // What comes before the first slash (a module name is ASCII letters, digits and _).
-        let module = fileID.utf8CString.withUnsafeBytes { bytes in
-            bytes.firstIndex(of: 0x2F).map { String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<$0]), as: UTF8.self) }
-        } ?? "EasyNetworkOutbox"
+        // `Module/File.swift`: what comes before the slash.
+        let parts = NSString(string: fileID).pathComponents
+        let module = parts.count > 1 ? parts[0] : "EasyNetworkOutbox"
         let app = Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
         return dataHome()
             .appendingPathComponent(app, isDirectory: true)

@@ -21,14 +21,16 @@ extension Outbox {
     ///   letter is then kept).
     public func retryDeadLetter(_ letter: OutboxDeadLetter) throws {
         try load()
-        guard let bytes = try files.read(letter.id, in: files.dead), let dead = EntryRecord.decoding(bytes) else { return }
-        let entry = dead.with(attempts: 0, countedAttempts: 0, createdAt: Date()).encoded()
-        try files.write(entry, id: dead.id, to: files.pending)
-        files.remove(dead.id, in: files.dead)
+        // Still a dead letter (not removed, nor retried, meanwhile)?
+        let size = files.size(letter.id, in: files.dead)
+        guard size > 0 else { return }
+        let entry = letter.record.with(attempts: 0, countedAttempts: 0, createdAt: Date()).encoded()
+        try files.write(entry, id: letter.id, to: files.pending)
+        files.remove(letter.id, in: files.dead)
         lock.lock()
-        state.removeDead(dead.id, size: bytes.count)
+        state.removeDead(letter.id, size: size)
         state.reserve(entry.count)
-        state.commit(dead.id, size: entry.count)
+        state.commit(letter.id, size: entry.count)
         lock.unlock()
         pumpIfResumed()
     }

@@ -36,7 +36,7 @@ public final class Outbox: @unchecked Sendable {
     let queue: NetworkQueue
     @exclusivity(unchecked) var files: EntryFolder
     let lock = Lock()
-    @exclusivity(unchecked) var state = OutboxState()
+    let state = OutboxState()
     /// Delivery decisions and their file work run here, one at a time.
     let work: DispatchQueue
     let folderLock: FolderLock

@@ -47,7 +47,9 @@ public struct OutboxError: Error, Sendable, CustomStringConvertible {
 
     /// `Outbox.<code>: <message>`.
     public var description: String {
-        "Outbox." + code.rawValue + ": " + message
+        @inline(never) get {
+            "Outbox." + code.rawValue + ": " + message
+        }
     }
 
     /// Throws a storage error for the failed POSIX call `call` on `path` (errno read now).
@@ -64,6 +66,6 @@ public struct OutboxError: Error, Sendable, CustomStringConvertible {
 }
 
 extension OutboxError: LocalizedError {
-    /// The message.
+    /// The message, as ``description``.
     public var errorDescription: String? { description }
 }

@@ -5,14 +5,15 @@ import Foundation
 public struct OutboxOptions: Sendable {
     /// What ``Outbox/send(_:)`` does when the outbox is full.
     public struct FullPolicy: Hashable, Sendable {
-        private let name: String
+        /// 0 refuse, 1 drop oldest (a number: a plain value, nothing to copy or release).
+        private let number: Int
 
         /// Refuse the new request with ``OutboxError/Code/full`` (the default): nothing
         /// already accepted is ever dropped.
-        public static let refuse = FullPolicy(name: "refuse")
+        public static let refuse = FullPolicy(number: 0)
         /// Make room by removing the oldest dead letters, then the oldest entries not being
         /// sent, each reported to ``Outbox/onProblem`` as ``OutboxProblem/Kind/dropped``.
-        public static let dropOldest = FullPolicy(name: "dropOldest")
+        public static let dropOldest = FullPolicy(number: 1)
     }
 
     /// The most entries on disk, dead letters included. Default 10,000.

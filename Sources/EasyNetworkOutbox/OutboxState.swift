@@ -6,40 +6,43 @@ import Foundation
 ///
 /// Sizes are not kept per entry: the byte count grows by what is written and shrinks by
 /// what is removed, as the caller measured it, and each scan of the folder sets it anew.
-struct OutboxState {
+///
+/// A class (one per outbox, no value witnesses); the outbox's lock, not the access checker,
+/// keeps its fields exclusive. Not `Sendable`: only the outbox touches it, under that lock.
+final class OutboxState {
     /// Whether the SDK resumed delivery.
-    var resumed = false
+    @exclusivity(unchecked) var resumed = false
     /// Whether the folder was prepared and scanned.
-    var loaded = false
+    @exclusivity(unchecked) var loaded = false
     /// Entries waiting, sorted from `head` on (the slots before it are spent).
-    private var waiting: [String] = []
-    private var head = 0
+    @exclusivity(unchecked) private var waiting: [String] = []
+    @exclusivity(unchecked) private var head = 0
     /// The entries being sent (a few: at most the width).
-    private(set) var inFlight: [String] = []
+    @exclusivity(unchecked) private(set) var inFlight: [String] = []
     /// Dead letters, sorted.
-    private var dead: [String] = []
+    @exclusivity(unchecked) private var dead: [String] = []
     /// Bytes on disk, entries and dead letters.
-    private(set) var bytes = 0
+    @exclusivity(unchecked) private(set) var bytes = 0
     /// Room taken by sends still writing their file.
-    private var reservedEntries = 0, reservedBytes = 0
+    @exclusivity(unchecked) private var reservedEntries = 0, reservedBytes = 0
     /// Entries committed since the current scan began (a scan keeps them).
-    private var scanCommits: [String]?
+    @exclusivity(unchecked) private var scanCommits: [String]?
     /// Not before this time does the next attempt start (a backoff, a `Retry-After`).
-    var waitUntil: Date?
+    @exclusivity(unchecked) var waitUntil: Date?
     /// The wake-up armed on the work queue, and a number that retires older ones.
-    var wakeAt: Date?
-    var wakeGeneration = 0
+    @exclusivity(unchecked) var wakeAt: Date?
+    @exclusivity(unchecked) var wakeGeneration = 0
     /// The most entries read into memory at once (for tests: it stays at the width).
-    private(set) var peakInFlight = 0
+    @exclusivity(unchecked) private(set) var peakInFlight = 0
     /// The last name stamp handed out (nanoseconds since 1970), so names only grow.
-    private var lastStamp: UInt64 = 0
+    @exclusivity(unchecked) private var lastStamp: UInt64 = 0
 
     var pendingCount: Int { waiting.count - head + inFlight.count }
     var entryCount: Int { pendingCount + dead.count }
 
     /// A new entry name: 20 digits of a time stamp that only grows, a dash, 8 hex digits
     /// of a random number that tells two processes apart. Names sort oldest first.
-    mutating func newName() -> String {
+    func newName() -> String {
         let now = UInt64(max(0, Date().timeIntervalSince1970 * 1_000_000_000))
         lastStamp = max(now, lastStamp + 1)
         var name = [UInt8](repeating: 0x2D, count: 29)  // "-"
@@ -63,19 +66,19 @@ struct OutboxState {
         entryCount + reservedEntries + 1 <= maxEntries && bytes + reservedBytes + size <= maxBytes
     }
 
-    mutating func reserve(_ size: Int) {
+    func reserve(_ size: Int) {
         reservedEntries += 1
         reservedBytes += size
     }
 
-    mutating func unreserve(_ size: Int) {
+    func unreserve(_ size: Int) {
         reservedEntries -= 1
         reservedBytes -= size
     }
 
     /// The oldest dead letter, else the oldest entry not being sent, forgotten here (its
     /// file is the caller's to measure with ``shrink(_:)`` and remove); `nil` when there is none.
-    mutating func dropOldest() -> (id: String, dead: Bool)? {
+    func dropOldest() -> (id: String, dead: Bool)? {
         if !dead.isEmpty {
             return (dead.removeFirst(), true)
         }
@@ -85,19 +88,19 @@ struct OutboxState {
     }
 
     /// Files of `size` bytes left the folder.
-    mutating func shrink(_ size: Int) {
+    func shrink(_ size: Int) {
         bytes = max(0, bytes - size)
     }
 
     /// A file grew by `delta` bytes (an entry rewritten).
-    mutating func grow(_ delta: Int) {
+    func grow(_ delta: Int) {
         bytes += delta
     }
 
     // MARK: Entries
 
     /// A send's file is in place: it joins the waiting entries (unless a scan found it first).
-    mutating func commit(_ id: String, size: Int) {
+    func commit(_ id: String, size: Int) {
         unreserve(size)
         scanCommits?.append(id)
         guard Self.index(of: id, in: waiting, from: head) == nil, !inFlight.contains(id) else { return }
@@ -106,7 +109,7 @@ struct OutboxState {
     }
 
     /// The oldest waiting entry, now being sent.
-    mutating func takeNext() -> String? {
+    func takeNext() -> String? {
         guard head < waiting.count else { return nil }
         let id = waiting[head]
         head += 1
@@ -120,14 +123,14 @@ struct OutboxState {
     }
 
     /// A sent entry that waits again (in its place by name).
-    mutating func putBack(_ id: String) {
+    func putBack(_ id: String) {
         guard let index = inFlight.firstIndex(of: id) else { return }
         inFlight.remove(at: index)
         insertWaiting(id)
     }
 
     /// An entry of `size` bytes that left (delivered, dead, gone, set aside): forgotten.
-    mutating func forget(_ id: String, size: Int) {
+    func forget(_ id: String, size: Int) {
         if let index = inFlight.firstIndex(of: id) {
             inFlight.remove(at: index)
         } else if let index = Self.index(of: id, in: waiting, from: head) {
@@ -136,7 +139,7 @@ struct OutboxState {
         shrink(size)
     }
 
-    private mutating func insertWaiting(_ id: String) {
+    private func insertWaiting(_ id: String) {
         let index = Self.position(of: id, in: waiting, from: head)
         if index == head, head > 0 {
             head -= 1
@@ -165,7 +168,7 @@ struct OutboxState {
     // MARK: Dead letters
 
     /// A dead letter of `size` bytes was written.
-    mutating func addDead(_ id: String, size: Int) {
+    func addDead(_ id: String, size: Int) {
         let index = Self.position(of: id, in: dead)
         if index < dead.count, dead[index] == id { return }
         dead.insert(id, at: index)
@@ -173,7 +176,7 @@ struct OutboxState {
     }
 
     /// A dead letter of `size` bytes was removed.
-    mutating func removeDead(_ id: String, size: Int) {
+    func removeDead(_ id: String, size: Int) {
         guard let index = Self.index(of: id, in: dead) else { return }
         dead.remove(at: index)
         shrink(size)
@@ -182,14 +185,14 @@ struct OutboxState {
     // MARK: Scans
 
     /// A scan of the folder begins: sends committed from now on are kept by ``replace(pending:dead:bytes:)``.
-    mutating func beginScan() {
+    func beginScan() {
         scanCommits = []
     }
 
     /// The folder as listed: entries and dead letters on disk (oldest first), `bytes` in
     /// all. Entries being sent stay so; sends committed during the listing stay too: they
     /// are returned, for the caller to add their sizes with ``grow(_:)``.
-    mutating func replace(pending: [String], dead: [String], bytes: Int) -> [String] {
+    func replace(pending: [String], dead: [String], bytes: Int) -> [String] {
         var names = pending, missed: [String] = []
         for id in scanCommits ?? [] {
             let at = Self.position(of: id, in: names)

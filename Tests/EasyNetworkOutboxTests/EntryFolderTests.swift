@@ -88,7 +88,7 @@ final class EntryFolderTests: OutboxTestCase {
     }
 
     func testTheFolderSortsNamesAsTheStandardLibraryDoes() {
-        var state = OutboxState()
+        let state = OutboxState()
         for count in [0, 1, 2, 3, 10, 1_000] {
             let names = (0..<count).map { _ in state.newName() }.shuffled() + ["b", "a", "b", "", "a-1"].prefix(count)
             var sorted = names

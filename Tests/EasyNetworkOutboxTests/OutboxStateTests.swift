@@ -53,7 +53,7 @@ final class OutboxStateTests: OutboxTestCase {
     }
 
     func testNamesSortInTheOrderTheyWereMade() {
-        var state = OutboxState()
+        let state = OutboxState()
         let names = (0..<1_000).map { _ in state.newName() }
         XCTAssertEqual(names, names.sorted())
         XCTAssertEqual(Set(names).count, names.count)
@@ -61,7 +61,7 @@ final class OutboxStateTests: OutboxTestCase {
     }
 
     func testWaitingEntriesStaySortedAcrossTakesAndPutBacks() {
-        var state = OutboxState()
+        let state = OutboxState()
         for name in ["b", "d", "a", "c"] {
             state.reserve(1)
             state.commit(name, size: 1)
