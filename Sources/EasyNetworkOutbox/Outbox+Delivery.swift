@@ -95,7 +95,7 @@ extension Outbox {
         let size = bytes.count
         guard let record = EntryRecord.decoding(bytes), record.id == name else { return setAside(name, size: size) }
         if now.timeIntervalSince(record.createdAt) > options.maxAge {
-            return bury(record, size: size, error: nil, reason: "not delivered within maxAge (" + String(Int(options.maxAge)) + " s)")
+            return bury(record, size: size, error: nil, reason: "not delivered within maxAge")
         }
         if let notBefore = record.notBefore, notBefore > now {
             // A backoff from an earlier launch; a clock set back cannot make it longer than the longest.
@@ -131,10 +131,9 @@ extension Outbox {
         case .retry(let counted):
             let attempts = record.attempts + 1, counted = record.countedAttempts + (counted ? 1 : 0)
             let now = Date()
-            if counted >= options.maxAttempts {
-                bury(record.with(attempts: attempts, countedAttempts: counted), size: size, error: error, reason: String(counted) + " attempts failed (maxAttempts), the last: " + last)
-            } else if now.timeIntervalSince(record.createdAt) > options.maxAge {
-                bury(record.with(attempts: attempts, countedAttempts: counted), size: size, error: error, reason: "not delivered within maxAge, the last attempt: " + last)
+            if counted >= options.maxAttempts || now.timeIntervalSince(record.createdAt) > options.maxAge {
+                let limit = counted >= options.maxAttempts ? "maxAttempts attempts failed, the last: " : "not delivered within maxAge, the last attempt: "
+                bury(record.with(attempts: attempts, countedAttempts: counted), size: size, error: error, reason: limit + last)
             } else {
                 let until = now.addingTimeInterval(DeliveryVerdict.delay(after: attempts, error: error, options: options))
                 rewrite(record.with(attempts: attempts, countedAttempts: counted, notBefore: until), size: size)
@@ -171,6 +170,7 @@ extension Outbox {
 
     /// Makes `record` a dead letter: written to `dead/` first, then removed from
     /// `pending/`, then reported. When the letter cannot be written the entry stays.
+    @inline(never)
     private func bury(_ record: EntryRecord, size: Int, error: NetworkError?, reason: String) {
         let body = error?.data ?? Data()
         let letter = record.with(

@@ -1,8 +1,8 @@
 import Foundation
 
-/// What an ``Outbox`` knows of its folder, kept under the outbox's lock: the entries
-/// waiting (ids only, oldest first: bodies stay on disk until their turn), those being
-/// sent, the dead letters, and the counts its limits judge.
+/// What an ``Outbox`` knows of its folder, kept under the outbox's lock: the entries on
+/// disk (ids only, oldest first: bodies stay on disk until their turn), which of them are
+/// being sent, the dead letters, and the counts its limits judge.
 ///
 /// Sizes are not kept per entry: the byte count grows by what is written and shrinks by
 /// what is removed, as the caller measured it, and each scan of the folder sets it anew.
@@ -14,10 +14,11 @@ final class OutboxState {
     @exclusivity(unchecked) var resumed = false
     /// Whether the folder was prepared and scanned.
     @exclusivity(unchecked) var loaded = false
-    /// Entries waiting, sorted from `head` on (the slots before it are spent).
-    @exclusivity(unchecked) private var waiting: [String] = []
+    /// The entries, waiting or being sent, sorted from `head` on (the slots before it are
+    /// spent: the oldest entries leave first, without moving the others).
+    @exclusivity(unchecked) private var entries: [String] = []
     @exclusivity(unchecked) private var head = 0
-    /// The entries being sent (a few: at most the width).
+    /// The entries being sent (a few: at most the width). They keep their place in `entries`.
     @exclusivity(unchecked) private(set) var inFlight: [String] = []
     /// Dead letters, sorted.
     @exclusivity(unchecked) private var dead: [String] = []
@@ -37,7 +38,7 @@ final class OutboxState {
     /// The last name stamp handed out (nanoseconds since 1970), so names only grow.
     @exclusivity(unchecked) private var lastStamp: UInt64 = 0
 
-    var pendingCount: Int { waiting.count - head + inFlight.count }
+    var pendingCount: Int { entries.count - head }
     var entryCount: Int { pendingCount + dead.count }
 
     /// A new entry name: 20 digits of a time stamp that only grows, a dash, 8 hex digits
@@ -82,9 +83,10 @@ final class OutboxState {
         if !dead.isEmpty {
             return (dead.removeFirst(), true)
         }
-        guard head < waiting.count else { return nil }
-        head += 1
-        return (waiting[head - 1], false)
+        guard let index = firstWaiting() else { return nil }
+        let id = entries[index]
+        remove(at: index)
+        return (id, false)
     }
 
     /// Files of `size` bytes left the folder.
@@ -99,54 +101,61 @@ final class OutboxState {
 
     // MARK: Entries
 
-    /// A send's file is in place: it joins the waiting entries (unless a scan found it first).
+    /// A send's file is in place: it joins the entries (unless a scan found it first).
     func commit(_ id: String, size: Int) {
         unreserve(size)
         scanCommits?.append(id)
-        guard Self.index(of: id, in: waiting, from: head) == nil, !inFlight.contains(id) else { return }
-        bytes += size
-        insertWaiting(id)
-    }
-
-    /// The oldest waiting entry, now being sent.
-    func takeNext() -> String? {
-        guard head < waiting.count else { return nil }
-        let id = waiting[head]
-        head += 1
-        if head > 1024, head * 2 > waiting.count {
-            waiting.removeFirst(head)
-            head = 0
+        if Self.insert(id, into: &entries, from: head) {
+            bytes += size
         }
-        inFlight.append(id)
-        peakInFlight = max(peakInFlight, inFlight.count)
-        return id
     }
 
-    /// A sent entry that waits again (in its place by name).
+    /// The oldest entry not being sent, now being sent.
+    func takeNext() -> String? {
+        guard let index = firstWaiting() else { return nil }
+        inFlight.append(entries[index])
+        peakInFlight = max(peakInFlight, inFlight.count)
+        return entries[index]
+    }
+
+    /// A sent entry that waits again (it kept its place).
     func putBack(_ id: String) {
-        guard let index = inFlight.firstIndex(of: id) else { return }
-        inFlight.remove(at: index)
-        insertWaiting(id)
+        if let index = inFlight.firstIndex(of: id) { inFlight.remove(at: index) }
     }
 
     /// An entry of `size` bytes that left (delivered, dead, gone, set aside): forgotten.
     func forget(_ id: String, size: Int) {
-        if let index = inFlight.firstIndex(of: id) {
-            inFlight.remove(at: index)
-        } else if let index = Self.index(of: id, in: waiting, from: head) {
-            waiting.remove(at: index)
-        }
+        putBack(id)
+        if let index = Self.index(of: id, in: entries, from: head) { remove(at: index) }
         shrink(size)
     }
 
-    private func insertWaiting(_ id: String) {
-        let index = Self.position(of: id, in: waiting, from: head)
-        if index == head, head > 0 {
-            head -= 1
-            waiting[head] = id
-        } else {
-            waiting.insert(id, at: index)
+    /// The index of the oldest entry not being sent (the in-flight ones, at most the
+    /// width, are skipped).
+    private func firstWaiting() -> Int? {
+        var index = head
+        while index < entries.count, inFlight.contains(entries[index]) { index += 1 }
+        return index < entries.count ? index : nil
+    }
+
+    private func remove(at index: Int) {
+        guard index == head else {
+            entries.remove(at: index)
+            return
         }
+        head += 1
+        if head > 1024, head * 2 > entries.count {
+            entries.removeFirst(head)
+            head = 0
+        }
+    }
+
+    /// Puts `id` in its place in the sorted `names[low...]`; `false` when it is there already.
+    static func insert(_ id: String, into names: inout [String], from low: Int = 0) -> Bool {
+        let index = position(of: id, in: names, from: low)
+        guard index == names.count || names[index] != id else { return false }
+        names.insert(id, at: index)
+        return true
     }
 
     /// Where `id` belongs in the sorted `names[low...]`.
@@ -169,10 +178,9 @@ final class OutboxState {
 
     /// A dead letter of `size` bytes was written.
     func addDead(_ id: String, size: Int) {
-        let index = Self.position(of: id, in: dead)
-        if index < dead.count, dead[index] == id { return }
-        dead.insert(id, at: index)
-        bytes += size
+        if Self.insert(id, into: &dead) {
+            bytes += size
+        }
     }
 
     /// A dead letter of `size` bytes was removed.
@@ -194,18 +202,11 @@ final class OutboxState {
     /// are returned, for the caller to add their sizes with ``grow(_:)``.
     func replace(pending: [String], dead: [String], bytes: Int) -> [String] {
         var names = pending, missed: [String] = []
-        for id in scanCommits ?? [] {
-            let at = Self.position(of: id, in: names)
-            if at == names.count || names[at] != id {
-                names.insert(id, at: at)
-                missed.append(id)
-            }
-        }
-        for id in inFlight {
-            if let index = Self.index(of: id, in: names) { names.remove(at: index) }
+        for id in scanCommits ?? [] where Self.insert(id, into: &names) {
+            missed.append(id)
         }
         scanCommits = nil
-        waiting = names
+        entries = names
         head = 0
         self.dead = dead
         self.bytes = bytes
