@@ -127,7 +127,7 @@ extension Outbox {
                 callBack { callback(entry) }
             }
         case .notSent:
-            hold(record.id, until: Date().addingTimeInterval(1))
+            hold(record.id, until: Date().addingTimeInterval(options.retryDelay))  // no attempt: no backoff
         case .retry(let counted):
             let attempts = record.attempts + 1, counted = record.countedAttempts + (counted ? 1 : 0)
             let now = Date()

@@ -34,7 +34,8 @@ public struct OutboxOptions: Sendable {
     /// instead of being sent again. Default 7 days.
     public var maxAge: TimeInterval
     /// The wait after the first failed attempt, doubled for each further one (with ±20 %
-    /// jitter) up to ``maxRetryDelay``. Default 1 s.
+    /// jitter) up to ``maxRetryDelay``; also the wait after an attempt that was cancelled
+    /// (which is no attempt, and doubles nothing). Default 1 s.
     public var retryDelay: TimeInterval
     /// The longest wait between two attempts, and the longest `Retry-After` honoured. Default 15 minutes.
     public var maxRetryDelay: TimeInterval
