@@ -39,6 +39,7 @@ final class FolderLock {
     }
 
     /// Lets go of the lock (closing the file releases it).
+    @inline(never)
     func release() {
         guard descriptor >= 0 else { return }
         close(descriptor)

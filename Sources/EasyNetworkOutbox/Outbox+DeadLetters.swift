@@ -53,13 +53,17 @@ extension Outbox {
     public func setAsideFiles() -> [URL] {
         var names = (try? FileManager.default.contentsOfDirectory(atPath: files.aside)) ?? []
         EntryFolder.sort(&names)
-        return names.map { URL(fileURLWithPath: files.aside + "/" + $0) }
+        var urls: [URL] = []
+        for name in names {
+            urls.append(URL(fileURLWithPath: files.aside + "/" + name))
+        }
+        return urls
     }
 
     /// Removes the files set aside.
     public func removeSetAsideFiles() {
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: files.aside)) ?? [] {
-            unlink(files.aside + "/" + name)
+        for file in setAsideFiles() {
+            unlink(file.path)
         }
     }
 

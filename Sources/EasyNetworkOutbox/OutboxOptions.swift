@@ -79,6 +79,10 @@ public struct OutboxOptions: Sendable {
     /// Whether the header `name` stays off the disk.
     func isUnstored(_ name: String) -> Bool {
         let lowered = name.lowercased()
-        return lowered == "authorization" || lowered == "cookie" || unstoredHeaders.contains { $0.lowercased() == lowered }
+        if lowered == "authorization" || lowered == "cookie" { return true }
+        for header in unstoredHeaders where header.lowercased() == lowered {
+            return true
+        }
+        return false
     }
 }

@@ -43,6 +43,7 @@ final class OutboxState {
 
     /// A new entry name: 20 digits of a time stamp that only grows, a dash, 8 hex digits
     /// of a random number that tells two processes apart. Names sort oldest first.
+    @inline(never)
     func newName() -> String {
         let now = UInt64(max(0, Date().timeIntervalSince1970 * 1_000_000_000))
         lastStamp = max(now, lastStamp + 1)
@@ -79,6 +80,7 @@ final class OutboxState {
 
     /// The oldest dead letter, else the oldest entry not being sent, forgotten here (its
     /// file is the caller's to measure with ``shrink(_:)`` and remove); `nil` when there is none.
+    @inline(never)
     func dropOldest() -> (id: String, dead: Bool)? {
         if !dead.isEmpty {
             return (dead.removeFirst(), true)
@@ -102,6 +104,7 @@ final class OutboxState {
     // MARK: Entries
 
     /// A send's file is in place: it joins the entries (unless a scan found it first).
+    @inline(never)
     func commit(_ id: String, size: Int) {
         unreserve(size)
         scanCommits?.append(id)
@@ -111,6 +114,7 @@ final class OutboxState {
     }
 
     /// The oldest entry not being sent, now being sent.
+    @inline(never)
     func takeNext() -> String? {
         guard let index = firstWaiting() else { return nil }
         inFlight.append(entries[index])
@@ -124,6 +128,7 @@ final class OutboxState {
     }
 
     /// An entry of `size` bytes that left (delivered, dead, gone, set aside): forgotten.
+    @inline(never)
     func forget(_ id: String, size: Int) {
         putBack(id)
         if let index = Self.index(of: id, in: entries, from: head) { remove(at: index) }
@@ -177,6 +182,7 @@ final class OutboxState {
     // MARK: Dead letters
 
     /// A dead letter of `size` bytes was written.
+    @inline(never)
     func addDead(_ id: String, size: Int) {
         if Self.insert(id, into: &dead) {
             bytes += size
@@ -184,6 +190,7 @@ final class OutboxState {
     }
 
     /// A dead letter of `size` bytes was removed.
+    @inline(never)
     func removeDead(_ id: String, size: Int) {
         guard let index = Self.index(of: id, in: dead) else { return }
         dead.remove(at: index)
@@ -200,6 +207,7 @@ final class OutboxState {
     /// The folder as listed: entries and dead letters on disk (oldest first), `bytes` in
     /// all. Entries being sent stay so; sends committed during the listing stay too: they
     /// are returned, for the caller to add their sizes with ``grow(_:)``.
+    @inline(never)
     func replace(pending: [String], dead: [String], bytes: Int) -> [String] {
         var names = pending, missed: [String] = []
         for id in scanCommits ?? [] where Self.insert(id, into: &names) {
