@@ -132,7 +132,7 @@ extension Outbox {
             let attempts = record.attempts + 1, counted = record.countedAttempts + (counted ? 1 : 0)
             let now = Date()
             if counted >= options.maxAttempts || now.timeIntervalSince(record.createdAt) > options.maxAge {
-                let limit = counted >= options.maxAttempts ? "maxAttempts attempts failed, the last: " : "not delivered within maxAge, the last attempt: "
+                let limit = counted >= options.maxAttempts ? "failed maxAttempts times, the last: " : "not delivered within maxAge, the last attempt: "
                 bury(record.with(attempts: attempts, countedAttempts: counted), size: size, error: error, reason: limit + last)
             } else {
                 let until = now.addingTimeInterval(DeliveryVerdict.delay(after: attempts, error: error, options: options))

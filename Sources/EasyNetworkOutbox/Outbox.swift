@@ -223,7 +223,7 @@ public final class Outbox: @unchecked Sendable {
         let id = state.newName()
         lock.unlock()
         return EntryRecord(
-            id: id, idempotencyKey: idempotencyKey, method: urlRequest.httpMethod ?? request.method.rawValue, url: url,
+            id: id, idempotencyKey: idempotencyKey, method: urlRequest.httpMethod ?? "GET", url: url,
             headers: headers, body: urlRequest.httpBody ?? Data(), createdAt: Date(),
             requiresAuthentication: request.requiresAuthentication
         )
