@@ -102,7 +102,7 @@ extension Outbox {
             return hold(name, until: min(notBefore, now.addingTimeInterval(options.maxRetryDelay)))
         }
         // Weak: an outbox let go meanwhile records nothing, and its entry goes again later.
-        let operation = DeliveryOperation(record: record, host: host) { [weak self] error in
+        let operation = DeliveryOperation<Void>(record: record, host: host) { [weak self] error in
             guard let self else { return }
             self.onWork { self.finished(record, size: size, error) }
         }
