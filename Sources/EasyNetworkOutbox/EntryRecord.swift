@@ -43,8 +43,8 @@ final class EntryRecord: Sendable {
     @inline(never)
     init(
         id: String, idempotencyKey: String, method: String, url: URL, headers: [String], body: Data,
-        createdAt: Date, requiresAuthentication: Bool, attempts: Int = 0, countedAttempts: Int = 0, notBefore: Date? = nil,
-        statusCode: Int = 0, reason: String = "", responseBody: Data = Data(), endedAt: Date? = nil
+        createdAt: Date, requiresAuthentication: Bool, attempts: Int, countedAttempts: Int, notBefore: Date?,
+        statusCode: Int, reason: String, responseBody: Data, endedAt: Date?
     ) {
         self.id = id
         self.idempotencyKey = idempotencyKey
@@ -63,11 +63,12 @@ final class EntryRecord: Sendable {
         self.endedAt = endedAt
     }
 
-    /// The same request with another history (and, for a dead letter, how it ended).
+    /// The same request with another history (and, for a dead letter, how it ended);
+    /// `createdAt` `nil` keeps the record's.
     @inline(never)
     func with(
-        attempts: Int, countedAttempts: Int, notBefore: Date? = nil, createdAt: Date? = nil,
-        statusCode: Int = 0, reason: String = "", responseBody: Data = Data(), endedAt: Date? = nil
+        attempts: Int, countedAttempts: Int, notBefore: Date?, createdAt: Date?,
+        statusCode: Int, reason: String, responseBody: Data, endedAt: Date?
     ) -> EntryRecord {
         EntryRecord(
             id: id, idempotencyKey: idempotencyKey, method: method, url: url, headers: headers, body: body,

@@ -95,7 +95,7 @@ extension Outbox {
         let size = bytes.count
         guard let record = EntryRecord.decoding(bytes), record.id == name else { return setAside(name, size: size) }
         if now.timeIntervalSince(record.createdAt) > options.maxAge {
-            return bury(record, size: size, error: nil, reason: "not delivered within maxAge")
+            return bury(record, size: size, error: nil, reason: "not delivered within maxAge", attempts: record.attempts, counted: record.countedAttempts)
         }
         if let notBefore = record.notBefore, notBefore > now {
             // A backoff from an earlier launch; a clock set back cannot make it longer than the longest.
@@ -133,14 +133,17 @@ extension Outbox {
             let now = Date()
             if counted >= options.maxAttempts || now.timeIntervalSince(record.createdAt) > options.maxAge {
                 let limit = counted >= options.maxAttempts ? "failed maxAttempts times, the last: " : "not delivered within maxAge, the last attempt: "
-                bury(record.with(attempts: attempts, countedAttempts: counted), size: size, error: error, reason: limit + last)
+                bury(record, size: size, error: error, reason: limit + last, attempts: attempts, counted: counted)
             } else {
                 let until = now.addingTimeInterval(DeliveryVerdict.delay(after: attempts, error: error, options: options))
-                rewrite(record.with(attempts: attempts, countedAttempts: counted, notBefore: until), size: size)
+                let next = record.with(
+                    attempts: attempts, countedAttempts: counted, notBefore: until, createdAt: nil, statusCode: 0, reason: "", responseBody: Data(), endedAt: nil
+                )
+                rewrite(next, size: size)
                 hold(record.id, until: until)
             }
         case .final:
-            bury(record, size: size, error: error, reason: last)
+            bury(record, size: size, error: error, reason: last, attempts: record.attempts, counted: record.countedAttempts)
         }
         pump()
     }
@@ -171,10 +174,10 @@ extension Outbox {
     /// Makes `record` a dead letter: written to `dead/` first, then removed from
     /// `pending/`, then reported. When the letter cannot be written the entry stays.
     @inline(never)
-    private func bury(_ record: EntryRecord, size: Int, error: NetworkError?, reason: String) {
+    private func bury(_ record: EntryRecord, size: Int, error: NetworkError?, reason: String, attempts: Int, counted: Int) {
         let body = error?.data ?? Data()
         let letter = record.with(
-            attempts: record.attempts, countedAttempts: record.countedAttempts, statusCode: error?.statusCode ?? 0, reason: reason,
+            attempts: attempts, countedAttempts: counted, notBefore: nil, createdAt: nil, statusCode: error?.statusCode ?? 0, reason: reason,
             responseBody: body.count > 64 * 1024 ? body.subdata(in: 0..<64 * 1024) : body, endedAt: Date()
         )
         let bytes = letter.encoded()

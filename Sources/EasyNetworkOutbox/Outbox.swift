@@ -35,13 +35,14 @@ public final class Outbox: @unchecked Sendable {
 
     let queue: NetworkQueue
     @exclusivity(unchecked) var files: EntryFolder
-    let lock = Lock()
-    let state = OutboxState()
+    // Set in init, as every field (an initial value here would be a function of its own).
+    let lock: Lock
+    let state: OutboxState
     /// Delivery decisions and their file work run here, one at a time.
     let work: DispatchQueue
     let folderLock: FolderLock
     /// Serialises the first preparation of the folder (``load()``).
-    private let loadLock = Lock()
+    private let loadLock: Lock
     // The callbacks, under `lock`.
     @exclusivity(unchecked) var deliveredCallback: (@Sendable (OutboxEntry) -> Void)?
     @exclusivity(unchecked) var deadLetterCallback: (@Sendable (OutboxDeadLetter) -> Void)?
@@ -70,6 +71,9 @@ public final class Outbox: @unchecked Sendable {
         files = EntryFolder(root: folder)
         folderLock = FolderLock(folder: folder)
         work = DispatchQueue(label: "EasyNetworkOutbox.work", qos: .utility)
+        lock = Lock()
+        loadLock = Lock()
+        state = OutboxState()
     }
 
     // MARK: Callbacks
@@ -225,7 +229,8 @@ public final class Outbox: @unchecked Sendable {
         return EntryRecord(
             id: id, idempotencyKey: idempotencyKey, method: urlRequest.httpMethod ?? "GET", url: url,
             headers: headers, body: urlRequest.httpBody ?? Data(), createdAt: Date(),
-            requiresAuthentication: request.requiresAuthentication
+            requiresAuthentication: request.requiresAuthentication, attempts: 0, countedAttempts: 0, notBefore: nil,
+            statusCode: 0, reason: "", responseBody: Data(), endedAt: nil
         )
     }
 

@@ -49,7 +49,7 @@ public struct OutboxOptions: Sendable {
     /// How often an outbox that has entries to deliver while another outbox holds the
     /// folder's lock tries to take it, in seconds. Default 1 s. An outbox with nothing to
     /// deliver does not try.
-    public var lockRetryInterval: TimeInterval = 1
+    public var lockRetryInterval: TimeInterval
 
     /// Options; every parameter has the default described on its property.
     public init(
@@ -74,6 +74,7 @@ public struct OutboxOptions: Sendable {
         self.maxRetryDelay = max(0, maxRetryDelay)
         self.idempotencyHeader = idempotencyHeader
         self.unstoredHeaders = unstoredHeaders
+        lockRetryInterval = 1
     }
 
     /// Whether the header `name` stays off the disk.

@@ -11,7 +11,7 @@ final class EntryRecordTests: XCTestCase {
             headers: ["Content-Type", "application/json", "X-Ünïcode", "✓"],
             body: Data("{\"n\":1}".utf8), createdAt: Date(timeIntervalSince1970: 1_700_000_000.25), requiresAuthentication: false,
             attempts: 3, countedAttempts: 2, notBefore: Date(timeIntervalSince1970: 1_700_000_100),
-            statusCode: 503, reason: "busy", responseBody: Data([0, 1, 2])
+            statusCode: 503, reason: "busy", responseBody: Data([0, 1, 2]), endedAt: nil
         )
     }
 
