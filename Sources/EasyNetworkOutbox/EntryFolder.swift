@@ -41,7 +41,7 @@ final class EntryFolder: Sendable {
             try? FileManager.default.createDirectory(at: root.deletingLastPathComponent(), withIntermediateDirectories: true)
         }
         for folder in [path, pending, dead, aside, tmp] where mkdir(folder, 0o700) != 0 && errno != EEXIST {
-            try OutboxError.storage("mkdir", folder)
+            try OutboxError.storage("mkdir", folder, errno: errno)
         }
 #if canImport(Darwin)
         // Entries are transient: they stay out of the user's backups.
@@ -64,7 +64,7 @@ final class EntryFolder: Sendable {
     func write(_ bytes: [UInt8], id: String, to folder: String) throws {
         let temporary = path(String(getpid()) + "-" + id, in: tmp)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { try OutboxError.storage("open", temporary) }
+        guard descriptor >= 0 else { try OutboxError.storage("open", temporary, errno: errno) }
         // The call that failed, and its errno.
         var failed = "", code: Int32 = 0
         bytes.withUnsafeBytes { buffer in
@@ -90,7 +90,7 @@ final class EntryFolder: Sendable {
             unlink(temporary)
             try OutboxError.storage(failed, temporary, errno: code)
         }
-        guard !flushes || Self.syncDirectory(folder) else { try OutboxError.storage("fsync", folder) }
+        guard !flushes || Self.syncDirectory(folder) else { try OutboxError.storage("fsync", folder, errno: errno) }
     }
 
     /// Flushes a file to the storage device: `F_FULLFSYNC` on Apple platforms (plain
@@ -121,11 +121,11 @@ final class EntryFolder: Sendable {
         let descriptor = open(file, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             if errno == ENOENT { return nil }
-            try OutboxError.storage("open", file)
+            try OutboxError.storage("open", file, errno: errno)
         }
         defer { close(descriptor) }
         var info = stat()
-        guard fstat(descriptor, &info) == 0 else { try OutboxError.storage("fstat", file) }
+        guard fstat(descriptor, &info) == 0 else { try OutboxError.storage("fstat", file, errno: errno) }
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var count = 0, code: Int32 = 0
         bytes.withUnsafeMutableBytes { buffer in

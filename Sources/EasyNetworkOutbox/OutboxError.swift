@@ -61,9 +61,9 @@ public struct OutboxError: Error, Sendable, CustomStringConvertible {
         "Outbox." + fields.code.rawValue + ": " + fields.message
     }
 
-    /// Throws a storage error for the failed POSIX call `call` on `path` (errno read now).
+    /// Throws a storage error for the failed POSIX call `call` on `path`, which set `errno` to `code`.
     @inline(never)
-    static func storage(_ call: String, _ path: String, errno code: Int32 = errno) throws -> Never {
+    static func storage(_ call: String, _ path: String, errno code: Int32) throws -> Never {
         try fail(.storage, call + " " + path + ": " + String(cString: strerror(code)), POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO))
     }
 
