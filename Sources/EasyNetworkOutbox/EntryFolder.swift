@@ -124,9 +124,11 @@ final class EntryFolder: Sendable {
             try OutboxError.storage("open", file, errno: errno)
         }
         defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { try OutboxError.storage("fstat", file, errno: errno) }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        // The size from the file's end (no stat: file timestamps are an API an app must give
+        // Apple a reason for).
+        let end = lseek(descriptor, 0, SEEK_END)
+        guard end >= 0, lseek(descriptor, 0, SEEK_SET) == 0 else { try OutboxError.storage("lseek", file, errno: errno) }
+        var bytes = [UInt8](repeating: 0, count: Int(end))
         var count = 0, code: Int32 = 0
         bytes.withUnsafeMutableBytes { buffer in
             while count < buffer.count, let base = buffer.baseAddress {
@@ -146,11 +148,14 @@ final class EntryFolder: Sendable {
         return bytes
     }
 
-    /// The size of the entry file of `id` in `folder`, 0 when there is none.
+    /// The size of the entry file of `id` in `folder`, 0 when there is none: where its end
+    /// is (no stat, see ``read(_:in:)``).
     @inline(never)
     func size(_ id: String, in folder: String) -> Int {
-        var info = stat()
-        return stat(path(id, in: folder), &info) == 0 ? Int(info.st_size) : 0
+        let descriptor = open(path(id, in: folder), O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return 0 }
+        defer { close(descriptor) }
+        return max(0, Int(lseek(descriptor, 0, SEEK_END)))
     }
 
     /// Removes the entry file of `id` from `folder`; `true` when it is gone (also when it
