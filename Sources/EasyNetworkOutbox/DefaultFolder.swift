@@ -12,7 +12,9 @@ extension Outbox {
     /// An app extension has an app of its own: to share an outbox with the app, pass a
     /// folder in a shared app group container.
     public static func defaultFolder(name: String = "Outbox", fileID: String = #fileID) -> URL {
-        let module = fileID.firstIndex(of: "/").map { String(fileID[..<$0]) } ?? "EasyNetworkOutbox"
+        // `Module/File.swift`: what comes before the slash.
+        let parts = NSString(string: fileID).pathComponents
+        let module = parts.count > 1 ? parts[0] : "EasyNetworkOutbox"
         let app = Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
         return dataHome()
             .appendingPathComponent(app, isDirectory: true)

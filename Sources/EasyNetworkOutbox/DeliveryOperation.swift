@@ -11,68 +11,77 @@ import FoundationNetworking
 /// stored request goes through the ordinary pipeline from its adapt stage (the token and
 /// the host's interceptors adapt it, then transport, validation, metrics, logging), and
 /// the outcome is reported once, also when the operation was cancelled before it ran.
-final class DeliveryOperation: ServiceOperation, @unchecked Sendable {
-    // unchecked: an Operation subclass; its own fields are immutable, and `report` keeps
-    // its state under its own lock.
-    private let request: StoredRequest
+///
+/// The operation is also what the pipeline sees of the entry (the request: its stored URL
+/// and method, its wish for the host's token, the outbox's rules; the stored `URLRequest`
+/// goes in as built, so nothing is built again) and the typed end of its exchange (the
+/// sink): one object per attempt.
+///
+/// Generic only for its size, used as `DeliveryOperation<Void>`: the metadata of a
+/// non-generic subclass of `ServiceOperation` is stored whole in the binary, with the
+/// inherited vtable of about 150 entries as absolute pointers, each a load-time relocation
+/// (3.8 KB of the outbox's footprint); a generic class's metadata is made at run time, once.
+final class DeliveryOperation<Unused>: ServiceOperation, BaseAPIRequest, ExchangeSink, @unchecked Sendable {
+    // unchecked: an Operation subclass; `done` is taken once under the operation's lock
+    // (`lockState`), the other fields are set in init and never change.
     private let urlRequest: URLRequest
-    private let report: DeliveryReport
+    private let url: URL
+    let method: NetworkService.Method
+    let requiresAuthentication: Bool
+    /// Called once with the outcome: `nil` when delivered, a cancellation when the attempt
+    /// was not made, else the failure.
+    @exclusivity(unchecked) private var done: (@Sendable (NetworkError?) -> Void)?
 
-    init(request: StoredRequest, urlRequest: URLRequest, host: HostConfiguration, done: @escaping @Sendable (DeliveryOutcome) -> Void) {
-        self.request = request
+    /// The attempt of `record` on `host`, or `nil` for a method the library does not send.
+    init?(record: EntryRecord, host: HostConfiguration, done: @escaping @Sendable (NetworkError?) -> Void) {
+        guard let method = NetworkService.Method(rawValue: record.method) else { return nil }
+        // Stored method, URL, headers and body, with the host's timeout as URLSession's
+        // backstop (the exchange keeps the exact deadline).
+        var urlRequest = URLRequest(url: record.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: (host.timeout + 1).rounded(.up))
+        urlRequest.httpMethod = record.method
+        record.addHeaders(to: &urlRequest)
+        if !record.body.isEmpty {
+            urlRequest.httpBody = record.body
+        }
         self.urlRequest = urlRequest
-        let report = DeliveryReport(done)
-        self.report = report
+        url = record.url
+        self.method = method
+        requiresAuthentication = record.requiresAuthentication
+        self.done = done
         super.init(configuration: host)
         // Runs when the operation finished, however: one cancelled before it ran ends here.
-        completionBlock = { report.fire(.notSent) }
+        completionBlock = { [weak self] in self?.report(NetworkError(kind: .cancelled)) }
     }
 
     override func execute() {
-        let sink = DeliverySink { [self] error in
-            report.fire(error.map(DeliveryOutcome.failed) ?? .delivered)
-            finish()
-        }
-        service.start(request, built: urlRequest, sink: sink)
-    }
-}
-
-/// How one attempt ended.
-enum DeliveryOutcome: Sendable {
-    case delivered
-    case failed(NetworkError)
-    /// Cancelled before or while it was sent (a queue's `cancelAllOperations()`): not an attempt.
-    case notSent
-}
-
-/// Calls its closure once, with the first outcome it is given.
-final class DeliveryReport: @unchecked Sendable {
-    // unchecked: `done` is taken once under `lock`.
-    private let lock = Lock()
-    private var done: (@Sendable (DeliveryOutcome) -> Void)?
-
-    init(_ done: @escaping @Sendable (DeliveryOutcome) -> Void) {
-        self.done = done
+        service.start(self, built: urlRequest, sink: self)
     }
 
-    func fire(_ outcome: DeliveryOutcome) {
-        lock.lock()
+    /// Hands the first outcome to `done`.
+    private func report(_ error: NetworkError?) {
+        lockState()
         let taken = done
         done = nil
-        lock.unlock()
-        taken?(outcome)
-    }
-}
-
-/// The typed end of a delivery's exchange: any answer the host accepts delivers the
-/// entry; the host's envelope, when the body has one, may still say the call failed.
-final class DeliverySink: ExchangeSink {
-    private let completion: @Sendable (NetworkError?) -> Void
-
-    init(completion: @escaping @Sendable (NetworkError?) -> Void) {
-        self.completion = completion
+        unlockState()
+        taken?(error)
     }
 
+    // MARK: The request
+
+    var api: String { url.path }
+    var absoluteURL: URL? { url }
+    /// The outbox decides retries itself (and keeps them across launches); interceptors,
+    /// the token's refresh and replay among them, still retry within an attempt.
+    var retryPolicy: RetryPolicy? { RetryPolicy.none }
+    /// Failures reach the outbox's dead letters, not the host's error handler.
+    var suppressesErrorHandler: Bool { true }
+    var coalescesIdenticalRequests: Bool? { false }
+    var cachePolicy: CachePolicy? { .networkOnly }
+
+    // MARK: The sink
+
+    /// Any answer the host accepts delivers the entry; the host's envelope, when the body
+    /// has one, may still say the call failed.
     func map(_ response: NetworkResponse, lock: Lock) -> NetworkError? {
         guard response.envelope != nil, !response.data.isEmpty else { return nil }
         do {
@@ -92,6 +101,7 @@ final class DeliverySink: ExchangeSink {
     func deliverProvisional(_ response: NetworkResponse, on queue: DispatchQueue, lock: Lock) {}
 
     func deliver(_ error: NetworkError?, metrics: RequestMetrics, lock: Lock) {
-        completion(error)
+        report(error)
+        finish()
     }
 }

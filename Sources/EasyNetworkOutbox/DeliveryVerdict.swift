@@ -29,15 +29,11 @@ enum DeliveryVerdict: Equatable {
         }
     }
 
-    /// Transport errors, 408, 429, 5xx and a failed token refresh retry; a cancellation is
-    /// no attempt; anything else is final.
-    static func judge(_ outcome: DeliveryOutcome) -> DeliveryVerdict {
-        let error: NetworkError
-        switch outcome {
-        case .delivered: return .delivered
-        case .notSent: return .notSent
-        case .failed(let failure): error = failure
-        }
+    /// How an attempt that ended with `error` (`nil`: accepted) counts: transport errors,
+    /// 408, 429, 5xx and a failed token refresh retry; a cancellation is no attempt;
+    /// anything else is final.
+    static func judge(_ error: NetworkError?) -> DeliveryVerdict {
+        guard let error else { return .delivered }
         switch error.kind {
         case .cancelled:
             return .notSent
@@ -57,7 +53,14 @@ enum DeliveryVerdict: Equatable {
     /// `Retry-After` (up to `maxRetryDelay`), else `retryDelay` doubled per attempt with
     /// ±20 % jitter, up to `maxRetryDelay`.
     static func delay(after attempts: Int, error: NetworkError?, options: OutboxOptions) -> TimeInterval {
-        let policy = RetryPolicy(baseDelay: options.retryDelay, multiplier: 2, maxDelay: options.maxRetryDelay, jitter: 0.2, maxRetryAfter: options.maxRetryDelay)
+        // The core's backoff and `Retry-After` rule with the outbox's numbers (a copy of a
+        // constant policy: its initializer would build its sets of codes here).
+        var policy = RetryPolicy.none
+        policy.baseDelay = options.retryDelay
+        policy.multiplier = 2
+        policy.maxDelay = options.maxRetryDelay
+        policy.jitter = 0.2
+        policy.maxRetryAfter = options.maxRetryDelay
         return policy.delay(after: attempts, error: error ?? NetworkError(kind: .transport))
     }
 }

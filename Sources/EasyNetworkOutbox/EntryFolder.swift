@@ -13,55 +13,35 @@ import Foundation
 /// A file appears under its final name only whole and flushed (written in `tmp/`, fsynced,
 /// renamed, the directory fsynced): a process killed at any instant leaves either the old
 /// state or the new one, plus at most a temporary file.
-struct EntryFolder: Sendable {
-    /// The subfolders.
-    enum Place: String, Sendable {
-        case pending, dead, aside, tmp
-    }
-
-    /// What reading an entry file found.
-    enum Read {
-        case record(EntryRecord)
-        /// The file is gone (delivered or removed by another outbox on the folder).
-        case missing
-        /// The file is not an intact entry.
-        case corrupt
-        case failed(OutboxError)
-    }
-
+///
+/// A class of constants: the outbox and its calls share one reference.
+final class EntryFolder: Sendable {
     let root: URL
     /// The subfolders' paths, made once: every file operation names one.
-    private let paths: [String]
+    let pending: String, dead: String, aside: String, tmp: String
+    /// Whether writes are flushed to the storage device (`fsync`). Always, but for tests
+    /// that only need many entries on disk and prove nothing about power loss.
+    let flushes: Bool
     static let suffix = ".entry"
 
-    init(root: URL) {
+    init(root: URL, flushes: Bool = true) {
         self.root = root
-        paths = [Place.pending, .dead, .aside, .tmp].map { root.appendingPathComponent($0.rawValue, isDirectory: true).path }
+        self.flushes = flushes
+        let path = root.path
+        pending = path + "/pending"
+        dead = path + "/dead"
+        aside = path + "/aside"
+        tmp = path + "/tmp"
     }
 
-    func url(_ place: Place) -> URL {
-        root.appendingPathComponent(place.rawValue, isDirectory: true)
-    }
-
-    func path(_ place: Place, _ name: String = "") -> String {
-        let folder: String
-        switch place {
-        case .pending: folder = paths[0]
-        case .dead: folder = paths[1]
-        case .aside: folder = paths[2]
-        case .tmp: folder = paths[3]
-        }
-        return name.isEmpty ? folder : folder + "/" + name
-    }
-
-    /// Creates the folder and its subfolders (owner-only); idempotent.
+    /// Creates the folder (owner-only, its parents as needed) and its subfolders; idempotent.
     func prepare() throws {
-        do {
-            for place in [Place.pending, .dead, .aside, .tmp] {
-                try FileManager.default.createDirectory(at: url(place), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            }
-        } catch {
-            throw OutboxError(code: .storage, message: "cannot create the outbox folder " + root.path + ": " + error.localizedDescription, underlyingError: error)
+        let path = root.path
+        if mkdir(path, 0o700) != 0, errno == ENOENT {
+            try? FileManager.default.createDirectory(at: root.deletingLastPathComponent(), withIntermediateDirectories: true)
+        }
+        for folder in [path, pending, dead, aside, tmp] where mkdir(folder, 0o700) != 0 && errno != EEXIST {
+            try OutboxError.storage("mkdir", folder, errno: errno)
         }
 #if canImport(Darwin)
         // Entries are transient: they stay out of the user's backups.
@@ -72,48 +52,45 @@ struct EntryFolder: Sendable {
 #endif
     }
 
-    /// Writes `record` durably as `<id>.entry` in `place`, replacing a file of that name;
-    /// returns its size. On failure nothing is left behind and the old file, if any, is intact.
-    @discardableResult
-    func write(_ record: EntryRecord, to place: Place) throws -> Int {
-        let bytes = record.encoded()
-        try write(bytes, name: record.id, to: place)
-        return bytes.count
+    /// The path of the entry file of `id` in `folder` (a subfolder's path).
+    @inline(never)
+    func path(_ id: String, in folder: String) -> String {
+        folder + "/" + id + Self.suffix
     }
 
-    /// Writes the entry file `bytes` durably as `<id>.entry` in `place` (see ``write(_:to:)``).
-    func write(_ bytes: [UInt8], name id: String, to place: Place) throws {
-        let name = id + Self.suffix
-        let temporary = path(.tmp, String(getpid()) + "-" + name)
+    /// Writes the entry file `bytes` durably as the file of `id` in `folder`, replacing
+    /// one of that name. On failure nothing is left behind and the old file, if any, is intact.
+    @inline(never)
+    func write(_ bytes: [UInt8], id: String, to folder: String) throws {
+        let temporary = path(String(getpid()) + "-" + id, in: tmp)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw OutboxError.storage("open", temporary, errno: errno) }
-        var failure: OutboxError?
+        guard descriptor >= 0 else { try OutboxError.storage("open", temporary, errno: errno) }
+        // The call that failed, and its errno.
+        var failed = "", code: Int32 = 0
         bytes.withUnsafeBytes { buffer in
-            guard let base = buffer.baseAddress else { return }
             var offset = 0
-            while offset < buffer.count, failure == nil {
+            while offset < buffer.count, let base = buffer.baseAddress {
                 let written = Foundation.write(descriptor, base + offset, buffer.count - offset)
                 if written > 0 {
                     offset += written
-                } else if written < 0, errno == EINTR {
-                    continue
-                } else {
-                    failure = OutboxError.storage("write", temporary, errno: written < 0 ? errno : EIO)
+                } else if written == 0 || errno != EINTR {
+                    (failed, code) = ("write", written < 0 ? errno : EIO)
+                    return
                 }
             }
         }
-        if failure == nil, !Self.flush(descriptor) {
-            failure = OutboxError.storage("fsync", temporary, errno: errno)
+        if failed.isEmpty, flushes, !Self.flush(descriptor) {
+            (failed, code) = ("fsync", errno)
         }
         close(descriptor)
-        if failure == nil, rename(temporary, path(place, name)) != 0 {
-            failure = OutboxError.storage("rename", temporary, errno: errno)
+        if failed.isEmpty, rename(temporary, path(id, in: folder)) != 0 {
+            (failed, code) = ("rename", errno)
         }
-        if let failure {
+        if !failed.isEmpty {
             unlink(temporary)
-            throw failure
+            try OutboxError.storage(failed, temporary, errno: code)
         }
-        guard syncDirectory(place) else { throw OutboxError.storage("fsync", path(place), errno: errno) }
+        guard !flushes || Self.syncDirectory(folder) else { try OutboxError.storage("fsync", folder, errno: errno) }
     }
 
     /// Flushes a file to the storage device: `F_FULLFSYNC` on Apple platforms (plain
@@ -129,74 +106,131 @@ struct EntryFolder: Sendable {
     }
 
     /// Flushes a subfolder's entries (a rename in it is durable once this returns).
-    func syncDirectory(_ place: Place) -> Bool {
-        let descriptor = open(path(place), O_RDONLY | O_CLOEXEC)
+    private static func syncDirectory(_ folder: String) -> Bool {
+        let descriptor = open(folder, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         return fsync(descriptor) == 0
     }
 
-    /// The entry `name` (with its suffix) in `place`.
-    func read(_ name: String, in place: Place) -> Read {
-        let file = path(place, name)
+    /// The bytes of the entry file of `id` in `folder`; `nil` when there is none
+    /// (delivered or removed by another outbox on the folder).
+    @inline(never)
+    func read(_ id: String, in folder: String) throws -> [UInt8]? {
+        let file = path(id, in: folder)
         let descriptor = open(file, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            return errno == ENOENT ? .missing : .failed(OutboxError.storage("open", file, errno: errno))
+            if errno == ENOENT { return nil }
+            try OutboxError.storage("open", file, errno: errno)
         }
         defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
-            if count > 0 {
-                bytes += chunk[0..<count]
-            } else if count == 0 {
-                break
-            } else if errno != EINTR {
-                return .failed(OutboxError.storage("read", file, errno: errno))
+        // The size from the file's end (no stat: file timestamps are an API an app must give
+        // Apple a reason for).
+        let end = lseek(descriptor, 0, SEEK_END)
+        guard end >= 0, lseek(descriptor, 0, SEEK_SET) == 0 else { try OutboxError.storage("lseek", file, errno: errno) }
+        var bytes = [UInt8](repeating: 0, count: Int(end))
+        var count = 0, code: Int32 = 0
+        bytes.withUnsafeMutableBytes { buffer in
+            while count < buffer.count, let base = buffer.baseAddress {
+                let read = Foundation.read(descriptor, base + count, buffer.count - count)
+                if read > 0 {
+                    count += read
+                } else if read == 0 {
+                    return
+                } else if errno != EINTR {
+                    code = errno
+                    return
+                }
             }
         }
-        guard let record = EntryRecord(decoding: bytes), record.id + Self.suffix == name else { return .corrupt }
-        return .record(record)
+        guard code == 0 else { try OutboxError.storage("read", file, errno: code) }
+        // A file cut short meanwhile leaves zeros at the end: refused as torn.
+        return bytes
     }
 
-    /// Removes `name` from `place`; `true` when it is gone (also when it was already).
+    /// The size of the entry file of `id` in `folder`, 0 when there is none: where its end
+    /// is (no stat, see ``read(_:in:)``).
+    @inline(never)
+    func size(_ id: String, in folder: String) -> Int {
+        let descriptor = open(path(id, in: folder), O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return 0 }
+        defer { close(descriptor) }
+        return max(0, Int(lseek(descriptor, 0, SEEK_END)))
+    }
+
+    /// Removes the entry file of `id` from `folder`; `true` when it is gone (also when it
+    /// was already).
     @discardableResult
-    func remove(_ name: String, in place: Place) -> Bool {
-        unlink(path(place, name)) == 0 || errno == ENOENT
+    @inline(never)
+    func remove(_ id: String, in folder: String) -> Bool {
+        unlink(path(id, in: folder)) == 0 || errno == ENOENT
     }
 
-    /// Moves `name` from `place` to `aside/` (or removes it when that fails); returns where it went.
-    func setAside(_ name: String, from place: Place) -> URL? {
-        let target = path(.aside, place.rawValue + "-" + name)
-        if rename(path(place, name), target) == 0 {
+    /// Moves the entry file of `id` from `pending/` to `aside/` (or removes it when that
+    /// fails); returns where it went.
+    func setAside(_ id: String) -> URL? {
+        let target = path("pending-" + id, in: aside)
+        if rename(path(id, in: pending), target) == 0 {
             return URL(fileURLWithPath: target)
         }
-        remove(name, in: place)
+        remove(id, in: pending)
         return nil
     }
 
-    /// The entry files in `place`, sorted by name (oldest first), with their sizes.
-    func list(_ place: Place) -> [(name: String, size: Int)] {
-        let urls = (try? FileManager.default.contentsOfDirectory(at: url(place), includingPropertiesForKeys: [.fileSizeKey])) ?? []
-        var sizes: [String: Int] = [:]
-        for url in urls where url.lastPathComponent.hasSuffix(Self.suffix) {
-            sizes[url.lastPathComponent] = (try? url.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0
+    /// The ids (names without `.entry`) of the entry files in `folder`, oldest first; adds
+    /// their sizes to `bytes`. A file also named in `except` (sorted) is removed instead.
+    func list(_ folder: String, bytes: inout Int, except: [String] = []) -> [String] {
+        var ids: [String] = []
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasSuffix(Self.suffix) {
+            let id = Self.id(name)
+            if OutboxState.index(of: id, in: except) != nil {
+                remove(id, in: folder)
+            } else {
+                ids.append(id)
+                bytes += size(id, in: folder)
+            }
         }
-        // Names sorted as plain strings: the one sort of the module.
-        return Array(sizes.keys).sorted().map { ($0, sizes[$0] ?? 0) }
+        Self.sort(&ids)
+        return ids
+    }
+
+    /// The id in the entry file name `name` (its `.entry` cut off).
+    static func id(_ name: String) -> String {
+        name.utf8CString.withUnsafeBytes { String(decoding: UnsafeRawBufferPointer(rebasing: $0.dropLast(suffix.utf8.count + 1)), as: UTF8.self) }
+    }
+
+    /// Sorts `names` ascending: a heapsort, one small loop over `[String]` (the standard
+    /// library's sort would be specialized for it, some kilobytes), O(n log n) for the
+    /// 10,000 names of a full folder.
+    static func sort(_ names: inout [String]) {
+        var start = names.count / 2, end = names.count
+        while end > 1 {
+            if start > 0 {
+                start -= 1  // building the heap
+            } else {
+                end -= 1  // the largest goes last
+                names.swapAt(0, end)
+            }
+            var parent = start
+            while true {
+                var child = 2 * parent + 1
+                guard child < end else { break }
+                if child + 1 < end, names[child] < names[child + 1] { child += 1 }
+                guard names[parent] < names[child] else { break }
+                names.swapAt(parent, child)
+                parent = child
+            }
+        }
     }
 
     /// Removes the temporary files of processes that no longer run (a write cut short).
     func removeStaleTemporaries() {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: path(.tmp))) ?? []
         let me = getpid()
-        for name in names {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? [] {
             // The pid before the dash (`strtol` stops there); 0 for a name that has none.
             let pid = Int32(truncatingIfNeeded: strtol(name, nil, 10))
-            guard pid > 0, pid != me else { continue }
-            if kill(pid, 0) != 0, errno == ESRCH {
-                unlink(path(.tmp, name))
+            if pid > 0, pid != me, kill(pid, 0) != 0, errno == ESRCH {
+                unlink(tmp + "/" + name)
             }
         }
     }

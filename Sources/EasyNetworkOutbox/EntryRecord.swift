@@ -1,119 +1,51 @@
-#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
-import EasyNetwork
-#endif
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// One entry as it lives in its file: the request as built (minus credentials), its
 /// idempotency key, its delivery history and, for a dead letter, how it ended.
 ///
+/// A class of constants, so that a copy is one reference (``OutboxEntry`` and
+/// ``OutboxDeadLetter`` wrap one) and a change is a new record (``with(attempts:countedAttempts:notBefore:createdAt:statusCode:reason:responseBody:endedAt:)``).
+///
 /// The file is `magic (4) | version (1) | 3 zero bytes | payload length (4) | CRC-32 of
 /// the payload (4) | payload`, integers little-endian; the payload is the fields below in
-/// order, strings and bytes with a 4-byte length. A file that is short, long, of another
-/// version or whose checksum does not match is corrupt: it is set aside, never guessed at.
-struct EntryRecord: Sendable {
+/// order, strings and bytes with a 4-byte length, headers as a count and name/value pairs,
+/// dates as the bits of their seconds since 1970 (0 for none). A file that is short, long,
+/// of another version or whose checksum does not match is corrupt: it is set aside,
+/// never guessed at.
+final class EntryRecord: Sendable {
     /// The file name without extension: a time-ordered, unique name (oldest sorts first).
-    var id: String
-    var idempotencyKey: String
-    var method: String
-    var url: URL
-    /// Header fields in the order they were built, credentials removed.
-    var headers: [HeaderField]
-    var body: Data
-    var createdAt: Date
+    let id: String
+    let idempotencyKey: String
+    let method: String
+    let url: URL
+    /// The header fields stored, credentials removed, the idempotency key included: names
+    /// and values in turn (`[name, value, name, value, …]`), as they go on a `URLRequest`.
+    let headers: [String]
+    let body: Data
+    let createdAt: Date
+    /// Whether the request wanted the host's token (`BaseAPIRequest.requiresAuthentication`).
+    let requiresAuthentication: Bool
     /// Failed attempts so far, for the backoff.
-    var attempts: Int = 0
+    let attempts: Int
     /// Failed attempts that count against ``OutboxOptions/maxAttempts``.
-    var countedAttempts: Int = 0
+    let countedAttempts: Int
     /// Not to be sent before this time (a backoff, a `Retry-After`).
-    var notBefore: Date?
-    /// Whether the request wanted the host's token (``BaseAPIRequest/requiresAuthentication``).
-    var requiresAuthentication = true
-    /// A dead letter's last HTTP status, reason, response body (cut) and end.
-    var statusCode: Int?
-    var reason = ""
-    var responseBody = Data()
-    var endedAt: Date?
+    let notBefore: Date?
+    /// A dead letter's last HTTP status (0 for none), reason, response body (cut) and end.
+    let statusCode: Int
+    let reason: String
+    let responseBody: Data
+    let endedAt: Date?
 
-    /// One header field.
-    struct HeaderField: Sendable {
-        var name: String
-        var value: String
-    }
-
-    static let magic: [UInt8] = Array("ENOX".utf8)
-    static let version: UInt8 = 1
-    static let headerSize = 16
-
-    /// The file's bytes.
-    func encoded() -> [UInt8] {
-        var writer = Writer()
-        writer.string(id)
-        writer.string(idempotencyKey)
-        writer.string(method)
-        writer.string(url.absoluteString)
-        writer.u32(UInt32(truncatingIfNeeded: headers.count))
-        for field in headers {
-            writer.string(field.name)
-            writer.string(field.value)
-        }
-        writer.bytes(body)
-        writer.date(createdAt)
-        writer.u32(UInt32(clamping: attempts))
-        writer.u32(UInt32(clamping: countedAttempts))
-        writer.date(notBefore)
-        writer.u8(requiresAuthentication ? 1 : 0)
-        writer.u32(UInt32(clamping: statusCode ?? 0))
-        writer.string(reason)
-        writer.bytes(responseBody)
-        writer.date(endedAt)
-        let payload = writer.bytes
-        var file = Self.magic + [Self.version, 0, 0, 0]
-        file.reserveCapacity(Self.headerSize + payload.count)
-        Writer.appendU32(UInt32(truncatingIfNeeded: payload.count), to: &file)
-        Writer.appendU32(payload.withUnsafeBytes(CRC32.checksum), to: &file)
-        file += payload
-        return file
-    }
-
-    /// The record in `bytes`, or `nil` when they are not a whole, intact entry file.
-    init?(decoding bytes: [UInt8]) {
-        guard bytes.count >= Self.headerSize, Array(bytes[0..<4]) == Self.magic, bytes[4] == Self.version,
-              bytes[5] == 0, bytes[6] == 0, bytes[7] == 0, Int(Reader.u32(bytes, at: 8)) == bytes.count - Self.headerSize
-        else { return nil }
-        let crc = bytes.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[Self.headerSize...])) }
-        guard crc == Reader.u32(bytes, at: 12) else { return nil }
-        var reader = Reader(bytes: bytes, offset: Self.headerSize)
-        guard let id = reader.string(), let key = reader.string(), let method = reader.string(),
-              let urlText = reader.string(), let url = URL(string: urlText), let count = reader.u32()
-        else { return nil }
-        var headers: [HeaderField] = []
-        for _ in 0..<count {
-            guard let name = reader.string(), let value = reader.string() else { return nil }
-            headers.append(HeaderField(name: name, value: value))
-        }
-        guard let body = reader.data(), let created = reader.date(), let attempts = reader.u32(),
-              let counted = reader.u32(), let notBefore = reader.optionalDate(), let auth = reader.u8(),
-              let status = reader.u32(), let reason = reader.string(), let responseBody = reader.data(),
-              let ended = reader.optionalDate(), reader.atEnd
-        else { return nil }
-        self.id = id
-        idempotencyKey = key
-        self.method = method
-        self.url = url
-        self.headers = headers
-        self.body = body
-        createdAt = created
-        self.attempts = Int(attempts)
-        countedAttempts = Int(counted)
-        self.notBefore = notBefore
-        requiresAuthentication = auth != 0
-        statusCode = status == 0 ? nil : Int(status)
-        self.reason = reason
-        self.responseBody = responseBody
-        endedAt = ended
-    }
-
-    init(id: String, idempotencyKey: String, method: String, url: URL, headers: [HeaderField], body: Data, createdAt: Date, requiresAuthentication: Bool) {
+    @inline(never)
+    init(
+        id: String, idempotencyKey: String, method: String, url: URL, headers: [String], body: Data,
+        createdAt: Date, requiresAuthentication: Bool, attempts: Int, countedAttempts: Int, notBefore: Date?,
+        statusCode: Int, reason: String, responseBody: Data, endedAt: Date?
+    ) {
         self.id = id
         self.idempotencyKey = idempotencyKey
         self.method = method
@@ -122,86 +54,203 @@ struct EntryRecord: Sendable {
         self.body = body
         self.createdAt = createdAt
         self.requiresAuthentication = requiresAuthentication
+        self.attempts = attempts
+        self.countedAttempts = countedAttempts
+        self.notBefore = notBefore
+        self.statusCode = statusCode
+        self.reason = reason
+        self.responseBody = responseBody
+        self.endedAt = endedAt
+    }
+
+    /// The same request with another history (and, for a dead letter, how it ended);
+    /// `createdAt` `nil` keeps the record's.
+    @inline(never)
+    func with(
+        attempts: Int, countedAttempts: Int, notBefore: Date?, createdAt: Date?,
+        statusCode: Int, reason: String, responseBody: Data, endedAt: Date?
+    ) -> EntryRecord {
+        EntryRecord(
+            id: id, idempotencyKey: idempotencyKey, method: method, url: url, headers: headers, body: body,
+            createdAt: createdAt ?? self.createdAt, requiresAuthentication: requiresAuthentication, attempts: attempts,
+            countedAttempts: countedAttempts, notBefore: notBefore, statusCode: statusCode, reason: reason,
+            responseBody: responseBody, endedAt: endedAt
+        )
+    }
+
+    static let headerSize = 16
+
+    /// Sets the stored header fields on `request`.
+    func addHeaders(to request: inout URLRequest) {
+        var index = 0
+        while index + 1 < headers.count {
+            request.setValue(headers[index + 1], forHTTPHeaderField: headers[index])
+            index += 2
+        }
+    }
+
+    /// The file's bytes.
+    func encoded() -> [UInt8] {
+        var writer = EntryWriter()
+        writer.string(id)
+        writer.string(idempotencyKey)
+        writer.string(method)
+        writer.string(url.absoluteString)
+        writer.u32(headers.count / 2)
+        for text in headers {
+            writer.string(text)
+        }
+        writer.data(body)
+        writer.date(createdAt)
+        writer.u32(attempts)
+        writer.u32(countedAttempts)
+        writer.date(notBefore)
+        writer.bytes.append(requiresAuthentication ? 1 : 0)
+        writer.u32(statusCode)
+        writer.string(reason)
+        writer.data(responseBody)
+        writer.date(endedAt)
+        return writer.finish()
+    }
+
+    /// The record in `bytes`, or `nil` when they are not a whole, intact entry file.
+    static func decoding(_ bytes: [UInt8]) -> EntryRecord? {
+        bytes.withUnsafeBytes { buffer in
+            var reader = EntryReader(buffer)
+            let id = reader.string(), key = reader.string(), method = reader.string()
+            let url = URL(string: reader.string())
+            var headers: [String] = []
+            for _ in 0..<2 * reader.count() {
+                headers.append(reader.string())
+            }
+            let body = reader.data(), createdAt = reader.date() ?? Date(timeIntervalSince1970: 0), attempts = reader.u32(), counted = reader.u32()
+            let notBefore = reader.date(), authentication = reader.byte(), status = reader.u32()
+            let reason = reader.string(), responseBody = reader.data(), endedAt = reader.date()
+            guard let url, reader.isWhole else { return nil }
+            return EntryRecord(
+                id: id, idempotencyKey: key, method: method, url: url, headers: headers, body: body,
+                createdAt: createdAt, requiresAuthentication: authentication != 0, attempts: attempts, countedAttempts: counted,
+                notBefore: notBefore, statusCode: status, reason: reason, responseBody: responseBody, endedAt: endedAt
+            )
+        }
     }
 }
 
-/// Appends the payload's fields.
-private struct Writer {
-    var bytes: [UInt8] = []
+/// Appends an entry file's fields (see ``EntryRecord``), its header first, filled in by ``finish()``.
+private struct EntryWriter {
+    var bytes: [UInt8] = [0x45, 0x4E, 0x4F, 0x58, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]  // "ENOX", version 1
 
-    static func appendU32(_ value: UInt32, to bytes: inout [UInt8]) {
-        for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+    mutating func u32(_ value: Int) {
+        withUnsafeBytes(of: UInt32(clamping: value).littleEndian) { bytes.append(contentsOf: $0) }
     }
 
-    mutating func u8(_ value: UInt8) { bytes.append(value) }
-
-    mutating func u32(_ value: UInt32) { Self.appendU32(value, to: &bytes) }
-
-    mutating func bytes(_ data: Data) {
-        u32(UInt32(truncatingIfNeeded: data.count))
-        bytes.append(contentsOf: data)
+    /// A length, then the bytes.
+    @inline(never)
+    mutating func raw(_ buffer: UnsafeRawBufferPointer) {
+        u32(buffer.count)
+        bytes.append(contentsOf: buffer)
     }
 
+    @inline(never)
+    mutating func data(_ data: Data) {
+        data.withUnsafeBytes { raw($0) }
+    }
+
+    @inline(never)
     mutating func string(_ text: String) {
-        let utf8 = text.utf8
-        u32(UInt32(truncatingIfNeeded: utf8.count))
-        bytes.append(contentsOf: utf8)
+        text.utf8CString.withUnsafeBytes { raw(UnsafeRawBufferPointer(rebasing: $0.dropLast())) }  // without its NUL
     }
 
     /// Seconds since 1970 as the bits of a `Double`; 0 bits for none.
+    @inline(never)
     mutating func date(_ date: Date?) {
-        let bits = date.map { $0.timeIntervalSince1970.bitPattern } ?? 0
-        u32(UInt32(truncatingIfNeeded: bits))
-        u32(UInt32(truncatingIfNeeded: bits >> 32))
+        let bits = date?.timeIntervalSince1970.bitPattern ?? 0
+        u32(Int(truncatingIfNeeded: bits & 0xFFFF_FFFF))
+        u32(Int(truncatingIfNeeded: bits >> 32))
+    }
+
+    /// The file: the payload's length and checksum written into the header.
+    mutating func finish() -> [UInt8] {
+        let count = bytes.count - EntryRecord.headerSize
+        let crc = bytes.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[EntryRecord.headerSize...])) }
+        for index in 0..<4 {
+            bytes[8 + index] = UInt8(truncatingIfNeeded: count >> (8 * index))
+            bytes[12 + index] = UInt8(truncatingIfNeeded: crc >> (8 * index))
+        }
+        return bytes
     }
 }
 
-/// Reads the payload's fields; every read checks the bounds and answers `nil` past them.
-private struct Reader {
-    let bytes: [UInt8]
-    var offset: Int
+/// Reads an entry file's fields. It checks the header and the checksum first; a read past
+/// the end, or any read of a file that failed those checks, gives an empty value and makes
+/// ``isWhole`` false, so a damaged file is refused once, at the end.
+private struct EntryReader {
+    private let buffer: UnsafeRawBufferPointer
+    private var offset = EntryRecord.headerSize
+    private var failed = false
 
-    static func u32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
-        var value: UInt32 = 0
-        for index in 0..<4 { value |= UInt32(bytes[offset + index]) << UInt32(index * 8) }
-        return value
+    init(_ buffer: UnsafeRawBufferPointer) {
+        self.buffer = buffer
+        // "ENOX", then version 1 and three zero bytes.
+        guard buffer.count >= EntryRecord.headerSize, u32(at: 0) == 0x584F_4E45, u32(at: 4) == 1 else {
+            failed = true
+            return
+        }
+        let length = u32(at: 8), crc = u32(at: 12)
+        failed = length != buffer.count - EntryRecord.headerSize
+            || CRC32.checksum(UnsafeRawBufferPointer(rebasing: buffer[EntryRecord.headerSize...])) != crc
     }
 
-    var atEnd: Bool { offset == bytes.count }
+    /// Whether every field was read and the file holds nothing more.
+    var isWhole: Bool { !failed && offset == buffer.count }
 
-    mutating func u8() -> UInt8? {
-        guard offset < bytes.count else { return nil }
-        defer { offset += 1 }
-        return bytes[offset]
+    private func u32(at index: Int) -> Int {
+        Int(buffer[index]) | Int(buffer[index + 1]) << 8 | Int(buffer[index + 2]) << 16 | Int(buffer[index + 3]) << 24
     }
 
-    mutating func u32() -> UInt32? {
-        guard bytes.count - offset >= 4 else { return nil }
-        defer { offset += 4 }
-        return Self.u32(bytes, at: offset)
+    /// The next `count` bytes, or `nil` (and failed) when there are fewer.
+    @inline(never)
+    private mutating func take(_ count: Int) -> UnsafeRawBufferPointer? {
+        guard !failed, count <= buffer.count - offset else {
+            failed = true
+            return nil
+        }
+        defer { offset += count }
+        return UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + count])
     }
 
-    mutating func slice() -> ArraySlice<UInt8>? {
-        guard let length = u32().map(Int.init), bytes.count - offset >= length else { return nil }
-        defer { offset += length }
-        return bytes[offset..<offset + length]
+    mutating func byte() -> UInt8 {
+        take(1)?.first ?? 0
     }
 
-    mutating func data() -> Data? { slice().map { Data($0) } }
-
-    mutating func string() -> String? {
-        guard let slice = slice() else { return nil }
-        return String(decoding: slice, as: UTF8.self)  // the checksum vouches for the bytes
+    mutating func u32() -> Int {
+        guard take(4) != nil else { return 0 }
+        return u32(at: offset - 4)
     }
 
-    mutating func optionalDate() -> Date?? {
-        guard let low = u32(), let high = u32() else { return nil }
-        let bits = UInt64(low) | UInt64(high) << 32
-        return .some(bits == 0 ? nil : Date(timeIntervalSince1970: Double(bitPattern: bits)))
+    /// A count of header fields, each at least 8 bytes: a count the rest cannot hold fails.
+    mutating func count() -> Int {
+        let count = u32()
+        guard count <= (buffer.count - offset) / 8 else {
+            failed = true
+            return 0
+        }
+        return count
     }
 
+    @inline(never)
+    mutating func data() -> Data {
+        take(u32()).map { Data($0) } ?? Data()
+    }
+
+    @inline(never)
+    mutating func string() -> String {
+        take(u32()).map { String(decoding: $0, as: UTF8.self) } ?? ""  // the checksum vouches for the bytes
+    }
+
+    @inline(never)
     mutating func date() -> Date? {
-        guard let date = optionalDate() else { return nil }
-        return date ?? Date(timeIntervalSince1970: 0)
+        let bits = UInt64(u32()) | UInt64(u32()) << 32
+        return bits == 0 ? nil : Date(timeIntervalSince1970: Double(bitPattern: bits))
     }
 }

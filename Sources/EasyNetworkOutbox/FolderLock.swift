@@ -26,19 +26,20 @@ final class FolderLock {
     func tryAcquire() throws -> Bool {
         guard descriptor < 0 else { return true }
         let opened = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard opened >= 0 else { throw OutboxError.storage("open", path, errno: errno) }
+        guard opened >= 0 else { try OutboxError.storage("open", path, errno: errno) }
         while flock(opened, LOCK_EX | LOCK_NB) != 0 {
             if errno == EINTR { continue }
             let code = errno
             close(opened)
             if code == EWOULDBLOCK { return false }
-            throw OutboxError.storage("flock", path, errno: code)
+            try OutboxError.storage("flock", path, errno: code)
         }
         descriptor = opened
         return true
     }
 
     /// Lets go of the lock (closing the file releases it).
+    @inline(never)
     func release() {
         guard descriptor >= 0 else { return }
         close(descriptor)

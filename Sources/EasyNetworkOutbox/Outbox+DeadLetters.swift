@@ -6,14 +6,12 @@ extension Outbox {
     /// Every entry waiting or being sent, oldest first, read from disk (bodies included:
     /// for inspection and support tools, not for a hot path). Damaged files are left out.
     public func pendingEntries() -> [OutboxEntry] {
-        try? load()
-        return records(in: .pending).map(OutboxEntry.init)
+        records(in: files.pending).map { OutboxEntry(record: $0) }
     }
 
     /// Every dead letter, oldest first, read from disk.
     public func deadLetters() -> [OutboxDeadLetter] {
-        try? load()
-        return records(in: .dead).map(OutboxDeadLetter.init)
+        records(in: files.dead).map { OutboxDeadLetter(record: $0) }
     }
 
     /// Puts a dead letter back among the entries, in its old place (it is old: it goes
@@ -23,59 +21,74 @@ extension Outbox {
     ///   letter is then kept).
     public func retryDeadLetter(_ letter: OutboxDeadLetter) throws {
         try load()
-        let name = letter.id + EntryFolder.suffix
-        guard case .record(var record) = files.read(name, in: .dead) else { return }
-        record.attempts = 0
-        record.countedAttempts = 0
-        record.notBefore = nil
-        record.statusCode = nil
-        record.reason = ""
-        record.responseBody = Data()
-        record.endedAt = nil
-        record.createdAt = Date()
-        let size = try files.write(record, to: .pending)
-        files.remove(name, in: .dead)
+        // Still a dead letter (not removed, nor retried, meanwhile)?
+        let size = files.size(letter.id, in: files.dead)
+        guard size > 0 else { return }
+        let entry = letter.record.with(
+            attempts: 0, countedAttempts: 0, notBefore: nil, createdAt: Date(), statusCode: 0, reason: "", responseBody: Data(), endedAt: nil
+        ).encoded()
+        try files.write(entry, id: letter.id, to: files.pending)
+        files.remove(letter.id, in: files.dead)
         lock.lock()
-        state.removeDead(record.id)
-        state.reserve(size)
-        state.commit(record.id, size: size)
-        let resumed = state.resumed
+        state.removeDead(letter.id, size: size)
+        state.reserve(entry.count)
+        state.commit(letter.id, size: entry.count)
         lock.unlock()
-        if resumed { work.async { [self] in pump() } }
+        pumpIfResumed()
     }
 
     /// Removes a dead letter for good.
     public func removeDeadLetter(_ letter: OutboxDeadLetter) {
-        try? load()
-        files.remove(letter.id + EntryFolder.suffix, in: .dead)
-        lock.lock()
-        state.removeDead(letter.id)
-        lock.unlock()
+        removeDeadLetter(letter.id)
     }
 
     /// Removes every dead letter for good.
     public func removeAllDeadLetters() {
-        deadLetters().forEach(removeDeadLetter)
+        var bytes = 0
+        for id in files.list(files.dead, bytes: &bytes) {
+            removeDeadLetter(id)
+        }
     }
 
     /// The damaged files set aside (see ``OutboxProblem/Kind/corruptFile``), for a support
     /// report; they count against no limit and are never read again.
     public func setAsideFiles() -> [URL] {
-        let folder = files.url(.aside)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return names.sorted().map { folder.appendingPathComponent($0) }
+        var names = (try? FileManager.default.contentsOfDirectory(atPath: files.aside)) ?? []
+        EntryFolder.sort(&names)
+        var urls: [URL] = []
+        for name in names {
+            urls.append(URL(fileURLWithPath: files.aside + "/" + name))
+        }
+        return urls
     }
 
     /// Removes the files set aside.
     public func removeSetAsideFiles() {
-        setAsideFiles().forEach { try? FileManager.default.removeItem(at: $0) }
+        for file in setAsideFiles() {
+            unlink(file.path)
+        }
     }
 
-    /// The intact records in `place`, oldest first.
-    private func records(in place: EntryFolder.Place) -> [EntryRecord] {
-        files.list(place).compactMap { file in
-            if case .record(let record) = files.read(file.name, in: place) { return record }
-            return nil
+    @inline(never)
+    private func removeDeadLetter(_ id: String) {
+        try? load()
+        let size = files.size(id, in: files.dead)
+        files.remove(id, in: files.dead)
+        lock.lock()
+        state.removeDead(id, size: size)
+        lock.unlock()
+    }
+
+    /// The intact records in `folder`, oldest first.
+    @inline(never)
+    private func records(in folder: String) -> [EntryRecord] {
+        try? load()
+        var records: [EntryRecord] = [], bytes = 0
+        for id in files.list(folder, bytes: &bytes) {
+            if let read = try? files.read(id, in: folder), let record = EntryRecord.decoding(read) {
+                records.append(record)
+            }
         }
+        return records
     }
 }

@@ -33,7 +33,10 @@ extension Outbox {
             // Another outbox delivers: it will take the entries this one stored too, and
             // this one looks again later in case it stopped.
             guard acquired else {
-                if locked({ state.pendingCount }) > 0 { wake(after: options.lockRetryInterval) }
+                lock.lock()
+                let waiting = state.pendingCount
+                lock.unlock()
+                if waiting > 0 { wake(after: options.lockRetryInterval) }
                 return
             }
             // Another outbox may have delivered or added entries meanwhile.
@@ -75,78 +78,79 @@ extension Outbox {
 
     /// Reads entry `name` and sends it, or deals with what it found instead.
     private func start(_ name: String, now: Date) {
-        let fileName = name + EntryFolder.suffix
-        switch files.read(fileName, in: .pending) {
-        case .missing:
-            lock.lock()
-            state.forget(name)
-            lock.unlock()
-        case .corrupt:
-            setAside(name)
-        case .failed(let error):
+        let bytes: [UInt8]
+        do {
+            guard let read = try files.read(name, in: files.pending) else {
+                // Gone: delivered or removed by another outbox on the folder.
+                lock.lock()
+                state.forget(name, size: 0)
+                lock.unlock()
+                return
+            }
+            bytes = read
+        } catch {
             reportStorage("cannot read the entry, it is tried again later", entry: name, error: error)
-            hold(name, until: now.addingTimeInterval(max(1, options.retryDelay)))
-        case .record(let record):
-            guard let request = StoredRequest(record) else { return setAside(name) }
-            if now.timeIntervalSince(record.createdAt) > options.maxAge {
-                return bury(record, error: nil, reason: "not delivered within maxAge (" + String(Int(options.maxAge)) + " s)")
-            }
-            if let notBefore = record.notBefore, notBefore > now {
-                // A backoff from an earlier launch; a clock set back cannot make it longer than the longest.
-                return hold(name, until: min(notBefore, now.addingTimeInterval(options.maxRetryDelay)))
-            }
-            let urlRequest = StoredRequest.urlRequest(record, timeout: host.timeout)
-            // Weak: an outbox let go meanwhile records nothing, and its entry goes again later.
-            let operation = DeliveryOperation(request: request, urlRequest: urlRequest, host: host) { [weak self] outcome in
-                guard let self else { return }
-                work.async { self.finished(record, outcome) }
-            }
-            queue.addOperation(operation)
+            return hold(name, until: now.addingTimeInterval(max(1, options.retryDelay)))
         }
+        let size = bytes.count
+        guard let record = EntryRecord.decoding(bytes), record.id == name else { return setAside(name, size: size) }
+        if now.timeIntervalSince(record.createdAt) > options.maxAge {
+            return bury(record, size: size, error: nil, reason: "not delivered within maxAge", attempts: record.attempts, counted: record.countedAttempts)
+        }
+        if let notBefore = record.notBefore, notBefore > now {
+            // A backoff from an earlier launch; a clock set back cannot make it longer than the longest.
+            return hold(name, until: min(notBefore, now.addingTimeInterval(options.maxRetryDelay)))
+        }
+        // Weak: an outbox let go meanwhile records nothing, and its entry goes again later.
+        let operation = DeliveryOperation<Void>(record: record, host: host) { [weak self] error in
+            guard let self else { return }
+            self.onWork { self.finished(record, size: size, error) }
+        }
+        guard let operation else { return setAside(name, size: size) }  // a method the library does not send
+        queue.addOperation(operation)
     }
 
     /// On `work`: records how an attempt of `record` ended, then goes on.
-    private func finished(_ record: EntryRecord, _ outcome: DeliveryOutcome) {
-        let error: NetworkError?
-        if case .failed(let failure) = outcome { error = failure } else { error = nil }
-        switch DeliveryVerdict.judge(outcome) {
+    private func finished(_ record: EntryRecord, size: Int, _ error: NetworkError?) {
+        let last = error?.errorDescription ?? "failed"
+        switch DeliveryVerdict.judge(error) {
         case .delivered:
-            if !files.remove(record.id + EntryFolder.suffix, in: .pending) {
-                report(OutboxProblem(kind: .storage, entryID: record.id, file: nil, message: "delivered, but its file could not be removed: it may be sent again (same idempotency key)"))
+            if !files.remove(record.id, in: files.pending) {
+                report(.storage, record.id, "delivered, but its file could not be removed: it may be sent again (same idempotency key)")
             }
             lock.lock()
-            state.forget(record.id)
+            state.forget(record.id, size: size)
             let callback = deliveredCallback
             lock.unlock()
             if let callback {
-                let entry = OutboxEntry(record)
-                host.callbackQueue.async { callback(entry) }
+                let entry = OutboxEntry(record: record)
+                callBack { callback(entry) }
             }
         case .notSent:
-            hold(record.id, until: Date().addingTimeInterval(1))
+            hold(record.id, until: Date().addingTimeInterval(options.retryDelay))  // no attempt: no backoff
         case .retry(let counted):
-            var next = record
-            next.attempts += 1
-            if counted { next.countedAttempts += 1 }
+            let attempts = record.attempts + 1, counted = record.countedAttempts + (counted ? 1 : 0)
             let now = Date()
-            if next.countedAttempts >= options.maxAttempts {
-                bury(next, error: error, reason: String(next.countedAttempts) + " attempts failed (maxAttempts), the last: " + (error?.localizedDescription ?? ""))
-            } else if now.timeIntervalSince(record.createdAt) > options.maxAge {
-                bury(next, error: error, reason: "not delivered within maxAge, the last attempt: " + (error?.localizedDescription ?? ""))
+            if counted >= options.maxAttempts || now.timeIntervalSince(record.createdAt) > options.maxAge {
+                let limit = counted >= options.maxAttempts ? "failed maxAttempts times, the last: " : "not delivered within maxAge, the last attempt: "
+                bury(record, size: size, error: error, reason: limit + last, attempts: attempts, counted: counted)
             } else {
-                let until = now.addingTimeInterval(DeliveryVerdict.delay(after: next.attempts, error: error, options: options))
-                next.notBefore = until
-                rewrite(next)
+                let until = now.addingTimeInterval(DeliveryVerdict.delay(after: attempts, error: error, options: options))
+                let next = record.with(
+                    attempts: attempts, countedAttempts: counted, notBefore: until, createdAt: nil, statusCode: 0, reason: "", responseBody: Data(), endedAt: nil
+                )
+                rewrite(next, size: size)
                 hold(record.id, until: until)
             }
         case .final:
-            bury(record, error: error, reason: error?.localizedDescription ?? "failed")
+            bury(record, size: size, error: error, reason: last, attempts: record.attempts, counted: record.countedAttempts)
         }
         pump()
     }
 
     /// Entry `name` waits again, and so does the whole outbox until `until`: an answer
     /// worth a retry is usually about the server, not the entry, and the entry keeps its place.
+    @inline(never)
     private func hold(_ name: String, until: Date) {
         lock.lock()
         state.putBack(name)
@@ -155,11 +159,12 @@ extension Outbox {
     }
 
     /// Stores the new attempt count and wait of an entry (replacing its file atomically).
-    private func rewrite(_ record: EntryRecord) {
+    private func rewrite(_ record: EntryRecord, size: Int) {
         do {
-            let size = try files.write(record, to: .pending)
+            let bytes = record.encoded()
+            try files.write(bytes, id: record.id, to: files.pending)
             lock.lock()
-            state.resize(record.id, to: size)
+            state.grow(bytes.count - size)
             lock.unlock()
         } catch {
             reportStorage("cannot record the failed attempt (the entry is kept)", entry: record.id, error: error)
@@ -168,46 +173,43 @@ extension Outbox {
 
     /// Makes `record` a dead letter: written to `dead/` first, then removed from
     /// `pending/`, then reported. When the letter cannot be written the entry stays.
-    private func bury(_ record: EntryRecord, error: NetworkError?, reason: String) {
-        var letter = record
-        letter.statusCode = error?.statusCode
+    @inline(never)
+    private func bury(_ record: EntryRecord, size: Int, error: NetworkError?, reason: String, attempts: Int, counted: Int) {
         let body = error?.data ?? Data()
-        letter.responseBody = body.count > 64 * 1024 ? body.subdata(in: 0..<64 * 1024) : body
-        letter.reason = reason
-        letter.endedAt = Date()
-        letter.notBefore = nil
-        let size: Int
+        let letter = record.with(
+            attempts: attempts, countedAttempts: counted, notBefore: nil, createdAt: nil, statusCode: error?.statusCode ?? 0, reason: reason,
+            responseBody: body.count > 64 * 1024 ? body.subdata(in: 0..<64 * 1024) : body, endedAt: Date()
+        )
+        let bytes = letter.encoded()
         do {
-            size = try files.write(letter, to: .dead)
+            try files.write(bytes, id: record.id, to: files.dead)
         } catch {
             reportStorage("cannot write the dead letter (the entry is kept and tried again)", entry: record.id, error: error)
             return hold(record.id, until: Date().addingTimeInterval(options.maxRetryDelay))
         }
-        files.remove(record.id + EntryFolder.suffix, in: .pending)
+        files.remove(record.id, in: files.pending)
         lock.lock()
-        state.forget(record.id)
-        state.addDead(record.id, size: size)
+        state.forget(record.id, size: size)
+        state.addDead(record.id, size: bytes.count)
         let callback = deadLetterCallback
         lock.unlock()
         if let callback {
-            let dead = OutboxDeadLetter(letter)
-            host.callbackQueue.async { callback(dead) }
+            let dead = OutboxDeadLetter(record: letter)
+            callBack { callback(dead) }
         }
     }
 
     /// Moves a damaged entry file aside and reports it.
-    private func setAside(_ name: String) {
-        let moved = files.setAside(name + EntryFolder.suffix, from: .pending)
+    private func setAside(_ name: String, size: Int) {
+        let moved = files.setAside(name)
         lock.lock()
-        state.forget(name)
+        state.forget(name, size: size)
         lock.unlock()
-        report(OutboxProblem(
-            kind: .corruptFile, entryID: name, file: moved,
-            message: "entry " + name + " is torn or damaged (bad checksum or format): " + (moved.map { "set aside at " + $0.path } ?? "removed")
-        ))
+        report(.corruptFile, name, file: moved, moved == nil ? "torn or damaged (bad checksum or format), removed" : "torn or damaged (bad checksum or format), set aside")
     }
 
     /// Calls ``pump()`` after `delay` seconds, unless an earlier wake-up is armed.
+    @inline(never)
     private func wake(after delay: TimeInterval) {
         let at = Date().addingTimeInterval(max(0, delay))
         lock.lock()

@@ -22,8 +22,9 @@ import FoundationNetworking
 /// durability, at-least-once delivery, the retry rule and its limits, dead letters, and
 /// the folder's lock.
 public final class Outbox: @unchecked Sendable {
-    // unchecked: `state` and the callbacks are read and written only under `lock`;
-    // `folderLock` is used only on `work`, a serial queue; the rest is immutable.
+    // unchecked: `state` and the callbacks are read and written only under `lock` (which,
+    // not the access checker, keeps them exclusive); `folderLock` is used only on `work`, a
+    // serial queue; `files` is set before first use (tests), the rest is immutable.
 
     /// The folder the entries live in.
     public let folder: URL
@@ -33,18 +34,19 @@ public final class Outbox: @unchecked Sendable {
     public let options: OutboxOptions
 
     let queue: NetworkQueue
-    let files: EntryFolder
-    let lock = Lock()
-    var state = OutboxState()
+    @exclusivity(unchecked) var files: EntryFolder
+    // Set in init, as every field (an initial value here would be a function of its own).
+    let lock: Lock
+    let state: OutboxState
     /// Delivery decisions and their file work run here, one at a time.
     let work: DispatchQueue
     let folderLock: FolderLock
     /// Serialises the first preparation of the folder (``load()``).
-    private let loadLock = Lock()
+    private let loadLock: Lock
     // The callbacks, under `lock`.
-    var deliveredCallback: (@Sendable (OutboxEntry) -> Void)?
-    var deadLetterCallback: (@Sendable (OutboxDeadLetter) -> Void)?
-    var problemCallback: (@Sendable (OutboxProblem) -> Void)?
+    @exclusivity(unchecked) var deliveredCallback: (@Sendable (OutboxEntry) -> Void)?
+    @exclusivity(unchecked) var deadLetterCallback: (@Sendable (OutboxDeadLetter) -> Void)?
+    @exclusivity(unchecked) private var problemCallback: (@Sendable (OutboxProblem) -> Void)?
 
     /// An outbox for `host`, delivering on `queue`, stored in `folder`.
     ///
@@ -59,6 +61,7 @@ public final class Outbox: @unchecked Sendable {
     ///     the system may empty those.
     ///   - options: limits and delivery rules.
     ///   - fileID: leave the default: it names the default folder after the calling module.
+    @inline(never)
     public init(host: HostConfiguration, queue: NetworkQueue = .shared, folder: URL? = nil, options: OutboxOptions = OutboxOptions(), fileID: String = #fileID) {
         self.host = host
         self.queue = queue
@@ -68,6 +71,9 @@ public final class Outbox: @unchecked Sendable {
         files = EntryFolder(root: folder)
         folderLock = FolderLock(folder: folder)
         work = DispatchQueue(label: "EasyNetworkOutbox.work", qos: .utility)
+        lock = Lock()
+        loadLock = Lock()
+        state = OutboxState()
     }
 
     // MARK: Callbacks
@@ -75,21 +81,54 @@ public final class Outbox: @unchecked Sendable {
     /// Called on the host's callback queue for each entry the server accepted (after its
     /// file was removed).
     public var onDelivered: (@Sendable (OutboxEntry) -> Void)? {
-        get { locked { deliveredCallback } }
-        set { replace(&deliveredCallback, newValue) }
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return deliveredCallback
+        }
+        set {
+            // The old closure is released after the lock is let go.
+            lock.lock()
+            let old = deliveredCallback
+            deliveredCallback = newValue
+            lock.unlock()
+            withExtendedLifetime(old) {}
+        }
     }
 
     /// Called on the host's callback queue, once, for each entry that became a dead letter.
     public var onDeadLetter: (@Sendable (OutboxDeadLetter) -> Void)? {
-        get { locked { deadLetterCallback } }
-        set { replace(&deadLetterCallback, newValue) }
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return deadLetterCallback
+        }
+        set {
+            // The old closure is released after the lock is let go.
+            lock.lock()
+            let old = deadLetterCallback
+            deadLetterCallback = newValue
+            lock.unlock()
+            withExtendedLifetime(old) {}
+        }
     }
 
     /// Called on the host's callback queue for each problem the outbox handled on its own
     /// (a corrupt file set aside, an entry dropped to make room, a file it could not remove).
     public var onProblem: (@Sendable (OutboxProblem) -> Void)? {
-        get { locked { problemCallback } }
-        set { replace(&problemCallback, newValue) }
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return problemCallback
+        }
+        set {
+            // The old closure is released after the lock is let go.
+            lock.lock()
+            let old = problemCallback
+            problemCallback = newValue
+            lock.unlock()
+            withExtendedLifetime(old) {}
+        }
     }
 
     // MARK: Sending
@@ -113,18 +152,15 @@ public final class Outbox: @unchecked Sendable {
     @discardableResult
     public func send(_ request: any BaseAPIRequest) throws -> OutboxEntry {
         try load()
-        var record = try makeRecord(request)
-        lock.lock()
-        record.id = state.newName()
-        lock.unlock()
+        let record = try makeRecord(request)
         let bytes = record.encoded()
         // An entry's lengths are 32-bit in its file.
         guard bytes.count <= options.maxBytes, bytes.count < Int(UInt32.max) else {
-            throw OutboxError(code: .tooLarge, message: "the entry takes " + String(bytes.count) + " bytes, more than maxBytes (" + String(options.maxBytes) + ")")
+            try OutboxError.fail(.tooLarge, "the entry takes " + String(bytes.count) + " bytes, more than maxBytes")
         }
         try makeRoom(for: bytes.count)
         do {
-            try files.write(bytes, name: record.id, to: .pending)
+            try files.write(bytes, id: record.id, to: files.pending)
         } catch {
             lock.lock()
             state.unreserve(bytes.count)
@@ -133,61 +169,68 @@ public final class Outbox: @unchecked Sendable {
         }
         lock.lock()
         state.commit(record.id, size: bytes.count)
-        let resumed = state.resumed
         lock.unlock()
-        if resumed { work.async { [self] in pump() } }
-        return OutboxEntry(record)
+        pumpIfResumed()
+        return OutboxEntry(record: record)
     }
 
     /// Reserves room for an entry of `size` bytes, dropping the oldest to make it when
     /// the SDK chose ``OutboxOptions/FullPolicy/dropOldest``.
     private func makeRoom(for size: Int) throws {
-        var dropped: [(name: String, dead: Bool)] = []
+        var dropped: [String] = []
         lock.lock()
-        while !state.fits(size, options: options), options.whenFull == .dropOldest, let victim = state.dropOldest() {
-            dropped.append(victim)
+        while !state.fits(size, maxEntries: options.maxEntries, maxBytes: options.maxBytes), options.whenFull == .dropOldest, let victim = state.dropOldest() {
+            // Measured and removed under the lock, so that the room is there when it lets go.
+            let folder = victim.dead ? files.dead : files.pending
+            state.shrink(files.size(victim.id, in: folder))
+            files.remove(victim.id, in: folder)
+            dropped.append(victim.id)
         }
-        let fits = state.fits(size, options: options)
+        let fits = state.fits(size, maxEntries: options.maxEntries, maxBytes: options.maxBytes)
         if fits { state.reserve(size) }
         lock.unlock()
-        for victim in dropped {
-            files.remove(victim.name + EntryFolder.suffix, in: victim.dead ? .dead : .pending)
-            report(OutboxProblem(kind: .dropped, entryID: victim.name, file: nil, message: (victim.dead ? "dead letter " : "entry ") + victim.name + " removed to make room (whenFull: dropOldest)"))
+        for id in dropped {
+            report(.dropped, id, "removed to make room (whenFull: dropOldest)")
         }
         guard fits else {
-            throw OutboxError(code: .full, message: "the outbox holds its maximum (maxEntries " + String(options.maxEntries) + ", maxBytes " + String(options.maxBytes) + ", dead letters included)")
+            try OutboxError.fail(.full, "the outbox holds maxEntries entries or maxBytes bytes (dead letters included)")
         }
     }
 
     /// The record of `request`, built with the host's settings, credentials removed.
     private func makeRecord(_ request: any BaseAPIRequest) throws -> EntryRecord {
         if !request.method.sendsParametersInQuery, request.multipartBody != nil {
-            throw OutboxError(code: .invalidRequest, message: "an outbox does not store multipart bodies; send the form with a RequestOperation")
+            try OutboxError.fail(.invalidRequest, "an outbox does not store multipart bodies; send the form with a RequestOperation")
         }
         let urlRequest: URLRequest
         switch URLRequestBuilder(configuration: host).build(request) {
         case .success(let built): urlRequest = built
         case .failure(let error):
-            throw OutboxError(code: .invalidRequest, message: error.localizedDescription, underlyingError: error)
+            try OutboxError.fail(.invalidRequest, error.errorDescription ?? "", error)
         }
         guard let url = urlRequest.url else {
-            throw OutboxError(code: .invalidRequest, message: "the request has no URL")
+            try OutboxError.fail(.invalidRequest, "the request has no URL")
         }
-        var key: String?
-        var headers: [EntryRecord.HeaderField] = []
-        for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] {
+        var headers: [String] = [], key: String?
+        for (name, value) in urlRequest.allHTTPHeaderFields ?? [String: String]() {
             if name.caseInsensitiveCompare(options.idempotencyHeader) == .orderedSame {
                 key = value
             } else if !options.isUnstored(name) {
-                headers.append(EntryRecord.HeaderField(name: name, value: value))
+                headers.append(name)
+                headers.append(value)
             }
         }
         let idempotencyKey = key ?? UUID().uuidString
-        headers.append(EntryRecord.HeaderField(name: options.idempotencyHeader, value: idempotencyKey))
+        headers.append(options.idempotencyHeader)
+        headers.append(idempotencyKey)
+        lock.lock()
+        let id = state.newName()
+        lock.unlock()
         return EntryRecord(
-            id: "", idempotencyKey: idempotencyKey, method: urlRequest.httpMethod ?? request.method.rawValue, url: url,
+            id: id, idempotencyKey: idempotencyKey, method: urlRequest.httpMethod ?? "GET", url: url,
             headers: headers, body: urlRequest.httpBody ?? Data(), createdAt: Date(),
-            requiresAuthentication: request.requiresAuthentication
+            requiresAuthentication: request.requiresAuthentication, attempts: 0, countedAttempts: 0, notBefore: nil,
+            statusCode: 0, reason: "", responseBody: Data(), endedAt: nil
         )
     }
 
@@ -201,7 +244,7 @@ public final class Outbox: @unchecked Sendable {
         lock.lock()
         state.resumed = true
         lock.unlock()
-        work.async { [self] in pump() }
+        schedulePump()
     }
 
     /// Stops starting attempts. Attempts already sent are not cancelled: they end as
@@ -211,19 +254,23 @@ public final class Outbox: @unchecked Sendable {
         lock.lock()
         state.resumed = false
         lock.unlock()
-        work.async { [self] in pump() }
+        schedulePump()
     }
 
     /// Whether delivery is paused (an outbox starts paused, until ``resume()``).
     public var isPaused: Bool {
-        locked { !state.resumed }
+        lock.lock()
+        defer { lock.unlock() }
+        return !state.resumed
     }
 
     /// Entries waiting or being sent, as this outbox knows them (entries another outbox
     /// on the folder added since this one last looked are counted from its next look).
     public var pendingCount: Int {
         try? load()
-        return locked { state.pendingCount }
+        lock.lock()
+        defer { lock.unlock() }
+        return state.pendingCount
     }
 
     // MARK: Internals
@@ -232,7 +279,10 @@ public final class Outbox: @unchecked Sendable {
     func load() throws {
         loadLock.lock()
         defer { loadLock.unlock() }
-        guard !locked({ state.loaded }) else { return }
+        lock.lock()
+        let loaded = state.loaded
+        lock.unlock()
+        guard !loaded else { return }
         try files.prepare()
         files.removeStaleTemporaries()
         scan()
@@ -244,50 +294,62 @@ public final class Outbox: @unchecked Sendable {
     /// Lists the folder and takes it as the truth (keeping what is in flight). A pending
     /// entry that is also a dead letter (a process ended between writing the letter and
     /// removing the entry) is removed.
+    @inline(never)
     func scan() {
         lock.lock()
         state.beginScan()
         lock.unlock()
-        let dead = files.list(.dead)
-        var pending = files.list(.pending)
-        if !dead.isEmpty {
-            var deadNames: [String: Int] = [:]
-            for file in dead { deadNames[file.name] = file.size }
-            pending = pending.filter { file in
-                guard deadNames[file.name] != nil else { return true }
-                files.remove(file.name, in: .pending)
-                return false
-            }
-        }
+        var bytes = 0
+        let dead = files.list(files.dead, bytes: &bytes)
+        let pending = files.list(files.pending, bytes: &bytes, except: dead)
         lock.lock()
-        state.replace(pending: pending, dead: dead)
+        // Sends committed while the folder was listed, after the listing passed them: their
+        // files are measured now (a few, if any).
+        for id in state.replace(pending: pending, dead: dead, bytes: bytes) {
+            state.grow(files.size(id, in: files.pending))
+        }
         lock.unlock()
+    }
+
+    /// Runs ``pump()`` on the work queue.
+    func schedulePump() {
+        onWork { [self] in pump() }
+    }
+
+    /// Runs `body` on the work queue (one call site for every hop there).
+    @inline(never)
+    func onWork(_ body: @escaping @Sendable () -> Void) {
+        work.async(execute: body)
+    }
+
+    /// Runs ``pump()`` on the work queue if delivery is resumed (after an entry was added).
+    func pumpIfResumed() {
+        lock.lock()
+        let resumed = state.resumed
+        lock.unlock()
+        if resumed { schedulePump() }
     }
 
     /// Reports a failed file operation: what failed and the error's text.
     @inline(never)
     func reportStorage(_ what: String, entry: String?, error: any Error) {
-        report(OutboxProblem(kind: .storage, entryID: entry, file: entry == nil ? folder : nil, message: what + ": " + String(describing: error)))
+        report(.storage, entry, file: entry == nil ? folder : nil, what + ": " + String(describing: error))
     }
 
-    /// Hands `problem` to ``onProblem`` on the callback queue.
-    func report(_ problem: OutboxProblem) {
-        guard let callback = onProblem else { return }
-        host.callbackQueue.async { callback(problem) }
-    }
-
-    func locked<Value>(_ body: () -> Value) -> Value {
+    /// Hands a problem to ``onProblem`` on the callback queue.
+    @inline(never)
+    func report(_ kind: OutboxProblem.Kind, _ entry: String?, file: URL? = nil, _ message: String) {
         lock.lock()
-        defer { lock.unlock() }
-        return body()
-    }
-
-    /// Replaces a callback under the lock; the old one is released after it.
-    private func replace<Callback>(_ slot: inout Callback?, _ value: Callback?) {
-        lock.lock()
-        let old = slot
-        slot = value
+        let callback = problemCallback
         lock.unlock()
-        withExtendedLifetime(old) {}
+        guard let callback else { return }
+        let problem = OutboxProblem(kind: kind, entryID: entry, file: file, message: message)
+        callBack { callback(problem) }
+    }
+
+    /// Runs `body` on the host's callback queue (one call site for every callback).
+    @inline(never)
+    func callBack(_ body: @escaping @Sendable () -> Void) {
+        host.callbackQueue.async(execute: body)
     }
 }

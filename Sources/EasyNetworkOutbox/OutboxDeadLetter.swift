@@ -6,25 +6,19 @@ import Foundation
 /// ``Outbox/retryDeadLetter(_:)`` or ``Outbox/removeDeadLetter(_:)``; reported once to
 /// ``Outbox/onDeadLetter``.
 public struct OutboxDeadLetter: Sendable, Identifiable {
+    /// The stored record, with how it ended.
+    let record: EntryRecord
+
     /// The entry as it was stored.
-    public let entry: OutboxEntry
+    public var entry: OutboxEntry { OutboxEntry(record: record) }
     /// The last HTTP status, `nil` when the last attempt got no answer.
-    public let statusCode: Int?
+    public var statusCode: Int? { record.statusCode == 0 ? nil : record.statusCode }
     /// The body of the last answer, at most 64 KiB of it.
-    public let responseBody: Data
+    public var responseBody: Data { record.responseBody }
     /// Why it ended, in a sentence (the last error, or the limit it reached).
-    public let reason: String
+    public var reason: String { record.reason }
     /// When it ended.
-    public let failedAt: Date
-
+    public var failedAt: Date { record.endedAt ?? record.createdAt }
     /// The entry's id.
-    public var id: String { entry.id }
-
-    init(_ record: EntryRecord) {
-        entry = OutboxEntry(record)
-        statusCode = record.statusCode
-        responseBody = record.responseBody
-        reason = record.reason
-        failedAt = record.endedAt ?? record.createdAt
-    }
+    public var id: String { record.id }
 }

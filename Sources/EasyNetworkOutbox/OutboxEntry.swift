@@ -1,37 +1,35 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// A request an ``Outbox`` accepted, as stored on disk: what ``Outbox/send(_:)`` returns,
 /// what ``Outbox/pendingEntries()`` lists and ``Outbox/onDelivered`` reports.
 public struct OutboxEntry: Sendable, Identifiable {
+    /// The stored record (immutable: a copy of the entry is one reference).
+    let record: EntryRecord
+
     /// The entry's name in the folder: unique, and sorting the names sorts the entries
     /// oldest first.
-    public let id: String
+    public var id: String { record.id }
     /// The idempotency key sent with every attempt (in ``OutboxOptions/idempotencyHeader``).
-    public let idempotencyKey: String
+    public var idempotencyKey: String { record.idempotencyKey }
     /// The HTTP method.
-    public let method: String
+    public var method: String { record.method }
     /// The URL, as built when the entry was accepted.
-    public let url: URL
+    public var url: URL { record.url }
     /// The headers stored (built with the host's default headers; never `Authorization`,
     /// `Cookie` or ``OutboxOptions/unstoredHeaders``), the idempotency key included.
-    public let headers: [String: String]
-    /// The body.
-    public let body: Data
-    /// When ``Outbox/send(_:)`` accepted it.
-    public let createdAt: Date
-    /// Failed attempts so far.
-    public let attempts: Int
-
-    init(_ record: EntryRecord) {
-        id = record.id
-        idempotencyKey = record.idempotencyKey
-        method = record.method
-        url = record.url
-        var headers: [String: String] = [:]
-        for field in record.headers { headers[field.name] = field.value }
-        self.headers = headers
-        body = record.body
-        createdAt = record.createdAt
-        attempts = record.attempts
+    public var headers: [String: String] {
+        // Made by the `URLRequest` the delivery sends (Foundation builds the dictionary).
+        var request = URLRequest(url: record.url)
+        record.addHeaders(to: &request)
+        return request.allHTTPHeaderFields ?? [String: String]()
     }
+    /// The body.
+    public var body: Data { record.body }
+    /// When ``Outbox/send(_:)`` accepted it.
+    public var createdAt: Date { record.createdAt }
+    /// Failed attempts so far.
+    public var attempts: Int { record.attempts }
 }

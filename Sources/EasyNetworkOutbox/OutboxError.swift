@@ -31,36 +31,50 @@ public struct OutboxError: Error, Sendable, CustomStringConvertible {
         public static let invalidRequest = Code(rawValue: "invalidRequest")
     }
 
+    /// The fields, in one object of constants: a copy of the error is one reference.
+    private final class Fields: Sendable {
+        let code: Code, message: String, underlyingError: (any Error)?
+
+        init(code: Code, message: String, underlyingError: (any Error)?) {
+            self.code = code
+            self.message = message
+            self.underlyingError = underlyingError
+        }
+    }
+
+    private let fields: Fields
+
     /// What went wrong.
-    public let code: Code
+    public var code: Code { fields.code }
     /// A sentence for a log.
-    public let message: String
+    public var message: String { fields.message }
     /// The error underneath, when there is one.
-    public let underlyingError: (any Error)?
+    public var underlyingError: (any Error)? { fields.underlyingError }
 
     /// An error; the outbox makes these, tests may too.
     public init(code: Code, message: String, underlyingError: (any Error)? = nil) {
-        self.code = code
-        self.message = message
-        self.underlyingError = underlyingError
+        fields = Fields(code: code, message: message, underlyingError: underlyingError)
     }
 
     /// `Outbox.<code>: <message>`.
     public var description: String {
-        "Outbox." + code.rawValue + ": " + message
+        "Outbox." + fields.code.rawValue + ": " + fields.message
     }
 
-    /// A storage error for the failed POSIX call `call` on `path` (errno read now).
-    static func storage(_ call: String, _ path: String, errno code: Int32 = errno) -> OutboxError {
-        OutboxError(
-            code: .storage,
-            message: call + " " + path + ": " + String(cString: strerror(code)),
-            underlyingError: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
-        )
+    /// Throws a storage error for the failed POSIX call `call` on `path`, which set `errno` to `code`.
+    @inline(never)
+    static func storage(_ call: String, _ path: String, errno code: Int32) throws -> Never {
+        try fail(.storage, call + " " + path + ": " + String(cString: strerror(code)), POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO))
+    }
+
+    /// Throws an error (one place that makes and throws them all).
+    @inline(never)
+    static func fail(_ code: Code, _ message: String, _ underlyingError: (any Error)? = nil) throws -> Never {
+        throw OutboxError(code: code, message: message, underlyingError: underlyingError)
     }
 }
 
 extension OutboxError: LocalizedError {
-    /// The message.
+    /// The message, as ``description``.
     public var errorDescription: String? { description }
 }

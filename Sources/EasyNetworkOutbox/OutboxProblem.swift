@@ -24,17 +24,35 @@ public struct OutboxProblem: Sendable, CustomStringConvertible {
         public static let storage = Kind(rawValue: "storage")
     }
 
+    /// The fields, in one object of constants: a copy of the problem is one reference.
+    private final class Fields: Sendable {
+        let kind: Kind, entryID: String?, file: URL?, message: String
+
+        init(kind: Kind, entryID: String?, file: URL?, message: String) {
+            self.kind = kind
+            self.entryID = entryID
+            self.file = file
+            self.message = message
+        }
+    }
+
+    private let fields: Fields
+
+    init(kind: Kind, entryID: String?, file: URL?, message: String) {
+        fields = Fields(kind: kind, entryID: entryID, file: file, message: message)
+    }
+
     /// What happened.
-    public let kind: Kind
+    public var kind: Kind { fields.kind }
     /// The entry concerned, when known.
-    public let entryID: String?
+    public var entryID: String? { fields.entryID }
     /// The file concerned (for ``Kind/corruptFile``, where it was set aside).
-    public let file: URL?
+    public var file: URL? { fields.file }
     /// A sentence for a log.
-    public let message: String
+    public var message: String { fields.message }
 
     /// `<kind>: <message>`.
     public var description: String {
-        kind.rawValue + ": " + message
+        fields.kind.rawValue + ": " + fields.message
     }
 }

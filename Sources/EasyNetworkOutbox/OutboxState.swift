@@ -1,216 +1,223 @@
 import Foundation
 
-/// What an ``Outbox`` knows of its folder, kept under the outbox's lock: the entries
-/// waiting (names only, oldest first: bodies stay on disk until their turn), those being
-/// sent, the dead letters, and the counts its limits judge.
-struct OutboxState {
+/// What an ``Outbox`` knows of its folder, kept under the outbox's lock: the entries on
+/// disk (ids only, oldest first: bodies stay on disk until their turn), which of them are
+/// being sent, the dead letters, and the counts its limits judge.
+///
+/// Sizes are not kept per entry: the byte count grows by what is written and shrinks by
+/// what is removed, as the caller measured it, and each scan of the folder sets it anew.
+///
+/// A class (one per outbox, no value witnesses); the outbox's lock, not the access checker,
+/// keeps its fields exclusive. Not `Sendable`: only the outbox touches it, under that lock.
+final class OutboxState {
     /// Whether the SDK resumed delivery.
-    var resumed = false
+    @exclusivity(unchecked) var resumed = false
     /// Whether the folder was prepared and scanned.
-    var loaded = false
-    /// Entries waiting, sorted by name from `head` on (the slots before it are spent).
-    private var waiting: [String] = []
-    private var head = 0
-    /// The size of every entry on disk, waiting or being sent.
-    private var pendingSizes: [String: Int] = [:]
-    /// The entries being sent (a few: at most the width).
-    private(set) var inFlight: [String] = []
-    /// Dead letters, sorted by name, with their sizes.
-    private var deadNames: [String] = []
-    private var deadSizes: [String: Int] = [:]
+    @exclusivity(unchecked) var loaded = false
+    /// The entries, waiting or being sent, sorted from `head` on (the slots before it are
+    /// spent: the oldest entries leave first, without moving the others).
+    @exclusivity(unchecked) private var entries: [String] = []
+    @exclusivity(unchecked) private var head = 0
+    /// The entries being sent (a few: at most the width). They keep their place in `entries`.
+    @exclusivity(unchecked) private(set) var inFlight: [String] = []
+    /// Dead letters, sorted.
+    @exclusivity(unchecked) private var dead: [String] = []
     /// Bytes on disk, entries and dead letters.
-    private(set) var bytes = 0
+    @exclusivity(unchecked) private(set) var bytes = 0
     /// Room taken by sends still writing their file.
-    private var reservedEntries = 0, reservedBytes = 0
-    /// Names committed by sends since the current scan began (a scan must keep them).
-    private var committedDuringScan: [String]?
+    @exclusivity(unchecked) private var reservedEntries = 0, reservedBytes = 0
+    /// Entries committed since the current scan began (a scan keeps them).
+    @exclusivity(unchecked) private var scanCommits: [String]?
     /// Not before this time does the next attempt start (a backoff, a `Retry-After`).
-    var waitUntil: Date?
+    @exclusivity(unchecked) var waitUntil: Date?
     /// The wake-up armed on the work queue, and a number that retires older ones.
-    var wakeAt: Date?
-    var wakeGeneration = 0
+    @exclusivity(unchecked) var wakeAt: Date?
+    @exclusivity(unchecked) var wakeGeneration = 0
     /// The most entries read into memory at once (for tests: it stays at the width).
-    private(set) var peakInFlight = 0
+    @exclusivity(unchecked) private(set) var peakInFlight = 0
     /// The last name stamp handed out (nanoseconds since 1970), so names only grow.
-    private var lastStamp: UInt64 = 0
+    @exclusivity(unchecked) private var lastStamp: UInt64 = 0
 
-    var pendingCount: Int { pendingSizes.count }
-    var deadCount: Int { deadNames.count }
-    var entryCount: Int { pendingSizes.count + deadNames.count }
+    var pendingCount: Int { entries.count - head }
+    var entryCount: Int { pendingCount + dead.count }
 
-    /// A new entry name: time-ordered, unique (a random tail tells two processes apart).
-    mutating func newName() -> String {
+    /// A new entry name: 20 digits of a time stamp that only grows, a dash, 8 hex digits
+    /// of a random number that tells two processes apart. Names sort oldest first.
+    @inline(never)
+    func newName() -> String {
         let now = UInt64(max(0, Date().timeIntervalSince1970 * 1_000_000_000))
         lastStamp = max(now, lastStamp + 1)
-        var digits = String(lastStamp)
-        digits = String(repeating: "0", count: max(0, 20 - digits.count)) + digits
-        let tail = String(UInt32.random(in: 0...UInt32.max), radix: 16)
-        return digits + "-" + String(repeating: "0", count: 8 - tail.count) + tail
+        var name = [UInt8](repeating: 0x2D, count: 29)  // "-"
+        var stamp = lastStamp, tail = UInt32.random(in: 0...UInt32.max)
+        for index in 0..<20 {
+            name[19 - index] = 0x30 + UInt8(stamp % 10)
+            stamp /= 10
+        }
+        for index in 0..<8 {
+            let digit = UInt8(tail & 0xF)
+            name[28 - index] = digit < 10 ? 0x30 + digit : 0x57 + digit
+            tail >>= 4
+        }
+        return String(decoding: name, as: UTF8.self)
     }
 
     // MARK: Room
 
     /// Whether an entry of `size` bytes fits with what is stored and being written.
-    func fits(_ size: Int, options: OutboxOptions) -> Bool {
-        entryCount + reservedEntries + 1 <= options.maxEntries && bytes + reservedBytes + size <= options.maxBytes
+    func fits(_ size: Int, maxEntries: Int, maxBytes: Int) -> Bool {
+        entryCount + reservedEntries + 1 <= maxEntries && bytes + reservedBytes + size <= maxBytes
     }
 
-    mutating func reserve(_ size: Int) {
+    func reserve(_ size: Int) {
         reservedEntries += 1
         reservedBytes += size
     }
 
-    mutating func unreserve(_ size: Int) {
+    func unreserve(_ size: Int) {
         reservedEntries -= 1
         reservedBytes -= size
     }
 
     /// The oldest dead letter, else the oldest entry not being sent, forgotten here (its
-    /// file is the caller's to remove); `nil` when there is none.
-    mutating func dropOldest() -> (name: String, dead: Bool)? {
-        if let name = deadNames.first {
-            removeDead(name)
-            return (name, true)
+    /// file is the caller's to measure with ``shrink(_:)`` and remove); `nil` when there is none.
+    @inline(never)
+    func dropOldest() -> (id: String, dead: Bool)? {
+        if !dead.isEmpty {
+            return (dead.removeFirst(), true)
         }
-        guard head < waiting.count else { return nil }
-        let name = waiting[head]
-        head += 1
-        bytes -= pendingSizes.removeValue(forKey: name) ?? 0
-        return (name, false)
+        guard let index = firstWaiting() else { return nil }
+        let id = entries[index]
+        remove(at: index)
+        return (id, false)
+    }
+
+    /// Files of `size` bytes left the folder.
+    func shrink(_ size: Int) {
+        bytes = max(0, bytes - size)
+    }
+
+    /// A file grew by `delta` bytes (an entry rewritten).
+    func grow(_ delta: Int) {
+        bytes += delta
     }
 
     // MARK: Entries
 
-    /// A send's file is in place: it joins the waiting entries (unless a scan found it first).
-    mutating func commit(_ name: String, size: Int) {
+    /// A send's file is in place: it joins the entries (unless a scan found it first).
+    @inline(never)
+    func commit(_ id: String, size: Int) {
         unreserve(size)
-        committedDuringScan?.append(name)
-        guard pendingSizes[name] == nil else { return }
-        pendingSizes[name] = size
-        bytes += size
-        insertWaiting(name)
+        scanCommits?.append(id)
+        if Self.insert(id, into: &entries, from: head) {
+            bytes += size
+        }
     }
 
-    /// The oldest waiting entry, now being sent.
-    mutating func takeNext() -> String? {
-        guard head < waiting.count else { return nil }
-        let name = waiting[head]
+    /// The oldest entry not being sent, now being sent.
+    @inline(never)
+    func takeNext() -> String? {
+        guard let index = firstWaiting() else { return nil }
+        inFlight.append(entries[index])
+        peakInFlight = max(peakInFlight, inFlight.count)
+        return entries[index]
+    }
+
+    /// A sent entry that waits again (it kept its place).
+    func putBack(_ id: String) {
+        if let index = inFlight.firstIndex(of: id) { inFlight.remove(at: index) }
+    }
+
+    /// An entry of `size` bytes that left (delivered, dead, gone, set aside): forgotten.
+    @inline(never)
+    func forget(_ id: String, size: Int) {
+        putBack(id)
+        if let index = Self.index(of: id, in: entries, from: head) { remove(at: index) }
+        shrink(size)
+    }
+
+    /// The index of the oldest entry not being sent (the in-flight ones, at most the
+    /// width, are skipped).
+    private func firstWaiting() -> Int? {
+        var index = head
+        while index < entries.count, inFlight.contains(entries[index]) { index += 1 }
+        return index < entries.count ? index : nil
+    }
+
+    private func remove(at index: Int) {
+        guard index == head else {
+            entries.remove(at: index)
+            return
+        }
         head += 1
-        if head > 1024, head * 2 > waiting.count {
-            waiting.removeFirst(head)
+        if head > 1024, head * 2 > entries.count {
+            entries.removeFirst(head)
             head = 0
         }
-        inFlight.append(name)
-        peakInFlight = max(peakInFlight, inFlight.count)
-        return name
     }
 
-    /// A sent entry that waits again (in its place by name).
-    mutating func putBack(_ name: String) {
-        guard let index = inFlight.firstIndex(of: name) else { return }
-        inFlight.remove(at: index)
-        insertWaiting(name)
+    /// Puts `id` in its place in the sorted `names[low...]`; `false` when it is there already.
+    static func insert(_ id: String, into names: inout [String], from low: Int = 0) -> Bool {
+        let index = position(of: id, in: names, from: low)
+        guard index == names.count || names[index] != id else { return false }
+        names.insert(id, at: index)
+        return true
     }
 
-    /// An entry that left (delivered, dead, gone, set aside): forgotten.
-    mutating func forget(_ name: String) {
-        if let index = inFlight.firstIndex(of: name) { inFlight.remove(at: index) }
-        bytes -= pendingSizes.removeValue(forKey: name) ?? 0
-        if let index = waitingIndex(name) {
-            waiting.remove(at: index)
-        }
-    }
-
-    /// A rewritten entry's new size.
-    mutating func resize(_ name: String, to size: Int) {
-        guard let old = pendingSizes[name] else { return }
-        pendingSizes[name] = size
-        bytes += size - old
-    }
-
-    private mutating func insertWaiting(_ name: String) {
-        var low = head, high = waiting.count
+    /// Where `id` belongs in the sorted `names[low...]`.
+    static func position(of id: String, in names: [String], from low: Int = 0) -> Int {
+        var low = low, high = names.count
         while low < high {
             let middle = (low + high) / 2
-            if waiting[middle] < name { low = middle + 1 } else { high = middle }
+            if names[middle] < id { low = middle + 1 } else { high = middle }
         }
-        if low == head, head > 0 {
-            head -= 1
-            waiting[head] = name
-        } else {
-            waiting.insert(name, at: low)
-        }
+        return low
     }
 
-    private func waitingIndex(_ name: String) -> Int? {
-        var low = head, high = waiting.count
-        while low < high {
-            let middle = (low + high) / 2
-            if waiting[middle] < name { low = middle + 1 } else { high = middle }
-        }
-        return low < waiting.count && waiting[low] == name ? low : nil
+    /// The index of `id` in the sorted `names[low...]`, or `nil`.
+    static func index(of id: String, in names: [String], from low: Int = 0) -> Int? {
+        let index = position(of: id, in: names, from: low)
+        return index < names.count && names[index] == id ? index : nil
     }
 
     // MARK: Dead letters
 
-    mutating func addDead(_ name: String, size: Int) {
-        if let old = deadSizes.updateValue(size, forKey: name) {
-            bytes -= old
-        } else {
-            var low = 0, high = deadNames.count
-            while low < high {
-                let middle = (low + high) / 2
-                if deadNames[middle] < name { low = middle + 1 } else { high = middle }
-            }
-            deadNames.insert(name, at: low)
+    /// A dead letter of `size` bytes was written.
+    @inline(never)
+    func addDead(_ id: String, size: Int) {
+        if Self.insert(id, into: &dead) {
+            bytes += size
         }
-        bytes += size
     }
 
-    mutating func removeDead(_ name: String) {
-        guard let size = deadSizes.removeValue(forKey: name) else { return }
-        bytes -= size
-        if let index = deadNames.firstIndex(of: name) { deadNames.remove(at: index) }
+    /// A dead letter of `size` bytes was removed.
+    @inline(never)
+    func removeDead(_ id: String, size: Int) {
+        guard let index = Self.index(of: id, in: dead) else { return }
+        dead.remove(at: index)
+        shrink(size)
     }
 
     // MARK: Scans
 
-    /// A scan of the folder begins: sends committed from now on are kept by ``replace(pending:dead:)``.
-    mutating func beginScan() {
-        committedDuringScan = []
+    /// A scan of the folder begins: sends committed from now on are kept by ``replace(pending:dead:bytes:)``.
+    func beginScan() {
+        scanCommits = []
     }
 
-    /// The folder as listed: entries and dead letters on disk (oldest first), with sizes.
-    /// Entries being sent stay so; sends committed during the listing stay too.
-    mutating func replace(pending: [(name: String, size: Int)], dead: [(name: String, size: Int)]) {
-        var sizes: [String: Int] = [:]
-        sizes.reserveCapacity(pending.count)
-        var names: [String] = []
-        names.reserveCapacity(pending.count)
-        for file in pending {
-            let name = String(file.name.dropLast(EntryFolder.suffix.count))
-            sizes[name] = file.size
-            if !inFlight.contains(name) { names.append(name) }
+    /// The folder as listed: entries and dead letters on disk (oldest first), `bytes` in
+    /// all. Entries being sent stay so; sends committed during the listing stay too: they
+    /// are returned, for the caller to add their sizes with ``grow(_:)``.
+    @inline(never)
+    func replace(pending: [String], dead: [String], bytes: Int) -> [String] {
+        var names = pending, missed: [String] = []
+        for id in scanCommits ?? [] where Self.insert(id, into: &names) {
+            missed.append(id)
         }
-        for name in committedDuringScan ?? [] where sizes[name] == nil {
-            if let size = pendingSizes[name] {
-                sizes[name] = size
-                if !inFlight.contains(name) { names.append(name) }
-            }
-        }
-        committedDuringScan = nil
-        for name in inFlight where sizes[name] == nil {
-            sizes[name] = pendingSizes[name] ?? 0
-        }
-        waiting = names.sorted()
+        scanCommits = nil
+        entries = names
         head = 0
-        pendingSizes = sizes
-        deadNames = dead.map { String($0.name.dropLast(EntryFolder.suffix.count)) }
-        deadSizes = [:]
-        for (index, file) in dead.enumerated() { deadSizes[deadNames[index]] = file.size }
-        bytes = sizes.values.reduce(0, +) + dead.reduce(0) { $0 + $1.size }
+        self.dead = dead
+        self.bytes = bytes
+        return missed
     }
-
-    /// Whether `name` is a known dead letter.
-    func isDead(_ name: String) -> Bool { deadSizes[name] != nil }
 }

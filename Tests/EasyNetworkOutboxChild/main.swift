@@ -39,7 +39,7 @@ guard arguments.count >= 4, let base = URL(string: arguments[3]) else { fail("us
 let folder = URL(fileURLWithPath: arguments[2])
 let host = HostConfiguration(baseURL: base)
 host.callbackQueue = DispatchQueue(label: "child.callbacks")
-var options = OutboxOptions(retryDelay: 0.01, maxRetryDelay: 0.2)
+let options = OutboxOptions(retryDelay: 0.01, maxRetryDelay: 0.2)
 let queue = NetworkQueue(maxConcurrentOperationCount: 4)
 
 /// Tells the parent (one line on standard output) that the outbox is working.
@@ -81,8 +81,7 @@ case "drain":
     drainAndExit(outbox)
 case "send":
     guard arguments.count == 6, let first = Int(arguments[4]), let count = Int(arguments[5]) else { fail("send FOLDER BASE-URL FIRST COUNT") }
-    options.lockRetryInterval = 0.02
-    let outbox = Outbox(host: host, queue: queue, folder: folder, options: options)
+    let outbox = Outbox(host: host, queue: queue, folder: folder, options: OutboxOptions(retryDelay: 0.01, maxRetryDelay: 0.2, lockRetryInterval: 0.02))
     outbox.resume()
     for n in first..<first + count {
         do { try outbox.send(EventRequest(n: n)) } catch { fail("send \(n): \(error)") }

@@ -5,29 +5,23 @@ import XCTest
 /// The entry file format: what is written reads back; any torn or changed byte is caught.
 final class EntryRecordTests: XCTestCase {
     private func sample() -> EntryRecord {
-        var record = EntryRecord(
+        EntryRecord(
             id: "00000000000000000001-0000abcd", idempotencyKey: "key-1", method: "POST",
             url: URL(string: "https://api.example.com/v1/events?x=1")!,
-            headers: [.init(name: "Content-Type", value: "application/json"), .init(name: "X-Ünïcode", value: "✓")],
-            body: Data("{\"n\":1}".utf8), createdAt: Date(timeIntervalSince1970: 1_700_000_000.25), requiresAuthentication: false
+            headers: ["Content-Type", "application/json", "X-Ünïcode", "✓"],
+            body: Data("{\"n\":1}".utf8), createdAt: Date(timeIntervalSince1970: 1_700_000_000.25), requiresAuthentication: false,
+            attempts: 3, countedAttempts: 2, notBefore: Date(timeIntervalSince1970: 1_700_000_100),
+            statusCode: 503, reason: "busy", responseBody: Data([0, 1, 2]), endedAt: nil
         )
-        record.attempts = 3
-        record.countedAttempts = 2
-        record.notBefore = Date(timeIntervalSince1970: 1_700_000_100)
-        record.statusCode = 503
-        record.reason = "busy"
-        record.responseBody = Data([0, 1, 2])
-        return record
     }
 
     func testARecordReadsBackAsWritten() throws {
-        let record = try XCTUnwrap(EntryRecord(decoding: sample().encoded()))
+        let record = try XCTUnwrap(EntryRecord.decoding(sample().encoded()))
         XCTAssertEqual(record.id, "00000000000000000001-0000abcd")
         XCTAssertEqual(record.idempotencyKey, "key-1")
         XCTAssertEqual(record.method, "POST")
         XCTAssertEqual(record.url.absoluteString, "https://api.example.com/v1/events?x=1")
-        XCTAssertEqual(record.headers.map(\.name), ["Content-Type", "X-Ünïcode"])
-        XCTAssertEqual(record.headers.map(\.value), ["application/json", "✓"])
+        XCTAssertEqual(record.headers, ["Content-Type", "application/json", "X-Ünïcode", "✓"])
         XCTAssertEqual(record.body, Data("{\"n\":1}".utf8))
         XCTAssertEqual(record.createdAt, Date(timeIntervalSince1970: 1_700_000_000.25))
         XCTAssertEqual(record.attempts, 3)
@@ -43,14 +37,26 @@ final class EntryRecordTests: XCTestCase {
     func testEveryTruncationAndEveryChangedByteIsCaught() {
         let bytes = sample().encoded()
         for length in 0..<bytes.count {
-            XCTAssertNil(EntryRecord(decoding: Array(bytes[0..<length])), "cut to \(length) bytes")
+            XCTAssertNil(EntryRecord.decoding(Array(bytes[0..<length])), "cut to \(length) bytes")
         }
-        XCTAssertNil(EntryRecord(decoding: bytes + [0]), "a byte too many")
+        XCTAssertNil(EntryRecord.decoding(bytes + [0]), "a byte too many")
         for index in bytes.indices {
             var changed = bytes
             changed[index] ^= 0x20
-            XCTAssertNil(EntryRecord(decoding: changed), "byte \(index) changed")
+            XCTAssertNil(EntryRecord.decoding(changed), "byte \(index) changed")
         }
+    }
+
+    func testACountTheFileCannotHoldIsRefusedEvenUnderAGoodChecksum() {
+        let record = sample()
+        var bytes = record.encoded()
+        // The header count follows four strings (id, key, method, URL), each with a 4-byte length.
+        let at = EntryRecord.headerSize + [record.id, record.idempotencyKey, record.method, record.url.absoluteString].reduce(0) { $0 + 4 + $1.utf8.count }
+        XCTAssertEqual(bytes[at], 2)
+        bytes.replaceSubrange(at..<at + 4, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        let crc = bytes[EntryRecord.headerSize...].withUnsafeBytes(CRC32.checksum)
+        bytes.replaceSubrange(12..<16, with: (0..<4).map { UInt8(truncatingIfNeeded: crc >> (8 * $0)) })
+        XCTAssertNil(EntryRecord.decoding(bytes), "4 billion headers in a few hundred bytes")
     }
 
     func testCRC32() {

@@ -8,21 +8,21 @@ import XCTest
 /// chose so (reported); an entry larger than the byte limit is refused.
 final class OutboxStateTests: OutboxTestCase {
     func testAFullOutboxRefusesWithATypedErrorAndKeepsEverything() throws {
-        let outbox = makeOutbox(options: fastOptions { $0.maxEntries = 3 })
+        let outbox = makeOutbox(options: fastOptions(maxEntries: 3))
         let kept = try (1...3).map { try outbox.send(EventRequest(n: $0)).id }
         XCTAssertThrowsError(try outbox.send(EventRequest(n: 4))) { error in
             XCTAssertEqual((error as? OutboxError)?.code, .full)
         }
         XCTAssertEqual(outbox.pendingEntries().map(\.id), kept)
         // A relaunch counts what is on disk.
-        XCTAssertThrowsError(try makeOutbox(options: fastOptions { $0.maxEntries = 3 }).send(EventRequest(n: 5)))
+        XCTAssertThrowsError(try makeOutbox(options: fastOptions(maxEntries: 3)).send(EventRequest(n: 5)))
     }
 
     func testTheByteLimitCountsDeadLettersAndRefusesAnEntryTooLargeAlone() throws {
         serveEvents { _ in .status(400) }
         let size = try makeOutbox().send(EventRequest(n: 0)).body.count
         try FileManager.default.removeItem(at: folder)
-        let outbox = makeOutbox(options: fastOptions { $0.maxBytes = 1_000 })
+        let outbox = makeOutbox(options: fastOptions(maxBytes: 1_000))
         let letters = Collector<OutboxDeadLetter>()
         outbox.onDeadLetter = { letters.append($0) }
         XCTAssertThrowsError(try outbox.send(EventRequest(n: 1, extraHeaders: ["X-Big": String(repeating: "b", count: 2_000)]))) { error in
@@ -42,7 +42,7 @@ final class OutboxStateTests: OutboxTestCase {
     }
 
     func testDropOldestMakesRoomAndReportsEachDrop() throws {
-        let outbox = makeOutbox(options: fastOptions { $0.maxEntries = 3; $0.whenFull = .dropOldest })
+        let outbox = makeOutbox(options: fastOptions(maxEntries: 3, whenFull: .dropOldest))
         let problems = Collector<OutboxProblem>()
         outbox.onProblem = { problems.append($0) }
         let ids = try (1...5).map { try outbox.send(EventRequest(n: $0)).id }
@@ -53,7 +53,7 @@ final class OutboxStateTests: OutboxTestCase {
     }
 
     func testNamesSortInTheOrderTheyWereMade() {
-        var state = OutboxState()
+        let state = OutboxState()
         let names = (0..<1_000).map { _ in state.newName() }
         XCTAssertEqual(names, names.sorted())
         XCTAssertEqual(Set(names).count, names.count)
@@ -61,7 +61,7 @@ final class OutboxStateTests: OutboxTestCase {
     }
 
     func testWaitingEntriesStaySortedAcrossTakesAndPutBacks() {
-        var state = OutboxState()
+        let state = OutboxState()
         for name in ["b", "d", "a", "c"] {
             state.reserve(1)
             state.commit(name, size: 1)
@@ -72,7 +72,7 @@ final class OutboxStateTests: OutboxTestCase {
         state.putBack("a")
         XCTAssertEqual([state.takeNext(), state.takeNext(), state.takeNext(), state.takeNext(), state.takeNext()], ["a", "b", "c", "d", nil])
         XCTAssertEqual(state.inFlight, ["a", "b", "c", "d"])
-        state.forget("c")
+        state.forget("c", size: 1)
         XCTAssertEqual(state.pendingCount, 3)
         XCTAssertEqual(state.bytes, 3)
     }

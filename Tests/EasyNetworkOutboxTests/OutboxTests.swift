@@ -103,7 +103,7 @@ final class OutboxTests: OutboxTestCase {
 
     func testARequestThatBringsItsOwnKeyKeepsItAndAConfiguredHeaderCarriesIt() throws {
         serveEvents()
-        let outbox = makeOutbox(options: fastOptions { $0.idempotencyHeader = "X-Request-Id" })
+        let outbox = makeOutbox(options: fastOptions(idempotencyHeader: "X-Request-Id"))
         let own = try outbox.send(EventRequest(n: 1, extraHeaders: ["x-request-id": "mine-1"]))
         let made = try outbox.send(EventRequest(n: 2))
         XCTAssertEqual(own.idempotencyKey, "mine-1")

@@ -79,11 +79,14 @@ class OutboxTestCase: ServerTestCase {
     }
 
     /// Options with short waits, for tests.
-    func fastOptions(_ change: (inout OutboxOptions) -> Void = { _ in }) -> OutboxOptions {
-        var options = OutboxOptions(retryDelay: 0.01, maxRetryDelay: 0.2)
-        options.lockRetryInterval = 0.02
-        change(&options)
-        return options
+    func fastOptions(
+        maxEntries: Int = 10_000, maxBytes: Int = 50 * 1024 * 1024, whenFull: OutboxOptions.FullPolicy = .refuse,
+        maxAttempts: Int = 25, maxAge: TimeInterval = 7 * 24 * 60 * 60, idempotencyHeader: String = "Idempotency-Key"
+    ) -> OutboxOptions {
+        OutboxOptions(
+            maxEntries: maxEntries, maxBytes: maxBytes, whenFull: whenFull, maxAttempts: maxAttempts, maxAge: maxAge,
+            retryDelay: 0.01, maxRetryDelay: 0.2, idempotencyHeader: idempotencyHeader, lockRetryInterval: 0.02
+        )
     }
 
     func makeOutbox(host: HostConfiguration? = nil, options: OutboxOptions? = nil) -> Outbox {
