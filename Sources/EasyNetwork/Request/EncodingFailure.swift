@@ -1,62 +1,24 @@
 import Foundation
 
-/// Why a request's parameters or encodable body cannot be encoded, and where. It becomes an
-/// `.encoding` ``NetworkError`` whose message names the key path (`user.dates[2]`) and the
-/// value's type, never the value itself: parameters carry passwords and tokens, and error
-/// messages end up in logs.
-struct EncodingFailure: Error {
-    enum Reason {
-        /// Nested deeper than ``maximumDepth``.
-        case tooDeep
-        /// A number or a date that is NaN or infinite.
-        case nonFinite
-        /// A `Date` in JSON parameters, which have no date type.
-        case date
-        /// A collection other than an array or a dictionary with string keys.
-        case collection
-        /// A value JSON has no form for.
-        case notJSON
-    }
-
+/// Why a request's parameters or encodable body cannot be encoded, and where: the texts of
+/// an `.encoding` ``NetworkError`` whose message names the key path (`user.dates[2]`) and
+/// the value's type, never the value itself: parameters carry passwords and tokens, and
+/// error messages end up in logs.
+///
+/// A message is `subject(path)` followed by `" is a <type>"` and a rule's text (for
+/// parameters, see ``ParameterWalker``), or by ``tooDeep``.
+enum EncodingFailure {
     /// The deepest a value may sit in parameters or in an encodable body: the parameters (or
     /// the body's top-level value) are level 1, and each value inside an array or a
     /// dictionary is one level deeper than it. The same limit as Foundation's
     /// `JSONSerialization`, far deeper than any real payload.
     static let maximumDepth = 512
 
-    let reason: Reason
-    /// The key path: keys, and indices as `[2]`.
-    let path: [String]
-    let typeName: String
+    /// The end of the sentence of a value nested deeper than ``maximumDepth``.
+    static let tooDeep = " is nested deeper than 512 levels, the most EasyNetwork encodes"
 
-    init(_ reason: Reason, path: [String], type: Any.Type) {
-        self.reason = reason
-        self.path = path
-        typeName = String(describing: type)
-    }
-
-    /// The sentence for the error's message.
-    var message: String {
-        let rule: String
-        switch reason {
-        case .tooDeep:
-            return Self.subject(path) + " is nested deeper than 512 levels, the most EasyNetwork encodes"
-        case .nonFinite:
-            rule = " that is not finite (NaN or infinity)"
-        case .date:
-            rule = ", which JSON cannot represent: send it as a string (ISO 8601) or a number, or use an encodableBody"
-        case .collection:
-            rule = ": only arrays and dictionaries with String keys can hold other parameters"
-        case .notJSON:
-            rule = ", which JSON cannot represent (only strings, finite numbers, booleans, NSNull, arrays and dictionaries with String keys)"
-        }
-        return Self.subject(path) + " is a " + typeName + rule
-    }
-
-    /// The `.encoding` error for a request to `url`.
-    func networkError(url: URL?, underlyingError: (any Error)? = nil) -> NetworkError {
-        NetworkError(kind: .encoding, message: message, url: url, underlyingError: underlyingError)
-    }
+    /// The end of the sentence of a number or a date that is NaN or infinite.
+    static let nonFinite = " that is not finite (NaN or infinity)"
 
     /// `the value at 'user.dates[2]'`, or `the top-level value`.
     static func subject(_ path: [String]) -> String {

@@ -12,13 +12,10 @@ import Foundation
 enum JSONBody {
     /// JSON for `params`, keys sorted.
     static func of(_ params: [String: Any], url: URL) -> Result<Data, NetworkError> {
-        var walker = ParameterWalker(json: true, naming: .none)
-        do throws(EncodingFailure) {
-            try walker.walk(params)
-        } catch {
-            return .failure(error.networkError(url: url))
-        }
-        return walker.deepest > LargeStack.inlineDepth ? LargeStack.run { serialize(params, url: url) } : serialize(params, url: url)
+        var leaves: [(name: String, value: String)] = []
+        let walked = ParameterWalker.walk(params, json: true, url: url, into: &leaves)
+        if let failure = walked.failure { return .failure(failure) }
+        return walked.deepest > LargeStack.inlineDepth ? LargeStack.run { serialize(params, url: url) } : serialize(params, url: url)
     }
 
     /// `params`, checked, through `JSONSerialization`, which must never meet a value it
@@ -77,7 +74,7 @@ enum JSONBody {
                 let path = context.codingPath.map { $0.intValue.map { "[" + String($0) + "]" } ?? $0.stringValue }
                 if path.isEmpty, context.debugDescription == "Unable to encode the given top-level value to JSON." {
                     // What swift-foundation's writer says of containers nested 512 deep.
-                    message += "it is nested deeper than 512 levels, the most EasyNetwork encodes"
+                    message += "it" + EncodingFailure.tooDeep
                 } else {
                     // Named by its type: the value itself may be a secret (or the whole body).
                     message += EncodingFailure.subject(path) + " (" + DecodingDiagnostics.name(of: type(of: invalid))

@@ -76,8 +76,8 @@ package struct URLRequestBuilder {
 
         if let multipart {
             // The parameters become text fields when the body is written: checked now.
-            if let params, let failure = Self.check(params) {
-                return .failure(failure.networkError(url: url))
+            if let params, let failure = Self.check(params, url: url) {
+                return .failure(failure)
             }
             headers.set("Content-Type", multipart.contentType)
         } else if let encodable {
@@ -99,11 +99,10 @@ package struct URLRequestBuilder {
             case .form:
                 // `data(using:)`, not `Data(string.utf8)`: Foundation's own code, where the
                 // generic initializer would compile a `Data` builder (about 4 KB) into every program.
-                do throws(EncodingFailure) {
-                    urlRequest.httpBody = try QueryStringEncoder.encode(params).data(using: .utf8) ?? Data()
-                } catch {
-                    return .failure(error.networkError(url: url))
-                }
+                var failure: NetworkError?
+                let form = QueryStringEncoder.encode(params, url: url, failure: &failure)
+                if let failure { return .failure(failure) }
+                urlRequest.httpBody = form.data(using: .utf8) ?? Data()
                 headers.setIfAbsent("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
             }
         }
@@ -119,11 +118,9 @@ package struct URLRequestBuilder {
     static func url(base: URL, api: String, query: [String: Any]?, memo: URLMemo? = nil) -> Result<URL, NetworkError> {
         var encodedQuery: String?
         if let query {
-            do throws(EncodingFailure) {
-                encodedQuery = try QueryStringEncoder.encode(query)
-            } catch {
-                return .failure(error.networkError(url: base))
-            }
+            var failure: NetworkError?
+            encodedQuery = QueryStringEncoder.encode(query, url: base, failure: &failure)
+            if let failure { return .failure(failure) }
         }
         // The api's length first, so that no api and query pair can spell another's key.
         let key = String(api.utf8.count) + ":" + api + (encodedQuery ?? "")
@@ -210,26 +207,19 @@ package struct URLRequestBuilder {
             head = head[..<hash]
         }
         let separator = scan(head, for: UInt8(ascii: "?")) == head.endIndex ? "?" : "&"
-        let encodedQuery: String
-        do throws(EncodingFailure) {
-            encodedQuery = try QueryStringEncoder.encode(query)
-        } catch {
-            return .failure(error.networkError(url: url))
-        }
+        var failure: NetworkError?
+        let encodedQuery = QueryStringEncoder.encode(query, url: url, failure: &failure)
+        if let failure { return .failure(failure) }
         guard let result = URL(string: String(head) + separator + encodedQuery + fragment) else {
             return .failure(invalidURL("'" + url.description + "' is not a valid URL", url: url))
         }
         return .success(result)
     }
 
-    /// The first value of `params` a multipart body cannot carry as a text field, if any.
-    static func check(_ params: [String: Any]) -> EncodingFailure? {
-        var walker = ParameterWalker(json: false, naming: .none)
-        do throws(EncodingFailure) {
-            try walker.walk(params)
-            return nil
-        } catch {
-            return error
-        }
+    /// The error of the first value of `params` a multipart body cannot carry as a text
+    /// field (for `url`), if any.
+    static func check(_ params: [String: Any], url: URL) -> NetworkError? {
+        var leaves: [(name: String, value: String)] = []
+        return ParameterWalker.walk(params, url: url, into: &leaves).failure
     }
 }
