@@ -20,7 +20,24 @@ enum EncodingFailure {
     /// The end of the sentence of a number or a date that is NaN or infinite.
     static let nonFinite = " that is not finite (NaN or infinity)"
 
+    /// An encoder's refusal of `value` (`the value at 'stats.ratio' (Double) is invalid: …`),
+    /// or, for what swift-foundation's writer says of containers nested 512 deep, `it is
+    /// nested deeper than 512 levels…`. Named by its type: the value itself may be a secret
+    /// (or the whole body).
+    @inline(never)
+    static func invalid(_ value: Any, _ context: EncodingError.Context) -> String {
+        var path: [String] = []
+        for key in context.codingPath {
+            path.append(key.intValue.map { "[" + String($0) + "]" } ?? key.stringValue)
+        }
+        if path.isEmpty, context.debugDescription == "Unable to encode the given top-level value to JSON." {
+            return "it" + tooDeep
+        }
+        return subject(path) + " (" + DecodingDiagnostics.name(of: type(of: value)) + ") is invalid: " + context.debugDescription
+    }
+
     /// `the value at 'user.dates[2]'`, or `the top-level value`.
+    @inline(never)
     static func subject(_ path: [String]) -> String {
         path.isEmpty ? "the top-level value" : "the value at '" + render(path) + "'"
     }

@@ -64,25 +64,13 @@ enum JSONBody {
         return copy
     }
 
-    /// `value` through `encoder`, its errors named by key path and type.
+    /// `value` through `encoder`, its errors named by key path and type
+    /// (``DecodingDiagnostics/reason(for:)``).
     private static func encode(_ value: any Encodable, encoder: JSONEncoder, url: URL) -> Result<Data, NetworkError> {
         do {
             return .success(try encoder.encode(value))
         } catch {
-            var message = "cannot encode " + DecodingDiagnostics.name(of: type(of: value)) + ": "
-            if case EncodingError.invalidValue(let invalid, let context) = error {
-                let path = context.codingPath.map { $0.intValue.map { "[" + String($0) + "]" } ?? $0.stringValue }
-                if path.isEmpty, context.debugDescription == "Unable to encode the given top-level value to JSON." {
-                    // What swift-foundation's writer says of containers nested 512 deep.
-                    message += "it" + EncodingFailure.tooDeep
-                } else {
-                    // Named by its type: the value itself may be a secret (or the whole body).
-                    message += EncodingFailure.subject(path) + " (" + DecodingDiagnostics.name(of: type(of: invalid))
-                        + ") is invalid: " + context.debugDescription
-                }
-            } else {
-                message += DecodingDiagnostics.reason(for: error)
-            }
+            let message = "cannot encode " + DecodingDiagnostics.name(of: type(of: value)) + ": " + DecodingDiagnostics.reason(for: error)
             return .failure(NetworkError(kind: .encoding, message: message, url: url, underlyingError: error))
         }
     }

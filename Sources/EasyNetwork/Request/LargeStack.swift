@@ -21,6 +21,7 @@ enum LargeStack {
 
     /// `work`'s result, computed on a new thread with a ``stackSize`` stack (on the calling
     /// thread if no thread can be started).
+    @inline(never)
     static func run(_ work: @escaping () -> Result<Data, NetworkError>) -> Result<Data, NetworkError> {
         let job = Job(work)
         var attributes = pthread_attr_t()
@@ -55,7 +56,8 @@ enum LargeStack {
         #else
         pthread_join(thread, nil)
         #endif
-        return job.result ?? .failure(NetworkError(kind: .encoding, message: "the encoding thread gave no result"))
+        // Always set once the thread ran: only a thread that never ran leaves the work undone.
+        return job.result ?? work()
     }
 
     /// The work and its result, passed to the helper thread and back.
