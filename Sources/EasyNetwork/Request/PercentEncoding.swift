@@ -1,5 +1,6 @@
-/// RFC 3986 percent-encoding over UTF-8 bytes with lookup tables: the hot path of
-/// every request URL, where Foundation's `CharacterSet` is slow on Linux.
+/// RFC 3986 percent-encoding over UTF-8 bytes with lookup tables (one entry per byte
+/// value): the hot path of every request URL, where Foundation's `CharacterSet` is slow
+/// on Linux. Multipart names use it too (``formName``).
 enum PercentEncoding {
     /// `A–Z a–z 0–9 - . _ ~`: the only characters a query key or value keeps.
     static let unreserved = table("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
@@ -7,6 +8,9 @@ enum PercentEncoding {
     static let path = table("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/")
     /// Query characters (`pchar`, `/` and `?`).
     static let query = table("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?")
+    /// Every byte but CR, LF and `"`: a multipart name, escaped as the HTML standard's form
+    /// encoding does (`%0D`, `%0A`, `%22`; these never occur inside a multi-byte character).
+    static let formName = table("\r\n\"", except: true)
 
     /// `text` with every byte outside `allowed` written as `%XX`. With
     /// `keepingEscapes`, a `%` that starts a valid `%XX` stays, so encoded text is kept.
@@ -54,7 +58,7 @@ enum PercentEncoding {
     }
 
     private static func isAllowed(_ byte: UInt8, _ allowed: [Bool]) -> Bool {
-        byte < 128 && allowed[Int(byte)]
+        allowed[Int(byte)]
     }
 
     private static func isEscape(_ bytes: [UInt8], at index: Int) -> Bool {
@@ -67,10 +71,12 @@ enum PercentEncoding {
             || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
     }
 
-    private static func table(_ characters: String) -> [Bool] {
-        var table = [Bool](repeating: false, count: 128)
+    /// A table of the 256 byte values: `characters` (ASCII) allowed and every other byte
+    /// refused, or, with `except`, the other way round.
+    private static func table(_ characters: String, except: Bool = false) -> [Bool] {
+        var table = [Bool](repeating: except, count: 256)
         for byte in characters.utf8 {
-            table[Int(byte)] = true
+            table[Int(byte)] = !except
         }
         return table
     }

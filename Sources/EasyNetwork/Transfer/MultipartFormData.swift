@@ -110,26 +110,11 @@ public struct MultipartFormData: Sendable {
     }
 
     /// Escapes a name as the HTML standard's form encoding does (out of line: two call sites):
-    /// CR, LF and `"` become `%0D`, `%0A` and `%22`. One pass over the UTF-8 bytes (these
-    /// three never occur inside a multi-byte character), linear in the name's length.
+    /// CR, LF and `"` become `%0D`, `%0A` and `%22`. One pass over the UTF-8 bytes
+    /// (``PercentEncoding/formName``), linear in the name's length.
     @inline(never)
     static func escape(_ value: String) -> String {
-        var escapes = 0
-        for byte in value.utf8 where byte == 13 || byte == 10 || byte == 34 {
-            escapes += 1
-        }
-        guard escapes > 0 else { return value }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(value.utf8.count + 2 * escapes)
-        for byte in value.utf8 {
-            switch byte {
-            case 13: bytes.append(contentsOf: "%0D".utf8)
-            case 10: bytes.append(contentsOf: "%0A".utf8)
-            case 34: bytes.append(contentsOf: "%22".utf8)
-            default: bytes.append(byte)
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        PercentEncoding.encode(value, allowed: PercentEncoding.formName, keepingEscapes: false)
     }
 
     /// The extension of a file name: what follows the last `.` of its last path component,
