@@ -90,6 +90,7 @@ public final class EasyNetworkService: @unchecked Sendable {
 
     /// The non-generic part of `perform`; `transfer` carries the attempts of a download
     /// (see ``RequestExchange``).
+    @_semantics("optimize.sil.specialize.generic.never")
     package func start(_ request: BaseAPIRequest, sink: any ExchangeSink, uploadProgress: (@Sendable (Int64, Int64) -> Void)?, transfer: (any RequestPlugIn)? = nil) {
         start(request, sink: sink, uploadProgress: uploadProgress, transfer: transfer, built: nil)
     }
@@ -100,6 +101,7 @@ public final class EasyNetworkService: @unchecked Sendable {
         start(request, sink: sink, uploadProgress: nil, transfer: nil, built: urlRequest)
     }
 
+    @inline(never) @_semantics("optimize.sil.specialize.generic.never")
     private func start(_ request: BaseAPIRequest, sink: any ExchangeSink, uploadProgress: (@Sendable (Int64, Int64) -> Void)?, transfer: (any RequestPlugIn)?, built: URLRequest?) {
         lock.lock()
         let (priority, queuedAt) = (priority, queued)
