@@ -15,7 +15,7 @@ enum JSONBody {
         var leaves: [(name: String, value: String)] = []
         let walked = ParameterWalker.walk(params, json: true, url: url, into: &leaves)
         if let failure = walked.failure { return .failure(failure) }
-        return walked.deepest > LargeStack.inlineDepth ? LargeStack.run { serialize(params, url: url) } : serialize(params, url: url)
+        return walked.deepest > LargeStack.inlineDepth ? LargeStack.run(LargeStack.Job { serialize(params, url: url) }) : serialize(params, url: url)
     }
 
     /// `params`, checked, through `JSONSerialization`, which must never meet a value it
@@ -35,7 +35,7 @@ enum JSONBody {
     /// `value` encoded by `encoder`.
     static func of(_ value: any Encodable, encoder: JSONEncoder, url: URL) -> Result<Data, NetworkError> {
         let checked = checkingDates(encoder)
-        return LargeStack.run { encode(value, encoder: checked, url: url) }
+        return LargeStack.run(LargeStack.Job { encode(value, encoder: checked, url: url) })
     }
 
     /// `encoder`, or, for the ISO 8601 date strategy, a copy that first refuses a date that
