@@ -52,19 +52,29 @@ package enum HeaderFieldCheck {
     package static func failure(in fields: [String: String]?, url: URL?, source: String, of interceptor: (any RequestInterceptor)? = nil) -> NetworkError? {
         guard let fields else { return nil }
         for (name, value) in fields where !isValidName(name) || !isValidValue(value) {
-            return failure(name: name, value: value, source: interceptor.map { "interceptor \(type(of: $0))" } ?? source, url: url)
+            return failure(name: name, value: value, source: interceptor.map { "interceptor " + DecodingDiagnostics.name(of: type(of: $0)) } ?? source, url: url)
         }
         return nil
     }
 
     /// The failure of the first refused field a session configuration adds to every request, or `nil`.
     static func failure(in configuration: URLSessionConfiguration) -> NetworkError? {
+        let source = "the host's session configuration"
+        #if canImport(FoundationNetworking)
+        // swift-corelibs-foundation sends these only as `[String: String]`: it casts the
+        // session's and the request's headers, merged, to that type and sends none of them
+        // when the cast fails. So exactly the fields of that cast can reach the wire.
+        // (Cast from `Any`: the runtime's cast, not a specialized dictionary downcast.)
+        let headers: Any = configuration.httpAdditionalHeaders as Any
+        return failure(in: headers as? [String: String], url: nil, source: source)
+        #else
         for (key, value) in configuration.httpAdditionalHeaders ?? [:] {
             if let name = key.base as? String, let text = value as? String, !isValidName(name) || !isValidValue(text) {
-                return failure(name: name, value: text, source: "the host's session configuration", url: nil)
+                return failure(name: name, value: text, source: source, url: nil)
             }
         }
         return nil
+        #endif
     }
 
     /// The request's failure for one refused field (`name` invalid, else `value`); the
