@@ -58,7 +58,8 @@ enum EncodingFailure {
                 if position > 0 { text += "." }
                 // Counted in bytes: one character may hold a megabyte of combining marks
                 // (a cut inside a character leaves the key out).
-                text += step.utf8.count > 40 ? (String(step.utf8.prefix(40)) ?? "") + "…" : step
+                let bytes = step.utf8
+                text += bytes.count > 40 ? (String(bytes[bytes.startIndex..<bytes.index(bytes.startIndex, offsetBy: 40)]) ?? "") + "…" : step
             }
         }
         return text

@@ -255,7 +255,8 @@ extension NetworkError: LocalizedError {
     @inline(never)
     static func sentence(_ text: String) -> String {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        let bytes = trimmed.utf8
+        // An array's `last`, not the UTF-8 view's (a 456 B specialization of its own).
+        let bytes = Array(trimmed.utf8)
         if let last = bytes.last,
            last == 0x2E || last == 0x21 || last == 0x3F    // . ! ?
             || last == 0xA6 && trimmed.hasSuffix("…")      // the ellipsis ends in 0xA6

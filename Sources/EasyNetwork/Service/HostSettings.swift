@@ -133,7 +133,8 @@ package final class HostSettings: @unchecked Sendable {
         let lowercased = scheme.lowercased()
         guard lowercased == "http" || lowercased == "https" else { return nil }
         if lowercased == scheme { return url }
-        return URL(string: lowercased + url.absoluteString.dropFirst(scheme.count))
+        let absolute = url.absoluteString
+        return URL(string: lowercased + String(absolute[absolute.index(absolute.startIndex, offsetBy: scheme.count)..<absolute.endIndex]))
     }
 
     /// The message of a request on a host whose base URL `text` was refused.
