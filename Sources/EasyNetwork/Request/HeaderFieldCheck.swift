@@ -29,8 +29,17 @@ package enum HeaderFieldCheck {
     /// `breaks`: where the first and last CR, LF or NUL are, and how many; `count`: all bytes.
     @inline(never)
     private static func scan(_ text: String) -> (found: Int, refused: UInt8, first: Int, last: Int, breaks: Int, count: Int) {
+        // Over the contiguous bytes of a native string (a copy for any other): far less
+        // code than the UTF-8 view's iterator.
+        if let scanned = text.utf8.withContiguousStorageIfAvailable(scan) {
+            return scanned
+        }
+        return Array(text.utf8).withUnsafeBufferPointer(scan)
+    }
+
+    private static func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> (found: Int, refused: UInt8, first: Int, last: Int, breaks: Int, count: Int) {
         var found = 0, refused: UInt8 = 0, first = -1, last = -1, breaks = 0, count = 0
-        for byte in text.utf8 {
+        for byte in bytes {
             let token = byte < 64 ? (tokenLow >> UInt64(byte)) & 1 == 1 : byte < 128 && (tokenHigh >> UInt64(byte - 64)) & 1 == 1
             if !token {
                 if found == 0 { refused = byte }
