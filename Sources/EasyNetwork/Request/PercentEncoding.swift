@@ -15,13 +15,23 @@ enum PercentEncoding {
     /// `text` with every byte outside `allowed` written as `%XX`. With
     /// `keepingEscapes`, a `%` that starts a valid `%XX` stays, so encoded text is kept.
     static func encode(_ text: String, allowed: [Bool], keepingEscapes: Bool) -> String {
+        // Over the contiguous bytes of a native string (a copy for any other): far less
+        // code than the UTF-8 view's iterator, and no copy of the bytes to encode them.
+        let encode = { (bytes: UnsafeBufferPointer<UInt8>) in Self.encode(bytes, of: text, allowed: allowed, keepingEscapes: keepingEscapes) }
+        if let encoded = text.utf8.withContiguousStorageIfAvailable(encode) {
+            return encoded
+        }
+        return Array(text.utf8).withUnsafeBufferPointer(encode)
+    }
+
+    /// ``encode(_:allowed:keepingEscapes:)`` of `text`, whose bytes are `bytes`.
+    private static func encode(_ bytes: UnsafeBufferPointer<UInt8>, of text: String, allowed: [Bool], keepingEscapes: Bool) -> String {
         var plain = true
-        for byte in text.utf8 where !isAllowed(byte, allowed) {
+        for byte in bytes where !allowed[Int(byte)] {
             plain = false
             break
         }
         if plain { return text }
-        let bytes = Array(text.utf8)
         // The exact length first, then the bytes by index: no appends, each of which
         // compiled a capacity check and a growth path.
         var length = 0
@@ -47,9 +57,9 @@ enum PercentEncoding {
     }
 
     /// Whether the byte at `index` stays as it is: allowed, or a `%` starting a kept escape.
-    private static func keeps(_ bytes: [UInt8], at index: Int, _ allowed: [Bool], _ keepingEscapes: Bool) -> Bool {
+    private static func keeps(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int, _ allowed: [Bool], _ keepingEscapes: Bool) -> Bool {
         let byte = bytes[index]
-        return isAllowed(byte, allowed) || (keepingEscapes && byte == UInt8(ascii: "%") && isEscape(bytes, at: index))
+        return allowed[Int(byte)] || (keepingEscapes && byte == UInt8(ascii: "%") && isEscape(bytes, at: index))
     }
 
     /// The uppercase hex digit of `value` (0–15).
@@ -57,11 +67,7 @@ enum PercentEncoding {
         value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
     }
 
-    private static func isAllowed(_ byte: UInt8, _ allowed: [Bool]) -> Bool {
-        allowed[Int(byte)]
-    }
-
-    private static func isEscape(_ bytes: [UInt8], at index: Int) -> Bool {
+    private static func isEscape(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Bool {
         index + 2 < bytes.count && isHex(bytes[index + 1]) && isHex(bytes[index + 2])
     }
 
@@ -73,10 +79,12 @@ enum PercentEncoding {
 
     /// A table of the 256 byte values: `characters` (ASCII) allowed and every other byte
     /// refused, or, with `except`, the other way round.
-    private static func table(_ characters: String, except: Bool = false) -> [Bool] {
+    private static func table(_ characters: StaticString, except: Bool = false) -> [Bool] {
         var table = [Bool](repeating: except, count: 256)
-        for byte in characters.utf8 {
-            table[Int(byte)] = !except
+        characters.withUTF8Buffer { bytes in
+            for byte in bytes {
+                table[Int(byte)] = !except
+            }
         }
         return table
     }
