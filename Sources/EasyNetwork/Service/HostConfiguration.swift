@@ -288,6 +288,7 @@ public final class HostConfiguration: @unchecked Sendable {
 
     /// Sets the base URL from a string; see ``baseURL(_:)``.
     @discardableResult
+    @inline(never)
     public func setBaseURL(string: String) -> Bool {
         let url = Self.parsedURL(string)
         let settings = beginChange()
