@@ -215,7 +215,7 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         defer { lock.unlock() }
         var timedOut = timer?.stop()
         // The session's own idle timeout (plain attempts; elsewhere a backstop) reads as ours.
-        if timedOut == nil, outcome.error != nil, (outcome.error as? URLError)?.code == .timedOut {
+        if timedOut == nil, outcome.error != nil, (outcome.error as? URLError)?.errorCode == NSURLErrorTimedOut {
             timedOut = limits.idleError
         }
         timer = nil

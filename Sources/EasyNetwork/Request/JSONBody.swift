@@ -13,7 +13,7 @@ enum JSONBody {
     /// JSON for `params`, keys sorted.
     static func of(_ params: [String: Any], url: URL) -> Result<Data, NetworkError> {
         var leaves: [(name: String, value: String)] = []
-        let walked = ParameterWalker.walk(params, json: true, url: url, into: &leaves)
+        let walked = ParameterWalker.walk(params, json: true, naming: ParameterWalker.unnamed, lenient: false, url: url, into: &leaves)
         if let failure = walked.failure { return .failure(failure) }
         return walked.deepest > LargeStack.inlineDepth ? LargeStack.run(LargeStack.Job { serialize(params, url: url) }) : serialize(params, url: url)
     }

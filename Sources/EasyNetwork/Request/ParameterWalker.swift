@@ -39,7 +39,7 @@ enum ParameterWalker {
     ///   (the parameters are level 1).
     @inline(never)
     static func walk(
-        _ params: [String: Any], json: Bool = false, naming: Int = unnamed, lenient: Bool = false, url: URL? = nil,
+        _ params: [String: Any], json: Bool, naming: Int, lenient: Bool, url: URL?,
         into leaves: inout [(name: String, value: String)]
     ) -> (failure: NetworkError?, deepest: Int) {
         var frames: [Frame] = [(SortedKeys.of(params), params, [], 0, 0)]

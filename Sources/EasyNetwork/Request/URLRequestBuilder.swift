@@ -220,6 +220,6 @@ package struct URLRequestBuilder {
     /// field (for `url`), if any.
     static func check(_ params: [String: Any], url: URL) -> NetworkError? {
         var leaves: [(name: String, value: String)] = []
-        return ParameterWalker.walk(params, url: url, into: &leaves).failure
+        return ParameterWalker.walk(params, json: false, naming: ParameterWalker.unnamed, lenient: false, url: url, into: &leaves).failure
     }
 }

@@ -138,7 +138,7 @@ public struct NetworkError: Error, Sendable {
     public var isCancelled: Bool { kind == .cancelled }
 
     /// Whether the transport gave up waiting (`URLError.timedOut`).
-    public var isTimeout: Bool { urlError?.code == .timedOut }
+    public var isTimeout: Bool { urlError?.errorCode == NSURLErrorTimedOut }
 
     /// The `URLError` of a transport failure.
     public var urlError: URLError? { underlyingError as? URLError }

@@ -39,7 +39,7 @@ public final class NetworkService: @unchecked Sendable {
         completion: @escaping @Sendable (TransportOutcome) -> Void
     ) -> TransportTask? {
         guard let session = currentSession() else {
-            completion(TransportOutcome(request: request, error: URLError(.cancelled)))
+            completion(Self.failed(request, .cancelled))
             return nil
         }
         // Never a file handed to URLSession on Linux: see UploadBody.
@@ -47,7 +47,7 @@ public final class NetworkService: @unchecked Sendable {
         if let bodyFile {
             upload = UploadBody.prepare(bodyFile, for: request)
             if upload == nil {
-                completion(TransportOutcome(request: request, error: URLError(.fileDoesNotExist)))
+                completion(Self.failed(request, .fileDoesNotExist))
                 return nil
             }
         }
@@ -74,7 +74,7 @@ public final class NetworkService: @unchecked Sendable {
     /// (see ``sessionKeepsIdle(_:)``). Nothing hears its bytes while it runs.
     func plainTask(with request: URLRequest, priority: Float?, completion: @escaping @Sendable (TransportOutcome) -> Void) -> TransportTask? {
         guard let session = currentSession() else {
-            completion(TransportOutcome(request: request, error: URLError(.cancelled)))
+            completion(Self.failed(request, .cancelled))
             return nil
         }
         let transfer = PlainTransfer(request: request, delegate: delegate, completion: completion)
@@ -85,6 +85,13 @@ public final class NetworkService: @unchecked Sendable {
         }
         task.resume()
         return TransportTask(task)
+    }
+
+    /// The outcome of a task that could not start: `URLError` `code` (cold: one copy of
+    /// the error's making for every such exit).
+    @inline(never)
+    private static func failed(_ request: URLRequest, _ code: URLError.Code) -> TransportOutcome {
+        TransportOutcome(request: request, error: URLError(code))
     }
 
     /// Whether this platform's URLSession keeps an idle timeout of `idle` seconds exactly,

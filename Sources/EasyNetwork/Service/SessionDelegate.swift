@@ -205,7 +205,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         if let firstByteAt { observer.transferDidCollectMetrics(firstByteAt: firstByteAt) }
         if let refusal = entry.refusal {
             observer.transferDidComplete(refusal)
-        } else if let challenged = entry.challengeResponse, (error as? URLError)?.code == .cancelled {
+        } else if let challenged = entry.challengeResponse, (error as? URLError)?.errorCode == NSURLErrorCancelled {
             _ = observer.transferDidReceive(challenged)
             observer.transferDidComplete(nil)
         } else {
