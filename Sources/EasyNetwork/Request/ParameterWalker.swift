@@ -7,7 +7,7 @@ import Foundation
 /// Iterative: a stack of containers on the heap instead of a recursion on the worker's
 /// stack, so the depth of a caller's value can never overflow it, and the depth limit
 /// (``EncodingFailure/maximumDepth``) is a rule of the encoding, not a guard against a
-/// crash. A leaf's name is built in one buffer that grows and shrinks with the path, so
+/// crash. A leaf's name is built in one string that grows and shrinks with the path, so
 /// the work is linear in the size of the output.
 ///
 /// What a value is, is decided without a cast that could convert a whole collection: on
@@ -43,7 +43,7 @@ enum ParameterWalker {
         into leaves: inout [(name: String, value: String)]
     ) -> (failure: NetworkError?, deepest: Int) {
         var frames: [Frame] = [(SortedKeys.of(params), params, [], 0, 0)]
-        var name: [UInt8] = []
+        var name = ""
         var deepest = 1
         while !frames.isEmpty {
             let top = frames.count - 1
@@ -61,12 +61,12 @@ enum ParameterWalker {
             }
             guard let value = child else {
                 // Every child visited: leave the container.
-                name.removeSubrange(frames[top].nameMark...)
+                truncate(&name, to: frames[top].nameMark)
                 frames.removeLast()
                 continue
             }
 
-            let mark = name.count
+            let mark = name.utf8.count
             if naming != unnamed {
                 appendName(key, topLevel: top == 0, escaped: naming == escaped, to: &name)
             }
@@ -120,9 +120,9 @@ enum ParameterWalker {
                 }
             } else if isLeaf, naming != unnamed {
                 let text = Self.text(for: value)
-                leaves.append((String(decoding: name, as: UTF8.self), naming == escaped ? QueryStringEncoder.escape(text) : text))
+                leaves.append((name, naming == escaped ? QueryStringEncoder.escape(text) : text))
             }
-            name.removeSubrange(mark...)
+            truncate(&name, to: mark)
         }
         return (nil, deepest)
     }
@@ -150,14 +150,22 @@ enum ParameterWalker {
 
     /// Appends the part of a leaf's name for a child at `key` (or an index): the key
     /// itself at the top level, then `[key]` for a key and `[]` for an index, escaped or not.
-    private static func appendName(_ key: String?, topLevel: Bool, escaped: Bool, to name: inout [UInt8]) {
+    private static func appendName(_ key: String?, topLevel: Bool, escaped: Bool, to name: inout String) {
         guard let key else {
-            name.append(contentsOf: (escaped ? "%5B%5D" : "[]").utf8)
+            name += escaped ? "%5B%5D" : "[]"
             return
         }
-        if !topLevel { name.append(contentsOf: (escaped ? "%5B" : "[").utf8) }
-        name.append(contentsOf: (escaped ? QueryStringEncoder.escape(key) : key).utf8)
-        if !topLevel { name.append(contentsOf: (escaped ? "%5D" : "]").utf8) }
+        if !topLevel { name += escaped ? "%5B" : "[" }
+        name += escaped ? QueryStringEncoder.escape(key) : key
+        if !topLevel { name += escaped ? "%5D" : "]" }
+    }
+
+    /// Cuts `name` back to its first `length` UTF-8 bytes (always where a part of it began).
+    private static func truncate(_ name: inout String, to length: Int) {
+        let utf8 = name.utf8
+        if utf8.count > length {
+            name.removeSubrange(utf8.index(utf8.startIndex, offsetBy: length)..<name.endIndex)
+        }
     }
 
     /// The textual form of a value a query writes (a string, a finite number, `Bool`,
