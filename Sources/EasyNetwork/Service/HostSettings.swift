@@ -32,13 +32,13 @@ package final class HostSettings: @unchecked Sendable {
     var totalTimeout: TimeInterval?
     var callbackQueue: DispatchQueue
     var acceptableStatusCodes: Set<Int>
-    package var envelope: ResponseEnvelope?
-    package var jsonDecoder: JSONDecoder
+    package internal(set) var envelope: ResponseEnvelope?
+    package internal(set) var jsonDecoder: JSONDecoder
     var jsonEncoder: JSONEncoder
     var errorHandler: HostConfiguration.ErrorHandler?
     var interceptors: [any RequestInterceptor]
     var retryPolicy: RetryPolicy
-    package var cachePolicy: CachePolicy
+    package internal(set) var cachePolicy: CachePolicy
     /// The installed optional features, in ``HostFeature/order`` (see ``setFeature(_:id:order:)``).
     private(set) var features: [any HostFeature]
 

@@ -152,10 +152,16 @@ public final class NetworkService: @unchecked Sendable {
         set { delegate.redirectHandler = newValue }
     }
 
-    /// Who judges this host's servers beyond the system's trust (pinning), or `nil`.
+    /// Who judges this host's servers beyond the system's trust (pinning), or `nil`; set
+    /// with ``setTrustEvaluator(_:)`` (a settable property across modules compiles a
+    /// `modify` coroutine too).
     package var trustEvaluator: (any ServerTrustEvaluator)? {
-        get { delegate.trustEvaluator }
-        set { delegate.trustEvaluator = newValue }
+        delegate.trustEvaluator
+    }
+
+    /// Installs who judges this host's servers beyond the system's trust (`nil`: nobody).
+    package func setTrustEvaluator(_ evaluator: (any ServerTrustEvaluator)?) {
+        delegate.trustEvaluator = evaluator
     }
 
     /// Lets running tasks finish on the current session; the next request makes a new one,
