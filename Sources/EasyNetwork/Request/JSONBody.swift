@@ -26,7 +26,7 @@ enum JSONBody {
             return .failure(NetworkError(kind: .encoding, message: "the parameters hold a value JSON cannot represent", url: url))
         }
         do {
-            return .success(try JSONSerialization.data(withJSONObject: params, options: [.sortedKeys]))
+            return .success(try JSONSerialization.data(withJSONObject: params, options: JSONOptions.sortedKeys))
         } catch {
             return .failure(NetworkError(kind: .encoding, message: error.localizedDescription, url: url, underlyingError: error))
         }

@@ -76,7 +76,7 @@ public struct NetworkResponse: Sendable {
     public func rawJSONObject() throws -> Any? {
         guard !data.isEmpty else { return nil }
         do {
-            return try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            return try JSONSerialization.jsonObject(with: data, options: JSONOptions.readingFragments)
         } catch {
             throw decodingError("the body is not valid JSON.", underlyingError: error)
         }

@@ -33,7 +33,7 @@ extension ResponseEnvelope {
         }
         var payload: Data?
         if let payloadKey, let value = Self.value(of: payloadKey, in: object), !(value is NSNull) {
-            payload = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .sortedKeys])
+            payload = try? JSONSerialization.data(withJSONObject: value, options: JSONOptions.fragmentsSortedKeys)
         }
         return response.error(
             .business,
