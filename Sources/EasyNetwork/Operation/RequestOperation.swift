@@ -310,7 +310,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         let queue = progressQueue
         unlockState()
         guard admitted, let queue else { return }
-        queue.async { [self] in
+        QueueHop.async(queue) { [self] in
             let progress = uploadProgress
             guard sent >= progress.completedUnitCount else { return }
             progress.totalUnitCount = total

@@ -44,7 +44,7 @@ final class TypedSink<Output>: ExchangeSink, @unchecked Sendable {
         lock.lock()
         provisional = mapped
         lock.unlock()
-        queue.async { [self] in
+        QueueHop.async(queue) { [self] in
             lock.lock()
             let taken = provisional.take()
             lock.unlock()

@@ -31,7 +31,7 @@ struct MultipartBodyFile: Sendable {
         for requestURL: URL?,
         completion: @escaping @Sendable (Result<MultipartBodyFile, NetworkError>) -> Void
     ) {
-        DispatchQueue.global(qos: .utility).async {
+        QueueHop.async(.global(qos: .utility)) {
             completion(write(body, for: requestURL))
         }
     }
