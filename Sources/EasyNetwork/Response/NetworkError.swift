@@ -293,6 +293,6 @@ extension NetworkError: CustomNSError {
 extension NetworkError: CustomStringConvertible {
     /// The localized description, prefixed with the kind.
     public var description: String {
-        "NetworkError.\(kind): \(errorDescription ?? "")"
+        "NetworkError." + String(describing: kind) + ": " + (errorDescription ?? "")
     }
 }

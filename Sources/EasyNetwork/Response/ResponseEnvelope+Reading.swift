@@ -7,7 +7,7 @@ extension ResponseEnvelope {
     /// or holds `null` there.
     func payload(of body: Any?, in response: NetworkResponse) throws -> Any? {
         guard let object = body as? [String: Any] else {
-            throw response.decodingError("expected an envelope (a JSON object), got \(Self.shape(of: body)).")
+            throw response.decodingError("expected an envelope (a JSON object), got " + Self.shape(of: body) + ".")
         }
         guard isSuccess(object) else {
             throw businessError(object, in: response)

@@ -38,7 +38,7 @@ struct MultipartBodyFile: Sendable {
 
     /// How the names of this process's body files begin (the process number keeps apart
     /// the files of two processes sharing a temporary folder).
-    static let namePrefix = "EasyNetwork-upload-\(ProcessInfo.processInfo.processIdentifier)-"
+    static let namePrefix = "EasyNetwork-upload-" + String(Int(ProcessInfo.processInfo.processIdentifier)) + "-"
 
     /// Writes `body` to a new temporary file on the calling thread.
     static func write(_ body: MultipartFormData, for requestURL: URL?) -> Result<MultipartBodyFile, NetworkError> {
@@ -47,7 +47,7 @@ struct MultipartBodyFile: Sendable {
             return .success(MultipartBodyFile(url: file, length: try body.write(to: file)))
         } catch {
             try? FileManager.default.removeItem(at: file)
-            return .failure(NetworkError(kind: .encoding, message: "cannot write the multipart body: \(error.localizedDescription)", url: requestURL, underlyingError: error))
+            return .failure(NetworkError(kind: .encoding, message: "cannot write the multipart body: " + error.localizedDescription, url: requestURL, underlyingError: error))
         }
     }
 

@@ -40,7 +40,7 @@ public struct MultipartFormData: Sendable {
 
     /// The `Content-Type` header value for this body.
     public var contentType: String {
-        "multipart/form-data; boundary=\(boundary)"
+        "multipart/form-data; boundary=" + boundary
     }
 
     /// Adds a text field.
@@ -76,7 +76,7 @@ public struct MultipartFormData: Sendable {
         let writer = try FileWriter(url: url, appending: false)
         defer { writer.close() }
         for part in parts {
-            try writer.write(Self.bytes("--\(boundary)\r\n\(part.headers)"))
+            try writer.write(Self.bytes("--" + boundary + "\r\n" + part.headers))
             if let file = part.file {
                 try writer.copy(from: file)
             } else {
@@ -84,7 +84,7 @@ public struct MultipartFormData: Sendable {
             }
             try writer.write(Self.bytes("\r\n"))
         }
-        try writer.write(Self.bytes("--\(boundary)--\r\n"))
+        try writer.write(Self.bytes("--" + boundary + "--\r\n"))
         return writer.written
     }
 
@@ -98,13 +98,13 @@ public struct MultipartFormData: Sendable {
     /// The part headers, ending with the blank line (out of line: three call sites).
     @inline(never)
     static func headers(name: String, fileName: String?, mimeType: String?) -> String {
-        var text = "Content-Disposition: form-data; name=\"\(escape(name))\""
+        var text = "Content-Disposition: form-data; name=\"" + escape(name) + "\""
         if let fileName {
-            text += "; filename=\"\(escape(fileName))\""
+            text += "; filename=\"" + escape(fileName) + "\""
         }
         text += "\r\n"
         if let mimeType {
-            text += "Content-Type: \(mimeType)\r\n"
+            text += "Content-Type: " + mimeType + "\r\n"
         }
         return text + "\r\n"
     }
