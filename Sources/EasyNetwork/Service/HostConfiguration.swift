@@ -54,8 +54,9 @@ public final class HostConfiguration: @unchecked Sendable {
     /// What a request takes when it starts: the settings published at that moment.
     typealias SettingsSnapshot = HostSettings
 
-    /// Guards `current`.
-    private let lock = Lock()
+    /// Guards `current`. (Set in `init`: in a public type an initial value here compiles
+    /// a function with an unwind entry.)
+    private let lock: Lock
 
     /// The published settings: replaced, never changed, by every set.
     private var current: HostSettings
@@ -92,6 +93,7 @@ public final class HostConfiguration: @unchecked Sendable {
     ///     taken and its `urlCache` is removed. Defaults to `.ephemeral`. Tests pass one
     ///     with `protocolClasses` to stub the network.
     public init(baseURL: URL?, sessionConfiguration: URLSessionConfiguration = .ephemeral) {
+        lock = Lock()
         current = HostSettings(baseURL: baseURL)
         current.sessionHeadersFailure = HeaderFieldCheck.failure(in: sessionConfiguration)
         transport = NetworkService(configuration: sessionConfiguration)

@@ -13,14 +13,21 @@ import FoundationNetworking
 /// ``Method`` and ``QueryType`` describe requests.
 public final class NetworkService: @unchecked Sendable {
     // unchecked: configuration, session and invalidated are only touched under `lock`.
-    private let lock = Lock()
+    // Size: no initial values where fields are declared (in a public type each compiles a
+    // function with an unwind entry): `init` sets every one (`Optional<T>` spelled out:
+    // `T?` has an implicit `= nil`).
+    private let lock: Lock
     private var configuration: URLSessionConfiguration
-    private var session: URLSession?
-    private var invalidated = false
-    private let delegate = SessionDelegate()
+    private var session: Optional<URLSession>
+    private var invalidated: Bool
+    private let delegate: SessionDelegate
     private let delegateQueue: OperationQueue
 
     init(configuration: URLSessionConfiguration) {
+        lock = Lock()
+        session = nil
+        invalidated = false
+        delegate = SessionDelegate()
         self.configuration = Self.prepared(configuration)
         delegateQueue = OperationQueue()
         delegateQueue.name = "EasyNetwork.NetworkService.delegate"

@@ -31,11 +31,13 @@ public struct MultipartFormData: Sendable {
 
     /// The boundary between parts.
     public let boundary: String
-    private(set) var parts: [Part] = []
+    /// (Set in `init`: in a public type an initial value here compiles a function.)
+    private(set) var parts: [Part]
 
     /// An empty body with a random boundary (or the one given).
     public init(boundary: String? = nil) {
         self.boundary = boundary ?? "EasyNetwork-" + UUID().uuidString
+        parts = []
     }
 
     /// The `Content-Type` header value for this body.
