@@ -12,6 +12,7 @@ final class TypedSink<Output>: ExchangeSink, @unchecked Sendable {
     private var value: Output?
     private var provisional: Output?
 
+    @inline(never)  // one copy, not another inside the allocating entry
     init(
         transform: @escaping @Sendable (NetworkResponse) throws -> Output,
         cachedValue: (@Sendable (Output) -> Void)?,

@@ -36,6 +36,7 @@ public final class HeaderFieldError: Error, Sendable, CustomStringConvertible {
     /// control character, which would break a log line).
     private let showsName: Bool
 
+    @inline(never)  // one copy, not another inside the allocating entry
     package init(name: String?, shown: Bool, source: String, problem: String, isInvalidName: Bool) {
         self.name = name
         showsName = shown

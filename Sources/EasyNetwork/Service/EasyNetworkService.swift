@@ -35,6 +35,7 @@ public final class EasyNetworkService: @unchecked Sendable {
     private weak var lender: Optional<NetworkQueue>
 
     /// Creates a service for `configuration` (the seed's `EasyNetworkService(conf)`).
+    @inline(never)  // one copy, not another inside the allocating entry
     public init(_ configuration: HostConfiguration) {
         self.configuration = configuration
         cancelled = false

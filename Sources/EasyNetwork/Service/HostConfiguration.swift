@@ -92,6 +92,7 @@ public final class HostConfiguration: @unchecked Sendable {
     ///   - sessionConfiguration: the configuration of this host's session; a copy is
     ///     taken and its `urlCache` is removed. Defaults to `.ephemeral`. Tests pass one
     ///     with `protocolClasses` to stub the network.
+    @inline(never)  // one copy, not another inside the allocating entry
     public init(baseURL: URL?, sessionConfiguration: URLSessionConfiguration = .ephemeral) {
         lock = Lock()
         current = HostSettings(baseURL: baseURL)
