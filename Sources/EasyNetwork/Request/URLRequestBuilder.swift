@@ -131,16 +131,16 @@ package struct URLRequestBuilder {
         let question = UInt8(ascii: "?"), slash = UInt8(ascii: "/")
         let baseString = base.absoluteString
         var head = Substring(baseString)
-        head = head[..<scan(head, for: UInt8(ascii: "#"))]
+        head = head[..<scan(head, for: UInt8(ascii: "#"), equal: true)]
         var baseQuery: Substring?
-        let mark = scan(head, for: question)
+        let mark = scan(head, for: question, equal: true)
         if mark != head.endIndex {
             baseQuery = head[head.utf8.index(after: mark)...]
             head = head[..<mark]
         }
         var apiPath = Substring(api)
         var apiQuery: Substring?
-        let apiMark = scan(apiPath, for: question)
+        let apiMark = scan(apiPath, for: question, equal: true)
         if apiMark != apiPath.endIndex {
             apiQuery = apiPath[apiPath.utf8.index(after: apiMark)...]
             apiPath = apiPath[..<apiMark]
@@ -180,7 +180,7 @@ package struct URLRequestBuilder {
     /// not), or `text.endIndex`. One plain loop for every search of the builders, instead
     /// of a specialization of the standard library's searches per view and predicate.
     @inline(never)
-    private static func scan(_ text: Substring, for byte: UInt8, equal: Bool = true) -> Substring.Index {
+    private static func scan(_ text: Substring, for byte: UInt8, equal: Bool) -> Substring.Index {
         let utf8 = text.utf8
         var index = utf8.startIndex
         while index != utf8.endIndex, (utf8[index] == byte) != equal {
@@ -201,12 +201,12 @@ package struct URLRequestBuilder {
         let absolute = url.absoluteString
         var head = Substring(absolute)
         var fragment = ""
-        let hash = scan(head, for: UInt8(ascii: "#"))
+        let hash = scan(head, for: UInt8(ascii: "#"), equal: true)
         if hash != head.endIndex {
             fragment = String(head[hash...])
             head = head[..<hash]
         }
-        let separator = scan(head, for: UInt8(ascii: "?")) == head.endIndex ? "?" : "&"
+        let separator = scan(head, for: UInt8(ascii: "?"), equal: true) == head.endIndex ? "?" : "&"
         var failure: NetworkError?
         let encodedQuery = QueryStringEncoder.encode(query, url: url, failure: &failure)
         if let failure { return .failure(failure) }
