@@ -90,6 +90,12 @@ package enum HeaderFieldCheck {
     /// value is described, never quoted. Cold: only a refusal calls it.
     @inline(never)
     package static func failure(name: String?, value: String, source: String, url: URL?) -> NetworkError {
+        let header = refusal(name: name, value: value, source: source)
+        return NetworkError(kind: .invalidRequest, message: header.description + "; nothing was sent", url: url, underlyingError: header)
+    }
+
+    /// The ``HeaderFieldError`` of one refused field (`name` invalid, else `value`).
+    static func refusal(name: String?, value: String, source: String) -> HeaderFieldError {
         let named = name.map(scan)
         let invalidName = named.map { $0.found & 16 != 0 || $0.count == 0 } ?? false
         let problem: String
@@ -103,8 +109,7 @@ package enum HeaderFieldCheck {
                 + breaks(scanned.found & 7)
         }
         // A name holding a line break or another control character is not repeated.
-        let header = HeaderFieldError(name: name, shown: (named?.found ?? 0) & 15 == 0, source: source, problem: problem, isInvalidName: invalidName)
-        return NetworkError(kind: .invalidRequest, message: header.description + "; nothing was sent", url: url, underlyingError: header)
+        return HeaderFieldError(name: name, shown: (named?.found ?? 0) & 15 == 0, source: source, problem: problem, isInvalidName: invalidName)
     }
 
     /// The CR (1), LF (2) and NUL (4) in `found`, in words.

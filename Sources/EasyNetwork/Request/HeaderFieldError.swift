@@ -51,7 +51,7 @@ public final class HeaderFieldError: Error, Sendable, CustomStringConvertible {
     /// value, or none), so check first and throw this error from `adapt`.
     public static func check(name: String, value: String) -> HeaderFieldError? {
         guard !HeaderFieldCheck.isValidName(name) || !HeaderFieldCheck.isValidValue(value) else { return nil }
-        return HeaderFieldCheck.failure(name: name, value: value, source: "an interceptor", url: nil).underlyingError as? HeaderFieldError
+        return HeaderFieldCheck.refusal(name: name, value: value, source: "an interceptor")
     }
 
     /// One sentence: the header (by name, unless the name holds a control character), where
