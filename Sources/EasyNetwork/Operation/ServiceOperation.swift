@@ -42,6 +42,7 @@ open class ServiceOperation: NetworkOperation, @unchecked Sendable {  // uncheck
     }
 
     /// An operation for ``HostConfiguration/shared``.
+    @inline(never)  // one copy, not another inside the allocating entry
     public override init() {
         configuration = .shared
         madeService = nil
@@ -49,6 +50,7 @@ open class ServiceOperation: NetworkOperation, @unchecked Sendable {  // uncheck
     }
 
     /// An operation for another host.
+    @inline(never)  // one copy, not another inside the allocating entry
     public init(configuration: HostConfiguration) {
         self.configuration = configuration
         madeService = nil
