@@ -24,7 +24,7 @@ enum EncodingFailure {
     /// or, for what swift-foundation's writer says of containers nested 512 deep, `it is
     /// nested deeper than 512 levels…`. Named by its type: the value itself may be a secret
     /// (or the whole body).
-    @inline(never)
+    @inline(__always)  // one caller, DecodingDiagnostics.reason(for:)
     static func invalid(_ value: Any, _ context: EncodingError.Context) -> String {
         var path: [String] = []
         for key in context.codingPath {
@@ -45,6 +45,7 @@ enum EncodingFailure {
     /// `user.dates[2]`: keys joined by dots, indices in brackets. A long key is cut to its
     /// first 40 bytes and a long path to its first 8 and last 4 steps, so that a message
     /// stays short whatever the caller's keys (the whole path is in a body's `EncodingError`).
+    @inline(__always)  // one caller
     static func render(_ path: [String]) -> String {
         var text = ""
         for (position, step) in path.enumerated() {

@@ -113,6 +113,7 @@ package enum HeaderFieldCheck {
     }
 
     /// The CR (1), LF (2) and NUL (4) in `found`, in words.
+    @inline(__always)  // one caller
     private static func breaks(_ found: Int) -> String {
         switch found {
         case 1: return "a carriage return (CR)"
@@ -126,6 +127,7 @@ package enum HeaderFieldCheck {
     }
 
     /// A byte no header name may hold, in words.
+    @inline(__always)  // one caller
     private static func describe(_ byte: UInt8) -> String {
         byte == 32 ? "a space" : byte == 58 ? "a colon" : byte == 10 ? "a line feed (LF)" : byte == 13 ? "a carriage return (CR)"
             : byte >= 128 ? "a character outside ASCII" : byte < 32 || byte == 127 ? "a control character" : "a separator such as ( ) , / ; < = > ? @ [ \\ ] { } or \""

@@ -22,14 +22,17 @@ enum JSONBody {
     /// cannot write (that raises an exception on Apple platforms).
     private static func serialize(_ params: [String: Any], url: URL) -> Result<Data, NetworkError> {
         // The walker's rules are stricter than Foundation's; this is the last guard.
-        guard JSONSerialization.isValidJSONObject(params) else {
-            return .failure(NetworkError(kind: .encoding, message: "the parameters hold a value JSON cannot represent", url: url))
+        var failure: (any Error)?
+        if JSONSerialization.isValidJSONObject(params) {
+            do {
+                return .success(try JSONSerialization.data(withJSONObject: params, options: JSONOptions.sortedKeys))
+            } catch {
+                failure = error
+            }
         }
-        do {
-            return .success(try JSONSerialization.data(withJSONObject: params, options: JSONOptions.sortedKeys))
-        } catch {
-            return .failure(NetworkError(kind: .encoding, message: error.localizedDescription, url: url, underlyingError: error))
-        }
+        // One error for both refusals (the first has no error of Foundation's).
+        let message = failure?.localizedDescription ?? "the parameters hold a value JSON cannot represent"
+        return .failure(NetworkError(kind: .encoding, message: message, url: url, underlyingError: failure))
     }
 
     /// `value` encoded by `encoder`.

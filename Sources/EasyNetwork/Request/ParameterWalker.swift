@@ -170,6 +170,7 @@ enum ParameterWalker {
 
     /// The textual form of a value a query writes (a string, a finite number, `Bool`,
     /// `NSNull`, `nil`, a finite `Date` or anything else a query accepts).
+    @inline(__always)  // one caller
     private static func text(for value: Any) -> String {
         switch value {
         case let string as String:

@@ -129,6 +129,7 @@ package final class HostSettings: @unchecked Sendable {
     /// `url` as a base URL when it can be one: the scheme `http` or `https` (in any case;
     /// written in lowercase, since URLSession on Linux refuses `HTTP://`) and a host; else
     /// `nil`. The same rule for every way a base URL is given.
+    @inline(__always)  // one caller
     static func usableBaseURL(_ url: URL) -> URL? {
         guard let scheme = url.scheme, let host = url.host, !host.isEmpty else { return nil }
         let lowercased = scheme.lowercased()

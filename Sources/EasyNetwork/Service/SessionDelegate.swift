@@ -325,6 +325,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     /// Whether two URLs share scheme, host and port.
+    @inline(__always)  // one caller
     static func sameOrigin(_ lhs: URL?, _ rhs: URL?) -> Bool {
         guard let lhs, let rhs else { return false }
         let scheme = lhs.scheme
