@@ -69,6 +69,7 @@ enum JSONBody {
 
     /// `value` through `encoder`, its errors named by key path and type
     /// (``DecodingDiagnostics/reason(for:)``).
+    @inline(__always)  // one caller
     private static func encode(_ value: any Encodable, encoder: JSONEncoder, url: URL) -> Result<Data, NetworkError> {
         do {
             return .success(try encoder.encode(value))

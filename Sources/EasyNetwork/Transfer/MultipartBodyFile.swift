@@ -13,6 +13,7 @@ struct MultipartBodyFile: Sendable {
     let length: Int64
 
     /// `form` preceded by `params` as text fields, keeping `form`'s boundary.
+    @inline(__always)  // one caller
     static func body(_ form: MultipartFormData, fields params: [String: Any]?) -> MultipartFormData {
         var body = MultipartFormData(boundary: form.boundary)
         for (name, value) in QueryStringEncoder.fields(params ?? [:]) {
