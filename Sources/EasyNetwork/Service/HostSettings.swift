@@ -33,13 +33,13 @@ package final class HostSettings: @unchecked Sendable {
     var totalTimeout: Optional<TimeInterval>
     var callbackQueue: DispatchQueue
     var acceptableStatusCodes: Set<Int>
-    package internal(set) var envelope: Optional<ResponseEnvelope>
-    package internal(set) var jsonDecoder: JSONDecoder
+    package var envelope: Optional<ResponseEnvelope>
+    package var jsonDecoder: JSONDecoder
     var jsonEncoder: JSONEncoder
     var errorHandler: Optional<HostConfiguration.ErrorHandler>
     var interceptors: [any RequestInterceptor]
     var retryPolicy: RetryPolicy
-    package internal(set) var cachePolicy: CachePolicy
+    package var cachePolicy: CachePolicy
     /// The installed optional features, in ``HostFeature/order`` (see ``setFeature(_:id:order:)``).
     private(set) var features: [any HostFeature]
 
