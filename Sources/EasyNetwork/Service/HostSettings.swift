@@ -151,6 +151,7 @@ package final class HostSettings: @unchecked Sendable {
     }
 
     /// Replaces the feature whose type has `id` with `feature` (or removes it), kept in `order`.
+    @inline(__always)  // one caller
     func setFeature(_ feature: (any HostFeature)?, id: ObjectIdentifier, order: Int) {
         // One pass that appends to a new array: `removeAll(where:)` and `insert(_:at:)`
         // would each compile a `replaceSubrange` of this element type into every program.
