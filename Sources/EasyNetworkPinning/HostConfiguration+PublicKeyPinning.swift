@@ -19,7 +19,7 @@ extension HostConfiguration {
         set {
             pinningChange.lock()
             setFeature(newValue, as: PublicKeyPinning.self)
-            transport.trustEvaluator = newValue
+            transport.setTrustEvaluator(newValue)
             pinningChange.unlock()
             transport.renewSession()
         }

@@ -43,7 +43,7 @@ enum CoalescedDelivery {
         }
         lock.unlock()
         if schedule {
-            queue.async { drain(queue) }
+            QueueHop.async(queue) { drain(queue) }
         }
     }
 

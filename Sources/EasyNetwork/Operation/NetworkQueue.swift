@@ -16,11 +16,11 @@ public final class NetworkQueue: @unchecked Sendable {  // unchecked: `slotLimit
     /// the queue underneath is lent one more slot per waiting request.
     public let operationQueue: OperationQueue
     /// Guards ``slotLimit`` and ``slotsLent`` (see NetworkQueueSlots.swift).
-    let slotLock = Lock()
+    let slotLock: Lock
     /// The queue's own limit (at least 1).
     @exclusivity(unchecked) var slotLimit: Int
     /// Slots lent on top of the limit to operations parked for a token refresh.
-    @exclusivity(unchecked) var slotsLent = 0
+    @exclusivity(unchecked) var slotsLent: Int
 
     /// Creates a queue that runs at most `maxConcurrentOperationCount` operations at once.
     public init(maxConcurrentOperationCount: Int = NetworkQueue.defaultMaxConcurrentOperationCount, name: String? = nil) {
@@ -28,6 +28,10 @@ public final class NetworkQueue: @unchecked Sendable {  // unchecked: `slotLimit
         operationQueue.name = name ?? "EasyNetwork.NetworkQueue"
         operationQueue.maxConcurrentOperationCount = max(1, maxConcurrentOperationCount)
         slotLimit = max(1, maxConcurrentOperationCount)
+        // Size: set here, not where declared (in a public type each initial value
+        // compiles a function with an unwind entry).
+        slotLock = Lock()
+        slotsLent = 0
     }
 
     /// Adds an operation; it starts when its dependencies are done and a slot is free.

@@ -31,37 +31,41 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     private let request: BaseAPIRequest
     private let transform: @Sendable (NetworkResponse) throws -> Output
 
+    // Size: none of these has an initial value where it is declared (in a public type
+    // each compiles a function with an unwind entry): `init` sets every one, and an
+    // optional is spelled `Optional<T>` (`T?` has an implicit `= nil`).
+
     // The generic part: three callbacks and the delivered result.
-    @exclusivity(unchecked) private var successClosure: (@Sendable (Output) -> Void)?
-    @exclusivity(unchecked) private var completionClosure: (@Sendable (Result<Output, NetworkError>) -> Void)?
-    @exclusivity(unchecked) private var cachedValueClosure: (@Sendable (Output) -> Void)?
+    @exclusivity(unchecked) private var successClosure: Optional<@Sendable (Output) -> Void>
+    @exclusivity(unchecked) private var completionClosure: Optional<@Sendable (Result<Output, NetworkError>) -> Void>
+    @exclusivity(unchecked) private var cachedValueClosure: Optional<@Sendable (Output) -> Void>
     /// Boxed, so that the operation's layout does not depend on `Output`.
-    @exclusivity(unchecked) private var storedResult: StoredValue<Result<Output, NetworkError>>?
+    @exclusivity(unchecked) private var storedResult: Optional<StoredValue<Result<Output, NetworkError>>>
 
     // The part that does not name `Output`.
-    @exclusivity(unchecked) private var failureClosure: (@Sendable (NetworkError) -> Void)?
-    @exclusivity(unchecked) private var uploadProgressClosure: (@Sendable (Progress) -> Void)?
-    @exclusivity(unchecked) private var madeUploadProgress: Progress?
-    @exclusivity(unchecked) private var uploadGate = ProgressGate()
+    @exclusivity(unchecked) private var failureClosure: Optional<@Sendable (NetworkError) -> Void>
+    @exclusivity(unchecked) private var uploadProgressClosure: Optional<@Sendable (Progress) -> Void>
+    @exclusivity(unchecked) private var madeUploadProgress: Optional<Progress>
+    @exclusivity(unchecked) private var uploadGate: ProgressGate
     /// Boxed: `RequestMetrics` holds Foundation `Date`s, whose layout is known only at
     /// run time on some platforms.
-    @exclusivity(unchecked) private var storedMetrics: StoredValue<RequestMetrics>?
+    @exclusivity(unchecked) private var storedMetrics: Optional<StoredValue<RequestMetrics>>
     /// Whether the callbacks were called (observers added later run at once).
-    @exclusivity(unchecked) private var delivered = false
+    @exclusivity(unchecked) private var delivered: Bool
     /// Cancelled before its request ran, outside a queue's wait (see ``willFinish()``):
     /// ``result`` is then a cancellation, with nothing stored.
-    @exclusivity(unchecked) private var cancelledBeforeRun = false
+    @exclusivity(unchecked) private var cancelledBeforeRun: Bool
     /// Library observers of the delivery (``observeDelivery(_:)``), not of a type that
     /// names `Output`: they read ``result``. The first (usually the only one: an awaiting
     /// task) in a field of its own, so that it allocates no array.
-    @exclusivity(unchecked) private var firstObserver: (@Sendable () -> Void)?
-    @exclusivity(unchecked) private var moreObservers: [@Sendable () -> Void] = []
+    @exclusivity(unchecked) private var firstObserver: Optional<@Sendable () -> Void>
+    @exclusivity(unchecked) private var moreObservers: [@Sendable () -> Void]
     /// The callback queue of the request that runs (progress hops there).
-    @exclusivity(unchecked) private var progressQueue: DispatchQueue?
+    @exclusivity(unchecked) private var progressQueue: Optional<DispatchQueue>
     /// Made and awaited by the library (``NetworkQueue/send(_:configuration:)``), never
     /// shown to the caller: no closure of the caller's can be set, so a success is
     /// delivered where it became known, not through the callback queue.
-    @exclusivity(unchecked) private var awaitedOnly = false
+    @exclusivity(unchecked) private var awaitedOnly: Bool
 
     /// Called on the host's callback queue with the mapped value on success.
     ///
@@ -176,6 +180,21 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     ) {
         self.request = request
         self.transform = transform
+        successClosure = nil
+        completionClosure = nil
+        cachedValueClosure = nil
+        storedResult = nil
+        failureClosure = nil
+        uploadProgressClosure = nil
+        madeUploadProgress = nil
+        uploadGate = ProgressGate()
+        storedMetrics = nil
+        delivered = false
+        cancelledBeforeRun = false
+        firstObserver = nil
+        moreObservers = []
+        progressQueue = nil
+        awaitedOnly = false
         super.init(configuration: configuration)
     }
 
@@ -310,7 +329,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         let queue = progressQueue
         unlockState()
         guard admitted, let queue else { return }
-        queue.async { [self] in
+        QueueHop.async(queue) { [self] in
             let progress = uploadProgress
             guard sent >= progress.completedUnitCount else { return }
             progress.totalUnitCount = total

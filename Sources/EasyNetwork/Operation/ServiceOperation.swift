@@ -21,7 +21,7 @@ open class ServiceOperation: NetworkOperation, @unchecked Sendable {  // uncheck
     package let configuration: HostConfiguration
     // Made on first use, under the operation's lock: one cancelled before it ran never
     // makes one (a bulk cancel of queued operations allocates and frees nothing for it).
-    @exclusivity(unchecked) private final var madeService: EasyNetworkService?
+    @exclusivity(unchecked) private final var madeService: Optional<EasyNetworkService>
 
     /// The service the operation sends its requests through (made on first use; one made
     /// after the operation was cancelled is cancelled too).
@@ -42,14 +42,18 @@ open class ServiceOperation: NetworkOperation, @unchecked Sendable {  // uncheck
     }
 
     /// An operation for ``HostConfiguration/shared``.
+    @inline(never)  // one copy, not another inside the allocating entry
     public override init() {
         configuration = .shared
+        madeService = nil
         super.init()
     }
 
     /// An operation for another host.
+    @inline(never)  // one copy, not another inside the allocating entry
     public init(configuration: HostConfiguration) {
         self.configuration = configuration
+        madeService = nil
         super.init()
     }
 

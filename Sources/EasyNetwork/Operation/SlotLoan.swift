@@ -13,13 +13,15 @@ import Foundation
 package final class SlotLoan: @unchecked Sendable {  // unchecked: `lent`, `closed` guarded by `lock`
     /// From the operations' pool: a loan allocates no mutex.
     private var lock: OperationLock { OperationLock(for: self) }
-    @exclusivity(unchecked) private var lent = false
-    @exclusivity(unchecked) private var closed = false
+    @exclusivity(unchecked) private var lent: Bool
+    @exclusivity(unchecked) private var closed: Bool
     private weak let queue: NetworkQueue?
 
     /// A loan from `queue`; a loan from no queue does nothing.
     package init(from queue: NetworkQueue?) {
         self.queue = queue
+        lent = false
+        closed = false
     }
 
     /// The operation parks: its queue may start one more operation.

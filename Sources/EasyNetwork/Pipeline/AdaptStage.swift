@@ -44,7 +44,7 @@ enum AdaptStage {
             case .failure(let error as NetworkError):
                 completion(.failure(error))
             case .failure(let error):
-                completion(.failure(NetworkError(kind: .invalidRequest, message: "an interceptor refused the request: \(error.localizedDescription)", url: url, underlyingError: error)))
+                completion(.failure(NetworkError(kind: .invalidRequest, message: "an interceptor refused the request: " + error.localizedDescription, url: url, underlyingError: error)))
             }
         }
     }

@@ -40,13 +40,20 @@ struct AttemptDeadline: Sendable {
 
     /// The error of an attempt that passed its total limit.
     func totalError(_ total: TimeInterval) -> URLError {
-        URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: "The request exceeded its total timeout of \(total) s."])
+        Self.timedOut("The request exceeded its total timeout of ", total)
     }
 
     /// The error of an attempt that no byte moved for `idle` seconds (also when the
     /// session kept that limit and reported it).
     var idleError: URLError {
-        URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: "No byte was sent or received for \(idle) s."])
+        Self.timedOut("No byte was sent or received for ", idle)
+    }
+
+    /// `URLError.timedOut` saying `words`, then `seconds` and " s." (one copy of the
+    /// error's making for both limits).
+    @inline(never)
+    private static func timedOut(_ words: String, _ seconds: TimeInterval) -> URLError {
+        URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: words + String(seconds) + " s."])
     }
 
     /// Seconds as a `DispatchTime` offset: negative and NaN as 0, huge as ~100 years.

@@ -25,6 +25,7 @@ public final class ClosureInterceptor: RequestInterceptor {
     /// `adaptAsync`, when given, adapts instead of `adapt` and may call its completion
     /// later, from any thread; `retry` decides retries (see
     /// ``RequestInterceptor/retry(_:context:completion:)``).
+    @inline(never)  // one copy, not another inside the allocating entry
     public init(
         adapt: (@Sendable (URLRequest, RequestContext) throws -> URLRequest)? = nil,
         willSend: (@Sendable (URLRequest, RequestContext) -> Void)? = nil,

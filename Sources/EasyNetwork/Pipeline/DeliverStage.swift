@@ -19,7 +19,7 @@ enum DeliverStage {
         if error == nil, exchange.sink.deliversInPlace {
             return end(nil, metrics: metrics, exchange: exchange)
         }
-        exchange.settings.settings.callbackQueue.async {
+        QueueHop.async(exchange.settings.settings.callbackQueue) {
             end(error, metrics: metrics, exchange: exchange)
         }
     }

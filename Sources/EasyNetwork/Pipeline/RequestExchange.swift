@@ -59,6 +59,7 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
     /// `transfer`, when given, carries every attempt itself (a download, streamed to
     /// disk): only the features with an interceptor (the token) join it, never the cache
     /// or coalescing, and only the request's own `totalTimeout` bounds an attempt.
+    @_semantics("optimize.sil.specialize.generic.never")
     init(service: EasyNetworkService, request: any BaseAPIRequest, sink: any ExchangeSink, priority: Float?, queuedAt: Date, uploadProgress: (@Sendable (Int64, Int64) -> Void)?, transfer: (any RequestPlugIn)? = nil) {
         self.service = service
         host = service.configuration
@@ -214,7 +215,7 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         defer { lock.unlock() }
         var timedOut = timer?.stop()
         // The session's own idle timeout (plain attempts; elsewhere a backstop) reads as ours.
-        if timedOut == nil, outcome.error != nil, (outcome.error as? URLError)?.code == .timedOut {
+        if timedOut == nil, outcome.error != nil, (outcome.error as? URLError)?.errorCode == NSURLErrorTimedOut {
             timedOut = limits.idleError
         }
         timer = nil

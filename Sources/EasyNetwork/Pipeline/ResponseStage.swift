@@ -22,6 +22,6 @@ enum ResponseStage {
 
     /// Runs `work` on ``queue``.
     static func run(_ work: @escaping @Sendable () -> Void) {
-        queue.async(execute: work)
+        QueueHop.async(queue, work)
     }
 }

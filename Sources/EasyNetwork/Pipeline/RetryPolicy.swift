@@ -71,7 +71,12 @@ public struct RetryPolicy: RequestInterceptor {
     public static let `default` = RetryPolicy()
 
     /// Never retries.
-    public static let none = RetryPolicy(maxAttempts: 1)
+    public static let none: RetryPolicy = {
+        // ``default`` with one attempt: its sets are built once, not again here.
+        var policy = RetryPolicy.default
+        policy.maxAttempts = 1
+        return policy
+    }()
 
     /// Whether `error` after `attempt` sends of a `method` request deserves another.
     public func shouldRetry(_ error: NetworkError, method: NetworkService.Method, attempt: Int) -> Bool {

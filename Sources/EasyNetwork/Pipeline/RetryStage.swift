@@ -60,7 +60,7 @@ enum RetryStage {
         }
         // The scheduler's handler runs serially: the next attempt starts off it.
         return DeadlineScheduler.shared.schedule(at: .now() + min(delay, 3_153_600_000)) {
-            ExchangeTimers.queue.async(execute: work)
+            QueueHop.async(ExchangeTimers.queue, work)
         }
     }
 }

@@ -12,6 +12,7 @@ final class TypedSink<Output>: ExchangeSink, @unchecked Sendable {
     private var value: Output?
     private var provisional: Output?
 
+    @inline(never)  // one copy, not another inside the allocating entry
     init(
         transform: @escaping @Sendable (NetworkResponse) throws -> Output,
         cachedValue: (@Sendable (Output) -> Void)?,
@@ -44,7 +45,7 @@ final class TypedSink<Output>: ExchangeSink, @unchecked Sendable {
         lock.lock()
         provisional = mapped
         lock.unlock()
-        queue.async { [self] in
+        QueueHop.async(queue) { [self] in
             lock.lock()
             let taken = provisional.take()
             lock.unlock()

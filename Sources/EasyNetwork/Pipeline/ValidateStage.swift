@@ -62,7 +62,7 @@ enum ValidateStage {
             return .failure(.cancelled(url: url))
         }
         if let error = outcome.error {
-            if (error as? URLError)?.code == .cancelled {
+            if (error as? URLError)?.errorCode == NSURLErrorCancelled {
                 return .failure(.cancelled(url: url))
             }
             // An error the transfer typed itself (a download's: a status, a file) passes as is.

@@ -29,8 +29,17 @@ package enum HeaderFieldCheck {
     /// `breaks`: where the first and last CR, LF or NUL are, and how many; `count`: all bytes.
     @inline(never)
     private static func scan(_ text: String) -> (found: Int, refused: UInt8, first: Int, last: Int, breaks: Int, count: Int) {
+        // Over the contiguous bytes of a native string (a copy for any other): far less
+        // code than the UTF-8 view's iterator.
+        if let scanned = text.utf8.withContiguousStorageIfAvailable(scan) {
+            return scanned
+        }
+        return Array(text.utf8).withUnsafeBufferPointer(scan)
+    }
+
+    private static func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> (found: Int, refused: UInt8, first: Int, last: Int, breaks: Int, count: Int) {
         var found = 0, refused: UInt8 = 0, first = -1, last = -1, breaks = 0, count = 0
-        for byte in text.utf8 {
+        for byte in bytes {
             let token = byte < 64 ? (tokenLow >> UInt64(byte)) & 1 == 1 : byte < 128 && (tokenHigh >> UInt64(byte - 64)) & 1 == 1
             if !token {
                 if found == 0 { refused = byte }
@@ -52,25 +61,41 @@ package enum HeaderFieldCheck {
     package static func failure(in fields: [String: String]?, url: URL?, source: String, of interceptor: (any RequestInterceptor)? = nil) -> NetworkError? {
         guard let fields else { return nil }
         for (name, value) in fields where !isValidName(name) || !isValidValue(value) {
-            return failure(name: name, value: value, source: interceptor.map { "interceptor \(type(of: $0))" } ?? source, url: url)
+            return failure(name: name, value: value, source: interceptor.map { "interceptor " + DecodingDiagnostics.name(of: type(of: $0)) } ?? source, url: url)
         }
         return nil
     }
 
     /// The failure of the first refused field a session configuration adds to every request, or `nil`.
     static func failure(in configuration: URLSessionConfiguration) -> NetworkError? {
+        let source = "the host's session configuration"
+        #if canImport(FoundationNetworking)
+        // swift-corelibs-foundation sends these only as `[String: String]`: it casts the
+        // session's and the request's headers, merged, to that type and sends none of them
+        // when the cast fails. So exactly the fields of that cast can reach the wire.
+        // (Cast from `Any`: the runtime's cast, not a specialized dictionary downcast.)
+        let headers: Any = configuration.httpAdditionalHeaders as Any
+        return failure(in: headers as? [String: String], url: nil, source: source)
+        #else
         for (key, value) in configuration.httpAdditionalHeaders ?? [:] {
             if let name = key.base as? String, let text = value as? String, !isValidName(name) || !isValidValue(text) {
-                return failure(name: name, value: text, source: "the host's session configuration", url: nil)
+                return failure(name: name, value: text, source: source, url: nil)
             }
         }
         return nil
+        #endif
     }
 
     /// The request's failure for one refused field (`name` invalid, else `value`); the
     /// value is described, never quoted. Cold: only a refusal calls it.
     @inline(never)
     package static func failure(name: String?, value: String, source: String, url: URL?) -> NetworkError {
+        let header = refusal(name: name, value: value, source: source)
+        return NetworkError(kind: .invalidRequest, message: header.description + "; nothing was sent", url: url, underlyingError: header)
+    }
+
+    /// The ``HeaderFieldError`` of one refused field (`name` invalid, else `value`).
+    static func refusal(name: String?, value: String, source: String) -> HeaderFieldError {
         let named = name.map(scan)
         let invalidName = named.map { $0.found & 16 != 0 || $0.count == 0 } ?? false
         let problem: String
@@ -84,11 +109,11 @@ package enum HeaderFieldCheck {
                 + breaks(scanned.found & 7)
         }
         // A name holding a line break or another control character is not repeated.
-        let header = HeaderFieldError(name: name, shown: (named?.found ?? 0) & 15 == 0, source: source, problem: problem, isInvalidName: invalidName)
-        return NetworkError(kind: .invalidRequest, message: header.description + "; nothing was sent", url: url, underlyingError: header)
+        return HeaderFieldError(name: name, shown: (named?.found ?? 0) & 15 == 0, source: source, problem: problem, isInvalidName: invalidName)
     }
 
     /// The CR (1), LF (2) and NUL (4) in `found`, in words.
+    @inline(__always)  // one caller
     private static func breaks(_ found: Int) -> String {
         switch found {
         case 1: return "a carriage return (CR)"
@@ -102,6 +127,7 @@ package enum HeaderFieldCheck {
     }
 
     /// A byte no header name may hold, in words.
+    @inline(__always)  // one caller
     private static func describe(_ byte: UInt8) -> String {
         byte == 32 ? "a space" : byte == 58 ? "a colon" : byte == 10 ? "a line feed (LF)" : byte == 13 ? "a carriage return (CR)"
             : byte >= 128 ? "a character outside ASCII" : byte < 32 || byte == 127 ? "a control character" : "a separator such as ( ) , / ; < = > ? @ [ \\ ] { } or \""

@@ -36,6 +36,7 @@ public final class HeaderFieldError: Error, Sendable, CustomStringConvertible {
     /// control character, which would break a log line).
     private let showsName: Bool
 
+    @inline(never)  // one copy, not another inside the allocating entry
     package init(name: String?, shown: Bool, source: String, problem: String, isInvalidName: Bool) {
         self.name = name
         showsName = shown
@@ -50,7 +51,7 @@ public final class HeaderFieldError: Error, Sendable, CustomStringConvertible {
     /// value, or none), so check first and throw this error from `adapt`.
     public static func check(name: String, value: String) -> HeaderFieldError? {
         guard !HeaderFieldCheck.isValidName(name) || !HeaderFieldCheck.isValidValue(value) else { return nil }
-        return HeaderFieldCheck.failure(name: name, value: value, source: "an interceptor", url: nil).underlyingError as? HeaderFieldError
+        return HeaderFieldCheck.refusal(name: name, value: value, source: "an interceptor")
     }
 
     /// One sentence: the header (by name, unless the name holds a control character), where

@@ -12,33 +12,33 @@ import Foundation
 enum JSONBody {
     /// JSON for `params`, keys sorted.
     static func of(_ params: [String: Any], url: URL) -> Result<Data, NetworkError> {
-        var walker = ParameterWalker(json: true, naming: .none)
-        do throws(EncodingFailure) {
-            try walker.walk(params)
-        } catch {
-            return .failure(error.networkError(url: url))
-        }
-        return walker.deepest > LargeStack.inlineDepth ? LargeStack.run { serialize(params, url: url) } : serialize(params, url: url)
+        var leaves: [(name: String, value: String)] = []
+        let walked = ParameterWalker.walk(params, json: true, naming: ParameterWalker.unnamed, lenient: false, url: url, into: &leaves)
+        if let failure = walked.failure { return .failure(failure) }
+        return walked.deepest > LargeStack.inlineDepth ? LargeStack.run(LargeStack.Job { serialize(params, url: url) }) : serialize(params, url: url)
     }
 
     /// `params`, checked, through `JSONSerialization`, which must never meet a value it
     /// cannot write (that raises an exception on Apple platforms).
     private static func serialize(_ params: [String: Any], url: URL) -> Result<Data, NetworkError> {
         // The walker's rules are stricter than Foundation's; this is the last guard.
-        guard JSONSerialization.isValidJSONObject(params) else {
-            return .failure(NetworkError(kind: .encoding, message: "the parameters hold a value JSON cannot represent", url: url))
+        var failure: (any Error)?
+        if JSONSerialization.isValidJSONObject(params) {
+            do {
+                return .success(try JSONSerialization.data(withJSONObject: params, options: JSONOptions.sortedKeys))
+            } catch {
+                failure = error
+            }
         }
-        do {
-            return .success(try JSONSerialization.data(withJSONObject: params, options: [.sortedKeys]))
-        } catch {
-            return .failure(NetworkError(kind: .encoding, message: error.localizedDescription, url: url, underlyingError: error))
-        }
+        // One error for both refusals (the first has no error of Foundation's).
+        let message = failure?.localizedDescription ?? "the parameters hold a value JSON cannot represent"
+        return .failure(NetworkError(kind: .encoding, message: message, url: url, underlyingError: failure))
     }
 
     /// `value` encoded by `encoder`.
     static func of(_ value: any Encodable, encoder: JSONEncoder, url: URL) -> Result<Data, NetworkError> {
         let checked = checkingDates(encoder)
-        return LargeStack.run { encode(value, encoder: checked, url: url) }
+        return LargeStack.run(LargeStack.Job { encode(value, encoder: checked, url: url) })
     }
 
     /// `encoder`, or, for the ISO 8601 date strategy, a copy that first refuses a date that
@@ -67,25 +67,14 @@ enum JSONBody {
         return copy
     }
 
-    /// `value` through `encoder`, its errors named by key path and type.
+    /// `value` through `encoder`, its errors named by key path and type
+    /// (``DecodingDiagnostics/reason(for:)``).
+    @inline(__always)  // one caller
     private static func encode(_ value: any Encodable, encoder: JSONEncoder, url: URL) -> Result<Data, NetworkError> {
         do {
             return .success(try encoder.encode(value))
         } catch {
-            var message = "cannot encode " + DecodingDiagnostics.name(of: type(of: value)) + ": "
-            if case EncodingError.invalidValue(let invalid, let context) = error {
-                let path = context.codingPath.map { $0.intValue.map { "[" + String($0) + "]" } ?? $0.stringValue }
-                if path.isEmpty, context.debugDescription == "Unable to encode the given top-level value to JSON." {
-                    // What swift-foundation's writer says of containers nested 512 deep.
-                    message += "it is nested deeper than 512 levels, the most EasyNetwork encodes"
-                } else {
-                    // Named by its type: the value itself may be a secret (or the whole body).
-                    message += EncodingFailure.subject(path) + " (" + DecodingDiagnostics.name(of: type(of: invalid))
-                        + ") is invalid: " + context.debugDescription
-                }
-            } else {
-                message += DecodingDiagnostics.reason(for: error)
-            }
+            let message = "cannot encode " + DecodingDiagnostics.name(of: type(of: value)) + ": " + DecodingDiagnostics.reason(for: error)
             return .failure(NetworkError(kind: .encoding, message: message, url: url, underlyingError: error))
         }
     }

@@ -19,10 +19,11 @@ enum LargeStack {
     /// thread (releasing recurses too, about 150 bytes per level).
     static let stackSize = 128 << 20
 
-    /// `work`'s result, computed on a new thread with a ``stackSize`` stack (on the calling
-    /// thread if no thread can be started).
-    static func run(_ work: @escaping () -> Result<Data, NetworkError>) -> Result<Data, NetworkError> {
-        let job = Job(work)
+    /// The result of `job`'s work, computed on a new thread with a ``stackSize`` stack (on
+    /// the calling thread if no thread can be started). The work comes in its ``Job``, not
+    /// as a closure argument, so that the optimizer compiles no copy of this per caller.
+    @inline(never)
+    static func run(_ job: Job) -> Result<Data, NetworkError> {
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
@@ -48,18 +49,19 @@ enum LargeStack {
             return nil
         }, context.toOpaque()) == 0 else {
             context.release()
-            return work()
+            return job.work()
         }
         #if canImport(Darwin)
         if let thread { pthread_join(thread, nil) }
         #else
         pthread_join(thread, nil)
         #endif
-        return job.result ?? .failure(NetworkError(kind: .encoding, message: "the encoding thread gave no result"))
+        // Always set once the thread ran: only a thread that never ran leaves the work undone.
+        return job.result ?? job.work()
     }
 
     /// The work and its result, passed to the helper thread and back.
-    private final class Job: @unchecked Sendable {
+    final class Job: @unchecked Sendable {
         // unchecked: the helper thread is its only user from `pthread_create` until
         // `pthread_join` returns, which orders its writes before the caller's read.
         let work: () -> Result<Data, NetworkError>

@@ -27,31 +27,31 @@ public struct QueryStringEncoder: Sendable {
 
     /// The encoded query string for `parameters`, without a leading `?`.
     public func encode(_ parameters: [String: Any]) -> String {
-        Self.join(Self.leaves(parameters, naming: .escaped))
+        Self.join(Self.leaves(parameters, naming: ParameterWalker.escaped))
     }
 
-    /// The encoded query string, or the first value that breaks a rule.
-    static func encode(_ parameters: [String: Any]) throws(EncodingFailure) -> String {
-        var walker = ParameterWalker(json: false, naming: .escaped)
-        try walker.walk(parameters)
-        return join(walker.leaves)
+    /// The encoded query string; `failure` is set (for `url`) when a value breaks a rule.
+    static func encode(_ parameters: [String: Any], url: URL, failure: inout NetworkError?) -> String {
+        var leaves: [(name: String, value: String)] = []
+        failure = ParameterWalker.walk(parameters, json: false, naming: ParameterWalker.escaped, lenient: false, url: url, into: &leaves).failure
+        return join(leaves)
     }
 
-    /// `name=value` pairs joined by `&`, values percent-encoded.
-    private static func join(_ leaves: [(name: String, value: Any)]) -> String {
+    /// Escaped `name=value` pairs joined by `&`.
+    private static func join(_ leaves: [(name: String, value: String)]) -> String {
         var query = ""
         for (name, value) in leaves {
             if !query.isEmpty { query += "&" }
-            query += name + "=" + escape(ParameterKind.text(for: value))
+            query += name + "=" + value
         }
         return query
     }
 
     /// The leaves of a lenient walk: every value a query can carry, in order.
-    private static func leaves(_ parameters: [String: Any], naming: ParameterWalker.Naming) -> [(name: String, value: Any)] {
-        var walker = ParameterWalker(json: false, naming: naming, lenient: true)
-        try? walker.walk(parameters)
-        return walker.leaves
+    private static func leaves(_ parameters: [String: Any], naming: Int) -> [(name: String, value: String)] {
+        var leaves: [(name: String, value: String)] = []
+        _ = ParameterWalker.walk(parameters, json: false, naming: naming, lenient: true, url: nil, into: &leaves)
+        return leaves
     }
 
     /// The name/value pairs, not percent-encoded, in the same order and bracket
@@ -59,12 +59,12 @@ public struct QueryStringEncoder: Sendable {
     /// built). Made as they are, not by decoding the encoded pairs, which cost a decode of
     /// every name and dropped a value's leading byte-order mark.
     static func fields(_ parameters: [String: Any]) -> [(name: String, value: String)] {
-        leaves(parameters, naming: .plain).map { ($0.name, ParameterKind.text(for: $0.value)) }
+        leaves(parameters, naming: ParameterWalker.plain)
     }
 
     /// The percent-encoded `name=value` pairs, in order.
     public func pairs(_ parameters: [String: Any]) -> [(name: String, value: String)] {
-        Self.leaves(parameters, naming: .escaped).map { ($0.name, Self.escape(ParameterKind.text(for: $0.value))) }
+        Self.leaves(parameters, naming: ParameterWalker.escaped)
     }
 
     /// `string` percent-encoded so that only RFC 3986 unreserved characters remain.

@@ -12,7 +12,11 @@ package enum SortedKeys {
                 insert(key, into: &keys)
             }
         } else {
-            keys.append(contentsOf: dictionary.keys)
+            // One append per key, as above: `append(contentsOf:)` compiled a copy of the
+            // keys' iteration of its own (1 KB).
+            for key in dictionary.keys {
+                keys.append(key)
+            }
             heapSort(&keys)
         }
         return keys
@@ -23,7 +27,7 @@ package enum SortedKeys {
     package static func insert(_ key: String, into keys: inout [String]) {
         keys.append(key)
         var index = keys.count - 1
-        while index > 0, key < keys[index - 1] {
+        while index > 0, less(key, keys[index - 1]) {
             keys[index] = keys[index - 1]
             index -= 1
         }
@@ -33,29 +37,38 @@ package enum SortedKeys {
     /// Sorts `keys` ascending in place (not stable: dictionary keys are distinct).
     @inline(never)
     static func heapSort(_ keys: inout [String]) {
-        var end = keys.count
-        var start = end / 2
-        while start > 0 {
-            start -= 1
-            siftDown(&keys, from: start, end: end)
-        }
-        while end > 1 {
-            end -= 1
-            keys.swapAt(0, end)
-            siftDown(&keys, from: 0, end: end)
+        // Over the buffer: no uniqueness or bounds checks compiled into every access.
+        keys.withUnsafeMutableBufferPointer { keys in
+            var end = keys.count
+            var start = end / 2
+            while start > 0 {
+                start -= 1
+                siftDown(keys, from: start, end: end)
+            }
+            while end > 1 {
+                end -= 1
+                keys.swapAt(0, end)
+                siftDown(keys, from: 0, end: end)
+            }
         }
     }
 
     /// Moves `keys[root]` down the max-heap `keys[..<end]` to its place.
-    private static func siftDown(_ keys: inout [String], from root: Int, end: Int) {
+    private static func siftDown(_ keys: UnsafeMutableBufferPointer<String>, from root: Int, end: Int) {
         var parent = root
         while true {
             var child = 2 * parent + 1
             guard child < end else { return }
-            if child + 1 < end, keys[child] < keys[child + 1] { child += 1 }
-            guard keys[parent] < keys[child] else { return }
+            if child + 1 < end, less(keys[child], keys[child + 1]) { child += 1 }
+            guard less(keys[parent], keys[child]) else { return }
             keys.swapAt(parent, child)
             parent = child
         }
+    }
+
+    /// `a < b`, compiled once for both sorts.
+    @inline(never)
+    private static func less(_ a: String, _ b: String) -> Bool {
+        a < b
     }
 }

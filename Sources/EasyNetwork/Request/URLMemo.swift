@@ -28,6 +28,7 @@ final class URLMemo: @unchecked Sendable {  // unchecked: the fields below are g
     }
 
     /// Remembers `url` for `key`.
+    @inline(__always)  // one caller
     func remember(_ url: URL, for key: String) {
         lock.lock()
         defer { lock.unlock() }

@@ -76,8 +76,8 @@ package struct URLRequestBuilder {
 
         if let multipart {
             // The parameters become text fields when the body is written: checked now.
-            if let params, let failure = Self.check(params) {
-                return .failure(failure.networkError(url: url))
+            if let params, let failure = Self.check(params, url: url) {
+                return .failure(failure)
             }
             headers.set("Content-Type", multipart.contentType)
         } else if let encodable {
@@ -99,11 +99,10 @@ package struct URLRequestBuilder {
             case .form:
                 // `data(using:)`, not `Data(string.utf8)`: Foundation's own code, where the
                 // generic initializer would compile a `Data` builder (about 4 KB) into every program.
-                do throws(EncodingFailure) {
-                    urlRequest.httpBody = try QueryStringEncoder.encode(params).data(using: .utf8) ?? Data()
-                } catch {
-                    return .failure(error.networkError(url: url))
-                }
+                var failure: NetworkError?
+                let form = QueryStringEncoder.encode(params, url: url, failure: &failure)
+                if let failure { return .failure(failure) }
+                urlRequest.httpBody = form.data(using: .utf8) ?? Data()
                 headers.setIfAbsent("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
             }
         }
@@ -119,11 +118,9 @@ package struct URLRequestBuilder {
     static func url(base: URL, api: String, query: [String: Any]?, memo: URLMemo? = nil) -> Result<URL, NetworkError> {
         var encodedQuery: String?
         if let query {
-            do throws(EncodingFailure) {
-                encodedQuery = try QueryStringEncoder.encode(query)
-            } catch {
-                return .failure(error.networkError(url: base))
-            }
+            var failure: NetworkError?
+            encodedQuery = QueryStringEncoder.encode(query, url: base, failure: &failure)
+            if let failure { return .failure(failure) }
         }
         // The api's length first, so that no api and query pair can spell another's key.
         let key = String(api.utf8.count) + ":" + api + (encodedQuery ?? "")
@@ -134,16 +131,16 @@ package struct URLRequestBuilder {
         let question = UInt8(ascii: "?"), slash = UInt8(ascii: "/")
         let baseString = base.absoluteString
         var head = Substring(baseString)
-        head = head[..<scan(head, for: UInt8(ascii: "#"))]
+        head = head[..<scan(head, for: UInt8(ascii: "#"), equal: true)]
         var baseQuery: Substring?
-        let mark = scan(head, for: question)
+        let mark = scan(head, for: question, equal: true)
         if mark != head.endIndex {
             baseQuery = head[head.utf8.index(after: mark)...]
             head = head[..<mark]
         }
         var apiPath = Substring(api)
         var apiQuery: Substring?
-        let apiMark = scan(apiPath, for: question)
+        let apiMark = scan(apiPath, for: question, equal: true)
         if apiMark != apiPath.endIndex {
             apiQuery = apiPath[apiPath.utf8.index(after: apiMark)...]
             apiPath = apiPath[..<apiMark]
@@ -183,7 +180,7 @@ package struct URLRequestBuilder {
     /// not), or `text.endIndex`. One plain loop for every search of the builders, instead
     /// of a specialization of the standard library's searches per view and predicate.
     @inline(never)
-    private static func scan(_ text: Substring, for byte: UInt8, equal: Bool = true) -> Substring.Index {
+    private static func scan(_ text: Substring, for byte: UInt8, equal: Bool) -> Substring.Index {
         let utf8 = text.utf8
         var index = utf8.startIndex
         while index != utf8.endIndex, (utf8[index] == byte) != equal {
@@ -204,32 +201,25 @@ package struct URLRequestBuilder {
         let absolute = url.absoluteString
         var head = Substring(absolute)
         var fragment = ""
-        let hash = scan(head, for: UInt8(ascii: "#"))
+        let hash = scan(head, for: UInt8(ascii: "#"), equal: true)
         if hash != head.endIndex {
             fragment = String(head[hash...])
             head = head[..<hash]
         }
-        let separator = scan(head, for: UInt8(ascii: "?")) == head.endIndex ? "?" : "&"
-        let encodedQuery: String
-        do throws(EncodingFailure) {
-            encodedQuery = try QueryStringEncoder.encode(query)
-        } catch {
-            return .failure(error.networkError(url: url))
-        }
+        let separator = scan(head, for: UInt8(ascii: "?"), equal: true) == head.endIndex ? "?" : "&"
+        var failure: NetworkError?
+        let encodedQuery = QueryStringEncoder.encode(query, url: url, failure: &failure)
+        if let failure { return .failure(failure) }
         guard let result = URL(string: String(head) + separator + encodedQuery + fragment) else {
             return .failure(invalidURL("'" + url.description + "' is not a valid URL", url: url))
         }
         return .success(result)
     }
 
-    /// The first value of `params` a multipart body cannot carry as a text field, if any.
-    static func check(_ params: [String: Any]) -> EncodingFailure? {
-        var walker = ParameterWalker(json: false, naming: .none)
-        do throws(EncodingFailure) {
-            try walker.walk(params)
-            return nil
-        } catch {
-            return error
-        }
+    /// The error of the first value of `params` a multipart body cannot carry as a text
+    /// field (for `url`), if any.
+    static func check(_ params: [String: Any], url: URL) -> NetworkError? {
+        var leaves: [(name: String, value: String)] = []
+        return ParameterWalker.walk(params, json: false, naming: ParameterWalker.unnamed, lenient: false, url: url, into: &leaves).failure
     }
 }

@@ -19,7 +19,8 @@ enum DecodingDiagnostics {
     }
 
     /// What went wrong and at which key path (`expected Int at .items[1].id: …`) for
-    /// decoding and encoding errors; the localized description of any other error.
+    /// decoding errors, and for encoding errors (``EncodingFailure/invalid(_:_:)``: named
+    /// by key path and type, never by the value); the localized description of any other error.
     static func reason(for error: any Error) -> String {
         let words: String, codingPath: [any CodingKey], detail: String
         switch error {
@@ -32,7 +33,7 @@ enum DecodingDiagnostics {
         case DecodingError.dataCorrupted(let context):
             (words, codingPath, detail) = ("corrupted data", context.codingPath, context.debugDescription)
         case EncodingError.invalidValue(let value, let context):
-            (words, codingPath, detail) = ("invalid value " + String(describing: value), context.codingPath, context.debugDescription)
+            return EncodingFailure.invalid(value, context)
         default:
             return (error as NSError).localizedDescription
         }

@@ -138,7 +138,7 @@ public struct NetworkError: Error, Sendable {
     public var isCancelled: Bool { kind == .cancelled }
 
     /// Whether the transport gave up waiting (`URLError.timedOut`).
-    public var isTimeout: Bool { urlError?.code == .timedOut }
+    public var isTimeout: Bool { urlError?.errorCode == NSURLErrorTimedOut }
 
     /// The `URLError` of a transport failure.
     public var urlError: URLError? { underlyingError as? URLError }
@@ -232,12 +232,30 @@ extension NetworkError: LocalizedError {
 
     /// `text` without the spaces around it and without a closing full stop, comma,
     /// colon or semicolon, to go on with `": "` (an ellipsis and `.)` stay).
+    static func clause(_ text: String) -> String {
+        words(text, asSentence: false)
+    }
+
+    /// `text` ending as one sentence: a full stop added unless it ends with `.`, `!`,
+    /// `?`, `…` or `.)`, after a closing comma, colon or semicolon is dropped.
+    static func sentence(_ text: String) -> String {
+        words(text, asSentence: true)
+    }
+
+    /// ``clause(_:)``, or with `asSentence` ``sentence(_:)``: one function for both.
     ///
     /// Size: works on the UTF-8 bytes (an error path, never hot), so no `Character` or
     /// `Substring` algorithm is compiled for it.
     @inline(never)
-    static func clause(_ text: String) -> String {
+    private static func words(_ text: String, asSentence: Bool) -> String {
         var bytes = Array(text.trimmingCharacters(in: .whitespacesAndNewlines).utf8)
+        let count = bytes.count
+        if asSentence, let last = bytes.last,
+           last == 0x2E || last == 0x21 || last == 0x3F  // . ! ?
+            || last == 0xA6 && count >= 3 && bytes[count - 3] == 0xE2 && bytes[count - 2] == 0x80  // …
+            || last == 0x29 && count >= 2 && bytes[count - 2] == 0x2E {  // .)
+            return String(decoding: bytes, as: UTF8.self)
+        }
         while let last = bytes.last, last == 0x2E || last == 0x2C || last == 0x3A || last == 0x3B {  // . , : ;
             if bytes.count >= 3, bytes[bytes.count - 2] == 0x2E, bytes[bytes.count - 3] == 0x2E {
                 break  // "..."
@@ -247,22 +265,7 @@ extension NetworkError: LocalizedError {
                 bytes.removeLast()
             }
         }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// `text` ending as one sentence: a full stop added unless it ends with `.`, `!`,
-    /// `?`, `…` or `.)`, after a closing comma, colon or semicolon is dropped.
-    @inline(never)
-    static func sentence(_ text: String) -> String {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        let bytes = trimmed.utf8
-        if let last = bytes.last,
-           last == 0x2E || last == 0x21 || last == 0x3F    // . ! ?
-            || last == 0xA6 && trimmed.hasSuffix("…")      // the ellipsis ends in 0xA6
-            || last == 0x29 && trimmed.hasSuffix(".)") {
-            return trimmed
-        }
-        return clause(trimmed) + "."
+        return String(decoding: bytes, as: UTF8.self) + (asSentence ? "." : "")
     }
 }
 
@@ -292,6 +295,6 @@ extension NetworkError: CustomNSError {
 extension NetworkError: CustomStringConvertible {
     /// The localized description, prefixed with the kind.
     public var description: String {
-        "NetworkError.\(kind): \(errorDescription ?? "")"
+        "NetworkError." + String(describing: kind) + ": " + (errorDescription ?? "")
     }
 }

@@ -76,7 +76,7 @@ public struct NetworkResponse: Sendable {
     public func rawJSONObject() throws -> Any? {
         guard !data.isEmpty else { return nil }
         do {
-            return try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            return try JSONSerialization.jsonObject(with: data, options: JSONOptions.readingFragments)
         } catch {
             throw decodingError("the body is not valid JSON.", underlyingError: error)
         }
@@ -116,9 +116,9 @@ public struct NetworkResponse: Sendable {
             return error
         }
         guard let error else {
-            return decodingError("cannot decode \(type): the envelope has no '\(envelope?.payloadKey ?? "")'.")
+            return decodingError("cannot decode " + DecodingDiagnostics.name(of: type) + ": the envelope has no '" + (envelope?.payloadKey ?? "") + "'.")
         }
-        return decodingError("cannot decode \(type): " + DecodingDiagnostics.reason(for: error), underlyingError: error)
+        return decodingError("cannot decode " + DecodingDiagnostics.name(of: type) + ": " + DecodingDiagnostics.reason(for: error), underlyingError: error)
     }
 
     /// Checks the envelope, if any, and ignores the payload: for requests whose
@@ -135,7 +135,7 @@ public struct NetworkResponse: Sendable {
     public func text() throws -> String {
         let encoding = TextCharset.encoding(named: httpResponse.textEncodingName) ?? .utf8
         guard let string = String(data: data, encoding: encoding) else {
-            throw decodingError("the body is not valid \(httpResponse.textEncodingName ?? "UTF-8") text.", quotingBody: false)
+            throw decodingError("the body is not valid " + (httpResponse.textEncodingName ?? "UTF-8") + " text.", quotingBody: false)
         }
         return string
     }

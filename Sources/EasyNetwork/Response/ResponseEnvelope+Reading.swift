@@ -7,7 +7,7 @@ extension ResponseEnvelope {
     /// or holds `null` there.
     func payload(of body: Any?, in response: NetworkResponse) throws -> Any? {
         guard let object = body as? [String: Any] else {
-            throw response.decodingError("expected an envelope (a JSON object), got \(Self.shape(of: body)).")
+            throw response.decodingError("expected an envelope (a JSON object), got " + Self.shape(of: body) + ".")
         }
         guard isSuccess(object) else {
             throw businessError(object, in: response)
@@ -33,7 +33,7 @@ extension ResponseEnvelope {
         }
         var payload: Data?
         if let payloadKey, let value = Self.value(of: payloadKey, in: object), !(value is NSNull) {
-            payload = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .sortedKeys])
+            payload = try? JSONSerialization.data(withJSONObject: value, options: JSONOptions.fragmentsSortedKeys)
         }
         return response.error(
             .business,

@@ -5,6 +5,7 @@ import Foundation
 enum ServerMessage {
     static let keys = ["error", "message", "msg", "error_description", "detail"]
 
+    @inline(__always)  // one caller
     static func extract(from data: Data?) -> String? {
         guard let data, !data.isEmpty, data.count < 1_000_000,
               let object = try? JSONSerialization.jsonObject(with: data, options: []),

@@ -3,29 +3,32 @@ import Foundation
 /// Maps the charset names servers put in `Content-Type` to `String.Encoding`, without
 /// CoreFoundation (which Linux does not expose).
 enum TextCharset {
+    /// The names, in the order searched, with their encodings' raw values (the
+    /// `NSStringEncoding` numbers, the same on every platform; `TextCharsetTests` holds them
+    /// against the named constants). A table of constants, not code: a switch over strings
+    /// compiles a comparison per name, and each named constant is an import of its own.
+    private static let table: [(name: String, rawValue: UInt)] = [
+        ("utf-8", 4), ("utf8", 4),
+        ("utf-16", 10),
+        ("utf-16le", 0x9400_0100),
+        ("utf-16be", 0x9000_0100),
+        ("utf-32", 0x8C00_0100),
+        ("us-ascii", 1), ("ascii", 1),
+        ("iso-8859-1", 5), ("latin1", 5), ("iso_8859-1", 5), ("l1", 5),
+        ("iso-8859-2", 9), ("latin2", 9),
+        ("windows-1252", 12), ("cp1252", 12),
+        ("windows-1251", 11), ("cp1251", 11),
+        ("shift_jis", 8), ("shift-jis", 8), ("sjis", 8),
+        ("euc-jp", 3),
+        ("iso-2022-jp", 21),
+    ]
+
     static func encoding(named name: String?) -> String.Encoding? {
         guard let name = name?.trimmingCharacters(in: CharacterSet(charactersIn: "\" ")).lowercased(), !name.isEmpty else {
             return nil
         }
-        // A table searched in order rather than a switch: a switch over strings compiles a
-        // comparison per name.
-        let table: [(name: String, encoding: String.Encoding)] = [
-            ("utf-8", .utf8), ("utf8", .utf8),
-            ("utf-16", .utf16),
-            ("utf-16le", .utf16LittleEndian),
-            ("utf-16be", .utf16BigEndian),
-            ("utf-32", .utf32),
-            ("us-ascii", .ascii), ("ascii", .ascii),
-            ("iso-8859-1", .isoLatin1), ("latin1", .isoLatin1), ("iso_8859-1", .isoLatin1), ("l1", .isoLatin1),
-            ("iso-8859-2", .isoLatin2), ("latin2", .isoLatin2),
-            ("windows-1252", .windowsCP1252), ("cp1252", .windowsCP1252),
-            ("windows-1251", .windowsCP1251), ("cp1251", .windowsCP1251),
-            ("shift_jis", .shiftJIS), ("shift-jis", .shiftJIS), ("sjis", .shiftJIS),
-            ("euc-jp", .japaneseEUC),
-            ("iso-2022-jp", .iso2022JP),
-        ]
         for entry in table where entry.name == name {
-            return entry.encoding
+            return String.Encoding(rawValue: entry.rawValue)
         }
         return nil
     }

@@ -18,18 +18,25 @@ package final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the 
         let fire: @Sendable () -> Void
     }
 
-    private let lock = Lock()
+    private let lock: Lock
     /// Sorted by deadline; equal deadlines in the order they were added.
-    @exclusivity(unchecked) private var entries: [Entry] = []
-    @exclusivity(unchecked) private var lastKey = 0
+    @exclusivity(unchecked) private var entries: [Entry]
+    @exclusivity(unchecked) private var lastKey: Int
     /// What the timer is armed for; `nil` while it is not armed.
-    @exclusivity(unchecked) private var armedFor: DispatchTime?
+    @exclusivity(unchecked) private var armedFor: Optional<DispatchTime>
     /// How often the timer was armed (for tests).
-    @exclusivity(unchecked) private var armings = 0
+    @exclusivity(unchecked) private var armings: Int
     private let timer: DispatchSourceTimer
 
     /// A scheduler whose timer fires on `queue` (the shared one: ``ExchangeTimers/queue``).
     init(queue: DispatchQueue = ExchangeTimers.queue) {
+        // Size: fields get their first values here, not where they are declared (in a
+        // package type each initial value compiles a function with an unwind entry).
+        lock = Lock()
+        entries = []
+        lastKey = 0
+        armedFor = nil
+        armings = 0
         timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .distantFuture)
         timer.setEventHandler { [weak self] in self?.tick() }

@@ -19,21 +19,32 @@ public final class EasyNetworkService: @unchecked Sendable {
     /// From the operations' pool (see ``OperationLock``): a service, made per operation,
     /// allocates no mutex. Nothing under it calls out or takes another lock.
     private var lock: OperationLock { OperationLock(for: self) }
-    private var cancelled = false
+    // Size: no initial values where fields are declared (in a public type each compiles a
+    // function with an unwind entry): `init` sets every one, and `Optional<T>` is spelled
+    // out because `T?` has an implicit `= nil`.
+    private var cancelled: Bool
     /// The request running (usually the only one: an operation's), and any others, so
     /// that the usual single request allocates no array.
-    private var exchange: RequestExchange?
-    private var moreExchanges: [RequestExchange] = []
-    private var priority: Float?
-    private var queued: Date?
-    private var onCancelled: (@Sendable () -> Void)?
+    private var exchange: Optional<RequestExchange>
+    private var moreExchanges: [RequestExchange]
+    private var priority: Optional<Float>
+    private var queued: Optional<Date>
+    private var onCancelled: Optional<@Sendable () -> Void>
     /// The queue running this service's operation, which lends it a slot while a
     /// request waits for a token refresh.
-    private weak var lender: NetworkQueue?
+    private weak var lender: Optional<NetworkQueue>
 
     /// Creates a service for `configuration` (the seed's `EasyNetworkService(conf)`).
+    @inline(never)  // one copy, not another inside the allocating entry
     public init(_ configuration: HostConfiguration) {
         self.configuration = configuration
+        cancelled = false
+        exchange = nil
+        moreExchanges = []
+        priority = nil
+        queued = nil
+        onCancelled = nil
+        lender = nil
     }
 
     /// Whether ``cancel()`` was called.
@@ -90,6 +101,7 @@ public final class EasyNetworkService: @unchecked Sendable {
 
     /// The non-generic part of `perform`; `transfer` carries the attempts of a download
     /// (see ``RequestExchange``).
+    @_semantics("optimize.sil.specialize.generic.never")
     package func start(_ request: BaseAPIRequest, sink: any ExchangeSink, uploadProgress: (@Sendable (Int64, Int64) -> Void)?, transfer: (any RequestPlugIn)? = nil) {
         start(request, sink: sink, uploadProgress: uploadProgress, transfer: transfer, built: nil)
     }
@@ -100,6 +112,7 @@ public final class EasyNetworkService: @unchecked Sendable {
         start(request, sink: sink, uploadProgress: nil, transfer: nil, built: urlRequest)
     }
 
+    @inline(never) @_semantics("optimize.sil.specialize.generic.never")
     private func start(_ request: BaseAPIRequest, sink: any ExchangeSink, uploadProgress: (@Sendable (Int64, Int64) -> Void)?, transfer: (any RequestPlugIn)?, built: URLRequest?) {
         lock.lock()
         let (priority, queuedAt) = (priority, queued)

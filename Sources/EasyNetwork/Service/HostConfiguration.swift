@@ -54,8 +54,9 @@ public final class HostConfiguration: @unchecked Sendable {
     /// What a request takes when it starts: the settings published at that moment.
     typealias SettingsSnapshot = HostSettings
 
-    /// Guards `current`.
-    private let lock = Lock()
+    /// Guards `current`. (Set in `init`: in a public type an initial value here compiles
+    /// a function with an unwind entry.)
+    private let lock: Lock
 
     /// The published settings: replaced, never changed, by every set.
     private var current: HostSettings
@@ -91,7 +92,9 @@ public final class HostConfiguration: @unchecked Sendable {
     ///   - sessionConfiguration: the configuration of this host's session; a copy is
     ///     taken and its `urlCache` is removed. Defaults to `.ephemeral`. Tests pass one
     ///     with `protocolClasses` to stub the network.
+    @inline(never)  // one copy, not another inside the allocating entry
     public init(baseURL: URL?, sessionConfiguration: URLSessionConfiguration = .ephemeral) {
+        lock = Lock()
         current = HostSettings(baseURL: baseURL)
         current.sessionHeadersFailure = HeaderFieldCheck.failure(in: sessionConfiguration)
         transport = NetworkService(configuration: sessionConfiguration)
@@ -288,6 +291,7 @@ public final class HostConfiguration: @unchecked Sendable {
 
     /// Sets the base URL from a string; see ``baseURL(_:)``.
     @discardableResult
+    @inline(never)
     public func setBaseURL(string: String) -> Bool {
         let url = Self.parsedURL(string)
         let settings = beginChange()

@@ -10,32 +10,33 @@ import FoundationNetworking
 /// the old one, so a request keeps the object it started with and never sees a
 /// change half-way. A request takes one reference instead of copying every setting.
 ///
-/// Adding a setting: a stored `var` (no default value), a line in each initializer
-/// (the compiler insists for a non-optional field), and a property of the host whose
-/// setter is `beginChange()`, assign, `endChange(_:)`.
+/// Adding a setting: a stored `var` (no default value; an optional one spelled
+/// `Optional<T>`, since `T?` has an implicit `= nil`, which in a package type compiles a
+/// function with an unwind entry), a line in each initializer, and a property of the host
+/// whose setter is `beginChange()`, assign, `endChange(_:)`.
 package final class HostSettings: @unchecked Sendable {
     // unchecked: fields are written only on a fresh copy under the host's lock before it
     // is published; a published object is never written again.
 
     /// The URL every request's `api` is appended to; see ``setBaseURL(_:problem:)``.
-    private(set) var baseURL: URL?
+    private(set) var baseURL: Optional<URL>
     /// Why the last base URL given was rejected, or `nil`.
-    private(set) var baseURLProblem: String?
+    private(set) var baseURLProblem: Optional<String>
     /// URLs built on `baseURL`, a new one whenever it changes.
     private(set) var urlMemo: URLMemo
     var defaultHeaders: [String: String]
     /// Why `defaultHeaders` are refused (a name or value ``HeaderFieldCheck`` rejects), or `nil`.
-    var defaultHeadersFailure: NetworkError?
+    var defaultHeadersFailure: Optional<NetworkError>
     /// Why the session configuration's `httpAdditionalHeaders` are refused, or `nil`.
-    var sessionHeadersFailure: NetworkError?
+    var sessionHeadersFailure: Optional<NetworkError>
     var timeout: TimeInterval
-    var totalTimeout: TimeInterval?
+    var totalTimeout: Optional<TimeInterval>
     var callbackQueue: DispatchQueue
     var acceptableStatusCodes: Set<Int>
-    package var envelope: ResponseEnvelope?
+    package var envelope: Optional<ResponseEnvelope>
     package var jsonDecoder: JSONDecoder
     var jsonEncoder: JSONEncoder
-    var errorHandler: HostConfiguration.ErrorHandler?
+    var errorHandler: Optional<HostConfiguration.ErrorHandler>
     var interceptors: [any RequestInterceptor]
     var retryPolicy: RetryPolicy
     package var cachePolicy: CachePolicy
@@ -128,12 +129,14 @@ package final class HostSettings: @unchecked Sendable {
     /// `url` as a base URL when it can be one: the scheme `http` or `https` (in any case;
     /// written in lowercase, since URLSession on Linux refuses `HTTP://`) and a host; else
     /// `nil`. The same rule for every way a base URL is given.
+    @inline(__always)  // one caller
     static func usableBaseURL(_ url: URL) -> URL? {
         guard let scheme = url.scheme, let host = url.host, !host.isEmpty else { return nil }
         let lowercased = scheme.lowercased()
         guard lowercased == "http" || lowercased == "https" else { return nil }
         if lowercased == scheme { return url }
-        return URL(string: lowercased + url.absoluteString.dropFirst(scheme.count))
+        let absolute = url.absoluteString
+        return URL(string: lowercased + String(absolute[absolute.index(absolute.startIndex, offsetBy: scheme.count)..<absolute.endIndex]))
     }
 
     /// The message of a request on a host whose base URL `text` was refused.
@@ -148,6 +151,7 @@ package final class HostSettings: @unchecked Sendable {
     }
 
     /// Replaces the feature whose type has `id` with `feature` (or removes it), kept in `order`.
+    @inline(__always)  // one caller
     func setFeature(_ feature: (any HostFeature)?, id: ObjectIdentifier, order: Int) {
         // One pass that appends to a new array: `removeAll(where:)` and `insert(_:at:)`
         // would each compile a `replaceSubrange` of this element type into every program.

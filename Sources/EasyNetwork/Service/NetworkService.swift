@@ -13,14 +13,21 @@ import FoundationNetworking
 /// ``Method`` and ``QueryType`` describe requests.
 public final class NetworkService: @unchecked Sendable {
     // unchecked: configuration, session and invalidated are only touched under `lock`.
-    private let lock = Lock()
+    // Size: no initial values where fields are declared (in a public type each compiles a
+    // function with an unwind entry): `init` sets every one (`Optional<T>` spelled out:
+    // `T?` has an implicit `= nil`).
+    private let lock: Lock
     private var configuration: URLSessionConfiguration
-    private var session: URLSession?
-    private var invalidated = false
-    private let delegate = SessionDelegate()
+    private var session: Optional<URLSession>
+    private var invalidated: Bool
+    private let delegate: SessionDelegate
     private let delegateQueue: OperationQueue
 
     init(configuration: URLSessionConfiguration) {
+        lock = Lock()
+        session = nil
+        invalidated = false
+        delegate = SessionDelegate()
         self.configuration = Self.prepared(configuration)
         delegateQueue = OperationQueue()
         delegateQueue.name = "EasyNetwork.NetworkService.delegate"
@@ -39,7 +46,7 @@ public final class NetworkService: @unchecked Sendable {
         completion: @escaping @Sendable (TransportOutcome) -> Void
     ) -> TransportTask? {
         guard let session = currentSession() else {
-            completion(TransportOutcome(request: request, error: URLError(.cancelled)))
+            completion(Self.failed(request, .cancelled))
             return nil
         }
         // Never a file handed to URLSession on Linux: see UploadBody.
@@ -47,7 +54,7 @@ public final class NetworkService: @unchecked Sendable {
         if let bodyFile {
             upload = UploadBody.prepare(bodyFile, for: request)
             if upload == nil {
-                completion(TransportOutcome(request: request, error: URLError(.fileDoesNotExist)))
+                completion(Self.failed(request, .fileDoesNotExist))
                 return nil
             }
         }
@@ -74,7 +81,7 @@ public final class NetworkService: @unchecked Sendable {
     /// (see ``sessionKeepsIdle(_:)``). Nothing hears its bytes while it runs.
     func plainTask(with request: URLRequest, priority: Float?, completion: @escaping @Sendable (TransportOutcome) -> Void) -> TransportTask? {
         guard let session = currentSession() else {
-            completion(TransportOutcome(request: request, error: URLError(.cancelled)))
+            completion(Self.failed(request, .cancelled))
             return nil
         }
         let transfer = PlainTransfer(request: request, delegate: delegate, completion: completion)
@@ -85,6 +92,13 @@ public final class NetworkService: @unchecked Sendable {
         }
         task.resume()
         return TransportTask(task)
+    }
+
+    /// The outcome of a task that could not start: `URLError` `code` (cold: one copy of
+    /// the error's making for every such exit).
+    @inline(never)
+    private static func failed(_ request: URLRequest, _ code: URLError.Code) -> TransportOutcome {
+        TransportOutcome(request: request, error: URLError(code))
     }
 
     /// Whether this platform's URLSession keeps an idle timeout of `idle` seconds exactly,
@@ -145,10 +159,16 @@ public final class NetworkService: @unchecked Sendable {
         set { delegate.redirectHandler = newValue }
     }
 
-    /// Who judges this host's servers beyond the system's trust (pinning), or `nil`.
+    /// Who judges this host's servers beyond the system's trust (pinning), or `nil`; set
+    /// with ``setTrustEvaluator(_:)`` (a settable property across modules compiles a
+    /// `modify` coroutine too).
     package var trustEvaluator: (any ServerTrustEvaluator)? {
-        get { delegate.trustEvaluator }
-        set { delegate.trustEvaluator = newValue }
+        delegate.trustEvaluator
+    }
+
+    /// Installs who judges this host's servers beyond the system's trust (`nil`: nobody).
+    package func setTrustEvaluator(_ evaluator: (any ServerTrustEvaluator)?) {
+        delegate.trustEvaluator = evaluator
     }
 
     /// Lets running tasks finish on the current session; the next request makes a new one,

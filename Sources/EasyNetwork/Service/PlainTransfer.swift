@@ -37,7 +37,7 @@ final class PlainTransfer: @unchecked Sendable {
            let task, let note = delegate.takePlainNote(of: task) {
             if let refusal = note.refusal {
                 outcome.error = refusal
-            } else if let challenged = note.response, (error as? URLError)?.code == .cancelled {
+            } else if let challenged = note.response, (error as? URLError)?.errorCode == NSURLErrorCancelled {
                 outcome.response = challenged
                 outcome.error = nil
             }

@@ -25,7 +25,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     private final class Entry {
         /// Kept so that its identity stays unique while the entry is filed.
         let task: URLSessionTask
-        let observer: any TransferObserver
+        /// `nil` for a note on a task with a completion handler (see ``plainNotes``).
+        let observer: (any TransferObserver)?
         let activity: (any TransferActivity)?
         let uploadProgress: (@Sendable (_ sent: Int64, _ expected: Int64) -> Void)?
         /// The 401 a cancelled authentication challenge carried (Linux).
@@ -40,7 +41,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         var error: (any Error)?
         #endif
 
-        init(task: URLSessionTask, observer: any TransferObserver, activity: (any TransferActivity)?,
+        init(task: URLSessionTask, observer: (any TransferObserver)?, activity: (any TransferActivity)?,
              uploadProgress: (@Sendable (Int64, Int64) -> Void)?) {
             self.task = task
             self.observer = observer
@@ -57,7 +58,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// completions take it: the 401 a cancelled challenge carried (the task ends cancelled
     /// right after), or why the ``ServerTrustEvaluator`` refused a redirect (the task ends
     /// with the 3xx).
-    private var plainNotes: [(task: URLSessionTask, response: HTTPURLResponse?, refusal: NetworkError?)] = []
+    /// Entries without an observer, searched as ``entries`` are.
+    private var plainNotes: [Entry] = []
     private var redirect: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)?
     private var trust: (any ServerTrustEvaluator)?
 
@@ -124,18 +126,30 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     /// `task`'s entry, taken out of the registry when `remove`; call under `lock`.
     private func filed(_ task: ObjectIdentifier, remove: Bool = false) -> Entry? {
-        var index = entries.count
+        Self.find(task, in: &entries, remove: remove)
+    }
+
+    /// `task`'s entry in `list` (``entries`` or ``plainNotes``), taken out when `remove`.
+    private static func find(_ task: ObjectIdentifier, in list: inout [Entry], remove: Bool) -> Entry? {
+        var index = list.count
         while index > 0 {
             index -= 1
-            let entry = entries[index]
+            let entry = list[index]
             guard ObjectIdentifier(entry.task) == task else { continue }
             if remove {
-                entries.swapAt(index, entries.count - 1)
-                entries.removeLast()
+                list.swapAt(index, list.count - 1)
+                list.removeLast()
             }
             return entry
         }
         return nil
+    }
+
+    /// A new note on `task`, a task with a completion handler (no entry); call under `lock`.
+    private func note(on task: URLSessionTask) -> Entry {
+        let note = Entry(task: task, observer: nil, activity: nil, uploadProgress: nil)
+        plainNotes.append(note)
+        return note
     }
 
     /// The task's observer; tells whoever waits on the task's activity that bytes moved.
@@ -144,7 +158,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         let entry = filed(ObjectIdentifier(task))
         lock.unlock()
         entry?.activity?.transferMoved()
-        return entry?.observer
+        return entry?.observer ?? nil
     }
 
     func urlSession(
@@ -201,11 +215,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     /// Tells a task's observer how it ended; its entry is gone already.
     private func end(_ entry: Entry, error: (any Error)?, firstByteAt: Date?) {
-        let observer = entry.observer
+        guard let observer = entry.observer else { return }  // never filed so
         if let firstByteAt { observer.transferDidCollectMetrics(firstByteAt: firstByteAt) }
         if let refusal = entry.refusal {
             observer.transferDidComplete(refusal)
-        } else if let challenged = entry.challengeResponse, (error as? URLError)?.code == .cancelled {
+        } else if let challenged = entry.challengeResponse, (error as? URLError)?.errorCode == NSURLErrorCancelled {
             _ = observer.transferDidReceive(challenged)
             observer.transferDidComplete(nil)
         } else {
@@ -228,7 +242,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         if let entry = filed(ObjectIdentifier(task)) {
             entry.challengeResponse = response
         } else if let response {
-            plainNotes.append((task, response, nil))  // a task with a completion handler
+            note(on: task).challengeResponse = response  // a task with a completion handler
         }
         lock.unlock()
         completionHandler(.cancelAuthenticationChallenge, nil)
@@ -250,9 +264,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     func takePlainNote(of task: URLSessionTask) -> (response: HTTPURLResponse?, refusal: NetworkError?)? {
         lock.lock()
         defer { lock.unlock() }
-        guard let index = plainNotes.firstIndex(where: { $0.task === task }) else { return nil }
-        let note = plainNotes.remove(at: index)
-        return (note.response, note.refusal)
+        guard let note = Self.find(ObjectIdentifier(task), in: &plainNotes, remove: true) else { return nil }
+        return (note.challengeResponse, note.refusal)
     }
 
     #if !canImport(FoundationNetworking) || DEBUG
@@ -314,12 +327,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         if let entry = filed(ObjectIdentifier(task)) {
             entry.refusal = refusal
         } else {
-            plainNotes.append((task, nil, refusal))  // a task with a completion handler
+            note(on: task).refusal = refusal  // a task with a completion handler
         }
         lock.unlock()
     }
 
     /// Whether two URLs share scheme, host and port.
+    @inline(__always)  // one caller
     static func sameOrigin(_ lhs: URL?, _ rhs: URL?) -> Bool {
         guard let lhs, let rhs else { return false }
         let scheme = lhs.scheme

@@ -7,21 +7,25 @@ import FoundationNetworking
 /// transfer (a download, written to disk as it arrives) keeps no body: it counts the
 /// bytes it handed on in ``streamedBytes``.
 package struct TransportOutcome: Sendable {
+    // Size: `Optional<T>` spelled out, set in `init`: `T?` has an implicit `= nil`, which
+    // in a package type compiles a function with an unwind entry.
     package let request: URLRequest
-    package var response: HTTPURLResponse?
+    package var response: Optional<HTTPURLResponse>
     package var data: Data
-    package var error: (any Error)?
+    package var error: Optional<any Error>
     /// When the response began to arrive, where the platform tells.
-    package var firstByteAt: Date?
+    package var firstByteAt: Optional<Date>
     /// The body bytes a streamed transfer handed on instead of keeping them in `data`,
     /// or `nil` for a buffered body. A streamed transfer judged the status itself, and
     /// its body is not the host's to decode (no envelope).
-    package var streamedBytes: Int?
+    package var streamedBytes: Optional<Int>
 
     package init(request: URLRequest, response: HTTPURLResponse? = nil, data: Data = Data(), error: (any Error)? = nil) {
         self.request = request
         self.response = response
         self.data = data
         self.error = error
+        firstByteAt = nil
+        streamedBytes = nil
     }
 }

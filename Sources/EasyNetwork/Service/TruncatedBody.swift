@@ -18,7 +18,7 @@ package enum TruncatedBody {
     /// - Parameter declared: the length the response head declared (`nil` or negative
     ///   when there was no head or it declared none).
     package static func classify(_ error: any Error, declared: Int64?, received: Int64) -> any Error {
-        guard let urlError = error as? URLError, urlError.code == .unknown else { return error }
+        guard let urlError = error as? URLError, urlError.errorCode == NSURLErrorUnknown else { return error }
         let short = declared.map { $0 >= 0 && received < $0 } ?? false
         return short || urlError.localizedDescription.contains("transfer closed with") ? connectionLost(urlError) : error
     }

@@ -11,6 +11,7 @@ package final class Lock: @unchecked Sendable {
     // used through pthread calls, which are thread-safe.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
+    @inline(never)  // one copy, not another inside the allocating entry
     package init() {
         mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())

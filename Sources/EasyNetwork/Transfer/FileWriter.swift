@@ -5,10 +5,11 @@ import Foundation
 package final class FileWriter {
     private let handle: FileHandle
     /// The bytes this writer wrote.
-    private(set) var written: Int64 = 0
+    private(set) var written: Int64
 
     /// Opens `url` for writing: after its current end when `appending`, else emptied.
     package init(url: URL, appending: Bool) throws {
+        written = 0
         if !appending || !FileManager.default.fileExists(atPath: url.path) {
             guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
                 throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])

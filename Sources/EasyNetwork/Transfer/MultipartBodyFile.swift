@@ -13,6 +13,7 @@ struct MultipartBodyFile: Sendable {
     let length: Int64
 
     /// `form` preceded by `params` as text fields, keeping `form`'s boundary.
+    @inline(__always)  // one caller
     static func body(_ form: MultipartFormData, fields params: [String: Any]?) -> MultipartFormData {
         var body = MultipartFormData(boundary: form.boundary)
         for (name, value) in QueryStringEncoder.fields(params ?? [:]) {
@@ -31,14 +32,14 @@ struct MultipartBodyFile: Sendable {
         for requestURL: URL?,
         completion: @escaping @Sendable (Result<MultipartBodyFile, NetworkError>) -> Void
     ) {
-        DispatchQueue.global(qos: .utility).async {
+        QueueHop.async(.global(qos: .utility)) {
             completion(write(body, for: requestURL))
         }
     }
 
     /// How the names of this process's body files begin (the process number keeps apart
     /// the files of two processes sharing a temporary folder).
-    static let namePrefix = "EasyNetwork-upload-\(ProcessInfo.processInfo.processIdentifier)-"
+    static let namePrefix = "EasyNetwork-upload-" + String(Int(ProcessInfo.processInfo.processIdentifier)) + "-"
 
     /// Writes `body` to a new temporary file on the calling thread.
     static func write(_ body: MultipartFormData, for requestURL: URL?) -> Result<MultipartBodyFile, NetworkError> {
@@ -47,7 +48,7 @@ struct MultipartBodyFile: Sendable {
             return .success(MultipartBodyFile(url: file, length: try body.write(to: file)))
         } catch {
             try? FileManager.default.removeItem(at: file)
-            return .failure(NetworkError(kind: .encoding, message: "cannot write the multipart body: \(error.localizedDescription)", url: requestURL, underlyingError: error))
+            return .failure(NetworkError(kind: .encoding, message: "cannot write the multipart body: " + error.localizedDescription, url: requestURL, underlyingError: error))
         }
     }
 

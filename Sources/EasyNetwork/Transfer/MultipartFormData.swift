@@ -31,16 +31,18 @@ public struct MultipartFormData: Sendable {
 
     /// The boundary between parts.
     public let boundary: String
-    private(set) var parts: [Part] = []
+    /// (Set in `init`: in a public type an initial value here compiles a function.)
+    private(set) var parts: [Part]
 
     /// An empty body with a random boundary (or the one given).
     public init(boundary: String? = nil) {
         self.boundary = boundary ?? "EasyNetwork-" + UUID().uuidString
+        parts = []
     }
 
     /// The `Content-Type` header value for this body.
     public var contentType: String {
-        "multipart/form-data; boundary=\(boundary)"
+        "multipart/form-data; boundary=" + boundary
     }
 
     /// Adds a text field.
@@ -76,7 +78,7 @@ public struct MultipartFormData: Sendable {
         let writer = try FileWriter(url: url, appending: false)
         defer { writer.close() }
         for part in parts {
-            try writer.write(Self.bytes("--\(boundary)\r\n\(part.headers)"))
+            try writer.write(Self.bytes("--" + boundary + "\r\n" + part.headers))
             if let file = part.file {
                 try writer.copy(from: file)
             } else {
@@ -84,7 +86,7 @@ public struct MultipartFormData: Sendable {
             }
             try writer.write(Self.bytes("\r\n"))
         }
-        try writer.write(Self.bytes("--\(boundary)--\r\n"))
+        try writer.write(Self.bytes("--" + boundary + "--\r\n"))
         return writer.written
     }
 
@@ -98,38 +100,23 @@ public struct MultipartFormData: Sendable {
     /// The part headers, ending with the blank line (out of line: three call sites).
     @inline(never)
     static func headers(name: String, fileName: String?, mimeType: String?) -> String {
-        var text = "Content-Disposition: form-data; name=\"\(escape(name))\""
+        var text = "Content-Disposition: form-data; name=\"" + escape(name) + "\""
         if let fileName {
-            text += "; filename=\"\(escape(fileName))\""
+            text += "; filename=\"" + escape(fileName) + "\""
         }
         text += "\r\n"
         if let mimeType {
-            text += "Content-Type: \(mimeType)\r\n"
+            text += "Content-Type: " + mimeType + "\r\n"
         }
         return text + "\r\n"
     }
 
     /// Escapes a name as the HTML standard's form encoding does (out of line: two call sites):
-    /// CR, LF and `"` become `%0D`, `%0A` and `%22`. One pass over the UTF-8 bytes (these
-    /// three never occur inside a multi-byte character), linear in the name's length.
+    /// CR, LF and `"` become `%0D`, `%0A` and `%22`. One pass over the UTF-8 bytes
+    /// (``PercentEncoding/formName``), linear in the name's length.
     @inline(never)
     static func escape(_ value: String) -> String {
-        var escapes = 0
-        for byte in value.utf8 where byte == 13 || byte == 10 || byte == 34 {
-            escapes += 1
-        }
-        guard escapes > 0 else { return value }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(value.utf8.count + 2 * escapes)
-        for byte in value.utf8 {
-            switch byte {
-            case 13: bytes.append(contentsOf: "%0D".utf8)
-            case 10: bytes.append(contentsOf: "%0A".utf8)
-            case 34: bytes.append(contentsOf: "%22".utf8)
-            default: bytes.append(byte)
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        PercentEncoding.encode(value, allowed: PercentEncoding.formName, keepingEscapes: false)
     }
 
     /// The extension of a file name: what follows the last `.` of its last path component,

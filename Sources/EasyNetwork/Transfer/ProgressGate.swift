@@ -1,9 +1,11 @@
 /// Decides which progress values are worth a callback: only forward, in steps of at
 /// least half a percent, and always the final 100 %.
 package struct ProgressGate {
-    private var reported: Double = -1
+    private var reported: Double
 
-    package init() {}
+    package init() {
+        reported = -1
+    }
 
     /// Whether `fraction` should be reported; remembers it when so.
     package mutating func admit(_ fraction: Double) -> Bool {

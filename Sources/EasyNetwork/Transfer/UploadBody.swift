@@ -25,6 +25,7 @@ enum UploadBody {
 
     /// How to send `file` with `request`: the request to send (a streamed body replaces
     /// `Content-Length` with chunked framing) and the body; `nil` when the file cannot be read.
+    @inline(__always)  // one caller
     static func prepare(_ file: URL, for request: URLRequest) -> (request: URLRequest, body: UploadBody)? {
         #if canImport(FoundationNetworking)
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: file.path),
