@@ -150,6 +150,60 @@ final class ChainCancellationTests: ServerTestCase {
         XCTAssertEqual(child.report, "60000 reports from 60000 of 60000 chains")
     }
 
+    /// `cancelAllOperations()` while chains run: every chain reports once. The chain's
+    /// finisher used to be cancelled with the steps: it ended without reporting, and was
+    /// freed while the steps still listed it, which crashed the process on Linux when the
+    /// next step finished. In a child process.
+    func testCancellingTheWholeQueueEndsEveryChainOnce() throws {
+        let child = try ChildProcess.run(self, timeout: 120) {
+            let host = makeHost()
+            let reports = Collector<Int>()
+            let rounds = 30, chains = 20
+            for round in 0..<rounds {
+                for index in 0..<chains {
+                    let run = round * chains + index
+                    chain(run: run, host: host).start(on: queue) { _ in reports.append(run) }
+                }
+                Thread.sleep(forTimeInterval: Double.random(in: 0...0.02))
+                queue.cancelAllOperations()
+            }
+            let deadline = Date().addingTimeInterval(30)
+            while reports.count < rounds * chains && Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            Thread.sleep(forTimeInterval: 0.2)
+            return "\(reports.count) reports from \(Set(reports.values).count) chains, \(queue.operationCount) operations left"
+        }
+        XCTAssertFalse(child.crashed, child.summary)
+        XCTAssertEqual(child.report, "600 reports from 600 chains, 0 operations left")
+    }
+
+    /// A chain still waiting in a suspended queue, cancelled with the whole queue: it
+    /// reports one cancellation at its first step and sends nothing. (Its finisher used to
+    /// be cancelled too, and a cancelled operation ends without running: no report, ever.)
+    func testChainCancelledWithTheQueueBeforeItStartsReportsOnce() {
+        let queue = NetworkQueue()
+        queue.isSuspended = true
+        let report = Collector<Result<ChainOutcome<Int>, ChainError>>()
+        chain(run: 0, host: makeHost()).start(on: queue) { report.append($0) }
+        queue.cancelAllOperations()
+        queue.isSuspended = false
+        let deadline = Date().addingTimeInterval(10)
+        while report.count == 0 && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        Thread.sleep(forTimeInterval: 0.1)
+        XCTAssertEqual(report.count, 1)
+        if case .failure(let error)? = report.values.first {
+            XCTAssertTrue(error.isCancelled, "\(error)")
+            XCTAssertEqual(error.step, 0)
+        } else {
+            XCTFail("expected a cancellation, got \(String(describing: report.values.first))")
+        }
+        XCTAssertTrue(server.requests.isEmpty, "a step was sent: \(server.requests.map(\.path))")
+        XCTAssertEqual(queue.operationCount, 0)
+    }
+
     func testHandleCancelledAtRandomMomentsCompletesExactlyOnce() {
         let host = makeHost()
         let reports = (0..<100).map { _ in Collector<Result<ChainOutcome<Int>, ChainError>>() }
