@@ -50,8 +50,11 @@ final class ChainRun: @unchecked Sendable {
             run.configuration.callbackQueue.async { run.deliver() }
         }
         operations.forEach { finisher.addDependency($0) }
-        queue.addOperations(operations, waitUntilFinished: false)
+        // The finisher first, while no step can have finished: swift-corelibs-foundation
+        // can leave an operation that is added as its last dependency finishes waiting,
+        // ready, until something else makes the queue look again (see the Linux notes).
         queue.operationQueue.addOperation(finisher)
+        queue.addOperations(operations, waitUntilFinished: false)
     }
 
     /// Cancels every step. Sticky: called before ``enqueue(on:report:)``, the steps are

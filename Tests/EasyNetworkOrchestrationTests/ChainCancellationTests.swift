@@ -204,6 +204,21 @@ final class ChainCancellationTests: ServerTestCase {
         XCTAssertEqual(queue.operationCount, 0)
     }
 
+    /// The finisher is queued before the steps, so that none of them can have finished when
+    /// it is added: swift-corelibs-foundation can leave an operation added just as its last
+    /// dependency finishes waiting, although ready, until the queue looks again.
+    func testTheFinisherIsQueuedBeforeTheSteps() {
+        let queue = NetworkQueue()
+        queue.isSuspended = true
+        let handle = chain(run: 0, host: makeHost()).start(on: queue) { _ in }
+        let queued = queue.operationQueue.operations
+        XCTAssertEqual(queued.count, 4)
+        XCTAssertFalse(queued.first is NetworkOperation, "the steps came first: \(queued)")
+        XCTAssertEqual(queued.filter { $0 is NetworkOperation }.count, 3)
+        handle.cancel()
+        queue.isSuspended = false
+    }
+
     func testHandleCancelledAtRandomMomentsCompletesExactlyOnce() {
         let host = makeHost()
         let reports = (0..<100).map { _ in Collector<Result<ChainOutcome<Int>, ChainError>>() }
