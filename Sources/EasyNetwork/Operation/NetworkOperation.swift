@@ -31,6 +31,8 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
     @exclusivity(unchecked) private final var finishRequestedBeforeStart = false
     @exclusivity(unchecked) private final var enqueued = false
     @exclusivity(unchecked) private final var cancelledWhileQueued = false
+    /// Whether ``addDependency(_:)`` was ever called (a cancel then looks at `dependencies`).
+    @exclusivity(unchecked) private final var addedDependency = false
     /// Seconds since the reference date (a `Date`'s layout is known only at run time,
     /// which would make every access to the state look up type metadata); set with `enqueued`.
     @exclusivity(unchecked) private final var enqueuedTime: TimeInterval = 0
@@ -194,11 +196,12 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
     private func cancelLeavingDependencies() {
         let lock = self.lock
         lock.lock()
-        let waiting = phase == phaseReady
+        let mayBeListed = phase == phaseReady && addedDependency
         lock.unlock()
-        // Only the first cancel of an operation that has not started: a running one's
-        // dependencies have finished and let go of it already.
-        let dependencies = waiting && !isCancelled ? self.dependencies : []
+        // Only the first cancel of an operation that has not started (a running one's
+        // dependencies have finished and let go of it already) and was given dependencies
+        // (most are not: a bulk cancel does not ask Foundation for them).
+        let dependencies = mayBeListed && !isCancelled ? self.dependencies : []
         for dependency in dependencies {
             removeDependency(dependency)
         }
@@ -208,6 +211,16 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
         }
     }
     #endif
+
+    /// Makes the operation wait until `operation` has finished, as `Operation` does.
+    /// Subclasses that override it must call `super.addDependency(_:)`.
+    open override func addDependency(_ operation: Operation) {
+        let lock = self.lock
+        lock.lock()
+        addedDependency = true
+        lock.unlock()
+        super.addDependency(operation)
+    }
 
     /// Marks the operation as handed to a queue; `false` when it already was, so a
     /// second `addOperation` is ignored instead of crashing Foundation.
