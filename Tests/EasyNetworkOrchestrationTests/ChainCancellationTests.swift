@@ -168,7 +168,7 @@ final class ChainCancellationTests: ServerTestCase {
                 queue.cancelAllOperations()
             }
             let deadline = Date().addingTimeInterval(30)
-            while reports.count < rounds * chains && Date() < deadline {
+            while (reports.count < rounds * chains || queue.operationCount > 0) && Date() < deadline {
                 Thread.sleep(forTimeInterval: 0.01)
             }
             Thread.sleep(forTimeInterval: 0.2)
@@ -189,7 +189,7 @@ final class ChainCancellationTests: ServerTestCase {
         queue.cancelAllOperations()
         queue.isSuspended = false
         let deadline = Date().addingTimeInterval(10)
-        while report.count == 0 && Date() < deadline {
+        while (report.count == 0 || queue.operationCount > 0) && Date() < deadline {
             Thread.sleep(forTimeInterval: 0.01)
         }
         Thread.sleep(forTimeInterval: 0.1)
