@@ -40,17 +40,21 @@ final class ChainRun: @unchecked Sendable {
     }
 
     /// Queues every step and a finisher that calls `report` once, on the host's
-    /// callback queue, after all steps have finished.
+    /// callback queue, after all steps have finished (also after a
+    /// `cancelAllOperations()`: see ``ChainFinisher``).
     func enqueue(on queue: NetworkQueue, report: @escaping Report) {
         lock.lock()
         self.report = report
         lock.unlock()
-        let finisher = BlockOperation { [self] in
-            configuration.callbackQueue.async { self.deliver() }
+        let finisher = ChainFinisher(owner: self) { run in
+            run.configuration.callbackQueue.async { run.deliver() }
         }
         operations.forEach { finisher.addDependency($0) }
-        queue.addOperations(operations, waitUntilFinished: false)
+        // The finisher first, while no step can have finished: swift-corelibs-foundation
+        // can leave an operation that is added as its last dependency finishes waiting,
+        // ready, until something else makes the queue look again (see the Linux notes).
         queue.operationQueue.addOperation(finisher)
+        queue.addOperations(operations, waitUntilFinished: false)
     }
 
     /// Cancels every step. Sticky: called before ``enqueue(on:report:)``, the steps are

@@ -31,6 +31,8 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
     @exclusivity(unchecked) private final var finishRequestedBeforeStart = false
     @exclusivity(unchecked) private final var enqueued = false
     @exclusivity(unchecked) private final var cancelledWhileQueued = false
+    /// Whether ``addDependency(_:)`` was ever called (a cancel then looks at `dependencies`).
+    @exclusivity(unchecked) private final var addedDependency = false
     /// Seconds since the reference date (a `Date`'s layout is known only at run time,
     /// which would make every access to the state look up type metadata); set with `enqueued`.
     @exclusivity(unchecked) private final var enqueuedTime: TimeInterval = 0
@@ -161,7 +163,11 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
     /// A cancelled operation that has not started finishes, without ``execute()``,
     /// when the queue starts it (one a ``NetworkQueue`` holds is then sure never to run).
     open override func cancel() {
+        #if canImport(Darwin)
         super.cancel()
+        #else
+        cancelLeavingDependencies()
+        #endif
         let lock = self.lock
         lock.lock()
         let waiting = enqueued && phase == phaseReady && !cancelledWhileQueued
@@ -172,6 +178,48 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
         if waiting {
             didCancelWhileQueued()
         }
+    }
+
+    #if !canImport(Darwin)
+    /// `super.cancel()`, with the operation first taken off the lists of the dependencies
+    /// it is still waiting for.
+    ///
+    /// swift-corelibs-foundation lists an operation in each of its dependencies without
+    /// retaining it, and reaches it through that list when the dependency finishes; its
+    /// `cancel()` makes a waiting operation ready at once. So a cancelled operation could
+    /// start, finish and be freed while a dependency still lists it, and that dependency's
+    /// finish then read freed memory: a crash in `Operation.observeValue` (see the Linux
+    /// notes). Taken off before the cancel (`removeDependency` waits for a dependency that
+    /// is walking its list) and listed again after it (corelibs links a cancelled operation
+    /// to nothing), the operation is never reached once it can start, and `dependencies`
+    /// is what it was.
+    private func cancelLeavingDependencies() {
+        let lock = self.lock
+        lock.lock()
+        let mayBeListed = phase == phaseReady && addedDependency
+        lock.unlock()
+        // Only the first cancel of an operation that has not started (a running one's
+        // dependencies have finished and let go of it already) and was given dependencies
+        // (most are not: a bulk cancel does not ask Foundation for them).
+        let dependencies = mayBeListed && !isCancelled ? self.dependencies : []
+        for dependency in dependencies {
+            removeDependency(dependency)
+        }
+        super.cancel()
+        for dependency in dependencies {
+            addDependency(dependency)
+        }
+    }
+    #endif
+
+    /// Makes the operation wait until `operation` has finished, as `Operation` does.
+    /// Subclasses that override it must call `super.addDependency(_:)`.
+    open override func addDependency(_ operation: Operation) {
+        let lock = self.lock
+        lock.lock()
+        addedDependency = true
+        lock.unlock()
+        super.addDependency(operation)
     }
 
     /// Marks the operation as handed to a queue; `false` when it already was, so a

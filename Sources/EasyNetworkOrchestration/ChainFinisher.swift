@@ -1,0 +1,37 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
+import Foundation
+
+/// The last operation of a chain run: depends on every step and calls its body once all
+/// of them have finished, whatever was cancelled meanwhile.
+///
+/// It ignores `cancel()`. `NetworkQueue.cancelAllOperations()` cancels every operation in
+/// the queue, this one too; a cancelled operation is started at once, ends without running
+/// its body (the chain would never report), and is freed while the steps still list it
+/// as waiting for them: on Linux, where swift-corelibs-foundation reaches an operation's
+/// dependents through a list that does not retain them, the next step to finish then
+/// reads freed memory and the process crashes. The steps are cancelled with the rest;
+/// this one waits for them and reports.
+///
+/// Generic over what it holds, as ``ChainStepOperation`` is over its step, to keep a
+/// second copy of the `Operation` vtable out of the binary.
+final class ChainFinisher<Owner: AnyObject & Sendable>: Operation, @unchecked Sendable {
+    // unchecked: an Operation subclass (Foundation's own state is thread-safe); its
+    // fields are set in init and never change.
+    private let owner: Owner
+    private let body: @Sendable (Owner) -> Void
+
+    init(owner: Owner, body: @escaping @Sendable (Owner) -> Void) {
+        self.owner = owner
+        self.body = body
+        super.init()
+    }
+
+    override func main() {
+        body(owner)
+    }
+
+    /// Does nothing: the finisher runs when the steps are done (see above).
+    override func cancel() {}
+}
