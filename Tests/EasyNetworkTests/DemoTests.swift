@@ -1,3 +1,5 @@
+import EasyNetworkTestSupport
+import EasyNetworkTesting
 import Foundation
 import XCTest
 
@@ -28,5 +30,34 @@ final class DemoTests: XCTestCase {
         for path in paths {
             XCTAssertTrue(help.contains(" " + path), "--help does not list \(path)")
         }
+    }
+
+    /// Against a server that offers none of the flow's routes, the demo says which steps
+    /// failed, labels a 404 as an HTTP status (not a business error), and exits 1 (it exited
+    /// 0 whatever happened). Runs the demo executable that `swift test` builds next to the
+    /// test bundle.
+    func testAFailedStepLabelsItsStatusAndMakesTheDemoExitOne() throws {
+        let tests = try XCTUnwrap(Bundle.main.executableURL, "no test executable")
+        let demo = tests.deletingLastPathComponent().appendingPathComponent("EasyNetworkDemo")
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: demo.path), "no demo at \(demo.path): `swift test` builds it")
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let process = Process()
+        process.executableURL = demo
+        process.arguments = ["--base-url", server.baseURL.absoluteString]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: killer)
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        killer.cancel()
+        XCTAssertEqual(process.terminationReason, .exit, text)
+        XCTAssertEqual(process.terminationStatus, 1, text)
+        XCTAssertTrue(text.contains("HTTP status 404"), text)
+        XCTAssertFalse(text.contains("business error"), text)
+        XCTAssertTrue(text.contains("did not end as expected"), text)
     }
 }
