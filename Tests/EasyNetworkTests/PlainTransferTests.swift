@@ -202,7 +202,7 @@ final class PlainTransferTests: ServerTestCase {
     }
 
     /// swift-corelibs-foundation can stop the process when a task is cancelled just as it
-    /// completes (README, Linux notes): a plain task is cancelled only while its completion
+    /// completes (LinuxNotes.md): a plain task is cancelled only while its completion
     /// has not run. Hundreds of quick requests cancelled around their end each call back
     /// once, and the process survives.
     func testQuickPlainRequestsCancelledAroundTheirEndEachCallBackOnce() {

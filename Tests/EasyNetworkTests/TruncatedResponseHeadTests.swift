@@ -6,7 +6,7 @@ import XCTest
 
 /// A response head the server cuts off (the connection closes after a status line, before
 /// the blank line that ends the head) stops the whole process on Linux, inside
-/// swift-corelibs-foundation, before anything of EasyNetwork runs (README, *Linux notes*):
+/// swift-corelibs-foundation, before anything of EasyNetwork runs (the *EasyNetwork on Linux* article, LinuxNotes.md):
 ///
 ///     FoundationNetworking/NativeProtocol.swift:240: Fatal error: Transfer completed,
 ///     but there's no response.
