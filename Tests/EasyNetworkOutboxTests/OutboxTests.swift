@@ -79,6 +79,35 @@ final class OutboxTests: OutboxTestCase {
         XCTAssertEqual(outbox.pendingCount, 0)
     }
 
+    /// A width of 3: three attempts go out together, a fourth only once one of them has its
+    /// answer (every answer takes 0.4 s, so arrival k + 3 is at least 0.4 s after arrival k),
+    /// and each attempt is logged with its status and measured duration by the host's
+    /// `LoggingInterceptor`, as any request of the host.
+    func testAWiderOutboxKeepsAtMostItsWidthInFlightAndEachAttemptIsLoggedWithItsMetrics() throws {
+        serveEvents { _ in .delayed(0.4, .status(201)) }
+        let host = makeHost()
+        let lines = Collector<String>()
+        host.interceptors = [LoggingInterceptor(level: .info) { _, text in lines.append(text) }]
+        let outbox = makeOutbox(host: host, options: fastOptions(width: 3))
+        for n in 1...9 { try outbox.send(EventRequest(n: n)) }
+        outbox.resume()
+        waitUntil("all delivered") { outbox.pendingCount == 0 }
+        let arrivals = log.events.map(\.request.receivedAt).sorted()
+        XCTAssertEqual(arrivals.count, 9)
+        guard arrivals.count == 9 else { return }
+        XCTAssertLessThan(arrivals[2].timeIntervalSince(arrivals[0]), 0.4, "three attempts in flight together")
+        XCTAssertEqual(Set(log.numbers.prefix(3)), [1, 2, 3], "the oldest three first")
+        for k in 0..<6 {
+            XCTAssertGreaterThanOrEqual(arrivals[k + 3].timeIntervalSince(arrivals[k]), 0.4 - 0.005, "a fourth attempt in flight at arrival \(k + 3)")
+        }
+        let answers = lines.values.filter { $0.hasPrefix("← 201 POST") && $0.contains("/events") }
+        XCTAssertEqual(answers.count, 9, lines.values.joined(separator: "\n"))
+        for answer in answers {
+            let milliseconds = answer.components(separatedBy: " ").dropFirst(4).first.flatMap { Int($0) } ?? -1
+            XCTAssertGreaterThanOrEqual(milliseconds, 395, "the attempt's measured duration: \(answer)")
+        }
+    }
+
     func testTheHostsTokenRefreshesAndReplaysWithinADeliveryWithTheSameKey() throws {
         serveEvents()
         server.route("POST", "/events") { [log] request in

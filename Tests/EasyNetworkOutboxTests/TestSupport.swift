@@ -81,10 +81,10 @@ class OutboxTestCase: ServerTestCase {
     /// Options with short waits, for tests.
     func fastOptions(
         maxEntries: Int = 10_000, maxBytes: Int = 50 * 1024 * 1024, whenFull: OutboxOptions.FullPolicy = .refuse,
-        maxAttempts: Int = 25, maxAge: TimeInterval = 7 * 24 * 60 * 60, idempotencyHeader: String = "Idempotency-Key"
+        width: Int = 1, maxAttempts: Int = 25, maxAge: TimeInterval = 7 * 24 * 60 * 60, idempotencyHeader: String = "Idempotency-Key"
     ) -> OutboxOptions {
         OutboxOptions(
-            maxEntries: maxEntries, maxBytes: maxBytes, whenFull: whenFull, maxAttempts: maxAttempts, maxAge: maxAge,
+            maxEntries: maxEntries, maxBytes: maxBytes, whenFull: whenFull, width: width, maxAttempts: maxAttempts, maxAge: maxAge,
             retryDelay: 0.01, maxRetryDelay: 0.2, idempotencyHeader: idempotencyHeader, lockRetryInterval: 0.02
         )
     }
