@@ -1,4 +1,5 @@
 @testable import EasyNetwork
+import EasyNetworkOrchestration
 import EasyNetworkTesting
 import Foundation
 import XCTest
@@ -90,6 +91,37 @@ final class PlainTransferTests: ServerTestCase {
         let tracked = sendAndWait(TestRequest("/delay/302"), host: host, path: "/delay/302", done: expectation(description: "adapted"))
         XCTAssertEqual(tracked, 1, "a request whose timeoutInterval an interceptor changed")
         XCTAssertEqual(host.transport.trackedTaskCount, 0)
+    }
+
+    /// A multipart body (sent from a file the transfer watches) and a transfer shared by
+    /// coalesced requests (whose bytes every seat hears) stay delegate-driven.
+    func testAMultipartBodyAndASharedTransferStayDelegateDriven() {
+        struct FormRequest: BaseAPIRequest {
+            var form: MultipartFormData
+            var api: String { "/delay/305" }
+            var method: NetworkService.Method { .post }
+            var multipartBody: MultipartFormData? { form }
+        }
+        var form = MultipartFormData()
+        form.append("v", name: "k")
+        let host = makeHost()
+        let tracked = sendAndWait(FormRequest(form: form), host: host, path: "/delay/305", done: expectation(description: "multipart"))
+        XCTAssertEqual(tracked, 1, "a multipart body")
+        XCTAssertEqual(server.requests(path: "/delay/305").count, 1)
+
+        let shared = makeHost()
+        shared.coalescesRequests = true
+        let done = expectation(description: "coalesced")
+        done.expectedFulfillmentCount = 2
+        let seats = trackedWhileInFlight(shared, path: "/delay/306") {
+            for _ in 0..<2 {
+                EasyNetworkService(shared).request(TestRequest("/delay/306"), success: { _ in done.fulfill() }, failure: { _ in done.fulfill() })
+            }
+        }
+        wait(for: [done], timeout: 10)
+        XCTAssertEqual(seats, 1, "one shared transfer, delegate-driven")
+        XCTAssertEqual(server.requests(path: "/delay/306").count, 1, "the two requests shared one transfer")
+        XCTAssertEqual(shared.transport.trackedTaskCount, 0)
     }
 
     func testABodyWhoseUploadIsWatchedStaysDelegateDrivenAndReportsProgress() {
