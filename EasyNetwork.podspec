@@ -9,7 +9,7 @@ repository = 'https://github.com/<you>/EasyNetwork'
 
 Pod::Spec.new do |s|
   s.name = 'EasyNetwork'
-  s.version = '0.2.0'
+  s.version = '0.3.0'
   s.summary = 'A small, Foundation-only Swift 6 networking layer for SDK authors.'
   s.description = <<~DESC
     EasyNetwork runs requests as asynchronous Operations on a NetworkQueue, one URLSession per
