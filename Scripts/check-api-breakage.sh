@@ -6,7 +6,7 @@
 #
 # The last release is the highest SemVer release tag (X.Y.Z or vX.Y.Z, no pre-release) by
 # version among the tags HEAD contains (a branch made before 0.3.0 is compared with 0.2.0,
-# not with 0.3.0), or TAG. A shallow clone, or one without such a tag, first fetches the
+# not with 0.3.0; the commit tagged 0.3.0 itself also with 0.2.0), or TAG. A shallow clone, or one without such a tag, first fetches the
 # tags (and the history) from `origin` when it has one. Without a release tag the check is
 # skipped with a message, not failed. It builds the release's sources once more (in
 # .build/<triple>/apidiff/), about 1.5 min on 2 cores; a product that the release did not
@@ -22,9 +22,10 @@ cd "$(dirname "$0")/.."
 
 skip() { echo "API check skipped: $*"; exit 0; }
 
-# The highest X.Y.Z / vX.Y.Z tag that HEAD contains, by version (0.10.0 is above 0.9.0).
+# The highest X.Y.Z / vX.Y.Z tag that HEAD contains, by version (0.10.0 is above 0.9.0),
+# leaving out a tag on HEAD itself: a release commit is checked against the release before it.
 last_release() {
-    git tag -l --merged HEAD | { grep -E '^v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$' || true; } |
+    git tag -l --merged HEAD --no-contains HEAD | { grep -E '^v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$' || true; } |
         awk '{ v = $0; sub(/^v/, "", v); split(v, p, "."); printf "%09d.%09d.%09d %s\n", p[1], p[2], p[3], $0 }' |
         sort | tail -n 1 | cut -d ' ' -f 2
 }
