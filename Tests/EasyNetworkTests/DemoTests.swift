@@ -1,4 +1,3 @@
-import EasyNetworkTestSupport
 import EasyNetworkTesting
 import Foundation
 import XCTest
@@ -37,8 +36,12 @@ final class DemoTests: XCTestCase {
     /// 0 whatever happened). Runs the demo executable that `swift test` builds next to the
     /// test bundle.
     func testAFailedStepLabelsItsStatusAndMakesTheDemoExitOne() throws {
-        let tests = try XCTUnwrap(Bundle.main.executableURL, "no test executable")
-        let demo = tests.deletingLastPathComponent().appendingPathComponent("EasyNetworkDemo")
+        #if os(Linux)
+        let products = try XCTUnwrap(Bundle.main.executableURL, "no test executable").deletingLastPathComponent()
+        #else
+        let products = Bundle(for: DemoTests.self).bundleURL.deletingLastPathComponent()  // the .xctest bundle's folder
+        #endif
+        let demo = products.appendingPathComponent("EasyNetworkDemo")
         XCTAssertTrue(FileManager.default.isExecutableFile(atPath: demo.path), "no demo at \(demo.path): `swift test` builds it")
         let server = try LoopbackServer()
         defer { server.stop() }
