@@ -189,6 +189,72 @@ final class TypedRequestTests: ServerTestCase {
         XCTAssertEqual(queue.operationCount, 0)
     }
 
+    func testAsyncSendFromACancelledTaskThrowsACancellationAndSendsNothing() async throws {
+        let host = makeHost()
+        let queue = self.queue
+        let task = Task { [queue, host] in
+            // Cancelled before it sends: the operation is cancelled before it is queued.
+            while !Task.isCancelled { await Task.yield() }
+            return try await queue.send(GetUser(path: "/users/9"), configuration: host)
+        }
+        task.cancel()
+        do {
+            _ = try await task.value
+            XCTFail("must be cancelled")
+        } catch let error as NetworkError {
+            XCTAssertTrue(error.isCancelled)
+        }
+        XCTAssertTrue(server.requests(path: "/users/9").isEmpty)
+    }
+
+    func testCancellingATaskWaitingForASlotThrowsAtOnceAndSendsNothing() async throws {
+        let host = makeHost()
+        let queue = NetworkQueue(maxConcurrentOperationCount: 1)
+        let started = Date()
+        let busy = Task { [queue, host] in try await queue.send(GetUser(path: "/delay/3000"), configuration: host) }
+        while server.requests(path: "/delay/3000").isEmpty && Date().timeIntervalSince(started) < 5 {
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
+        let waiting = Task { [queue, host] in try await queue.send(GetUser(path: "/users/8"), configuration: host) }
+        while queue.operationCount < 2 && Date().timeIntervalSince(started) < 5 {
+            try await Task.sleep(nanoseconds: 1_000_000)
+        }
+        waiting.cancel()
+        do {
+            _ = try await waiting.value
+            XCTFail("must be cancelled")
+        } catch let error as NetworkError {
+            XCTAssertTrue(error.isCancelled)
+        }
+        // Resumed while the first request still holds the only slot.
+        XCTAssertLessThan(Date().timeIntervalSince(started), 2)
+        busy.cancel()
+        _ = try? await busy.value
+        XCTAssertTrue(server.requests(path: "/users/8").isEmpty)
+    }
+
+    func testClosuresSetOnASendsOperationFoundInTheQueueAreStillCalled() async throws {
+        server.route("GET", "/users/7") { _ in .json(#"{"id": 7, "name": "al"}"#) }
+        let host = makeHost()
+        let queue = NetworkQueue(maxConcurrentOperationCount: 1)
+        queue.isSuspended = true  // the operation waits where `operations` shows it
+        let task = Task { [queue, host] in try await queue.send(GetUser(path: "/users/7"), configuration: host) }
+        let started = Date()
+        var found: RequestOperation<User>?
+        while found == nil && Date().timeIntervalSince(started) < 5 {
+            found = queue.operations.lazy.compactMap { $0 as? RequestOperation<User> }.first
+            if found == nil { try await Task.sleep(nanoseconds: 1_000_000) }
+        }
+        let operation = try XCTUnwrap(found)
+        let names = Collector<String>()
+        operation.success = { names.append($0.name) }
+        operation.completion = { result in names.append((try? result.get().name).map { "completion " + $0 } ?? "failed") }
+        queue.isSuspended = false
+        let user = try await task.value
+        XCTAssertEqual(user, User(id: 7, name: "al"))
+        XCTAssertEqual(names.values, ["al", "completion al"])
+    }
+
     func testAsyncRunOfAnyOperationWaitsForItsEnd() async throws {
         server.route("POST", "/sign_in") { _ in .json(#"{"userName": "ana", "token": "t"}"#) }
         let op = SignInOperation(userName: "ana", password: "x", configuration: makeHost())
