@@ -68,6 +68,26 @@ final class TypedRequestTests: ServerTestCase {
         return results.values.first
     }
 
+    /// Waits (polling) until `condition` holds, at most `seconds`.
+    private func poll(upTo seconds: TimeInterval = 5, _ condition: () -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !condition() && Date() < deadline {
+            try await Task.sleep(nanoseconds: 1_000_000)
+        }
+    }
+
+    /// Fails unless `task` ends with a cancellation.
+    private func assertCancelled<T: Sendable>(_ task: Task<T, Error>, file: StaticString = #filePath, line: UInt = #line) async {
+        do {
+            _ = try await task.value
+            XCTFail("must be cancelled", file: file, line: line)
+        } catch let error as NetworkError {
+            XCTAssertTrue(error.isCancelled, "\(error)", file: file, line: line)
+        } catch {
+            XCTFail("not a NetworkError: \(error)", file: file, line: line)
+        }
+    }
+
     func testDecodableResponseWithNoMapper() throws {
         server.route("GET", "/users/1") { _ in .json(#"{"id": 1, "name": "ana"}"#) }
         XCTAssertEqual(try send(GetUser(path: "/users/1"), host: makeHost())?.get(), User(id: 1, name: "ana"))
@@ -171,21 +191,12 @@ final class TypedRequestTests: ServerTestCase {
         let started = Date()
         let queue = self.queue
         let task = Task { [queue, host] in try await queue.send(GetUser(path: "/delay/3000"), configuration: host) }
-        while server.requests(path: "/delay/3000").isEmpty && Date().timeIntervalSince(started) < 5 {
-            try await Task.sleep(nanoseconds: 5_000_000)
-        }
+        try await poll { !server.requests(path: "/delay/3000").isEmpty }
         task.cancel()
-        do {
-            _ = try await task.value
-            XCTFail("must be cancelled")
-        } catch let error as NetworkError {
-            XCTAssertTrue(error.isCancelled)
-        }
+        await assertCancelled(task)
         XCTAssertLessThan(Date().timeIntervalSince(started), 2)
         // The operation finishes right after its callbacks, which resumed this task.
-        while queue.operationCount > 0 && Date().timeIntervalSince(started) < 5 {
-            try await Task.sleep(nanoseconds: 1_000_000)
-        }
+        try await poll { queue.operationCount == 0 }
         XCTAssertEqual(queue.operationCount, 0)
     }
 
@@ -198,12 +209,7 @@ final class TypedRequestTests: ServerTestCase {
             return try await queue.send(GetUser(path: "/users/9"), configuration: host)
         }
         task.cancel()
-        do {
-            _ = try await task.value
-            XCTFail("must be cancelled")
-        } catch let error as NetworkError {
-            XCTAssertTrue(error.isCancelled)
-        }
+        await assertCancelled(task)
         XCTAssertTrue(server.requests(path: "/users/9").isEmpty)
     }
 
@@ -212,20 +218,11 @@ final class TypedRequestTests: ServerTestCase {
         let queue = NetworkQueue(maxConcurrentOperationCount: 1)
         let started = Date()
         let busy = Task { [queue, host] in try await queue.send(GetUser(path: "/delay/3000"), configuration: host) }
-        while server.requests(path: "/delay/3000").isEmpty && Date().timeIntervalSince(started) < 5 {
-            try await Task.sleep(nanoseconds: 5_000_000)
-        }
+        try await poll { !server.requests(path: "/delay/3000").isEmpty }
         let waiting = Task { [queue, host] in try await queue.send(GetUser(path: "/users/8"), configuration: host) }
-        while queue.operationCount < 2 && Date().timeIntervalSince(started) < 5 {
-            try await Task.sleep(nanoseconds: 1_000_000)
-        }
+        try await poll { queue.operationCount >= 2 }
         waiting.cancel()
-        do {
-            _ = try await waiting.value
-            XCTFail("must be cancelled")
-        } catch let error as NetworkError {
-            XCTAssertTrue(error.isCancelled)
-        }
+        await assertCancelled(waiting)
         // Resumed while the first request still holds the only slot.
         XCTAssertLessThan(Date().timeIntervalSince(started), 2)
         busy.cancel()
@@ -239,11 +236,10 @@ final class TypedRequestTests: ServerTestCase {
         let queue = NetworkQueue(maxConcurrentOperationCount: 1)
         queue.isSuspended = true  // the operation waits where `operations` shows it
         let task = Task { [queue, host] in try await queue.send(GetUser(path: "/users/7"), configuration: host) }
-        let started = Date()
         var found: RequestOperation<User>?
-        while found == nil && Date().timeIntervalSince(started) < 5 {
+        try await poll {
             found = queue.operations.lazy.compactMap { $0 as? RequestOperation<User> }.first
-            if found == nil { try await Task.sleep(nanoseconds: 1_000_000) }
+            return found != nil
         }
         let operation = try XCTUnwrap(found)
         let names = Collector<String>()
