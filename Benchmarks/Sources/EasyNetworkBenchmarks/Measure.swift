@@ -92,40 +92,6 @@ func memoryKiB() -> (rss: Int, peak: Int) {
     return (field("VmRSS:"), field("VmHWM:"))
 }
 
-/// Runs `batches` rounds of 1,000 requests 8 wide through each path, prints
-/// resident memory after each batch and returns, per path, how much memory grew over
-/// the batches of the second half, in KiB per request. Interleaving gives both paths
-/// the same heap to grow in; freed heap is handed back to the system before each
-/// reading, so the figures follow what stays alive rather than how the allocator's
-/// arenas happen to be cut.
-func memoryGrowth(batches: Int, afterBatch: () -> Void, paths: [(label: String, start: RequestPath)]) -> [Double] {
-    var growth = [Double](repeating: 0, count: paths.count)
-    var readings = [[Int]](repeating: [], count: paths.count)
-    releaseFreedMemory()
-    var last = memoryKiB().rss
-    for batch in 1...batches {
-        // The order turns every batch: growth tends to show in whichever runs first.
-        for offset in paths.indices {
-            let index = (batch + offset) % paths.count
-            let path = paths[index]
-            _ = throughput(count: 1000, width: 8, start: path.start)
-            afterBatch()
-            releaseFreedMemory()
-            let now = memoryKiB().rss
-            readings[index].append(now)
-            if batch > batches / 2 {
-                growth[index] += Double(now - last)
-            }
-            last = now
-        }
-    }
-    for (index, path) in paths.enumerated() {
-        print("memory (\(path.label)): RSS after each of its batches of 1,000 requests: " + readings[index].map(String.init).joined(separator: ", ") + " KiB")
-    }
-    let counted = Double((batches - batches / 2) * 1000)
-    return growth.map { $0 / counted }
-}
-
 /// Asks glibc to return freed heap to the system (`malloc_trim`); does nothing elsewhere.
 func releaseFreedMemory() {
     #if canImport(Glibc)

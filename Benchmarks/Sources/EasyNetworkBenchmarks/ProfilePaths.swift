@@ -8,7 +8,18 @@ typealias RequestPath = @Sendable (@escaping @Sendable (Bool) -> Void) -> Void
 /// EasyNetwork path, so the cost of each step can be measured on its own.
 enum ProfilePaths {
     static func all(host: HostConfiguration, raw: RawClient, twin: RawClient, delegated: DelegateClient, queue: NetworkQueue, floorQueue: OperationQueue, referenceQueue: OperationQueue) -> [String: RequestPath] {
-        [
+        // The benchmark's path: the ServiceOperation on a NetworkQueue.
+        let seed: RequestPath = { done in queue.addOperation(BenchOperation(configuration: host, onDone: done)) }
+        // The typed request with async/await, awaited on the main actor: `queue.send` runs
+        // a RequestOperation on the same NetworkQueue; its decoder is the same JSON parse.
+        let async: RequestPath = { done in
+            Task { @MainActor in
+                let ok = (try? await queue.send(BenchJSON(), configuration: host)) ?? false
+                done(ok)
+            }
+        }
+        let alternation = Alternation()
+        return [
             // Raw URLSession, started on the main queue (the benchmark's baseline).
             "raw": { done in raw.get(done) },
             // The same code on a second session: how far two identical paths drift apart.
@@ -46,16 +57,10 @@ enum ProfilePaths {
                     done(ok)
                 }
             },
-            // The benchmark's path: the ServiceOperation on a NetworkQueue.
-            "easynetwork": { done in queue.addOperation(BenchOperation(configuration: host, onDone: done)) },
-            // The typed request with async/await, awaited on the main actor: `queue.send` runs
-            // a RequestOperation on the same NetworkQueue; its decoder is the same JSON parse.
-            "async": { done in
-                Task { @MainActor in
-                    let ok = (try? await queue.send(BenchJSON(), configuration: host)) ?? false
-                    done(ok)
-                }
-            },
+            "easynetwork": seed,
+            "async": async,
+            // Both EasyNetwork paths in turn (every request starts on the main queue).
+            "mixed": { done in alternation.flip() ? seed(done) : async(done) },
         ]
     }
 

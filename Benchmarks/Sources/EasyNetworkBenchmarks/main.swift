@@ -6,13 +6,14 @@ import Foundation
 //                       [--transfers] [--bulk-cancel [N] [ROUNDS]] [--runloop]
 //                       [--profile PATHS N WIDTH [REPEATS] [--warmup K]] [--server-process | --server URL]
 //                       [--serve-bench] [--outbox [N] [ROUNDS]] [--encoding [ROUNDS]]
+//                       [--memory [--requests N] [--warmup K] [--batch B] [--width W] [--repeats R] [--paths a,b]]
 // 1. Throughput, interleaved rounds in one run, sequential and 8 wide: raw URLSession, the
 //    floor (raw URLSession inside a minimal asynchronous Operation on an OperationQueue) and
 //    EasyNetwork (a seed-style ServiceOperation on a NetworkQueue), with medians and the
 //    ratios EasyNetwork/floor and EasyNetwork/raw; two extra rows (not floors): raw inside a
-//    BlockOperation, raw started after one global-queue hop. Then memory over 10,000
-//    finished requests through each, interleaved (60,000 with --long-memory); --throughput-only
-//    stops before.
+//    BlockOperation, raw started after one global-queue hop. Then memory (as --memory) with
+//    10,000 requests per path (60,000 with --long-memory); --throughput-only stops before,
+//    --no-memory skips it.
 // --bulk-cancel [N] [ROUNDS]: N (100,000) queued operations cancelled at once, time to drain:
 //    BlockOperation, a minimal async Operation and RequestOperation, with ratios
 //    (BULK_CANCEL_CPU=1 also prints each drain's CPU seconds).
@@ -21,6 +22,9 @@ import Foundation
 // --encoding [ROUNDS]: building one request whose field name or value is 10 KB, 100 KB and
 //    1 MB, in every encoding (path, form, JSON, multipart), ms per request and the ratio
 //    between sizes (about 10 is linear); nothing is sent (see EncodingBenchmark).
+// --memory: resident memory left per finished request, each path in a fresh process of its
+//    own: raw URLSession, the floor, the awaited floor, seed style, async and both mixed, with
+//    the ratios to each floor (see MemoryBenchmark); about 1-3 min with the defaults.
 // --transfers: a 200 MB multipart upload and a 1 GB download, with peak RSS.
 // --profile: only the named paths (see ProfilePaths), for perf and instructions.sh; K (200)
 //    warm-up requests per path first.
@@ -100,7 +104,9 @@ let external = argument(after: "--server").flatMap(URL.init(string:))
 let child: BenchServer.Child?
 let server: LoopbackServer?
 do {
-    child = external == nil && arguments.contains("--server-process") ? try BenchServer.Child() : nil
+    // --memory measures the client alone: its server runs in a child process.
+    let ownProcess = arguments.contains("--server-process") || arguments.contains("--memory")
+    child = external == nil && ownProcess ? try BenchServer.Child() : nil
     server = external == nil && child == nil ? try BenchServer.start() : nil
 } catch {
     FileHandle.standardError.write(Data("cannot start the server: \(error)\n".utf8))
@@ -144,6 +150,28 @@ let viaHop: RequestPath = { done in
 }
 let viaEasyNetwork: RequestPath = { done in
     queue.addOperation(BenchOperation(configuration: host, onDone: done))
+}
+
+// --memory / --memory-child NAME: resident memory per request (see MemoryBenchmark).
+if arguments.contains("--memory") || arguments.contains("--memory-child") {
+    let known = ProfilePaths.all(host: host, raw: raw, twin: raw, delegated: DelegateClient(url: baseURL.appendingPathComponent("bench")),
+                                 queue: queue, floorQueue: floorQueue, referenceQueue: referenceQueue)
+    let options = MemoryBenchmark.Options(arguments: arguments)
+    let childPath = argument(after: "--memory-child")
+    if let childPath, known[childPath] == nil {
+        FileHandle.standardError.write(Data("unknown path \(childPath)\n".utf8))
+        exit(2)
+    }
+    Thread.detachNewThread {
+        if let childPath, let start = known[childPath] {
+            MemoryBenchmark.runChild(start: start, options: options)
+        } else {
+            MemoryBenchmark.run(options: options, serverURL: baseURL, serverPlace: serverPlace, known: Set(MemoryBenchmark.paths.map(\.name)))
+        }
+        stopServer()
+        exit(0)
+    }
+    runMainLoop()
 }
 
 // --profile PATHS N WIDTH [REPEATS]: only the named paths (comma-separated, see
@@ -200,21 +228,15 @@ Thread.detachNewThread {
         runDecodeBenchmark()
         exit(0)
     }
-    // Memory: finished requests must not accumulate (the server's own log is cleared
-    // after every batch). Batches through raw URLSession, alone and in the floor's
-    // Operation, interleaved, show how much of any growth is the platform's own.
+    // Memory: what finished requests leave behind, each path in a process of its own
+    // (the same as --memory with 10,000 requests per path, 60,000 with --long-memory).
     raw.invalidate()
     forgetRecords()
-    let batches = arguments.contains("--long-memory") ? 60 : 10
-    let rawForMemory = RawClient(url: baseURL.appendingPathComponent("bench"))
-    let growth = memoryGrowth(batches: batches, afterBatch: forgetRecords, paths: [
-        ("EasyNetwork", viaEasyNetwork),
-        ("raw URLSession", { done in rawForMemory.get(done) }),
-        ("raw URLSession in a minimal asynchronous Operation", { done in floorQueue.addOperation(FloorOperation(raw: rawForMemory, onDone: done)) }),
-    ])
-    let peak = memoryKiB().peak
-    print(String(format: "memory: peak RSS %d KiB (%.1f MiB) after %d requests through each path; growth over the second half, KiB per request: EasyNetwork %.2f, raw URLSession %.2f, raw URLSession in a minimal asynchronous Operation %.2f",
-                 peak, Double(peak) / 1024, batches * 1000, growth[0], growth[1], growth[2]))
+    print("")
+    var memory = MemoryBenchmark.Options(arguments: arguments)
+    memory.requests = arguments.contains("--long-memory") ? 60_000 : 10_000
+    MemoryBenchmark.run(options: memory, serverURL: baseURL, serverPlace: serverPlace, known: Set(MemoryBenchmark.paths.map(\.name)),
+                        afterEach: forgetRecords)
     stopServer()
     print("")
     runDecodeBenchmark()
