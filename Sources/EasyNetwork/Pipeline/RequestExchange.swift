@@ -213,8 +213,7 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
             #if canImport(FoundationNetworking)
             var ended = arrived
             if let next = ended.redirect {
-                let hop = { [self] (request: URLRequest) in arrival(of: request, attempt: attempt, seen: seen, context: context, plain: plain, timer: timer) }
-                guard let refused = follow(next, after: sent, response: ended.response, attempt: attempt, plain: plain, timer: timer, arrival: hop) else { return }
+                guard let refused = follow(next, after: sent, response: ended.response, attempt: attempt, seen: seen, context: context, plain: plain, timer: timer) else { return }
                 ended.error = refused
             }
             let outcome = ended
@@ -237,9 +236,10 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
     /// URLSession follows a redirect. Returns `nil` when it went out, else the error that
     /// ends the attempt: cancelled meanwhile, too many redirects (20, as URLSession), or a
     /// body stream that cannot be read twice (never sent empty).
+    @inline(never)  // cold: two call sites in one closure
     private func follow(
-        _ redirect: URLRequest, after sent: URLRequest, response: HTTPURLResponse?, attempt: Int, plain: Bool,
-        timer: AttemptTimer?, arrival: (URLRequest) -> @Sendable (TransportOutcome) -> Void
+        _ redirect: URLRequest, after sent: URLRequest, response: HTTPURLResponse?, attempt: Int, seen: Bool,
+        context: RequestContext?, plain: Bool, timer: AttemptTimer?
     ) -> (any Error)? {
         lock.lock()
         hops += 1
@@ -249,19 +249,13 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         if hop > 20 { return URLError(.httpTooManyRedirects) }
         var next = redirect
         if bodyFile == nil {
-            guard sent.httpBodyStream == nil else {
-                return NetworkError(
-                    kind: .invalidRequest,
-                    message: "The server redirected (\(response?.statusCode ?? 0)) a request whose body is a stream, which cannot be sent again; "
-                        + "URLSession on Linux would send it empty, so the redirect is not followed",
-                    url: redirect.url, response: response
-                )
-            }
+            guard sent.httpBodyStream == nil else { return SessionDelegate.unsentRedirect(response) }
             if next.httpBody == nil { next.httpBody = sent.httpBody }  // the host's redirectHandler may have set one
         }
         let task = TransportStage.send(
             next, bodyFile: bodyFile?.url, plugIns: [], transport: host.transport, priority: priority,
-            uploadProgress: uploadProgress, plain: plain, timer: timer, arrived: arrival(next)
+            uploadProgress: uploadProgress, plain: plain, timer: timer,
+            arrived: arrival(of: next, attempt: attempt, seen: seen, context: context, plain: plain, timer: timer)
         )
         guard let task else { return nil }  // the session is gone; the completion reported it
         lock.lock()

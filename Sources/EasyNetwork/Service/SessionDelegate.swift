@@ -365,13 +365,20 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         if entry.observer is BufferingObserver {
             entry.followUp = next
         } else {
-            entry.refusal = NetworkError(
-                kind: .invalidRequest,
-                message: "The server redirected a \(method) with a body (\(response.statusCode)), which this transfer cannot send again on Linux, where URLSession would send it empty",
-                response: response
-            )
+            entry.refusal = Self.unsentRedirect(response)  // a download
         }
         return true
+    }
+
+    /// The error of a redirect that keeps a body which cannot be sent again (a stream, a
+    /// download's): not followed, rather than sent empty.
+    @inline(never)
+    static func unsentRedirect(_ response: HTTPURLResponse?) -> NetworkError {
+        NetworkError(
+            kind: .invalidRequest,
+            message: "The server redirected a request whose body cannot be sent again (a stream, or a download's body); URLSession on Linux would send it empty, so the redirect is not followed",
+            response: response
+        )
     }
     #endif
 
