@@ -166,6 +166,23 @@ final class HostConfigurationTests: ServerTestCase {
     }
     #endif
 
+    /// Issue 28: each host keeps its own cookie jar (its ephemeral session's, in memory):
+    /// a cookie one host received goes back with its next requests, never with another
+    /// host's, even to the same server, and never into the app's `HTTPCookieStorage.shared`.
+    func testEachHostKeepsItsOwnCookieJar() throws {
+        server.route("GET", "/login") { _ in .status(204, headers: ["Set-Cookie": "sid=abc123; Path=/"]) }
+        let first = makeHost(), second = makeHost()
+        _ = send(TestRequest("/login"), host: first)
+        XCTAssertNotNil(value(of: send(TestRequest("/echo"), host: first)))
+        XCTAssertNotNil(value(of: send(TestRequest("/echo"), host: second)))
+        let echoed = server.requests(path: "/echo")
+        XCTAssertEqual(echoed.count, 2)
+        XCTAssertEqual(echoed.first?.header("Cookie"), "sid=abc123", "the host that received it sends it back")
+        XCTAssertNil(echoed.last?.header("Cookie"), "another host does not get it")
+        let shared = HTTPCookieStorage.shared.cookies(for: server.baseURL) ?? []
+        XCTAssertFalse(shared.contains { $0.name == "sid" }, "the app's shared jar is untouched")
+    }
+
     func testAnAbsoluteURLRequestStillWorksOnAHostWithAnUnusableBaseURL() {
         let host = HostConfiguration(baseURL: URL(string: "http://"))
         host.callbackQueue = callbackQueue

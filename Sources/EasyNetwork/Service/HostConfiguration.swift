@@ -96,8 +96,12 @@ public final class HostConfiguration: @unchecked Sendable {
     ///     `nil`: not configured (requests fail with
     ///     ``NetworkError/Kind-swift.enum/notConfigured``).
     ///   - sessionConfiguration: the configuration of this host's session; a copy is
-    ///     taken and its `urlCache` is removed. Defaults to `.ephemeral`. Tests pass one
-    ///     with `protocolClasses` to stub the network.
+    ///     taken and its `urlCache` is removed. Defaults to `.ephemeral`, a new one for
+    ///     each host: each host then keeps its own cookie jar, in memory (a cookie it
+    ///     received goes back with its own requests only; see <doc:EmbeddingInAnSDK>).
+    ///     One you pass keeps its `httpCookieStorage`: `.default` shares the app's, and
+    ///     hosts given one configuration object share its jar. Tests pass one with
+    ///     `protocolClasses` to stub the network.
     @inline(never)  // one copy, not another inside the allocating entry
     public init(baseURL: URL?, sessionConfiguration: URLSessionConfiguration = .ephemeral) {
         lock = Lock()
