@@ -16,7 +16,7 @@ import Foundation
 /// cancellation error and the operation finishes right after that closure returns
 /// (so one that forgets to call `finish()` on that path still ends). Cancelled before
 /// it started (waiting in a queue, say), it finishes without executing when the queue
-/// starts it, and its ``execute()`` is still run once, off the queue, with its
+/// starts it, and its ``NetworkOperation/execute()`` is still run once, off the queue, with its
 /// ``service`` already cancelled: the requests it makes send nothing and their failure
 /// closures get the cancellation, so every request calls back once. The operation's
 /// `queuePriority` becomes the `URLSessionTask` priority.
