@@ -159,6 +159,7 @@ package final class HostSettings: @unchecked Sendable {
     /// Linux fails before connecting, with `URLError` -1000: swift-corelibs-foundation
     /// compares curl's host (`[::1]`) with `URL.host` (`::1`) and refuses the URL when they
     /// differ (its issue 5496, fixed by pull request 5498 after Swift 6.3.1).
+    @inline(never)  // three callers
     static func isIPv6Literal(_ url: URL) -> Bool {
         url.host?.utf8.contains(UInt8(ascii: ":")) == true  // no name or IPv4 address holds a colon
     }
