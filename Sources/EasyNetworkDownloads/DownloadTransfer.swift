@@ -288,14 +288,18 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             start()
             return
         }
+        // The session refused the server (its pins) or a redirect it would send without the
+        // body (Linux): as it said, before the 3xx this transfer then saw.
+        if let typed = error as? NetworkError {
+            end(typed)
+            return
+        }
         if let failure {
             end(failure)
             return
         }
         if let error {
-            if let typed = error as? NetworkError {
-                end(typed)  // the session refused the server (its pins): as it said
-            } else if wasCancelled || (error as? URLError)?.code == .cancelled {
+            if wasCancelled || (error as? URLError)?.code == .cancelled {
                 end(NetworkError(kind: .cancelled, url: request.url))
             } else {
                 // A body cut short (libcurl's "transfer closed", -1 on Linux) is a connection loss.

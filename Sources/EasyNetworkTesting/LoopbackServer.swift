@@ -1,6 +1,6 @@
 import Foundation
 
-/// A real HTTP/1.1 server on 127.0.0.1 for tests and demos.
+/// A real HTTP/1.1 server on 127.0.0.1 (or the IPv6 loopback address `::1`) for tests and demos.
 ///
 /// It binds an OS-assigned port, accepts on a background `Thread` and serves each connection on its own
 /// `Thread` (blocking sockets, keep-alive, chunked request bodies, `Expect: 100-continue`). It records every
@@ -37,6 +37,9 @@ public final class LoopbackServer: Sendable {
     /// The port the server listens on.
     public let port: UInt16
 
+    /// Whether the server listens on the IPv6 loopback address `::1` (see ``init(port:ipv6:)``).
+    public let isIPv6: Bool
+
     private let core: LoopbackServerCore
 
     /// Binds 127.0.0.1 on an OS-assigned port (port 0) and starts accepting on a background `Thread`.
@@ -52,9 +55,20 @@ public final class LoopbackServer: Sendable {
     ///
     /// - Throws: ``LoopbackServerError`` if the socket cannot be created, bound (the port is taken) or put
     ///   in listening mode.
-    public init(port: UInt16) throws {
-        let listener = try LoopbackSocket.makeListener(port: port)
+    public convenience init(port: UInt16) throws {
+        try self.init(port: port, ipv6: false)
+    }
+
+    /// Binds `::1` when `ipv6` (else 127.0.0.1, as ``init(port:)``) on `port` (0: an
+    /// OS-assigned one) and starts accepting on a background `Thread`. Only IPv6 clients
+    /// reach an IPv6 server: a client given `localhost` finds it when it tries `::1`.
+    ///
+    /// - Throws: ``LoopbackServerError`` if the socket cannot be created (a system without
+    ///   IPv6), bound or put in listening mode.
+    public init(port: UInt16 = 0, ipv6: Bool) throws {
+        let listener = try LoopbackSocket.makeListener(port: port, ipv6: ipv6)
         self.port = listener.port
+        isIPv6 = ipv6
         core = LoopbackServerCore(listener: listener.descriptor)
         LoopbackBuiltInRoutes.register(on: core)
         LoopbackFaultRoutes.register(on: core)
@@ -65,9 +79,9 @@ public final class LoopbackServer: Sendable {
         core.stop()
     }
 
-    /// `http://127.0.0.1:PORT`.
+    /// `http://127.0.0.1:PORT`, or `http://[::1]:PORT` for an IPv6 server.
     public var baseURL: URL {
-        URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/")
+        URL(string: (isIPv6 ? "http://[::1]:" : "http://127.0.0.1:") + String(port)) ?? URL(fileURLWithPath: "/")
     }
 
     /// Registers a handler for an exact path (without query). A nil `method` matches any method.

@@ -18,9 +18,10 @@ enum LoopbackSocket {
     private static let sendFlags: Int32 = 0
     #endif
 
-    /// Creates a non-blocking socket listening on 127.0.0.1 on `port` (0: an OS-assigned one).
-    static func makeListener(port: UInt16 = 0) throws -> (descriptor: Int32, port: UInt16) {
-        let fd = socket(AF_INET, streamType, 0)
+    /// Creates a non-blocking socket listening on 127.0.0.1 (or `::1` when `ipv6`) on
+    /// `port` (0: an OS-assigned one).
+    static func makeListener(port: UInt16 = 0, ipv6: Bool = false) throws -> (descriptor: Int32, port: UInt16) {
+        let fd = socket(ipv6 ? AF_INET6 : AF_INET, streamType, 0)
         guard fd >= 0 else { throw LoopbackServerError.socket(errno: errno) }
         setCloseOnExec(fd)
         setFlag(fd, SOL_SOCKET, SO_REUSEADDR)
@@ -29,17 +30,32 @@ enum LoopbackSocket {
         #endif
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL, 0) | O_NONBLOCK)
 
-        var address = sockaddr_in()
-        #if !os(Linux)
-        address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
-        #endif
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
+        // Room for either address; bound and named through the same storage.
+        var storage = sockaddr_storage()
+        let length: Int
+        if ipv6 {
+            var address = sockaddr_in6()
+            #if !os(Linux)
+            address.sin6_len = UInt8(MemoryLayout<sockaddr_in6>.size)
+            #endif
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = port.bigEndian
+            address.sin6_addr = in6addr_loopback
+            length = MemoryLayout<sockaddr_in6>.size
+            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: address, as: sockaddr_in6.self) }
+        } else {
+            var address = sockaddr_in()
+            #if !os(Linux)
+            address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+            #endif
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
+            length = MemoryLayout<sockaddr_in>.size
+            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: address, as: sockaddr_in.self) }
+        }
+        let bound = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(length)) }
         }
         guard bound == 0 else {
             let code = errno
@@ -51,16 +67,19 @@ enum LoopbackSocket {
             closeDescriptor(fd)
             throw LoopbackServerError.listen(errno: code)
         }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        var named = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let result = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &named) }
         }
-        guard named == 0 else {
+        guard result == 0 else {
             let code = errno
             closeDescriptor(fd)
             throw LoopbackServerError.socketName(errno: code)
         }
-        return (fd, UInt16(bigEndian: address.sin_port))
+        let boundPort = withUnsafeBytes(of: &storage) {
+            ipv6 ? $0.load(as: sockaddr_in6.self).sin6_port : $0.load(as: sockaddr_in.self).sin_port
+        }
+        return (fd, UInt16(bigEndian: boundPort))
     }
 
     /// Waits up to `milliseconds` for `fd` to become readable (or hung up).

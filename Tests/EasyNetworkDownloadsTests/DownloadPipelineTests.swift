@@ -203,4 +203,24 @@ final class DownloadPipelineTests: DownloadTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: destination.path))
         XCTAssertTrue(server.requests.isEmpty, "nothing is sent")
     }
+
+    /// A 307 or 308 keeps the method and the body. Where URLSession would send a download's
+    /// body-carrying redirect empty (Linux), the download fails with a typed error and the
+    /// target receives nothing; elsewhere the body arrives.
+    func testADownloadWithABodyRedirectedBy307IsNeverSentEmpty() throws {
+        server.route("/moved") { _ in .status(307, headers: ["Location": "/target"]) }
+        server.route("/target") { request in .data(request.body) }
+        let destination = folder.appendingPathComponent("posted.bin")
+        let request = TestRequest("/moved", method: .post, query: .json, params: ["k": "v"])
+        let result = run(DownloadOperation(request: request, configuration: makeHost(), to: destination))
+        #if canImport(FoundationNetworking)
+        guard case .failure(let error)? = result else { return XCTFail("must fail: \(String(describing: result))") }
+        XCTAssertEqual(error.kind, .invalidRequest, "\(error)")
+        XCTAssertEqual(error.statusCode, 307, "\(error)")
+        XCTAssertTrue(server.requests(path: "/target").isEmpty, "never an empty POST")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination.path))
+        #else
+        XCTAssertEqual(try Data(contentsOf: XCTUnwrap(result).get()), Data(#"{"k":"v"}"#.utf8))
+        #endif
+    }
 }

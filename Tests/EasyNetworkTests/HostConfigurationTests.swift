@@ -5,6 +5,9 @@ import EasyNetworkOrchestration
 import EasyNetworkTesting
 import Foundation
 import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 final class HostConfigurationTests: ServerTestCase {
     func testTwoHostsShareNothing() throws {
@@ -89,6 +92,95 @@ final class HostConfigurationTests: ServerTestCase {
             XCTAssertNotNil(value(of: send(TestRequest("/echo"), host: host)), text)
         }
         XCTAssertEqual(HostConfiguration(baseURL: URL(string: "https://api.example.com/v1")).baseURL?.host, "api.example.com")
+    }
+
+    /// Issue 28: an IPv6 literal as the host (`http://[::1]:PORT`) failed every request on
+    /// Linux with `URLError` -1000 before connecting (swift-corelibs-foundation compares
+    /// curl's host, `[::1]`, with `URL.host`, `::1`). There it is refused when given, every
+    /// way a base URL is given, with a message that says why and what to use instead, and
+    /// nothing is sent; on Apple platforms it is a base URL like any other. `localhost`
+    /// reaches the same server.
+    func testAnIPv6LiteralBaseURLIsRefusedOnLinuxWithAReasonAndAcceptedElsewhere() throws {
+        let v6 = try LoopbackServer(ipv6: true)
+        defer { v6.stop() }
+        let text = v6.baseURL.absoluteString
+        let byInit = HostConfiguration(baseURL: v6.baseURL)
+        let byProperty = HostConfiguration(baseURL: nil)
+        byProperty.baseURL = v6.baseURL
+        let byString = HostConfiguration(baseURL: nil)
+        let kept = byString.setBaseURL(string: text)
+        for (way, host) in [("init", byInit), ("property", byProperty), ("string", byString)] {
+            host.callbackQueue = callbackQueue
+            let result = send(TestRequest("/echo"), host: host)
+            #if canImport(FoundationNetworking)
+            XCTAssertFalse(kept)
+            XCTAssertNil(host.baseURL, "\(way): not kept")
+            let error = failure(of: result)
+            XCTAssertEqual(error?.kind, .invalidRequest, "\(way): \(String(describing: error))")
+            let description = error?.localizedDescription ?? ""
+            XCTAssertTrue(description.contains("'\(text)'"), "\(way): \(description)")
+            XCTAssertTrue(description.contains("IPv6"), "\(way): \(description)")
+            XCTAssertTrue(description.contains("localhost"), "\(way): \(description)")
+            #else
+            XCTAssertTrue(kept)
+            XCTAssertEqual(host.baseURL, v6.baseURL, way)
+            XCTAssertNotNil(value(of: result), way)
+            #endif
+        }
+        #if canImport(FoundationNetworking)
+        XCTAssertEqual(v6.acceptedConnections, 0, "nothing was sent")
+        // A request's own absoluteURL with an IPv6 host fails the same way, naming it.
+        let absolute = failure(of: send(TestRequest("/x", absoluteURL: v6.baseURL.appendingPathComponent("echo"))))
+        XCTAssertEqual(absolute?.kind, .invalidRequest, "\(String(describing: absolute))")
+        XCTAssertTrue(absolute?.localizedDescription.contains("IPv6") == true, "\(String(describing: absolute))")
+        XCTAssertEqual(v6.acceptedConnections, 0, "nothing was sent")
+        #endif
+        // What the message advises: a host name that resolves to the address.
+        let byName = HostConfiguration(baseURL: URL(string: "http://localhost:\(v6.port)"))
+        byName.callbackQueue = callbackQueue
+        XCTAssertNotNil(value(of: send(TestRequest("/echo"), host: byName)))
+        // An IPv4 address and a name stay usable.
+        XCTAssertNotNil(HostConfiguration(baseURL: URL(string: "http://127.0.0.1:8765")).baseURL)
+        XCTAssertNotNil(HostConfiguration(baseURL: URL(string: "https://api.example.com/v1")).baseURL)
+    }
+
+    #if canImport(FoundationNetworking)
+    /// Why the base URL above is refused, shown on a plain `URLSession`: it fails with -1000
+    /// before connecting (swift-corelibs-foundation issue 5496, fixed by pull request 5498
+    /// after 6.3.1). This test fails once the toolchain has the fix: then let Linux accept
+    /// IPv6 literals again (`HostSettings.refusesIPv6Literal`) and update the Linux notes.
+    func testURLSessionOnLinuxStillFailsAnIPv6LiteralHostBeforeConnecting() throws {
+        let v6 = try LoopbackServer(ipv6: true)
+        defer { v6.stop() }
+        let session = URLSession(configuration: .ephemeral)
+        defer { session.finishTasksAndInvalidate() }
+        let done = expectation(description: "plain task")
+        let errors = Collector<URLError?>()
+        session.dataTask(with: v6.baseURL.appendingPathComponent("echo")) { _, _, error in
+            errors.append(error as? URLError)
+            done.fulfill()
+        }.resume()
+        wait(for: [done], timeout: 10)
+        XCTAssertEqual(errors.values.first??.code, .badURL, "fixed in this toolchain? \(String(describing: errors.values.first))")
+        XCTAssertEqual(v6.acceptedConnections, 0)
+    }
+    #endif
+
+    /// Issue 28: each host keeps its own cookie jar (its ephemeral session's, in memory):
+    /// a cookie one host received goes back with its next requests, never with another
+    /// host's, even to the same server, and never into the app's `HTTPCookieStorage.shared`.
+    func testEachHostKeepsItsOwnCookieJar() throws {
+        server.route("GET", "/login") { _ in .status(204, headers: ["Set-Cookie": "sid=abc123; Path=/"]) }
+        let first = makeHost(), second = makeHost()
+        _ = send(TestRequest("/login"), host: first)
+        XCTAssertNotNil(value(of: send(TestRequest("/echo"), host: first)))
+        XCTAssertNotNil(value(of: send(TestRequest("/echo"), host: second)))
+        let echoed = server.requests(path: "/echo")
+        XCTAssertEqual(echoed.count, 2)
+        XCTAssertEqual(echoed.first?.header("Cookie"), "sid=abc123", "the host that received it sends it back")
+        XCTAssertNil(echoed.last?.header("Cookie"), "another host does not get it")
+        let shared = HTTPCookieStorage.shared.cookies(for: server.baseURL) ?? []
+        XCTAssertFalse(shared.contains { $0.name == "sid" }, "the app's shared jar is untouched")
     }
 
     func testAnAbsoluteURLRequestStillWorksOnAHostWithAnUnusableBaseURL() {

@@ -28,4 +28,23 @@ final class LoopbackServerTests: XCTestCase {
         waitUntilFinished(op)
         XCTAssertEqual((try op.result?.get() as? [String: String]), ["hello": "world"])
     }
+
+    /// `LoopbackServer(ipv6: true)` listens on `::1` only: a client that resolves
+    /// `localhost` to `::1` reaches it, one that asks 127.0.0.1 does not.
+    func testAnIPv6ServerListensOnTheIPv6LoopbackOnly() throws {
+        let server = try LoopbackServer(ipv6: true)
+        defer { server.stop() }
+        XCTAssertTrue(server.isIPv6)
+        XCTAssertEqual(server.baseURL.absoluteString, "http://[::1]:\(server.port)")
+        server.route("GET", "/hello") { _ in .json(#"{"hello": "v6"}"#) }
+        let host = HostConfiguration(baseURL: URL(string: "http://localhost:\(server.port)"))
+        host.callbackQueue = DispatchQueue(label: "LoopbackServerTests")
+        let op = RequestOperation(request: TestRequest("/hello"), configuration: host, responseDecoder: .json)
+        NetworkQueue().addOperation(op)
+        waitUntilFinished(op, timeout: 10)
+        XCTAssertEqual((try op.result?.get() as? [String: String]), ["hello": "v6"])
+        XCTAssertEqual(server.requests(path: "/hello").count, 1)
+        XCTAssertFalse(try LoopbackServer().isIPv6)
+    }
 }
+

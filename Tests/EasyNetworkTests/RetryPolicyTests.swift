@@ -106,6 +106,36 @@ final class RetryPolicyTests: ServerTestCase {
         XCTAssertEqual(policy.delay(after: 1, error: error("garbage"), now: now) <= policy.baseDelay * 1.25, true)
     }
 
+    /// Issue 28: `maxDelay` bounds the backoff the policy computes, `maxRetryAfter` the
+    /// wait a server asks for with `Retry-After`; neither shortens the other's. A server's
+    /// wait is honoured beyond `maxDelay` (retrying sooner than it asked would defeat it),
+    /// up to `maxRetryAfter`; without a honoured `Retry-After`, no delay exceeds `maxDelay`.
+    func testMaxDelayBoundsTheBackoffAndMaxRetryAfterTheServersWait() {
+        func error(_ retryAfter: String?) -> NetworkError {
+            let response = HTTPURLResponse(url: URL(fileURLWithPath: "/"), statusCode: 503, httpVersion: nil,
+                                           headerFields: retryAfter.map { ["Retry-After": $0] } ?? [:])
+            return NetworkError(kind: .unacceptableStatus, response: response)
+        }
+        let policy = RetryPolicy(maxAttempts: 20, baseDelay: 0.5, maxDelay: 1, jitter: 1)
+        XCTAssertEqual(policy.delay(after: 1, error: error("5")), 5, "a server's wait is not cut to maxDelay")
+        XCTAssertEqual(RetryPolicy(maxDelay: 1, maxRetryAfter: 3).delay(after: 1, error: error("5")), 3, "maxRetryAfter cuts it")
+        var ignoring = policy
+        ignoring.honorsRetryAfter = false
+        for attempt in 1...12 {
+            for _ in 0..<50 {
+                XCTAssertLessThanOrEqual(policy.delay(after: attempt, error: error(nil)), 1, "attempt \(attempt)")
+                XCTAssertLessThanOrEqual(ignoring.delay(after: attempt, error: error("5")), 1, "attempt \(attempt), Retry-After ignored")
+            }
+        }
+        // On the wire: a 503 with Retry-After: 1 under maxDelay 0.05 waits the second.
+        let script = Script([.status(503, headers: ["Retry-After": "1"]), .json("{}")])
+        server.route("GET", "/busy") { _ in script.next() }
+        let host = makeHost()
+        host.retryPolicy = RetryPolicy(maxAttempts: 2, baseDelay: 0.01, maxDelay: 0.05)
+        XCTAssertNoThrow(try run(RequestOperation(request: TestRequest("/busy"), configuration: host, responseDecoder: .json))?.get())
+        XCTAssertGreaterThanOrEqual(gaps("/busy").first ?? 0, 0.95)
+    }
+
     func testCancelDuringBackoffEndsAtOnce() {
         server.route("GET", "/wait") { _ in .status(503, headers: ["Retry-After": "5"]) }
         let host = makeHost()

@@ -262,8 +262,8 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
     /// is cancelled before it started (it will finish without executing); a library hook.
     func didCancelWhileQueued() {}
 
-    /// Called on the callback queue for each post of this operation to
-    /// ``CoalescedDelivery``; a library hook.
+    /// Called on the queue of each post of this operation to ``CoalescedDelivery`` (the
+    /// callback queue; a seed ``ServiceOperation``'s, the response queue); a library hook.
     func receiveCoalescedDelivery() {}
 
     /// `executed`: whether `isExecuting` was `true` until now (it changes with `isFinished`).

@@ -196,6 +196,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         progressQueue = nil
         awaitedOnly = false
         super.init(configuration: configuration)
+        executesWhenCancelled = false  // it reports a cancellation before start itself
     }
 
     /// An operation whose response is decoded by `responseDecoder`

@@ -14,14 +14,24 @@ import Foundation
 ///
 /// Cancelling it cancels the request in flight; the request's failure closure gets a
 /// cancellation error and the operation finishes right after that closure returns
-/// (so one that forgets to call `finish()` on that path still ends). The operation's
+/// (so one that forgets to call `finish()` on that path still ends). Cancelled before
+/// it started (waiting in a queue, say), it finishes without executing when the queue
+/// starts it, and its ``NetworkOperation/execute()`` is still run once, off the queue, with its
+/// ``service`` already cancelled: the requests it makes send nothing and their failure
+/// closures get the cancellation, so every request calls back once. The operation's
 /// `queuePriority` becomes the `URLSessionTask` priority.
-open class ServiceOperation: NetworkOperation, @unchecked Sendable {  // unchecked: an Operation subclass; `madeService` guarded by the operation lock
+open class ServiceOperation: NetworkOperation, @unchecked Sendable {  // unchecked: an Operation subclass; `madeService`, `executeClaimed` guarded by the operation lock
     /// The host the operation talks to.
     package let configuration: HostConfiguration
     // Made on first use, under the operation's lock: one cancelled before it ran never
     // makes one (a bulk cancel of queued operations allocates and frees nothing for it).
     @exclusivity(unchecked) private final var madeService: Optional<EasyNetworkService>
+    /// Whether ``execute()`` ran or is scheduled to (see ``reportCancellationBeforeStart()``).
+    @exclusivity(unchecked) private final var executeClaimed: Bool
+    /// Whether a cancellation before start runs ``execute()`` so that its requests report
+    /// it: the library's own operations, which report it themselves, set it to `false` in
+    /// their initializer (never later: it is read without the lock).
+    @exclusivity(unchecked) package final var executesWhenCancelled: Bool
 
     /// The service the operation sends its requests through (made on first use; one made
     /// after the operation was cancelled is cancelled too).
@@ -46,6 +56,8 @@ open class ServiceOperation: NetworkOperation, @unchecked Sendable {  // uncheck
     public override init() {
         configuration = .shared
         madeService = nil
+        executeClaimed = false
+        executesWhenCancelled = true
         super.init()
     }
 
@@ -54,8 +66,11 @@ open class ServiceOperation: NetworkOperation, @unchecked Sendable {  // uncheck
     public init(configuration: HostConfiguration) {
         self.configuration = configuration
         madeService = nil
+        executeClaimed = false
+        executesWhenCancelled = true
         super.init()
     }
+
 
     /// Cancels the operation and the request in flight. Call `super` when overriding.
     open override func cancel() {
@@ -67,6 +82,18 @@ open class ServiceOperation: NetworkOperation, @unchecked Sendable {  // uncheck
     }
 
     override func willExecute() {
+        if executesWhenCancelled {
+            lockState()
+            executeClaimed = true
+            unlockState()
+        }
+        prepareService()
+    }
+
+    /// Hands the service what it needs from the operation: the queue that lends it a
+    /// slot, the queued time, the task priority, and that a delivered cancellation
+    /// finishes the operation.
+    private func prepareService() {
         let service = self.service
         let (queue, enqueuedAt) = enqueueRecord
         let priority = queuePriority
@@ -80,6 +107,39 @@ open class ServiceOperation: NetworkOperation, @unchecked Sendable {  // uncheck
             guard let self, self.isCancelled else { return }
             self.finish()
         }
+    }
+
+    override func didCancelWhileQueued() {
+        reportCancellationBeforeStart()
+    }
+
+    override func willFinish() {
+        // Cancelled and finishing without having executed (cancelled before it was added
+        // to a queue, or in a plain `OperationQueue`, or started by hand).
+        if executesWhenCancelled, isCancelled {
+            reportCancellationBeforeStart()
+        }
+    }
+
+    /// Cancelled before it started: runs ``execute()`` once, off the queue and batched
+    /// with other such operations (``CoalescedDelivery``), so that the requests it makes,
+    /// on its cancelled service, call their failure closures with the cancellation and
+    /// send nothing. The operation itself finishes as any cancelled one does, when the
+    /// queue starts it, whatever `execute()` does.
+    private func reportCancellationBeforeStart() {
+        guard executesWhenCancelled else { return }
+        lockState()
+        let first = !executeClaimed
+        executeClaimed = true
+        unlockState()
+        if first {
+            CoalescedDelivery.post(self, on: ResponseStage.queue)
+        }
+    }
+
+    override func receiveCoalescedDelivery() {
+        prepareService()
+        execute()
     }
 
     /// The `URLSessionTask` priority matching an operation's queue priority.

@@ -57,6 +57,17 @@ final class AttemptTimer: TransferActivity, @unchecked Sendable {
         check(now: start)
     }
 
+    #if canImport(FoundationNetworking)
+    /// The attempt goes on on `task` (a redirect the exchange follows itself, on Linux):
+    /// an expiry cancels it. `false` when the clock has stopped (it expired meanwhile).
+    func follow(_ task: TransportTask) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if !stopped { self.task = task }
+        return !stopped
+    }
+    #endif
+
     func transferMoved() {
         let now = DispatchTime.now()
         lock.lock()

@@ -55,6 +55,10 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
     private var bytesSent = 0, bytesReceived = 0
     /// The last attempt's request and answer, kept only for interceptors.
     private var last: (URLRequest?, HTTPURLResponse?, Data?) = (nil, nil, nil)
+    #if canImport(FoundationNetworking)
+    /// Redirects this exchange followed itself (see `follow`).
+    private var hops = 0
+    #endif
 
     /// `transfer`, when given, carries every attempt itself (a download, streamed to
     /// disk): only the features with an interceptor (the token) join it, never the cache
@@ -182,16 +186,9 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         let timer = plain && layers.isEmpty && limits.total == nil ? nil : AttemptTimer(limits, lock: lock, idleKeptBySession: plain && layers.isEmpty)
         let task = TransportStage.send(
             urlRequest, bodyFile: bodyFile?.url, plugIns: layers, transport: host.transport,
-            priority: priority, uploadProgress: uploadProgress, plain: plain, timer: timer
-        ) { [self] outcome in
-            // Usually on the session's delegate queue (see TransportStage): end the
-            // attempt, then leave that queue.
-            let ending = transportEnded(outcome, attempt: attempt, seen: seen)
-            if handlesInline, outcome.error == nil, outcome.data.count < ResponseStage.inlineLimit {
-                return received(outcome, ending: ending, attempt: attempt, context: context)
-            }
-            ResponseStage.run { [self] in received(outcome, ending: ending, attempt: attempt, context: context) }
-        }
+            priority: priority, uploadProgress: uploadProgress, plain: plain, timer: timer,
+            arrived: arrival(of: urlRequest, attempt: attempt, seen: seen, context: context, plain: plain, timer: timer)
+        )
         guard let task else { return }  // the session is gone; the completion reported it
         lock.lock()
         let proceed = !cancelled && !finished
@@ -207,6 +204,73 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
             task.cancel()
         }
     }
+
+    /// What runs when the transport of `sent` ends, usually on the session's delegate queue
+    /// (see ``TransportStage``): ends the attempt, then leaves that queue. On Linux a
+    /// redirect the session left to the exchange is sent first (see `follow`).
+    private func arrival(of sent: URLRequest, attempt: Int, seen: Bool, context: RequestContext?, plain: Bool, timer: AttemptTimer?) -> @Sendable (TransportOutcome) -> Void {
+        { [self] arrived in
+            #if canImport(FoundationNetworking)
+            var ended = arrived
+            if let next = ended.redirect {
+                guard let refused = follow(next, after: sent, response: ended.response, attempt: attempt, seen: seen, context: context, plain: plain, timer: timer) else { return }
+                ended.error = refused
+            }
+            let outcome = ended
+            #else
+            let outcome = arrived
+            #endif
+            let ending = transportEnded(outcome, attempt: attempt, seen: seen)
+            if handlesInline, outcome.error == nil, outcome.data.count < ResponseStage.inlineLimit {
+                return received(outcome, ending: ending, attempt: attempt, context: context)
+            }
+            ResponseStage.run { [self] in received(outcome, ending: ending, attempt: attempt, context: context) }
+        }
+    }
+
+    #if canImport(FoundationNetworking)
+    /// Linux: sends `redirect`, a redirect of `sent` that keeps its method, which the session
+    /// left to the exchange because swift-corelibs-foundation would send it without the body
+    /// (see ``SessionDelegate``). It goes out with the body `sent` had (the body file read
+    /// again), within the same attempt and on the same clock, without adapting again, as
+    /// URLSession follows a redirect. Returns `nil` when it went out, else the error that
+    /// ends the attempt: cancelled meanwhile, too many redirects (20, as URLSession), or a
+    /// body stream that cannot be read twice (never sent empty).
+    @inline(never)  // cold: two call sites in one closure
+    private func follow(
+        _ redirect: URLRequest, after sent: URLRequest, response: HTTPURLResponse?, attempt: Int, seen: Bool,
+        context: RequestContext?, plain: Bool, timer: AttemptTimer?
+    ) -> (any Error)? {
+        lock.lock()
+        hops += 1
+        let (ended, hop, bodyFile) = (cancelled || finished, hops, bodyFile)
+        lock.unlock()
+        if ended { return URLError(.cancelled) }
+        if hop > 20 { return URLError(.httpTooManyRedirects) }
+        var next = redirect
+        if bodyFile == nil {
+            guard sent.httpBodyStream == nil else { return SessionDelegate.unsentRedirect(response) }
+            if next.httpBody == nil { next.httpBody = sent.httpBody }  // the host's redirectHandler may have set one
+        }
+        let task = TransportStage.send(
+            next, bodyFile: bodyFile?.url, plugIns: [], transport: host.transport, priority: priority,
+            uploadProgress: uploadProgress, plain: plain, timer: timer,
+            arrived: arrival(of: next, attempt: attempt, seen: seen, context: context, plain: plain, timer: timer)
+        )
+        guard let task else { return nil }  // the session is gone; the completion reported it
+        lock.lock()
+        // The hop may have ended already (a quick answer), or the request been cancelled.
+        let proceed = !cancelled && !finished
+        let current = proceed && hops == hop && completedAttempt < attempt
+        if current { self.task = task }
+        bytesSent += next.httpBody?.count ?? Int(bodyFile?.length ?? 0)
+        lock.unlock()
+        if !proceed || (current && timer?.follow(task) == false) {
+            task.cancel()  // its end reports the cancellation, or the timeout that fired
+        }
+        return nil
+    }
+    #endif
 
     /// The attempt's transport ended: disarms its clock (before any user code runs)
     /// and records what arrived. Returns whether it was cancelled and the timeout it passed.

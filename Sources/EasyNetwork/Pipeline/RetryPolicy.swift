@@ -24,7 +24,10 @@ public struct RetryPolicy: RequestInterceptor {
     public var baseDelay: TimeInterval
     /// The factor the delay grows by for each further retry.
     public var multiplier: Double
-    /// The longest delay between two attempts, in seconds.
+    /// The longest backoff the policy computes (exponential, jitter included), in seconds.
+    /// It does not shorten a server's `Retry-After`, which ``maxRetryAfter`` bounds:
+    /// retrying sooner than the server asked would defeat it. So with
+    /// ``honorsRetryAfter`` the longest wait between two attempts is the larger of the two.
     public var maxDelay: TimeInterval
     /// How much of each delay is random, from 0 (none) to 1 (anything from 0 to the
     /// full delay), so clients that failed together do not retry together.
@@ -36,9 +39,12 @@ public struct RetryPolicy: RequestInterceptor {
     /// Whether POST and PATCH are retried too. Off by default: a retried POST may
     /// create a second order.
     public var retriesNonIdempotentMethods: Bool
-    /// Whether a `Retry-After` header (seconds or HTTP date) sets the delay.
+    /// Whether a `Retry-After` header (seconds or HTTP date) sets the delay in place of the
+    /// backoff (bounded by ``maxRetryAfter``, not by ``maxDelay``).
     public var honorsRetryAfter: Bool
-    /// The longest `Retry-After` honoured, in seconds; a longer one is cut to this.
+    /// The longest `Retry-After` honoured, in seconds, whatever ``maxDelay`` is; a longer
+    /// one is cut to this (the retry then comes sooner than the server asked). Lower it,
+    /// or turn ``honorsRetryAfter`` off, to bound every wait.
     public var maxRetryAfter: TimeInterval
 
     /// A policy; every parameter has the default of ``default``.
@@ -103,7 +109,8 @@ public struct RetryPolicy: RequestInterceptor {
     }
 
     /// The delay before the retry that follows `attempt` sends: `Retry-After` when
-    /// present and honoured, else exponential backoff with jitter.
+    /// present and honoured (at most ``maxRetryAfter``), else exponential backoff with
+    /// jitter (at most ``maxDelay``).
     public func delay(after attempt: Int, error: NetworkError, now: Date = Date()) -> TimeInterval {
         if honorsRetryAfter, let header = error.response?.value(forHTTPHeaderField: "Retry-After"),
            let seconds = Self.retryAfterSeconds(header, now: now) {

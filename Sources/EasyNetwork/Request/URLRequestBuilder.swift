@@ -42,6 +42,12 @@ package struct URLRequestBuilder {
 
         let urlResult: Result<URL, NetworkError>
         if let absolute = request.absoluteURL {
+            #if canImport(FoundationNetworking)
+            // Failed with -1000 by URLSession on Linux: refused naming why (see HostSettings).
+            if HostSettings.isIPv6Literal(absolute) {
+                return .failure(Self.invalidURL(HostSettings.refusedIPv6Literal(absolute.absoluteString), url: absolute))
+            }
+            #endif
             urlResult = Self.url(absolute, addingQuery: queryParams)
         } else {
             switch settings.resolvedBaseURL {

@@ -14,6 +14,11 @@ final class BufferingObserver: TransferObserver, @unchecked Sendable {
     private var response: HTTPURLResponse?
     private var body = Data()
     private var firstByteAt: Date?
+    #if canImport(FoundationNetworking)
+    /// A redirect the session left to the exchange (see ``SessionDelegate``), set before
+    /// the transfer completes; it goes with the outcome.
+    var followUp: URLRequest?
+    #endif
 
     init(request: URLRequest, completion: @escaping @Sendable (TransportOutcome) -> Void) {
         self.request = request
@@ -44,6 +49,9 @@ final class BufferingObserver: TransferObserver, @unchecked Sendable {
     func transferDidComplete(_ error: (any Error)?) {
         var outcome = TransportOutcome(request: request, response: response, data: body, error: error)
         outcome.firstByteAt = firstByteAt
+        #if canImport(FoundationNetworking)
+        outcome.redirect = followUp
+        #endif
         completion(outcome)
     }
 }

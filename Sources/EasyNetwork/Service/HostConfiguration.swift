@@ -72,7 +72,9 @@ public final class HostConfiguration: @unchecked Sendable {
     /// The string must be an `http` or `https` URL with a host, as for every base URL.
     /// Another (`localhost:8765`, `http://`, `ftp://h`) does not crash: the shared base
     /// URL is cleared and its requests fail before anything is sent, with
-    /// ``NetworkError/Kind-swift.enum/invalidRequest`` naming the string.
+    /// ``NetworkError/Kind-swift.enum/invalidRequest`` naming the string. On Linux an IPv6
+    /// address as the host (`http://[::1]:8765`) is refused the same way, with a message
+    /// that says why (see ``init(baseURL:sessionConfiguration:)``).
     /// - Returns: whether the string was a usable base URL.
     @discardableResult
     public static func baseURL(_ urlString: String) -> Bool {
@@ -87,11 +89,19 @@ public final class HostConfiguration: @unchecked Sendable {
     ///     URL, `URL(string: "localhost:8765")`, which has the scheme `localhost`) is not
     ///     kept: ``baseURL`` reads `nil`, and every request that needs it fails before
     ///     anything is sent with ``NetworkError/Kind-swift.enum/invalidRequest`` naming it.
+    ///     On Linux a host that is an IPv6 address (`http://[::1]:8765`) is not kept either,
+    ///     and the error says why: URLSession there (swift-corelibs-foundation 6.3) fails
+    ///     such a URL before connecting. Use a host name that resolves to the address
+    ///     (`localhost` for `::1`). Apple platforms accept it.
     ///     `nil`: not configured (requests fail with
     ///     ``NetworkError/Kind-swift.enum/notConfigured``).
     ///   - sessionConfiguration: the configuration of this host's session; a copy is
-    ///     taken and its `urlCache` is removed. Defaults to `.ephemeral`. Tests pass one
-    ///     with `protocolClasses` to stub the network.
+    ///     taken and its `urlCache` is removed. Defaults to `.ephemeral`, a new one for
+    ///     each host: each host then keeps its own cookie jar, in memory (a cookie it
+    ///     received goes back with its own requests only; see <doc:EmbeddingInAnSDK>).
+    ///     One you pass keeps its `httpCookieStorage`: `.default` shares the app's, and
+    ///     hosts given one configuration object share its jar. Tests pass one with
+    ///     `protocolClasses` to stub the network.
     @inline(never)  // one copy, not another inside the allocating entry
     public init(baseURL: URL?, sessionConfiguration: URLSessionConfiguration = .ephemeral) {
         lock = Lock()

@@ -121,17 +121,26 @@ package final class HostSettings: @unchecked Sendable {
         } else {
             baseURL = nil
             let text = given ?? url?.absoluteString
+            #if canImport(FoundationNetworking)
+            let ipv6 = url.map(Self.isIPv6Literal) == true
+            baseURLProblem = text.map(ipv6 ? Self.refusedIPv6Literal : Self.unusableBaseURL)
+            #else
             baseURLProblem = text.map(Self.unusableBaseURL)
+            #endif
         }
         urlMemo = URLMemo()
     }
 
     /// `url` as a base URL when it can be one: the scheme `http` or `https` (in any case;
-    /// written in lowercase, since URLSession on Linux refuses `HTTP://`) and a host; else
-    /// `nil`. The same rule for every way a base URL is given.
+    /// written in lowercase, since URLSession on Linux refuses `HTTP://`) and a host (on
+    /// Linux not an IPv6 address: see ``isIPv6Literal(_:)``); else `nil`. The same rule
+    /// for every way a base URL is given.
     @inline(__always)  // one caller
     static func usableBaseURL(_ url: URL) -> URL? {
         guard let scheme = url.scheme, let host = url.host, !host.isEmpty else { return nil }
+        #if canImport(FoundationNetworking)
+        if isIPv6Literal(url) { return nil }
+        #endif
         let lowercased = scheme.lowercased()
         guard lowercased == "http" || lowercased == "https" else { return nil }
         if lowercased == scheme { return url }
@@ -144,6 +153,23 @@ package final class HostSettings: @unchecked Sendable {
     static func unusableBaseURL(_ text: String) -> String {
         "'" + text + "' is not a usable base URL (it needs http:// or https:// and a host, as in https://api.example.com/v1)"
     }
+
+    #if canImport(FoundationNetworking)
+    /// Whether `url`'s host is an IPv6 address (`http://[::1]:8765`), which URLSession on
+    /// Linux fails before connecting, with `URLError` -1000: swift-corelibs-foundation
+    /// compares curl's host (`[::1]`) with `URL.host` (`::1`) and refuses the URL when they
+    /// differ (its issue 5496, fixed by pull request 5498 after Swift 6.3.1).
+    @inline(never)  // three callers
+    static func isIPv6Literal(_ url: URL) -> Bool {
+        url.host?.utf8.contains(UInt8(ascii: ":")) == true  // no name or IPv4 address holds a colon
+    }
+
+    /// The message of a URL `text` whose host is an IPv6 address, on Linux.
+    @inline(never)
+    static func refusedIPv6Literal(_ text: String) -> String {
+        "'" + text + "' cannot be used on Linux: its host is an IPv6 address, which URLSession there refuses before connecting (swift-corelibs-foundation 6.3); give a host name that resolves to the address instead, such as localhost for ::1"
+    }
+    #endif
 
     /// The installed feature whose type has `id`, or `nil`.
     func feature(_ id: ObjectIdentifier) -> (any HostFeature)? {

@@ -34,6 +34,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         /// Why the ``ServerTrustEvaluator`` refused the task's server: its error, in place
         /// of the cancellation the refusal causes.
         var refusal: NetworkError?
+        #if canImport(FoundationNetworking)
+        /// A redirect that keeps the method and the body, not followed by the session (it
+        /// would send it without the body): the request's exchange sends it (Linux).
+        var followUp: URLRequest?
+        #endif
         #if !canImport(FoundationNetworking) || DEBUG
         /// Present where the task's end waits for its metrics.
         var metrics: MetricsRendezvous?
@@ -217,6 +222,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     private func end(_ entry: Entry, error: (any Error)?, firstByteAt: Date?) {
         guard let observer = entry.observer else { return }  // never filed so
         if let firstByteAt { observer.transferDidCollectMetrics(firstByteAt: firstByteAt) }
+        #if canImport(FoundationNetworking)
+        if error == nil, let next = entry.followUp {
+            (observer as? BufferingObserver)?.followUp = next
+        }
+        #endif
         if let refusal = entry.refusal {
             observer.transferDidComplete(refusal)
         } else if let challenged = entry.challengeResponse, (error as? URLError)?.errorCode == NSURLErrorCancelled {
@@ -260,12 +270,17 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     /// What the delegate heard of `task` (one with a completion handler), taken out: the
-    /// 401 a cancelled challenge carried, or the refusal of a redirect; `nil` when nothing.
-    func takePlainNote(of task: URLSessionTask) -> (response: HTTPURLResponse?, refusal: NetworkError?)? {
+    /// 401 a cancelled challenge carried, the refusal of a redirect, or (Linux) a redirect
+    /// left to the exchange; `nil` when nothing.
+    func takePlainNote(of task: URLSessionTask) -> (response: HTTPURLResponse?, refusal: NetworkError?, followUp: URLRequest?)? {
         lock.lock()
         defer { lock.unlock() }
         guard let note = Self.find(ObjectIdentifier(task), in: &plainNotes, remove: true) else { return nil }
-        return (note.challengeResponse, note.refusal)
+        #if canImport(FoundationNetworking)
+        return (note.challengeResponse, note.refusal, note.followUp)
+        #else
+        return (note.challengeResponse, note.refusal, nil)
+        #endif
     }
 
     #if !canImport(FoundationNetworking) || DEBUG
@@ -318,8 +333,54 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             next.setValue(nil, forHTTPHeaderField: "Authorization")
             next.setValue(nil, forHTTPHeaderField: "Cookie")
         }
+        #if canImport(FoundationNetworking)
+        if leftToExchange(next, task: task, response: response) {
+            completionHandler(nil)  // the task ends with the 3xx
+            return
+        }
+        #endif
         completionHandler(next)
     }
+
+    #if canImport(FoundationNetworking)
+    /// Whether `next`, a redirect of `task` that carried a body, keeps a method other than
+    /// `GET` and `HEAD` (a 307 or 308; a 301 or 302 of anything but a POST), and is
+    /// therefore not the session's to follow: swift-corelibs-foundation forgets the body of
+    /// every redirect it follows (`HTTPURLProtocol`, `knownBody = .none`) and sends such a
+    /// request empty, or with the old `Content-Length` and no bytes. The request's exchange
+    /// sends it with the body instead (see ``BufferingObserver/followUp``,
+    /// ``PlainTransfer``); a transfer of another kind (a download) fails with a typed error.
+    private func leftToExchange(_ next: URLRequest, task: URLSessionTask, response: HTTPURLResponse) -> Bool {
+        let method = next.httpMethod ?? "GET"
+        let sent = task.originalRequest
+        guard method != "GET", method != "HEAD",
+              task is URLSessionUploadTask || sent?.httpBody?.isEmpty == false || sent?.httpBodyStream != nil
+        else { return false }
+        lock.lock()
+        defer { lock.unlock() }
+        guard let entry = filed(ObjectIdentifier(task)) else {
+            note(on: task).followUp = next  // a task with a completion handler
+            return true
+        }
+        if entry.observer is BufferingObserver {
+            entry.followUp = next
+        } else {
+            entry.refusal = Self.unsentRedirect(response)  // a download
+        }
+        return true
+    }
+
+    /// The error of a redirect that keeps a body which cannot be sent again (a stream, a
+    /// download's): not followed, rather than sent empty.
+    @inline(never)
+    static func unsentRedirect(_ response: HTTPURLResponse?) -> NetworkError {
+        NetworkError(
+            kind: .invalidRequest,
+            message: "The server redirected a request whose body cannot be sent again (a stream, or a download's body); URLSession on Linux would send it empty, so the redirect is not followed",
+            response: response
+        )
+    }
+    #endif
 
     /// Keeps why `task`'s server was refused, for its end.
     private func record(_ refusal: NetworkError, for task: URLSessionTask) {

@@ -19,6 +19,12 @@ package struct TransportOutcome: Sendable {
     /// or `nil` for a buffered body. A streamed transfer judged the status itself, and
     /// its body is not the host's to decode (no envelope).
     package var streamedBytes: Optional<Int>
+    #if canImport(FoundationNetworking)
+    /// A redirect that keeps the method and the body, which the session did not follow
+    /// because swift-corelibs-foundation would send it without the body: the exchange
+    /// sends it, with the body (see ``SessionDelegate``). `response` is the 3xx.
+    package var redirect: Optional<URLRequest>
+    #endif
 
     package init(request: URLRequest, response: HTTPURLResponse? = nil, data: Data = Data(), error: (any Error)? = nil) {
         self.request = request
@@ -27,5 +33,8 @@ package struct TransportOutcome: Sendable {
         self.error = error
         firstByteAt = nil
         streamedBytes = nil
+        #if canImport(FoundationNetworking)
+        redirect = nil
+        #endif
     }
 }
