@@ -293,6 +293,10 @@ enum ErrorsEnvelopesInterceptorsSnippets {
         host.errorHandler = { request, error in reporter.record(request.api, error) }
     }
 
+    func debugDescription(of error: NetworkError) -> String {
+        error.localizedDescription + " Body: " + (error.bodySnippet ?? "none")
+    }
+
     func describeEnvelopes(of host: HostConfiguration) {
         // {"success": true, "data": {...}, "message": "...", "code": "E42"}
         host.envelope = .successFlag()
