@@ -140,7 +140,9 @@ public final class Outbox: @unchecked Sendable {
     /// The request is built now, with the host's settings (base URL, default headers,
     /// encoders); method, URL, headers and body are stored, without `Authorization`,
     /// `Cookie` and ``OutboxOptions/unstoredHeaders``, plus an idempotency key. Its own
-    /// interceptors, retry policy and timeout are not stored.
+    /// interceptors, retry policy and timeout are not stored. Each delivery attempt adds
+    /// the host's default headers of that moment the stored request lacks (the ones not
+    /// stored among them), as the host's token is added.
     ///
     /// Delivery starts at once when the outbox is resumed.
     ///
