@@ -30,6 +30,63 @@ extension NetworkQueue {
         return try await run(operation)
     }
 
+    /// Sends a request made on the spot and decodes its answer as `type`, as a typed request
+    /// whose `Response` is `type` would: a `Decodable` type with the host's `jsonDecoder`
+    /// (after its envelope), `Data` the raw body, `String` the body as text. It runs as an
+    /// operation on this queue; cancelling the calling task cancels it.
+    ///
+    /// ```swift
+    /// let flags = try await queue.send(.get("/flags", query: ["v": "2"]), as: Flags.self, configuration: host)
+    /// ```
+    /// - Throws: ``NetworkError`` (kind `cancelled` when the task was cancelled).
+    public func send<Output: Decodable & Sendable>(
+        _ request: AdHocRequest,
+        as type: Output.Type,
+        configuration: HostConfiguration = .shared
+    ) async throws -> Output {
+        let operation = RequestOperation(request: request, configuration: configuration, responseDecoder: ResponseDecoder<Output>.natural)
+        operation.markAwaitedOnly()
+        return try await run(operation)
+    }
+
+    /// Sends a request made on the spot whose answer does not matter (any body; an
+    /// envelope, if the host has one, is still judged).
+    /// - Throws: ``NetworkError`` (kind `cancelled` when the task was cancelled).
+    public func send(_ request: AdHocRequest, configuration: HostConfiguration = .shared) async throws {
+        let operation = RequestOperation(request: request, configuration: configuration, responseDecoder: .void)
+        operation.markAwaitedOnly()
+        try await run(operation)
+    }
+
+    /// ``send(_:as:configuration:)`` with a completion, called once on the host's callback queue.
+    /// - Returns: the operation, to cancel it or make others depend on it.
+    @discardableResult
+    public func send<Output: Decodable>(
+        _ request: AdHocRequest,
+        as type: Output.Type,
+        configuration: HostConfiguration = .shared,
+        completion: @escaping @Sendable (Result<Output, NetworkError>) -> Void
+    ) -> RequestOperation<Output> {
+        let operation = RequestOperation(request: request, configuration: configuration, responseDecoder: ResponseDecoder<Output>.natural)
+        operation.completion = completion
+        addOperation(operation)
+        return operation
+    }
+
+    /// ``send(_:configuration:)`` with a completion, called once on the host's callback queue.
+    /// - Returns: the operation, to cancel it or make others depend on it.
+    @discardableResult
+    public func send(
+        _ request: AdHocRequest,
+        configuration: HostConfiguration = .shared,
+        completion: @escaping @Sendable (Result<Void, NetworkError>) -> Void
+    ) -> RequestOperation<Void> {
+        let operation = RequestOperation(request: request, configuration: configuration, responseDecoder: .void)
+        operation.completion = completion
+        addOperation(operation)
+        return operation
+    }
+
     /// Adds `operation` to this queue and returns its result when it has one.
     /// Cancelling the calling task cancels the operation and its request.
     /// - Throws: the operation's ``NetworkError``.
