@@ -62,17 +62,7 @@ extension ResponseDecoder where Output: Decodable {
     /// and ``string`` for `String` (the raw body, as ``APIRequest``'s defaults have it, not
     /// their `Decodable` forms), ``decodable(_:)`` for any other type.
     static var natural: ResponseDecoder<Output> {
-        // Decided per response by comparing types: casting one decoder type to another
-        // compiles more code (1.6 KB).
-        .unchecked { response in
-            if Output.self == Data.self, let data = response.data as? Output {
-                return data
-            }
-            if Output.self == String.self, let text = try response.text() as? Output {
-                return text
-            }
-            return try response.decode(Output.self)
-        }
+        ResponseDecoder<Data>.data as? Self ?? ResponseDecoder<String>.string as? Self ?? .decodable()
     }
 }
 
