@@ -66,7 +66,7 @@ extension NetworkQueue {
         adHoc(request, configuration, .natural, completion)
     }
 
-    /// ``send(_:configuration:)`` with a completion, called once on the host's callback queue.
+    /// ``send(_:configuration:)->()`` with a completion, called once on the host's callback queue.
     /// - Returns: the operation, to cancel it or make others depend on it.
     @discardableResult
     public func send(
