@@ -149,8 +149,10 @@ public final class Outbox: @unchecked Sendable {
     /// - Returns: the stored entry (its ``OutboxEntry/idempotencyKey`` among others).
     /// - Throws: ``OutboxError``: ``OutboxError/Code/invalidRequest`` (it cannot be built,
     ///   or has a multipart body), ``OutboxError/Code/tooLarge``, ``OutboxError/Code/full``,
-    ///   ``OutboxError/Code/storage`` (the folder is read-only, the disk is full, …).
-    ///   Nothing is stored then.
+    ///   ``OutboxError/Code/storage`` (the folder is read-only, the disk is full, a file
+    ///   size limit when the process ignores `SIGXFSZ`, …). Nothing is stored then. Under a
+    ///   file size limit, a process that does not ignore `SIGXFSZ` is ended by the kernel in
+    ///   the write; the outbox changes no signal disposition (see <doc:EasyNetworkOutbox>).
     @discardableResult
     public func send(_ request: any BaseAPIRequest) throws -> OutboxEntry {
         try load()
