@@ -8,9 +8,10 @@ import FoundationNetworking
 #endif
 
 /// One attempt to deliver one entry, as an operation on the SDK's ``NetworkQueue``: the
-/// stored request goes through the ordinary pipeline from its adapt stage (the token and
-/// the host's interceptors adapt it, then transport, validation, metrics, logging), and
-/// the outcome is reported once, also when the operation was cancelled before it ran.
+/// stored request, with the host's current default headers it lacks, goes through the
+/// ordinary pipeline from its adapt stage (the token and the host's interceptors adapt it,
+/// then transport, validation, metrics, logging), and the outcome is reported once, also
+/// when the operation was cancelled before it ran.
 ///
 /// The operation is also what the pipeline sees of the entry (the request: its stored URL
 /// and method, its wish for the host's token, the outbox's rules; the stored `URLRequest`
@@ -54,8 +55,22 @@ final class DeliveryOperation<Unused>: ServiceOperation, BaseAPIRequest, Exchang
         completionBlock = { [weak self] in self?.report(NetworkError(kind: .cancelled)) }
     }
 
+    /// Sends the stored request with the host's default headers of this moment added, those
+    /// it does not carry: the ones never stored (`X-API-Key`, `Authorization`, `Cookie`, …)
+    /// and any the host gained since. A stored header wins, as a request's own header wins
+    /// over a default. Refused defaults (CR, LF or NUL in a value) fail the attempt as they
+    /// fail an ordinary request, rather than it going out without them.
     override func execute() {
-        service.start(self, built: urlRequest, sink: self)
+        var attempt = urlRequest
+        let defaults = configuration.defaultHeaders
+        if let refused = HeaderFieldCheck.failure(in: defaults, url: url, source: "the host's default headers") {
+            report(refused)
+            return finish()
+        }
+        for (name, value) in defaults where attempt.value(forHTTPHeaderField: name) == nil {
+            attempt.setValue(value, forHTTPHeaderField: name)
+        }
+        service.start(self, built: attempt, sink: self)
     }
 
     /// Hands the first outcome to `done`.

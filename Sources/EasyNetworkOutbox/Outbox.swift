@@ -140,15 +140,19 @@ public final class Outbox: @unchecked Sendable {
     /// The request is built now, with the host's settings (base URL, default headers,
     /// encoders); method, URL, headers and body are stored, without `Authorization`,
     /// `Cookie` and ``OutboxOptions/unstoredHeaders``, plus an idempotency key. Its own
-    /// interceptors, retry policy and timeout are not stored.
+    /// interceptors, retry policy and timeout are not stored. Each delivery attempt adds
+    /// the host's default headers of that moment the stored request lacks (the ones not
+    /// stored among them), as the host's token is added.
     ///
     /// Delivery starts at once when the outbox is resumed.
     ///
     /// - Returns: the stored entry (its ``OutboxEntry/idempotencyKey`` among others).
     /// - Throws: ``OutboxError``: ``OutboxError/Code/invalidRequest`` (it cannot be built,
     ///   or has a multipart body), ``OutboxError/Code/tooLarge``, ``OutboxError/Code/full``,
-    ///   ``OutboxError/Code/storage`` (the folder is read-only, the disk is full, …).
-    ///   Nothing is stored then.
+    ///   ``OutboxError/Code/storage`` (the folder is read-only, the disk is full, a file
+    ///   size limit when the process ignores `SIGXFSZ`, …). Nothing is stored then. Under a
+    ///   file size limit, a process that does not ignore `SIGXFSZ` is ended by the kernel in
+    ///   the write; the outbox changes no signal disposition (see <doc:EasyNetworkOutbox>).
     @discardableResult
     public func send(_ request: any BaseAPIRequest) throws -> OutboxEntry {
         try load()

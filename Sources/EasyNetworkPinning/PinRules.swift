@@ -53,7 +53,7 @@ final class PinRules: RequestPlugIn, RequestInterceptor, Sendable {
                 unreadable.append("certificate " + String(index) + ": " + problem.reason)
             }
         }
-        let notes = unreadable.isEmpty ? "" : " (unreadable: " + unreadable.joined(separator: "; ") + ")"
+        let notes = unreadable.isEmpty ? "" : " (unreadable: " + PublicKeyPinningError.list(unreadable, separator: "; ") + ")"
         guard !served.isEmpty else {
             let message = chain.isEmpty ? "the server presented no certificate" : "no certificate of the chain could be read" + notes
             throw PublicKeyPinningError(.malformedCertificate, host: entry.host, message: message)

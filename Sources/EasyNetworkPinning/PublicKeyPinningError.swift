@@ -56,10 +56,19 @@ public struct PublicKeyPinningError: Error, Sendable, CustomStringConvertible {
         self.servedPins = servedPins
     }
 
-    /// "public-key pinning refused <host>: <message>", with the served pins when there were any.
+    /// "public-key pinning refused <host>: <message>" ("public-key pinning: <message>" when
+    /// there is no host, as for ``PublicKeyPinning/pin(ofCertificate:)``), with the first
+    /// three served pins when there were any ("… and 997 more": ``servedPins`` has them all).
     public var description: String {
-        "public-key pinning refused " + host + ": " + message
-            + (servedPins.isEmpty ? "" : " (the chain's pins, leaf first: " + servedPins.joined(separator: ", ") + ")")
+        (host.isEmpty ? "public-key pinning: " : "public-key pinning refused " + host + ": ") + message
+            + (servedPins.isEmpty ? "" : " (the chain's pins, leaf first: " + Self.list(servedPins, separator: ", ") + ")")
+    }
+
+    /// The first three of `items`, then " and N more" for the others: a message stays a
+    /// line long however long the chain a server sent.
+    static func list(_ items: [String], separator: String) -> String {
+        let shown = items.prefix(3).joined(separator: separator)
+        return items.count > 3 ? shown + " and " + String(items.count - 3) + " more" : shown
     }
 
     /// The request's failure: kind `transport`, this error underneath.

@@ -11,7 +11,10 @@
 //   EasyNetworkOutboxChild try-send FOLDER BASE-URL [BYTES]        one send with a body of BYTES bytes;
 //       prints "accepted" or "refused CODE MESSAGE"; with EASYNETWORK_CHILD_NOBODY=1 a root process
 //       first becomes nobody (uid 65534), whom file permissions stop; with EASYNETWORK_CHILD_FSIZE=N
-//       it first limits its files to N bytes (setrlimit RLIMIT_FSIZE, SIGXFSZ ignored).
+//       it first limits its files to N bytes (setrlimit RLIMIT_FSIZE, SIGXFSZ ignored, as an app
+//       must; with EASYNETWORK_CHILD_SIGXFSZ=default too, SIGXFSZ keeps its default action, which
+//       ends the process, and no core file is written). After a refusal it prints
+//       "SIGXFSZ ignored" when the signal's disposition is still SIG_IGN.
 import EasyNetwork
 import EasyNetworkOutbox
 import Foundation
@@ -90,13 +93,18 @@ case "send":
 case "try-send":
     let bytes = arguments.count > 4 ? Int(arguments[4]) ?? 0 : 0
     if let limit = ProcessInfo.processInfo.environment["EASYNETWORK_CHILD_FSIZE"].flatMap(rlim_t.init) {
-        signal(SIGXFSZ, SIG_IGN)
-        var bound = rlimit(rlim_cur: limit, rlim_max: limit)
 #if os(Linux)
-        let resource = Int32(RLIMIT_FSIZE.rawValue)
+        let (resource, core) = (Int32(RLIMIT_FSIZE.rawValue), Int32(RLIMIT_CORE.rawValue))
 #else
-        let resource = RLIMIT_FSIZE
+        let (resource, core) = (RLIMIT_FSIZE, RLIMIT_CORE)
 #endif
+        if ProcessInfo.processInfo.environment["EASYNETWORK_CHILD_SIGXFSZ"] == "default" {
+            var none = rlimit(rlim_cur: 0, rlim_max: 0)
+            guard setrlimit(core, &none) == 0 else { fail("setrlimit RLIMIT_CORE failed") }
+        } else {
+            signal(SIGXFSZ, SIG_IGN)
+        }
+        var bound = rlimit(rlim_cur: limit, rlim_max: limit)
         guard setrlimit(resource, &bound) == 0 else { fail("setrlimit failed") }
     }
     if getuid() == 0, ProcessInfo.processInfo.environment["EASYNETWORK_CHILD_NOBODY"] == "1" {
@@ -108,6 +116,9 @@ case "try-send":
         print("accepted")
     } catch let error as OutboxError {
         print("refused " + error.code.rawValue + " " + error.message)
+        // Still ignored: the library changed no signal disposition.
+        let previous = signal(SIGXFSZ, SIG_IGN)
+        if unsafeBitCast(previous, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { print("SIGXFSZ ignored") }
     }
     exit(0)
 default:

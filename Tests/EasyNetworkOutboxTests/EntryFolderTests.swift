@@ -87,6 +87,57 @@ final class EntryFolderTests: OutboxTestCase {
         XCTAssertEqual(files("aside"), [])
     }
 
+    /// Issue 29: under a file size limit the kernel sends SIGXFSZ with the write that passes
+    /// it, and the library changes no signal disposition (it is the whole process's). An app
+    /// that ignores the signal gets the typed storage error from `send`; one that does not is
+    /// ended by the kernel, which is what the outbox article tells an SDK author.
+    func testUnderAFileSizeLimitSendIsAStorageErrorWhenTheAppIgnoresSIGXFSZAndTheProcessLives() throws {
+        serveEvents()
+        let limit = ["EASYNETWORK_CHILD_FSIZE": "2000"]
+        let (process, output) = try startChild(["try-send", folder.path, server.baseURL.absoluteString, "5000"], environment: limit)
+        process.waitUntilExit()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(process.terminationReason, .exit, text)
+        XCTAssertEqual(process.terminationStatus, 0, text)
+        let lines = text.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 2, text)
+        XCTAssertTrue(lines.first?.hasPrefix("refused storage ") ?? false, text)
+        XCTAssertEqual(lines.last, "SIGXFSZ ignored", "the library changed the signal's disposition")
+        XCTAssertEqual(files("pending"), [])
+        XCTAssertEqual(files("tmp"), [], "the failed write left its temporary file")
+    }
+
+    func testUnderAFileSizeLimitAnAppThatDoesNotIgnoreSIGXFSZIsEndedByTheKernel() throws {
+        serveEvents()
+        let limit = ["EASYNETWORK_CHILD_FSIZE": "2000", "EASYNETWORK_CHILD_SIGXFSZ": "default"]
+        let (process, output) = try startChild(["try-send", folder.path, server.baseURL.absoluteString, "5000"], environment: limit)
+        process.waitUntilExit()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(process.terminationReason, .uncaughtSignal, text)
+        XCTAssertEqual(process.terminationStatus, SIGXFSZ, text)
+        XCTAssertEqual(text, "", "it ended in the write, before send returned")
+        // Its temporary file stays until the next outbox on the folder starts.
+        let outbox = makeOutbox()
+        XCTAssertEqual(outbox.pendingCount, 0)
+        XCTAssertEqual(files("tmp"), [])
+    }
+
+    func testSendingChangesNoSignalDisposition() throws {
+        serveEvents()
+        func disposition() -> Int {
+            // Read by setting it back at once (`signal` returns the one it replaces).
+            let current = signal(SIGXFSZ, SIG_DFL)
+            signal(SIGXFSZ, current)
+            return unsafeBitCast(current, to: Int.self)
+        }
+        let before = disposition()
+        let outbox = makeOutbox()
+        try outbox.send(EventRequest(n: 1))
+        outbox.resume()
+        waitUntil("delivered") { outbox.pendingCount == 0 }
+        XCTAssertEqual(disposition(), before)
+    }
+
     func testTheFolderSortsNamesAsTheStandardLibraryDoes() {
         let state = OutboxState()
         for count in [0, 1, 2, 3, 10, 1_000] {

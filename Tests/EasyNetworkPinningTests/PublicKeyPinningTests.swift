@@ -132,6 +132,64 @@ final class PublicKeyPinningTests: XCTestCase {
         }
     }
 
+    // MARK: Messages (issue 29)
+
+    func testAnErrorWithNoHostReadsAsOneSentenceWithoutADanglingColon() throws {
+        let leaf = try Fixtures.certificate("rsa-leaf")
+        XCTAssertThrowsError(try PublicKeyPinning.pin(ofCertificate: leaf.prefix(100))) { error in
+            let refused = error as? PublicKeyPinningError
+            XCTAssertEqual(refused?.host, "")
+            XCTAssertEqual(refused?.description, "public-key pinning: the certificate claims 856 bytes, 96 are left")
+        }
+        XCTAssertThrowsError(try PinnedHost("", pins: [pin("rsa-leaf"), pin("spare-key")])) { error in
+            let description = (error as? PublicKeyPinningError)?.description ?? ""
+            XCTAssertFalse(description.contains(" :"), description)
+            XCTAssertTrue(description.hasPrefix("public-key pinning: "), description)
+        }
+        // With a host, the host is named.
+        let pinning = try pinning(PinnedHost("api.example.com", pins: [pin("ec-leaf"), pin("spare-key")]))
+        XCTAssertTrue(refusal(pinning, [leaf.prefix(100)])?.description.hasPrefix("public-key pinning refused api.example.com: ") ?? false)
+    }
+
+    func testAThousandCertificateChainGivesABoundedDescription() throws {
+        let pinning = try pinning(PinnedHost("api.example.com", pins: [pin("ec-leaf"), pin("spare-key")]))
+        let rsa = try Fixtures.chain("rsa")
+        let chain = (0..<1_000).map { rsa[$0 % 3] }
+        let error = try XCTUnwrap(refusal(pinning, chain))
+        XCTAssertEqual(error.reason, .noPinMatched)
+        XCTAssertEqual(error.servedPins.count, 1_000, "the property keeps every pin, for diagnosis")
+        XCTAssertLessThan(error.description.count, 400, error.description)
+        XCTAssertTrue(error.description.contains(pin("rsa-leaf") + ", " + pin("rsa-intermediate") + ", " + pin("rsa-root") + " and 997 more"), error.description)
+        XCTAssertTrue(error.description.hasSuffix(")"), error.description)
+        // As the request's error (its message is the description).
+        let failure = error.networkError(url: URL(string: "https://api.example.com/x"))
+        XCTAssertLessThan(failure.localizedDescription.count, 500, failure.localizedDescription)
+        XCTAssertLessThan((failure as NSError).description.count, 2_000)
+        // Synthesised pins, every one different.
+        let synthesised = PublicKeyPinningError(.noPinMatched, host: "api.example.com", message: "none matched",
+                                                servedPins: (0..<1_000).map { String(format: "pin-%04d", $0) })
+        XCTAssertEqual(synthesised.description,
+                       "public-key pinning refused api.example.com: none matched (the chain's pins, leaf first: pin-0000, pin-0001, pin-0002 and 997 more)")
+        let four = PublicKeyPinningError(.noPinMatched, host: "h", message: "m", servedPins: ["a", "b", "c", "d"])
+        XCTAssertEqual(four.description, "public-key pinning refused h: m (the chain's pins, leaf first: a, b, c and 1 more)")
+        let three = PublicKeyPinningError(.noPinMatched, host: "h", message: "m", servedPins: ["a", "b", "c"])
+        XCTAssertEqual(three.description, "public-key pinning refused h: m (the chain's pins, leaf first: a, b, c)")
+    }
+
+    func testAThousandUnreadableCertificatesGiveABoundedMessage() throws {
+        let pinning = try pinning(PinnedHost("api.example.com", pins: [pin("ec-leaf"), pin("spare-key")]))
+        let garbage = Array(repeating: Data([0x30]), count: 1_000)
+        let unreadable = try XCTUnwrap(refusal(pinning, garbage))
+        XCTAssertEqual(unreadable.reason, .malformedCertificate)
+        XCTAssertLessThan(unreadable.description.count, 400, unreadable.description)
+        XCTAssertTrue(unreadable.message.contains("and 997 more"), unreadable.message)
+        // Unreadable ones next to a readable one that matches nothing.
+        let mixed = try XCTUnwrap(refusal(pinning, garbage + [try Fixtures.certificate("rsa-leaf")]))
+        XCTAssertEqual(mixed.reason, .noPinMatched)
+        XCTAssertLessThan(mixed.description.count, 500, mixed.description)
+        XCTAssertTrue(mixed.message.hasPrefix("none of the 1001 certificates of the verified chain has a pinned key (unreadable: certificate 0: "), mixed.message)
+    }
+
     func testLinuxCannotEnforce() {
         #if canImport(FoundationNetworking)
         XCTAssertFalse(PublicKeyPinning.isEnforceable)

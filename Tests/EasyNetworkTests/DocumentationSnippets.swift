@@ -279,6 +279,17 @@ enum RequestsAndResponsesSnippets {
               completion: @escaping @Sendable (Result<User, NetworkError>) -> Void) {
         queue.send(GetUser(id: id), configuration: host, completion: completion)
     }
+
+    struct Flags: Decodable, Sendable { let newCheckout: Bool }
+
+    func flags(host: HostConfiguration, queue: NetworkQueue) async throws -> Flags {
+        try await queue.send(.get("/flags", query: ["v": "2"]), as: Flags.self, configuration: host)
+    }
+
+    func track(_ name: String, host: HostConfiguration, queue: NetworkQueue,
+               completion: @escaping @Sendable (Result<Void, NetworkError>) -> Void) {
+        queue.send(AdHocRequest(.put, "/events", params: ["name": name], encoding: .form), configuration: host, completion: completion)
+    }
 }
 
 // MARK: Errors and guarantees, envelopes, interceptors
@@ -291,6 +302,10 @@ final class ErrorReporter: Sendable {
 enum ErrorsEnvelopesInterceptorsSnippets {
     func reportFailures(of host: HostConfiguration, to reporter: ErrorReporter) {
         host.errorHandler = { request, error in reporter.record(request.api, error) }
+    }
+
+    func debugDescription(of error: NetworkError) -> String {
+        error.localizedDescription + " Body: " + (error.bodySnippet ?? "none")
     }
 
     func describeEnvelopes(of host: HostConfiguration) {

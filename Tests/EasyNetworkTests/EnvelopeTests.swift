@@ -139,7 +139,9 @@ final class EnvelopeTests: ServerTestCase {
         route("/html", "<html>gateway error</html>")
         let error = businessError(fetch(ResponseDecoder<User>.decodable(), "/html", host: host))
         XCTAssertEqual(error?.kind, .decoding)
-        XCTAssertTrue(error?.message?.contains("<html>gateway error</html>") ?? false, error?.message ?? "")
+        XCTAssertFalse(error?.message?.contains("gateway error") ?? true, error?.message ?? "")
+        XCTAssertTrue(error?.message?.contains("Body: 26 bytes") ?? false, error?.message ?? "")
+        XCTAssertEqual(error?.bodySnippet, "<html>gateway error</html>")
         route("/array", "[1, 2]")
         XCTAssertEqual(businessError(fetch(ResponseDecoder<Any?>.json, "/array", host: host))?.kind, .decoding)
     }

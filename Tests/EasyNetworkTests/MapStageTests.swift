@@ -19,7 +19,8 @@ final class MapStageTests: ServerTestCase {
         let error = failure(of: send(TestRequest("/malformed-json")))
         XCTAssertEqual(error?.kind, .decoding)
         XCTAssertEqual(error?.statusCode, 200)
-        XCTAssertTrue(error?.message?.contains(#"{"broken": [1, 2"#) ?? false, error?.message ?? "")
+        XCTAssertEqual(error?.message, "the body is not valid JSON. Body: 16 bytes (not quoted)")
+        XCTAssertEqual(error?.bodySnippet, #"{"broken": [1, 2"#)
     }
 
     func testAMapperErrorIsADecodingErrorInItsOwnWords() {
@@ -31,6 +32,7 @@ final class MapStageTests: ServerTestCase {
         wait(for: [done], timeout: 5)
         guard case .failure(let error)? = op.result else { return XCTFail("must fail") }
         XCTAssertEqual(error.kind, .decoding)
-        XCTAssertEqual(error.message, "The response does not have the expected shape. Body: [1]")
+        XCTAssertEqual(error.message, "The response does not have the expected shape. Body: 3 bytes (not quoted)")
+        XCTAssertEqual(error.bodySnippet, "[1]")
     }
 }

@@ -141,12 +141,12 @@ final class NetworkErrorDescriptionTests: ServerTestCase {
         server.route("GET", "/latin") { _ in .text("caf\u{e9}", contentType: "text/plain; charset=us-ascii") }
         let host = makeHost()
         let missing = decode(Product.self, "/object", host)
-        XCTAssertTrue(missing?.localizedDescription.contains("at the top level. Body: {") ?? false, missing?.localizedDescription ?? "")
-        assertReadsWell(missing, "missing key at the top level, with the body")
+        XCTAssertTrue(missing?.localizedDescription.contains("at the top level. Body: 8 bytes (not quoted).") ?? false, missing?.localizedDescription ?? "")
+        assertReadsWell(missing, "missing key at the top level, with the body's size")
         assertReadsWell(decode(Product.self, "/mismatch", host), "type mismatch")
         assertReadsWell(decode(Product.self, "/malformed-json", host), "malformed JSON")
         assertReadsWell(decode(Product.self, "/no-content", host), "no body")
-        assertReadsWell(decode([Int].self, "/large/600", host), "binary body quoted and cut")
+        assertReadsWell(decode([Int].self, "/large/600", host), "binary body, its size")
         let text = RequestOperation(request: TestRequest("/latin"), configuration: host, responseDecoder: .string)
         assertReadsWell(run(text), "text in a charset it is not valid in")
     }

@@ -79,4 +79,14 @@ enum ReadmeQuickStart {
     func loadProfile() async throws -> Profile {
         try await QuickStart.queue.send(GetProfile(), configuration: QuickStart.host)
     }
+
+    struct Flags: Decodable, Sendable { let newCheckout: Bool }
+
+    func loadFlags() async throws -> Flags {
+        try await QuickStart.queue.send(.get("/flags", query: ["v": "2"]), as: Flags.self, configuration: QuickStart.host)
+    }
+
+    func reportOpened() async throws {
+        try await QuickStart.queue.send(.post("/events", json: ["name": "opened"]), configuration: QuickStart.host)
+    }
 }

@@ -73,14 +73,16 @@ final class RequestOperationTests: ServerTestCase {
         XCTAssertEqual(try run(op).first?.get().map(\.name), ["tea", "cup"])
     }
 
-    func testDecodingErrorNamesTypeKeyPathAndBody() {
+    func testDecodingErrorNamesTypeKeyPathAndBodySizeAndKeepsTheBodyOffTheMessage() {
         let op = RequestOperation(request: TestRequest("/broken-products"), configuration: makeHost(), decoding: [Product].self)
         guard case .failure(let error)? = run(op).first else { return XCTFail("must fail") }
         XCTAssertEqual(error.kind, .decoding)
         let message = error.message ?? ""
         XCTAssertTrue(message.contains("Array<Product>") || message.contains("[Product]"), message)
         XCTAssertTrue(message.contains("[1].id"), message)
-        XCTAssertTrue(message.contains(#""two""#), message)
+        XCTAssertTrue(message.hasSuffix("Body: \(error.data?.count ?? -1) bytes (not quoted)"), message)
+        XCTAssertFalse(message.contains(#""two""#), message)
+        XCTAssertTrue(error.bodySnippet?.contains(#""two""#) ?? false, error.bodySnippet ?? "")
         XCTAssertTrue(error.underlyingError is DecodingError)
     }
 

@@ -8,29 +8,35 @@ import FoundationNetworking
 
 final class ResponseHandlingTests: ServerTestCase {
 
-    func testDecodingErrorsNameTheTypeThePathAndQuoteTheBody() throws {
+    func testDecodingErrorsNameTheTypeThePathAndTheSizeOfTheBodyWhichTheSnippetQuotes() throws {
         let url = try XCTUnwrap(URL(string: "http://127.0.0.1/diagnostics"))
         let http = try XCTUnwrap(HTTPURLResponse(url: url, statusCode: 200, httpVersion: nil, headerFields: nil))
-        func message<T: Decodable>(_ type: T.Type, _ body: String) -> String {
+        func failure<T: Decodable>(_ type: T.Type, _ body: String) -> (message: String, snippet: String?) {
             let response = NetworkResponse(request: URLRequest(url: url), httpResponse: http, data: Data(body.utf8))
             do {
                 _ = try response.decode(type)
-                return "decoded"
+                return ("decoded", nil)
             } catch {
-                return (error as? NetworkError)?.message ?? "\(error)"
+                return ((error as? NetworkError)?.message ?? "\(error)", (error as? NetworkError)?.bodySnippet)
             }
         }
-        XCTAssertEqual(message(Product.self, #"{"id": 1}"#), #"cannot decode Product: missing key 'name' at the top level. Body: {"id": 1}"#)
-        let mismatch = message([Product].self, #"[{"id": 1, "name": "a"}, {"id": "x", "name": "b"}]"#)
-        XCTAssertTrue(mismatch.hasPrefix("cannot decode Array<Product>: expected Int at [1].id: "), mismatch)
-        XCTAssertTrue(mismatch.hasSuffix(#" Body: [{"id": 1, "name": "a"}, {"id": "x", "name": "b"}]"#), mismatch)
+        let missing = failure(Product.self, #"{"id": 1}"#)
+        XCTAssertEqual(missing.message, "cannot decode Product: missing key 'name' at the top level. Body: 9 bytes (not quoted)")
+        XCTAssertEqual(missing.snippet, #"{"id": 1}"#)
+        let mismatch = failure([Product].self, #"[{"id": 1, "name": "a"}, {"id": "x", "name": "b"}]"#)
+        XCTAssertTrue(mismatch.message.hasPrefix("cannot decode Array<Product>: expected Int at [1].id: "), mismatch.message)
+        XCTAssertTrue(mismatch.message.hasSuffix(" Body: 50 bytes (not quoted)"), mismatch.message)
+        XCTAssertEqual(mismatch.snippet, #"[{"id": 1, "name": "a"}, {"id": "x", "name": "b"}]"#)
         let long = "[" + String(repeating: "1,", count: 200) + "\"x\"]"
-        let quoted = message([Int].self, long)
-        XCTAssertTrue(quoted.hasPrefix("cannot decode Array<Int>: expected Int at [200]: "), quoted)
-        XCTAssertTrue(quoted.hasSuffix(" Body: " + long.prefix(200) + "…"), quoted)
-        let empty = message(Product.self, "")
-        XCTAssertTrue(empty.hasPrefix("cannot decode Product: corrupted data at the top level: "), empty)
-        XCTAssertFalse(empty.contains("Body:"), empty)
+        let cut = failure([Int].self, long)
+        XCTAssertTrue(cut.message.hasPrefix("cannot decode Array<Int>: expected Int at [200]: "), cut.message)
+        XCTAssertTrue(cut.message.hasSuffix(" Body: 405 bytes (not quoted)"), cut.message)
+        XCTAssertEqual(cut.snippet, long.prefix(200) + "…")
+        let oneByte = failure(Product.self, "x")
+        XCTAssertEqual(oneByte.message, "cannot decode Product: corrupted data at the top level (not JSON, or a value the type refuses). Body: 1 byte (not quoted)")
+        let empty = failure(Product.self, "")
+        XCTAssertEqual(empty.message, "cannot decode Product: corrupted data at the top level (not JSON, or a value the type refuses)")
+        XCTAssertNil(empty.snippet)
     }
 
     func testUnconfiguredHostFailsWithNotConfigured() {

@@ -16,15 +16,16 @@ final class TextCharsetTests: XCTestCase {
             ("euc-jp", .japaneseEUC), ("iso-2022-jp", .iso2022JP),
         ]
         for (name, encoding) in expected {
-            XCTAssertEqual(TextCharset.encoding(named: name), encoding, name)
+            XCTAssertEqual(TextCharset.charset(named: name)?.encoding, encoding, name)
+            XCTAssertEqual(TextCharset.charset(named: name.uppercased())?.name, name, "the table's own spelling")
         }
     }
 
     func testNamesAreTrimmedAndCaseInsensitiveAndUnknownOnesAreNil() {
-        XCTAssertEqual(TextCharset.encoding(named: "\"UTF-8\" "), .utf8)
-        XCTAssertEqual(TextCharset.encoding(named: "ISO-8859-1"), .isoLatin1)
-        XCTAssertNil(TextCharset.encoding(named: "koi8-r"))
-        XCTAssertNil(TextCharset.encoding(named: ""))
-        XCTAssertNil(TextCharset.encoding(named: nil))
+        XCTAssertEqual(TextCharset.charset(named: "\"UTF-8\" ")?.encoding, .utf8)
+        XCTAssertEqual(TextCharset.charset(named: "ISO-8859-1")?.encoding, .isoLatin1)
+        XCTAssertNil(TextCharset.charset(named: "koi8-r"))
+        XCTAssertNil(TextCharset.charset(named: ""))
+        XCTAssertNil(TextCharset.charset(named: nil))
     }
 }

@@ -220,8 +220,8 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     }
 
     /// An operation that decodes the payload as `type` with `decoder` (the host's
-    /// `jsonDecoder` when `nil`). A decoding error names the type, the key path and a
-    /// snippet of the body.
+    /// `jsonDecoder` when `nil`). A decoding error names the type, the key path and the
+    /// size of the body (the body itself is in its `data` and `bodySnippet`).
     public convenience init(
         request: BaseAPIRequest,
         configuration: HostConfiguration = .shared,

@@ -1,26 +1,33 @@
 import Foundation
 
-/// Words for a decoding failure: what was expected, where, and what the body held.
+/// Words for a decoding failure: what was expected, where, and how large the body was.
+///
+/// Never a byte of the body: an error's sentences reach the host app's logs and crash
+/// reports. The body stays on the error (``NetworkError/data``, ``NetworkError/bodySnippet``).
 enum DecodingDiagnostics {
-    /// The longest body excerpt an error message quotes.
+    /// The longest body excerpt ``NetworkError/bodySnippet`` gives.
     static let snippetLength = 200
 
-    /// ``reason(for:)`` followed by a quote of `body` (`. Body: …`) when there is one.
+    /// ``reason(for:)`` followed by the size of `body` (`. Body: 57 bytes (not quoted)`).
     static func describe(_ error: any Error, body: Data?) -> String {
-        quoting(body, after: reason(for: error))
+        sizing(body, after: reason(for: error))
     }
 
-    /// `text` ended as a sentence (a full stop added unless it has one), then ` Body: …`
-    /// quoting `body`; `text` alone for an empty or absent body.
-    static func quoting(_ body: Data?, after text: String) -> String {
-        let quote = quote(body)
-        guard !quote.isEmpty else { return text }
-        return NetworkError.sentence(text) + quote
+    /// `text` ended as a sentence (a full stop added unless it has one), then
+    /// ` Body: N bytes (not quoted)`; `text` alone for an empty or absent body.
+    static func sizing(_ body: Data?, after text: String) -> String {
+        guard let count = body?.count, count > 0 else { return text }
+        return NetworkError.sentence(text) + " Body: " + String(count) + (count == 1 ? " byte" : " bytes") + " (not quoted)"
     }
 
     /// What went wrong and at which key path (`expected Int at .items[1].id: …`) for
     /// decoding errors, and for encoding errors (``EncodingFailure/invalid(_:_:)``: named
     /// by key path and type, never by the value); the localized description of any other error.
+    ///
+    /// A `dataCorrupted` error is named by its key path only: Foundation's description of it
+    /// quotes the value (`Cannot initialize Role from invalid String value …`,
+    /// `Parsed JSON number <…> does not fit in Int`). The other kinds' descriptions name types
+    /// (`Expected to decode String but found number instead`).
     static func reason(for error: any Error) -> String {
         let words: String, codingPath: [any CodingKey], detail: String
         switch error {
@@ -31,7 +38,7 @@ enum DecodingDiagnostics {
         case DecodingError.keyNotFound(let key, let context):
             return "missing key '" + key.stringValue + "' at " + path(context.codingPath)
         case DecodingError.dataCorrupted(let context):
-            (words, codingPath, detail) = ("corrupted data", context.codingPath, context.debugDescription)
+            return "corrupted data at " + path(context.codingPath) + " (not JSON, or a value the type refuses)"
         case EncodingError.invalidValue(let value, let context):
             return EncodingFailure.invalid(value, context)
         default:
@@ -61,13 +68,14 @@ enum DecodingDiagnostics {
         return text
     }
 
-    /// ` Body: <the first 200 bytes of data as text>`, or nothing for an empty or absent body.
-    static func quote(_ data: Data?) -> String {
-        guard let data, !data.isEmpty else { return "" }
+    /// The first 200 bytes of `data` as UTF-8 text (a byte that is not UTF-8 becomes U+FFFD),
+    /// with `…` when there is more; `nil` for an empty or absent body.
+    static func snippet(of data: Data?) -> String? {
+        guard let data, !data.isEmpty else { return nil }
         // Copied to bytes first: decoding `Data` or a slice of it inlines far more code.
         var bytes = [UInt8](repeating: 0, count: min(data.count, snippetLength))
         data.copyBytes(to: &bytes, count: bytes.count)
         let text = String(decoding: bytes, as: UTF8.self)
-        return " Body: " + (data.count > snippetLength ? text + "…" : text)
+        return data.count > snippetLength ? text + "…" : text
     }
 }

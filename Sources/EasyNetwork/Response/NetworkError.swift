@@ -78,7 +78,13 @@ public struct NetworkError: Error, Sendable {
     }
 
     /// A sentence about what went wrong; for ``Kind-swift.enum/unacceptableStatus``
-    /// the server's own message when its JSON body had `error`, `message` or `msg`.
+    /// the server's own message when its JSON body had `error`, `message` or `msg`, for
+    /// ``Kind-swift.enum/business`` the envelope's message.
+    ///
+    /// Apart from the server's message, no text of the body and no header value is in it
+    /// (nor in `localizedDescription`, ``description`` or ``errorUserInfo``): a decoding
+    /// error names the type, the key path and the body's size. The body is in ``data``
+    /// and ``bodySnippet``.
     public var message: String? { details?.message }
     /// The HTTP status code, when a response arrived.
     public var statusCode: Int? { details?.statusCode }
@@ -88,6 +94,11 @@ public struct NetworkError: Error, Sendable {
     public var response: HTTPURLResponse? { details?.response }
     /// The response body, when one arrived (for status and decoding errors).
     public var data: Data? { details?.data }
+    /// The first 200 bytes of ``data`` as UTF-8 text (a byte that is not UTF-8 becomes
+    /// U+FFFD), with `…` when the body is longer; `nil` when there is no body. For
+    /// debugging: no sentence of the error quotes the body, since those reach logs and
+    /// crash reports. Log this only where a body may go.
+    public var bodySnippet: String? { DecodingDiagnostics.snippet(of: details?.data) }
     /// The error underneath: a `URLError`, `EncodingError`, `DecodingError`,
     /// ``ResponseMapperError`` or a mapper's own error.
     public var underlyingError: (any Error)? { details?.underlyingError }

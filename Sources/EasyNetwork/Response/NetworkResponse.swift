@@ -63,7 +63,7 @@ public struct NetworkResponse: Sendable {
     /// empty body or a missing payload. With an envelope, the envelope is judged
     /// first and only its payload is returned.
     /// - Throws: ``NetworkError`` of kind `business` when the envelope says failure,
-    ///   `decoding` with a snippet of the body when the body is not JSON.
+    ///   `decoding` when the body is not JSON.
     // Never inlined: the library's decoders (`.json`, `.void`, `.map`, `.mapper`) share it.
     @inline(never)
     public func jsonObject() throws -> Any? {
@@ -72,7 +72,7 @@ public struct NetworkResponse: Sendable {
     }
 
     /// The whole body as JSON, ignoring any envelope; `nil` when empty.
-    /// - Throws: ``NetworkError`` of kind `decoding` with a snippet of the body.
+    /// - Throws: ``NetworkError`` of kind `decoding` when the body is not JSON.
     public func rawJSONObject() throws -> Any? {
         guard !data.isEmpty else { return nil }
         do {
@@ -85,7 +85,7 @@ public struct NetworkResponse: Sendable {
     /// The payload decoded as `type` with `decoder` (the host's when `nil`), in one
     /// pass over the body, envelope or not.
     /// - Throws: ``NetworkError``: `business` for an envelope failure, `decoding` that
-    ///   names the type, the key path and a snippet of the body.
+    ///   that names the type, the key path and the size of the body (never its bytes).
     public func decode<T: Decodable>(_ type: T.Type, decoder: JSONDecoder? = nil) throws -> T {
         // A thin generic shim: the envelope is judged, and every error is made, by
         // non-generic code (`EnvelopeBinding.read`, `decodingFailure`).
@@ -130,19 +130,20 @@ public struct NetworkResponse: Sendable {
         }
     }
 
-    /// The body as text, in the charset the `Content-Type` names (UTF-8 when none).
+    /// The body as text, in the charset the `Content-Type` names (UTF-8 when none or unknown).
     /// - Throws: ``NetworkError`` of kind `decoding` when the bytes are not valid in it.
     public func text() throws -> String {
-        let encoding = TextCharset.encoding(named: httpResponse.textEncodingName) ?? .utf8
-        guard let string = String(data: data, encoding: encoding) else {
-            throw decodingError("the body is not valid " + (httpResponse.textEncodingName ?? "UTF-8") + " text.", quotingBody: false)
+        let charset = TextCharset.charset(named: httpResponse.textEncodingName)
+        guard let string = String(data: data, encoding: charset?.encoding ?? .utf8) else {
+            // The charset by the library's own name for it: no header text goes into an error.
+            throw decodingError("the body is not valid " + (charset?.name ?? "UTF-8") + " text.")
         }
         return string
     }
 
-    /// A `decoding` error about this response: `message`, then a quote of the body.
-    func decodingError(_ message: String, quotingBody: Bool = true, underlyingError: (any Error)? = nil) -> NetworkError {
-        error(.decoding, message: quotingBody ? DecodingDiagnostics.quoting(data, after: message) : message, underlyingError: underlyingError)
+    /// A `decoding` error about this response: `message`, then the size of the body.
+    func decodingError(_ message: String, underlyingError: (any Error)? = nil) -> NetworkError {
+        error(.decoding, message: DecodingDiagnostics.sizing(data, after: message), underlyingError: underlyingError)
     }
 
     /// An error about this response, with its URL, response and body: the one place

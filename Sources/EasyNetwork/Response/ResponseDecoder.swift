@@ -57,6 +57,13 @@ extension ResponseDecoder where Output: Decodable {
     public static func decodable(_ decoder: JSONDecoder? = nil) -> ResponseDecoder<Output> {
         .unchecked { try $0.decode(Output.self, decoder: decoder) }
     }
+
+    /// What a typed request whose `Response` is `Output` decodes with: ``data`` for `Data`
+    /// and ``string`` for `String` (the raw body, as ``APIRequest``'s defaults have it, not
+    /// their `Decodable` forms), ``decodable(_:)`` for any other type.
+    static var natural: ResponseDecoder<Output> {
+        ResponseDecoder<Data>.data as? Self ?? ResponseDecoder<String>.string as? Self ?? .decodable()
+    }
 }
 
 extension ResponseDecoder {

@@ -23,12 +23,14 @@ enum TextCharset {
         ("iso-2022-jp", 21),
     ]
 
-    static func encoding(named name: String?) -> String.Encoding? {
+    /// The charset `name` (a `Content-Type` parameter) names: the table's own spelling of
+    /// it, never the header's text, and its encoding; `nil` for a name the table lacks.
+    static func charset(named name: String?) -> (name: String, encoding: String.Encoding)? {
         guard let name = name?.trimmingCharacters(in: CharacterSet(charactersIn: "\" ")).lowercased(), !name.isEmpty else {
             return nil
         }
         for entry in table where entry.name == name {
-            return String.Encoding(rawValue: entry.rawValue)
+            return (entry.name, String.Encoding(rawValue: entry.rawValue))
         }
         return nil
     }
