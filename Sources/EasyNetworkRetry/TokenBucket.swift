@@ -1,0 +1,49 @@
+import Foundation
+
+/// The state of a host's ``RetryBudget``: its tokens and when the floor last refilled
+/// them. A value: the engine keeps it under its lock, and tests drive it with their own
+/// clock. Times are seconds on a monotonic clock.
+struct TokenBucket: Sendable {
+    private(set) var budget: RetryBudget
+    private(set) var tokens: Double
+    private var refilledAt: TimeInterval
+
+    /// A full bucket.
+    init(_ budget: RetryBudget, now: TimeInterval) {
+        self.budget = budget
+        tokens = budget.maxTokens
+        refilledAt = now
+    }
+
+    /// Another budget's numbers, keeping the tokens it has (up to the new maximum).
+    mutating func change(to budget: RetryBudget, now: TimeInterval) {
+        refill(now: now)
+        self.budget = budget
+        tokens = min(tokens, budget.maxTokens)
+    }
+
+    /// An answer that is no failure gives back ``RetryBudget/tokenRatio``.
+    mutating func recordSuccess(now: TimeInterval) {
+        refill(now: now)
+        tokens = min(budget.maxTokens, tokens + budget.tokenRatio)
+    }
+
+    /// A failure the server may have caused takes a token.
+    mutating func recordFailure(now: TimeInterval) {
+        refill(now: now)
+        tokens = max(0, tokens - 1)
+    }
+
+    /// Whether a retry may go now: more than half of the tokens are left.
+    mutating func allowsRetry(now: TimeInterval) -> Bool {
+        refill(now: now)
+        return tokens > budget.maxTokens / 2
+    }
+
+    /// The floor: one token per ``RetryBudget/refillInterval`` since the last refill.
+    private mutating func refill(now: TimeInterval) {
+        guard now > refilledAt else { return }
+        tokens = min(budget.maxTokens, tokens + (now - refilledAt) / budget.refillInterval)
+        refilledAt = now
+    }
+}
