@@ -27,7 +27,8 @@ public struct RetryBudget: Sendable, Equatable {
     /// The tokens an answer that is no failure gives back (0.1: ten successes pay for one
     /// failure).
     public var tokenRatio: Double
-    /// Every this many seconds the bucket regains a token, successes or not (the floor).
+    /// Every this many seconds the bucket regains a token, successes or not (the floor);
+    /// `.infinity` for no floor.
     public var refillInterval: TimeInterval
 
     /// A budget; every parameter has the default of ``default``.

@@ -37,7 +37,8 @@ struct TokenBucket: Sendable {
     /// Whether a retry may go now: more than half of the tokens are left.
     mutating func allowsRetry(now: TimeInterval) -> Bool {
         refill(now: now)
-        return tokens > budget.maxTokens / 2
+        // Above half by more than rounding: 30 successes of 0.1 make 3.0000000000000013.
+        return tokens > budget.maxTokens / 2 + 1e-9
     }
 
     /// The floor: one token per ``RetryBudget/refillInterval`` since the last refill.
