@@ -17,7 +17,8 @@ Pod::Spec.new do |s|
     somebody else's app, Swift 6 strict concurrency. The optional subspecs add tokens and logging
     (Plugins), chains and batches (Orchestration), a disk response cache (Cache), resumable
     downloads to disk (Downloads), public-key pinning (Pinning), an outbox of requests stored
-    on disk until delivered (Outbox) and a loopback test server (Testing).
+    on disk until delivered (Outbox), fleet-safe retries (Retry: a retry budget, Retry-After
+    pauses and a circuit breaker per host) and a loopback test server (Testing).
   DESC
   s.homepage = repository
   s.license = { type: 'MIT', file: 'LICENSE' }
@@ -95,6 +96,13 @@ Pod::Spec.new do |s|
     outbox.resource_bundles = { 'EasyNetworkOutbox' => ['Sources/EasyNetworkOutbox/PrivacyInfo.xcprivacy'] }
     outbox.dependency 'EasyNetwork/Core'
     outbox.frameworks = 'Foundation'
+  end
+
+  s.subspec 'Retry' do |retry|
+    retry.source_files = 'Sources/EasyNetworkRetry/**/*.swift'
+    retry.resource_bundles = { 'EasyNetworkRetry' => ['Sources/EasyNetworkRetry/PrivacyInfo.xcprivacy'] }
+    retry.dependency 'EasyNetwork/Core'
+    retry.frameworks = 'Foundation'
   end
 
   # For test targets. Like the SwiftPM product it needs no other subspec (and no XCTest).

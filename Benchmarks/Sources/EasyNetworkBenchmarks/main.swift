@@ -6,6 +6,7 @@ import Foundation
 //                       [--transfers] [--bulk-cancel [N] [ROUNDS]] [--runloop]
 //                       [--profile PATHS N WIDTH [REPEATS] [--warmup K]] [--server-process | --server URL]
 //                       [--serve-bench] [--outbox [N] [ROUNDS]] [--encoding [ROUNDS]]
+//                       [--fleet [CLIENTS] [--quick] [--with-breaker] [--seed N]]
 // 1. Throughput, interleaved rounds in one run, sequential and 8 wide: raw URLSession, the
 //    floor (raw URLSession inside a minimal asynchronous Operation on an OperationQueue) and
 //    EasyNetwork (a seed-style ServiceOperation on a NetworkQueue), with medians and the
@@ -21,6 +22,11 @@ import Foundation
 // --encoding [ROUNDS]: building one request whose field name or value is 10 KB, 100 KB and
 //    1 MB, in every encoding (path, form, JSON, multipart), ms per request and the ratio
 //    between sizes (about 10 is linear); nothing is sent (see EncodingBenchmark).
+// --fleet [CLIENTS] [--quick] [--with-breaker] [--seed N]: CLIENTS (200) devices, each its own
+//    host with RetryPolicy.default, against a backend that answers 503 for a while (without,
+//    then with Retry-After), then with 5 % random failures: retry amplification, the peak after
+//    recovery, the time until 99 % succeed again, the success rate; 0.3's per-request retries
+//    against the 1.0 defaults, same seed (see FleetBenchmark).
 // --transfers: a 200 MB multipart upload and a 1 GB download, with peak RSS.
 // --profile: only the named paths (see ProfilePaths), for perf and instructions.sh; K (200)
 //    warm-up requests per path first.
@@ -49,6 +55,15 @@ if let index = arguments.firstIndex(of: "--outbox") {
     Thread.detachNewThread {
         OutboxBenchmark.run(count: count, rounds: rounds)
         exit(0)
+    }
+    runMainLoop()
+}
+if let index = arguments.firstIndex(of: "--fleet") {
+    let clients = arguments.dropFirst(index + 1).first.flatMap { Int($0) } ?? 200
+    let seed = arguments.firstIndex(of: "--seed").flatMap { arguments.count > $0 + 1 ? UInt64(arguments[$0 + 1]) : nil } ?? 30
+    let (quick, breaker) = (arguments.contains("--quick"), arguments.contains("--with-breaker"))
+    Thread.detachNewThread {
+        FleetBenchmark.run(clients: clients, quick: quick, withBreaker: breaker, seed: seed)
     }
     runMainLoop()
 }
