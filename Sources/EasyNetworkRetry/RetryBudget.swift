@@ -9,8 +9,8 @@ import Foundation
 ///
 /// - Every failed attempt the server may have caused (a 5xx, 408 or 429, a timeout, a lost
 ///   or refused connection; not a device that is offline, not a cancellation) takes one
-///   token; every other answer gives back ``tokenRatio``; and the bucket regains one token
-///   every ``refillInterval`` seconds whatever happens. It never holds more than
+///   token; every other answer gives back ``tokenRatio``; and the bucket regains a whole token
+///   for every ``refillInterval`` seconds passed, whatever happens. It never holds more than
 ///   ``maxTokens`` nor less than 0.
 /// - A retry is allowed only while the bucket holds more than half of ``maxTokens``. First
 ///   attempts never wait for it, and a token refresh or an interceptor's own retry takes
@@ -18,9 +18,10 @@ import Foundation
 /// - A retry it refuses is no new error: the request fails with its real failure, whose
 ///   message ends with "retry withheld: the host's retry budget is spent".
 ///
-/// With the default numbers a host stops retrying after 3 failures with no success between,
-/// so a backend that is down sees about one attempt per request from every device; after 30
-/// successes, or 90 seconds without failures, retries come back.
+/// With the default numbers a host stops retrying after 3 failures with no success between
+/// (it retries the first two), so a backend that is down sees about one attempt per request
+/// from every device; once an outage has emptied the bucket, retries come back after 31
+/// successes, or after 2 minutes of the floor.
 public struct RetryBudget: Sendable, Equatable {
     /// The most tokens the bucket holds (it starts full). Retries need more than half.
     public var maxTokens: Double
@@ -39,6 +40,6 @@ public struct RetryBudget: Sendable, Equatable {
     }
 
     /// 6 tokens, 0.1 back per success, one back every 30 s: retries stop after 3 failures in
-    /// a row and come back after 30 successes or 90 quiet seconds.
+    /// a row; from empty they come back after 31 successes or 2 minutes.
     public static let `default` = RetryBudget()
 }

@@ -41,10 +41,13 @@ struct TokenBucket: Sendable {
         return tokens > budget.maxTokens / 2 + 1e-9
     }
 
-    /// The floor: one token per ``RetryBudget/refillInterval`` since the last refill.
+    /// The floor: a whole token for every ``RetryBudget/refillInterval`` passed since the
+    /// last one (whole, so failures a moment apart are counted exactly: 3 in a row spend the
+    /// default budget however fast they come).
     private mutating func refill(now: TimeInterval) {
-        guard now > refilledAt else { return }
-        tokens = min(budget.maxTokens, tokens + (now - refilledAt) / budget.refillInterval)
-        refilledAt = now
+        let intervals = ((now - refilledAt) / budget.refillInterval).rounded(.down)
+        guard intervals >= 1, intervals.isFinite else { return }
+        tokens = min(budget.maxTokens, tokens + intervals)
+        refilledAt += intervals * budget.refillInterval
     }
 }

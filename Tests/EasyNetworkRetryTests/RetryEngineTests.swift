@@ -60,10 +60,12 @@ final class RetryEngineTests: XCTestCase {
         guard case .retry = engine.decide(failure(503), policy: policy, context: context(attempt: 1)) else {
             return XCTFail("refilled by successes")
         }
-        // And so does time: drained, then 91 s later.
+        // And so does time: drained, then 4 tokens (more than half) after 120 s.
         for _ in 0..<10 { fail(engine) }
         guard case .fail = engine.decide(failure(503), policy: policy, context: context(attempt: 1)) else { return XCTFail("drained") }
-        clock.advance(91)
+        clock.advance(119)
+        guard case .fail = engine.decide(failure(503), policy: policy, context: context(attempt: 1)) else { return XCTFail("3 tokens after 90 s: half, not more") }
+        clock.advance(1)
         guard case .retry = engine.decide(failure(503), policy: policy, context: context(attempt: 1)) else {
             return XCTFail("refilled by the floor")
         }

@@ -153,9 +153,6 @@ final class RetryPlugInTests: ServerTestCase {
         }
         let host = makeHost()
         host.retryPolicy = .none
-        // No floor (a token back every 30 s would add a little between these attempts): exactly
-        // the 3 failures that take half of the 6 tokens.
-        host.retryBudget = RetryBudget(refillInterval: .infinity)
         let error = failure(of: send(Persistent(), host: host))
         XCTAssertEqual(server.requests(path: "/own").count, 3, "its 10 attempts stop where the host's budget does")
         XCTAssertTrue(error?.message?.hasSuffix("retry withheld: the host's retry budget is spent") == true, String(describing: error))

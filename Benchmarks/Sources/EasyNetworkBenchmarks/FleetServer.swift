@@ -64,7 +64,7 @@ final class FleetServer: @unchecked Sendable {  // unchecked: every `var` guarde
     /// A number in 0..<1 from `seed`, `key` and `attempt` (FNV-1a, then a SplitMix64 step).
     private static func unit(hash seed: UInt64, _ key: String, _ attempt: Int) -> Double {
         var h: UInt64 = 0xCBF2_9CE4_8422_2325 ^ seed
-        for byte in key.utf8 + String(attempt).utf8 {
+        for byte in Array(key.utf8) + Array(String(attempt).utf8) {
             h = (h ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
         }
         h = (h ^ (h >> 30)) &* 0xBF58_476D_1CE4_E5B9
