@@ -23,8 +23,8 @@ extension RetryPolicy {
     }
 
     /// The delay before the retry that follows `attempt` sends, by this policy alone: the
-    /// answer's `Retry-After` when present and honoured (up to ``RetryPolicy/maxRetryAfter``,
-    /// as the server gave it), else the computed backoff (up to ``RetryPolicy/maxDelay``).
+    /// answer's `Retry-After` when present and honoured (up to `maxRetryAfter`,
+    /// as the server gave it), else the computed backoff (up to `maxDelay`).
     /// The retry engine adds jitter to a `Retry-After` and never retries while its host is
     /// paused (see `Backpressure`).
     public func delay(after attempt: Int, error: NetworkError, now: Date = Date()) -> TimeInterval {
@@ -34,7 +34,7 @@ extension RetryPolicy {
         return backoff(after: attempt, random: Double.random(in: 0...1))
     }
 
-    /// The server's `Retry-After` on `error`, up to ``RetryPolicy/maxRetryAfter``, when this
+    /// The server's `Retry-After` on `error`, up to `maxRetryAfter`, when this
     /// policy honours it; else `nil`.
     func retryAfter(in error: NetworkError, now: Date) -> TimeInterval? {
         guard honorsRetryAfter, let seconds = RetryAfter.seconds(in: error.response, now: now) else { return nil }
@@ -42,8 +42,8 @@ extension RetryPolicy {
     }
 
     /// Exponential backoff after `attempt` sends: `baseDelay × multiplier^(attempt − 1)`, up
-    /// to ``RetryPolicy/maxDelay``, spread by ``RetryPolicy/jitter`` around it (`random` in
-    /// 0...1 picks the point), and never above ``RetryPolicy/maxDelay``.
+    /// to `maxDelay`, spread by `jitter` around it (`random` in
+    /// 0...1 picks the point), and never above `maxDelay`.
     func backoff(after attempt: Int, random: Double) -> TimeInterval {
         let exponential = baseDelay * pow(multiplier, Double(min(max(0, attempt - 1), 64)))
         let capped = min(exponential, maxDelay)

@@ -8,7 +8,7 @@ import Foundation
 /// (`host.retryPolicy` or any other property of this product set it up), else by itself,
 /// one request at a time.
 extension RetryPolicy: RequestInterceptor {
-    /// Retries after the policy's delay when ``shouldRetry(_:method:attempt:)`` says so for
+    /// Retries after the policy's delay when `shouldRetry(_:method:attempt:)` says so for
     /// the context's request and attempt (and the host's retry engine, if any, allows it);
     /// passes otherwise.
     public func retry(_ error: NetworkError, context: RequestContext, completion: @escaping @Sendable (RetryDecision) -> Void) {
