@@ -76,6 +76,13 @@ Pod::Spec.new do |s|
     digest.frameworks = 'Foundation'
   end
 
+  # Backoff and Retry-After, shared by Outbox and Retry (a SwiftPM target, not a product): select those instead.
+  s.subspec 'Backoff' do |backoff|
+    backoff.source_files = 'Sources/EasyNetworkBackoff/**/*.swift'
+    backoff.resource_bundles = { 'EasyNetworkBackoff' => ['Sources/EasyNetworkBackoff/PrivacyInfo.xcprivacy'] }
+    backoff.frameworks = 'Foundation'
+  end
+
   s.subspec 'Downloads' do |downloads|
     downloads.source_files = 'Sources/EasyNetworkDownloads/**/*.swift'
     downloads.resource_bundles = { 'EasyNetworkDownloads' => ['Sources/EasyNetworkDownloads/PrivacyInfo.xcprivacy'] }
@@ -95,14 +102,16 @@ Pod::Spec.new do |s|
     outbox.source_files = 'Sources/EasyNetworkOutbox/**/*.swift'
     outbox.resource_bundles = { 'EasyNetworkOutbox' => ['Sources/EasyNetworkOutbox/PrivacyInfo.xcprivacy'] }
     outbox.dependency 'EasyNetwork/Core'
+    outbox.dependency 'EasyNetwork/Backoff'
     outbox.frameworks = 'Foundation'
   end
 
-  s.subspec 'Retry' do |retry|
-    retry.source_files = 'Sources/EasyNetworkRetry/**/*.swift'
-    retry.resource_bundles = { 'EasyNetworkRetry' => ['Sources/EasyNetworkRetry/PrivacyInfo.xcprivacy'] }
-    retry.dependency 'EasyNetwork/Core'
-    retry.frameworks = 'Foundation'
+  s.subspec 'Retry' do |retries|
+    retries.source_files = 'Sources/EasyNetworkRetry/**/*.swift'
+    retries.resource_bundles = { 'EasyNetworkRetry' => ['Sources/EasyNetworkRetry/PrivacyInfo.xcprivacy'] }
+    retries.dependency 'EasyNetwork/Core'
+    retries.dependency 'EasyNetwork/Backoff'
+    retries.frameworks = 'Foundation'
   end
 
   # For test targets. Like the SwiftPM product it needs no other subspec (and no XCTest).

@@ -46,8 +46,11 @@ let package = Package(
         // SHA-256 for the optional modules that need it (they may not import each other):
         // a target, not a product; the core never depends on it.
         .target(name: "EasyNetworkDigest", exclude: privacyExclude, resources: privacyManifest),
-        .target(name: "EasyNetworkOutbox", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
-        .target(name: "EasyNetworkRetry", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
+        .target(name: "EasyNetworkOutbox", dependencies: ["EasyNetwork", "EasyNetworkBackoff"], exclude: privacyExclude, resources: privacyManifest),
+        .target(name: "EasyNetworkRetry", dependencies: ["EasyNetwork", "EasyNetworkBackoff"], exclude: privacyExclude, resources: privacyManifest),
+        // The backoff formula and Retry-After for the retry engine and the outbox (they may not
+        // import each other): a target, not a product; the core never depends on it.
+        .target(name: "EasyNetworkBackoff", exclude: privacyExclude, resources: privacyManifest),
         // EmbeddingHygieneTests checks a RequestBatch next to the core's objects;
         // HostConfigurationTests sets every host property, the cache's and the
         // authenticator's too; retry and interceptor tests run next to a token;
@@ -71,6 +74,7 @@ let package = Package(
         // CacheStageTests keys entries on the token of a host's authenticator.
         .testTarget(name: "EasyNetworkCacheTests", dependencies: ["EasyNetworkCache", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkPlugins"]),
         .testTarget(name: "EasyNetworkDigestTests", dependencies: ["EasyNetworkDigest"]),
+        .testTarget(name: "EasyNetworkBackoffTests", dependencies: ["EasyNetworkBackoff"]),
         // The certificate fixtures (and the commands that made them) are read from the folder.
         // LoggingInterceptorTests: a refusal is named in the logs; downloads and tokens meet pins too.
         .testTarget(

@@ -1,5 +1,6 @@
 #if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
 import EasyNetwork
+import EasyNetworkBackoff
 #endif
 import Foundation
 #if canImport(FoundationNetworking)
@@ -58,8 +59,6 @@ enum DeliveryVerdict: Equatable {
         if let seconds = RetryAfter.seconds(in: error?.response, now: now) {
             return min(seconds, options.maxRetryDelay)
         }
-        let doubled = options.retryDelay * pow(2, Double(min(max(0, attempts - 1), 64)))
-        let capped = min(doubled, options.maxRetryDelay)
-        return min(capped * (0.8 + 0.4 * random), options.maxRetryDelay)
+        return Backoff.delay(after: attempts, base: options.retryDelay, multiplier: 2, maximum: options.maxRetryDelay, jitter: 0.2, random: random)
     }
 }

@@ -1,5 +1,6 @@
 #if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
 import EasyNetwork
+import EasyNetworkBackoff
 #endif
 import Foundation
 #if canImport(FoundationNetworking)

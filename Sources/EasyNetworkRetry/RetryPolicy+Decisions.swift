@@ -1,5 +1,6 @@
 #if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
 import EasyNetwork
+import EasyNetworkBackoff
 #endif
 import Foundation
 #if canImport(FoundationNetworking)
@@ -45,10 +46,6 @@ extension RetryPolicy {
     /// to `maxDelay`, spread by `jitter` around it (`random` in
     /// 0...1 picks the point), and never above `maxDelay`.
     func backoff(after attempt: Int, random: Double) -> TimeInterval {
-        let exponential = baseDelay * pow(multiplier, Double(min(max(0, attempt - 1), 64)))
-        let capped = min(exponential, maxDelay)
-        let spread = capped * jitter
-        let jittered = capped - spread + random * spread * 2
-        return min(max(0, jittered), maxDelay)
+        Backoff.delay(after: attempt, base: baseDelay, multiplier: multiplier, maximum: maxDelay, jitter: jitter, random: random)
     }
 }

@@ -1,4 +1,4 @@
-@testable import EasyNetwork
+import EasyNetworkBackoff
 import Foundation
 import XCTest
 #if canImport(FoundationNetworking)

@@ -5,8 +5,7 @@ import FoundationNetworking
 
 /// Reading a server's `Retry-After` (RFC 9110, 10.2.3): delta-seconds or an HTTP date.
 /// The one copy, for the two optional modules that honour it and may not import each
-/// other (`EasyNetworkRetry`, `EasyNetworkOutbox`); the core itself never reads it, so a
-/// program that uses neither does not link it.
+/// other (`EasyNetworkRetry`, `EasyNetworkOutbox`); the core never reads it.
 package enum RetryAfter {
     /// The seconds from `now` that `response`'s `Retry-After` asks for (0 for a date in the
     /// past), or `nil` when it has none or it cannot be read.
