@@ -31,6 +31,26 @@ final class OutboxPauseTests: OutboxTestCase {
         XCTAssertEqual(delivered.values.first?.attempts, 0, "delivered at its first attempt")
     }
 
+    func testPausingTheOutboxDuringTheWaitHoldsItsEntryAfterTheHostReopens() throws {
+        serveEvents()
+        server.route("GET", "/limited") { _ in .status(429, headers: ["Retry-After": "30"]) }
+        let host = makeHost()
+        host.retryPolicy = .none
+        _ = send(TestRequest("/limited"), host: host)
+        let outbox = makeOutbox(host: host)
+        try outbox.send(EventRequest(n: 1))
+        outbox.resume()
+        Thread.sleep(forTimeInterval: 0.5)
+        outbox.pause()  // while it waits for the host
+        host.backpressure = nil
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertEqual(log.events.count, 0, "a paused outbox sends nothing, the host open or not")
+        XCTAssertEqual(outbox.pendingEntries().map(\.attempts), [0])
+        outbox.resume()
+        waitUntil("delivered") { outbox.pendingCount == 0 }
+        XCTAssertEqual(log.events.count, 1)
+    }
+
     func testAnOpenBreakerHoldsDeliveriesToo() throws {
         serveEvents()
         server.route("GET", "/down") { _ in .status(500) }

@@ -119,6 +119,22 @@ final class RetryEngineTests: XCTestCase {
         XCTAssertEqual(other.sendingPause ?? 0, 40, accuracy: 1e-9, "an HTTP date 40 s ahead")
     }
 
+    func testARetryAfterThatPausesNothingIsJitteredForTheRequestItself() {
+        let policy = RetryPolicy(maxAttempts: 3, retryableStatusCodes: [500])
+        let jittered = engine(TestClock(random: 0.5))
+        fail(jittered, 500, retryAfter: "10")
+        XCTAssertNil(jittered.sendingPause, "a 500 does not pause the host")
+        guard case .retry(let delay) = jittered.decide(failure(500, retryAfter: "10"), policy: policy, context: context(attempt: 1)) else {
+            return XCTFail("retried")
+        }
+        XCTAssertEqual(delay, 12.5, accuracy: 1e-9, "10 s + 0.5 × 50 %: not the same second as every other device")
+        let bare = engine(TestClock(random: 0.5)) { $0.backpressure = nil }
+        guard case .retry(let exact) = bare.decide(failure(500, retryAfter: "10"), policy: policy, context: context(attempt: 1)) else {
+            return XCTFail("retried")
+        }
+        XCTAssertEqual(exact, 10, "without backpressure: exactly as asked (0.3)")
+    }
+
     func testARetryNeverWaitsLongerThanTheRequestsTotalTimeout() {
         let engine = engine(TestClock(random: 0))
         struct Bounded: BaseAPIRequest {
