@@ -17,7 +17,8 @@ Pod::Spec.new do |s|
     somebody else's app, Swift 6 strict concurrency. The optional subspecs add tokens and logging
     (Plugins), chains and batches (Orchestration), a disk response cache (Cache), resumable
     downloads to disk (Downloads), public-key pinning (Pinning), an outbox of requests stored
-    on disk until delivered (Outbox) and a loopback test server (Testing).
+    on disk until delivered (Outbox), fleet-safe retries (Retry: a retry budget, Retry-After
+    pauses and a circuit breaker per host) and a loopback test server (Testing).
   DESC
   s.homepage = repository
   s.license = { type: 'MIT', file: 'LICENSE' }
@@ -75,6 +76,13 @@ Pod::Spec.new do |s|
     digest.frameworks = 'Foundation'
   end
 
+  # Backoff and Retry-After, shared by Outbox and Retry (a SwiftPM target, not a product): select those instead.
+  s.subspec 'Backoff' do |backoff|
+    backoff.source_files = 'Sources/EasyNetworkBackoff/**/*.swift'
+    backoff.resource_bundles = { 'EasyNetworkBackoff' => ['Sources/EasyNetworkBackoff/PrivacyInfo.xcprivacy'] }
+    backoff.frameworks = 'Foundation'
+  end
+
   s.subspec 'Downloads' do |downloads|
     downloads.source_files = 'Sources/EasyNetworkDownloads/**/*.swift'
     downloads.resource_bundles = { 'EasyNetworkDownloads' => ['Sources/EasyNetworkDownloads/PrivacyInfo.xcprivacy'] }
@@ -94,7 +102,16 @@ Pod::Spec.new do |s|
     outbox.source_files = 'Sources/EasyNetworkOutbox/**/*.swift'
     outbox.resource_bundles = { 'EasyNetworkOutbox' => ['Sources/EasyNetworkOutbox/PrivacyInfo.xcprivacy'] }
     outbox.dependency 'EasyNetwork/Core'
+    outbox.dependency 'EasyNetwork/Backoff'
     outbox.frameworks = 'Foundation'
+  end
+
+  s.subspec 'Retry' do |retries|
+    retries.source_files = 'Sources/EasyNetworkRetry/**/*.swift'
+    retries.resource_bundles = { 'EasyNetworkRetry' => ['Sources/EasyNetworkRetry/PrivacyInfo.xcprivacy'] }
+    retries.dependency 'EasyNetwork/Core'
+    retries.dependency 'EasyNetwork/Backoff'
+    retries.frameworks = 'Foundation'
   end
 
   # For test targets. Like the SwiftPM product it needs no other subspec (and no XCTest).

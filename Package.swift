@@ -28,13 +28,14 @@ let package = Package(
         .library(name: "EasyNetworkDownloads", targets: ["EasyNetworkDownloads"]),
         .library(name: "EasyNetworkPinning", targets: ["EasyNetworkPinning"]),
         .library(name: "EasyNetworkOutbox", targets: ["EasyNetworkOutbox"]),
+        .library(name: "EasyNetworkRetry", targets: ["EasyNetworkRetry"]),
     ],
     targets: [
         .target(name: "EasyNetwork", exclude: privacyExclude, resources: privacyManifest),
         .target(name: "EasyNetworkTesting"),
         .executableTarget(
             name: "EasyNetworkDemo",
-            dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkPlugins", "EasyNetworkOrchestration", "EasyNetworkDownloads"],
+            dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkPlugins", "EasyNetworkOrchestration", "EasyNetworkDownloads", "EasyNetworkRetry"],
             path: "Examples/EasyNetworkDemo"
         ),
         .target(name: "EasyNetworkPlugins", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
@@ -45,16 +46,21 @@ let package = Package(
         // SHA-256 for the optional modules that need it (they may not import each other):
         // a target, not a product; the core never depends on it.
         .target(name: "EasyNetworkDigest", exclude: privacyExclude, resources: privacyManifest),
-        .target(name: "EasyNetworkOutbox", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
+        .target(name: "EasyNetworkOutbox", dependencies: ["EasyNetwork", "EasyNetworkBackoff"], exclude: privacyExclude, resources: privacyManifest),
+        .target(name: "EasyNetworkRetry", dependencies: ["EasyNetwork", "EasyNetworkBackoff"], exclude: privacyExclude, resources: privacyManifest),
+        // The backoff formula and Retry-After for the retry engine and the outbox (they may not
+        // import each other): a target, not a product; the core never depends on it.
+        .target(name: "EasyNetworkBackoff", exclude: privacyExclude, resources: privacyManifest),
         // EmbeddingHygieneTests checks a RequestBatch next to the core's objects;
         // HostConfigurationTests sets every host property, the cache's and the
         // authenticator's too; retry and interceptor tests run next to a token;
-        // EmbeddingHygieneTests checks downloads next to requests.
+        // EmbeddingHygieneTests checks downloads next to requests; fault matrices, the fuzz
+        // test and error texts run with host retry policies (EasyNetworkRetry).
         // Helpers every test target shares (TestRequest, Collector, ServerTestCase); not a product.
         .target(name: "EasyNetworkTestSupport", dependencies: ["EasyNetwork", "EasyNetworkTesting"], path: "Tests/EasyNetworkTestSupport"),
         .testTarget(
             name: "EasyNetworkTests",
-            dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkOrchestration", "EasyNetworkCache", "EasyNetworkPlugins", "EasyNetworkDownloads"]
+            dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkOrchestration", "EasyNetworkCache", "EasyNetworkPlugins", "EasyNetworkDownloads", "EasyNetworkRetry"]
         ),
         // DownloadRefreshTests: a download's token refresh.
         .testTarget(
@@ -68,21 +74,28 @@ let package = Package(
         // CacheStageTests keys entries on the token of a host's authenticator.
         .testTarget(name: "EasyNetworkCacheTests", dependencies: ["EasyNetworkCache", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkPlugins"]),
         .testTarget(name: "EasyNetworkDigestTests", dependencies: ["EasyNetworkDigest"]),
+        .testTarget(name: "EasyNetworkBackoffTests", dependencies: ["EasyNetworkBackoff"]),
         // The certificate fixtures (and the commands that made them) are read from the folder.
         // LoggingInterceptorTests: a refusal is named in the logs; downloads and tokens meet pins too.
         .testTarget(
             name: "EasyNetworkPinningTests",
-            dependencies: ["EasyNetworkPinning", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkPlugins", "EasyNetworkDownloads"],
+            dependencies: ["EasyNetworkPinning", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkPlugins", "EasyNetworkDownloads", "EasyNetworkRetry"],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "EasyNetworkDownloadsTests", dependencies: ["EasyNetworkDownloads", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport"]),
+        .testTarget(name: "EasyNetworkDownloadsTests", dependencies: ["EasyNetworkDownloads", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkRetry"]),
         // The process OutboxCrashTests kills (SIGKILL) while it accepts and delivers entries;
         // the tests find it next to their own bundle in the build folder. OutboxTests
         // delivers with a host's TokenAuthenticator.
         .executableTarget(name: "EasyNetworkOutboxChild", dependencies: ["EasyNetworkOutbox", "EasyNetwork"], path: "Tests/EasyNetworkOutboxChild"),
         .testTarget(
             name: "EasyNetworkOutboxTests",
-            dependencies: ["EasyNetworkOutbox", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkOutboxChild", "EasyNetworkPlugins"]
+            dependencies: ["EasyNetworkOutbox", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkOutboxChild", "EasyNetworkPlugins", "EasyNetworkRetry"]
+        ),
+        // The retry engine's rules with a driven clock, and against the loopback server;
+        // RetryStageTests next to a token (a refresh is no retry), DownloadRetryTests next to downloads.
+        .testTarget(
+            name: "EasyNetworkRetryTests",
+            dependencies: ["EasyNetworkRetry", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkPlugins", "EasyNetworkDownloads"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -15,6 +15,7 @@ let package = Package(
                 .product(name: "EasyNetworkTesting", package: "EasyNetwork"),
                 .product(name: "EasyNetworkDownloads", package: "EasyNetwork"),
                 .product(name: "EasyNetworkOutbox", package: "EasyNetwork"),
+                .product(name: "EasyNetworkRetry", package: "EasyNetwork"),
             ]
         ),
     ],

@@ -2,6 +2,7 @@ import EasyNetwork
 import EasyNetworkDownloads  // DownloadOperation (an opt-in product)
 import EasyNetworkOrchestration
 import EasyNetworkPlugins
+import EasyNetworkRetry  // host.retryPolicy (an opt-in product)
 import Foundation
 
 /// The demo's steps, in order. Each prints what happened and returns whether it ended as

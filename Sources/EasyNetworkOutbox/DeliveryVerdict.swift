@@ -1,5 +1,6 @@
 #if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
 import EasyNetwork
+import EasyNetworkBackoff
 #endif
 import Foundation
 #if canImport(FoundationNetworking)
@@ -30,10 +31,12 @@ enum DeliveryVerdict: Equatable {
     }
 
     /// How an attempt that ended with `error` (`nil`: accepted) counts: transport errors,
-    /// 408, 429, 5xx and a failed token refresh retry; a cancellation is no attempt;
-    /// anything else is final.
+    /// 408, 429, 5xx and a failed token refresh retry; a cancellation, or a request the host
+    /// refused before sending it (`attempts` 0: a server's pause or an open circuit breaker
+    /// of the retry engine), is no attempt; anything else is final.
     static func judge(_ error: NetworkError?) -> DeliveryVerdict {
         guard let error else { return .delivered }
+        if error.attempts == 0 { return .notSent }
         switch error.kind {
         case .cancelled:
             return .notSent
@@ -51,16 +54,11 @@ enum DeliveryVerdict: Equatable {
 
     /// The wait before the attempt after `attempts` failed ones: the answer's
     /// `Retry-After` (up to `maxRetryDelay`), else `retryDelay` doubled per attempt with
-    /// ±20 % jitter, up to `maxRetryDelay`.
-    static func delay(after attempts: Int, error: NetworkError?, options: OutboxOptions) -> TimeInterval {
-        // The core's backoff and `Retry-After` rule with the outbox's numbers (a copy of a
-        // constant policy: its initializer would build its sets of codes here).
-        var policy = RetryPolicy.none
-        policy.baseDelay = options.retryDelay
-        policy.multiplier = 2
-        policy.maxDelay = options.maxRetryDelay
-        policy.jitter = 0.2
-        policy.maxRetryAfter = options.maxRetryDelay
-        return policy.delay(after: attempts, error: error ?? NetworkError(kind: .transport))
+    /// ±20 % jitter, up to `maxRetryDelay`. `random` is a number in 0...1.
+    static func delay(after attempts: Int, error: NetworkError?, options: OutboxOptions, now: Date = Date(), random: Double = Double.random(in: 0...1)) -> TimeInterval {
+        if let seconds = RetryAfter.seconds(in: error?.response, now: now) {
+            return min(seconds, options.maxRetryDelay)
+        }
+        return Backoff.delay(after: attempts, base: options.retryDelay, multiplier: 2, maximum: options.maxRetryDelay, jitter: 0.2, random: random)
     }
 }

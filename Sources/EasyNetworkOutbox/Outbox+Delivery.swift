@@ -78,6 +78,12 @@ extension Outbox {
 
     /// Reads entry `name` and sends it, or deals with what it found instead.
     private func start(_ name: String, now: Date) {
+        // The host sends nothing for now (the retry engine of EasyNetworkRetry: a server's
+        // Retry-After, an open circuit breaker): the entry waits with the rest, and the wait
+        // is no attempt.
+        if let pause = host.sendingPause, pause > 0 {
+            return hold(name, until: now.addingTimeInterval(min(pause, options.maxRetryDelay)))
+        }
         let bytes: [UInt8]
         do {
             guard let read = try files.read(name, in: files.pending) else {

@@ -1,4 +1,5 @@
 import EasyNetwork
+import EasyNetworkRetry
 import EasyNetworkDownloads
 import EasyNetworkTesting
 import Foundation

@@ -2,6 +2,7 @@
 import EasyNetworkDownloads
 @testable import EasyNetworkPinning
 import EasyNetworkPlugins
+import EasyNetworkRetry
 import EasyNetworkTesting
 import Foundation
 import XCTest

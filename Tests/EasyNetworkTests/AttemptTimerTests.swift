@@ -1,4 +1,5 @@
 import EasyNetwork
+import EasyNetworkRetry
 import EasyNetworkOrchestration
 import EasyNetworkTesting
 import Foundation

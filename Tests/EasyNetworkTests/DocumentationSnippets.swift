@@ -1,4 +1,5 @@
 import EasyNetwork
+import EasyNetworkRetry
 import EasyNetworkTesting
 import Foundation
 #if canImport(FoundationNetworking)

@@ -1,4 +1,5 @@
 import EasyNetwork
+import EasyNetworkRetry
 import EasyNetworkTesting
 import EasyNetworkTestSupport
 import Foundation

@@ -1,6 +1,7 @@
 @testable import EasyNetwork
 import EasyNetworkCache
 import EasyNetworkPlugins
+import EasyNetworkRetry
 import EasyNetworkOrchestration
 import EasyNetworkTesting
 import Foundation

@@ -1,4 +1,5 @@
 import EasyNetwork
+import EasyNetworkRetry
 import EasyNetworkPlugins
 import EasyNetworkTesting
 import Foundation

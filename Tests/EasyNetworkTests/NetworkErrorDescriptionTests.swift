@@ -2,6 +2,7 @@
 import EasyNetworkDownloads
 import EasyNetworkOrchestration
 import EasyNetworkPlugins
+import EasyNetworkRetry
 import EasyNetworkTesting
 import Foundation
 #if canImport(FoundationNetworking)

@@ -1,4 +1,5 @@
 import EasyNetwork
+import EasyNetworkRetry
 import EasyNetworkPlugins
 import EasyNetworkTesting
 import Foundation
@@ -129,6 +130,33 @@ final class RetryStageTests: ServerTestCase {
         host.interceptors = [RetryPolicy(maxAttempts: 2, baseDelay: 0.01)]
         XCTAssertNotNil(value(of: send(TestRequest("/flaky"), host: host)))
         XCTAssertEqual(server.requests(path: "/flaky").count, 2)
+    }
+
+    func testARequestThatRetriesOnAHostWithoutTheRetryEngineFailsBeforeAnythingIsSent() {
+        server.route("GET", "/flaky") { _ in .status(503) }
+        struct Retrying: BaseAPIRequest {
+            var api: String { "/flaky" }
+            var retryPolicy: RetryPolicy? { RetryPolicy(maxAttempts: 3, baseDelay: 0.01) }
+        }
+        struct Once: BaseAPIRequest {
+            var api: String { "/flaky" }
+            var retryPolicy: RetryPolicy? { RetryPolicy.none }
+        }
+        let host = makeHost()
+        let error = failure(of: send(Retrying(), host: host))
+        XCTAssertEqual(error?.kind, .invalidRequest)
+        XCTAssertEqual(error?.attempts, 0)
+        XCTAssertEqual(
+            error?.message,
+            "the request's retryPolicy retries (maxAttempts 3), but its host has no retry engine: "
+                + "import EasyNetworkRetry and set host.retryPolicy (.none keeps the host's other requests to one attempt)"
+        )
+        XCTAssertEqual(server.requests(path: "/flaky").count, 0, "nothing sent, not even once")
+        XCTAssertEqual(failure(of: send(Once(), host: host))?.statusCode, 503, "a policy that never retries needs no engine")
+        XCTAssertEqual(server.requests(path: "/flaky").count, 1)
+        host.retryPolicy = .none  // the engine, which decides the request's own policy
+        XCTAssertEqual(failure(of: send(Retrying(), host: host))?.attempts, 3)
+        XCTAssertEqual(server.requests(path: "/flaky").count, 4)
     }
 
     func testTheTokenDecidesFirstAndReplaysOnce() {

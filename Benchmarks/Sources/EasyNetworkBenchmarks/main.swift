@@ -7,6 +7,7 @@ import Foundation
 //                       [--profile PATHS N WIDTH [REPEATS] [--warmup K]] [--server-process | --server URL]
 //                       [--serve-bench] [--outbox [N] [ROUNDS]] [--encoding [ROUNDS]]
 //                       [--memory [--requests N] [--warmup K] [--batch B] [--width W] [--repeats R] [--paths a,b]]
+//                       [--fleet [CLIENTS] [--quick] [--with-breaker] [--seed N]]
 // 1. Throughput, interleaved rounds in one run, sequential and 8 wide: raw URLSession, the
 //    floor (raw URLSession inside a minimal asynchronous Operation on an OperationQueue) and
 //    EasyNetwork (a seed-style ServiceOperation on a NetworkQueue), with medians and the
@@ -25,6 +26,11 @@ import Foundation
 // --memory: resident memory left per finished request, each path in a fresh process of its
 //    own: raw URLSession, the floor, the awaited floor, seed style, async and both mixed, with
 //    the ratios to each floor (see MemoryBenchmark); about 1-3 min with the defaults.
+// --fleet [CLIENTS] [--quick] [--with-breaker] [--seed N]: CLIENTS (200) devices, each its own
+//    host with RetryPolicy.default, against a backend that answers 503 for a while (without,
+//    then with Retry-After), then with 5 % random failures: retry amplification, the peak after
+//    recovery, the time until 99 % succeed again, the success rate; 0.3's per-request retries
+//    against the 1.0 defaults, same seed (see FleetBenchmark).
 // --transfers: a 200 MB multipart upload and a 1 GB download, with peak RSS.
 // --profile: only the named paths (see ProfilePaths), for perf and instructions.sh; K (200)
 //    warm-up requests per path first.
@@ -53,6 +59,15 @@ if let index = arguments.firstIndex(of: "--outbox") {
     Thread.detachNewThread {
         OutboxBenchmark.run(count: count, rounds: rounds)
         exit(0)
+    }
+    runMainLoop()
+}
+if let index = arguments.firstIndex(of: "--fleet") {
+    let clients = arguments.dropFirst(index + 1).first.flatMap { Int($0) } ?? 200
+    let seed = arguments.firstIndex(of: "--seed").flatMap { arguments.count > $0 + 1 ? UInt64(arguments[$0 + 1]) : nil } ?? 30
+    let (quick, breaker) = (arguments.contains("--quick"), arguments.contains("--with-breaker"))
+    Thread.detachNewThread {
+        FleetBenchmark.run(clients: clients, quick: quick, withBreaker: breaker, seed: seed)
     }
     runMainLoop()
 }

@@ -11,12 +11,28 @@ package protocol HostFeature: AnyObject, Sendable {
     static var order: Int { get }
     /// The feature's part in `request`, or `nil` when it takes no part.
     func plugIn(for request: any BaseAPIRequest, settings: HostSettings, service: EasyNetworkService) -> (any RequestPlugIn)?
+    /// Seconds until the host may be sent to again (the retry engine: a server's pause, an
+    /// open circuit breaker), or `nil` when it may be now.
+    var sendingPause: TimeInterval? { get }
+}
+
+extension HostFeature {
+    package var sendingPause: TimeInterval? { nil }
 }
 
 extension HostConfiguration {
     /// The installed feature of `type`, or `nil`.
     package func feature<Feature: HostFeature>(_ type: Feature.Type) -> Feature? {
         snapshot().feature(ObjectIdentifier(type)) as? Feature
+    }
+
+    /// Seconds until this host may be sent to again, as its features say (the longest), or
+    /// `nil`: what the outbox waits for before a delivery, without counting an attempt.
+    package var sendingPause: TimeInterval? {
+        snapshot().features.reduce(nil) { longest, feature in
+            guard let pause = feature.sendingPause else { return longest }
+            return max(longest ?? 0, pause)
+        }
     }
 
     /// Installs `feature` in place of the one of `type` (or removes it, `nil`);

@@ -20,8 +20,10 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
     let interceptors: [any RequestInterceptor]
     /// Those that adapt and decide retries: the plug-ins' (the token) first, then `interceptors`.
     private let chain: [any RequestInterceptor]
-    /// The host's optional features taking part (cache, coalescing, token).
+    /// The host's optional features taking part (cache, coalescing, token, retries).
     private let plugIns: [any RequestPlugIn]
+    /// Asked last about a retry (the retry engine), or `nil`: nothing retries but interceptors.
+    private let retrier: (any RequestInterceptor)?
     /// The number interceptors see; 0 when there are none.
     private let requestID: Int
     private let limits: AttemptDeadline
@@ -61,7 +63,7 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
     #endif
 
     /// `transfer`, when given, carries every attempt itself (a download, streamed to
-    /// disk): only the features with an interceptor (the token) join it, never the cache
+    /// disk): only the features with an interceptor (the token) or a retrier join it, never the cache
     /// or coalescing, and only the request's own `totalTimeout` bounds an attempt.
     @_semantics("optimize.sil.specialize.generic.never")
     init(service: EasyNetworkService, request: any BaseAPIRequest, sink: any ExchangeSink, priority: Float?, queuedAt: Date, uploadProgress: (@Sendable (Int64, Int64) -> Void)?, transfer: (any RequestPlugIn)? = nil) {
@@ -76,9 +78,14 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         self.interceptors = interceptors
         var plugIns = settings.plugIns(for: request, service: service)
         if let transfer {
-            plugIns = plugIns.filter { $0.interceptor != nil } + [transfer]
+            plugIns = plugIns.filter { $0.interceptor != nil || $0.retrier != nil } + [transfer]
         }
         self.plugIns = plugIns
+        var retrier: (any RequestInterceptor)?
+        for plugIn in plugIns where retrier == nil {
+            retrier = plugIn.retrier
+        }
+        self.retrier = retrier
         chain = plugIns.isEmpty ? interceptors : plugIns.compactMap(\.interceptor) + interceptors
         requestID = interceptors.isEmpty ? 0 : RequestContext.nextRequestID()
         limits = AttemptDeadline(idle: request.timeout ?? settings.settings.timeout, total: request.totalTimeout ?? (transfer == nil ? settings.settings.totalTimeout : nil))
@@ -96,6 +103,7 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
 
     /// Builds the request, then sends the first attempt.
     func start() {
+        if let refused = unretried { return finish(refused) }
         // A download streams its answer to disk and sends no body file: a multipart form
         // is refused before it is written, with a typed error, and nothing is sent.
         if carriesAttempts, URLRequestBuilder.multipartForm(of: request) != nil {
@@ -120,6 +128,7 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
     /// ``EasyNetworkService/start(_:built:sink:)``): no build
     /// stage; every attempt adapts, sends, validates, retries, maps and delivers as usual.
     func start(built urlRequest: URLRequest) {
+        if let refused = unretried { return finish(refused) }
         lock.lock()
         let kept = !finished
         if kept { base = urlRequest }
@@ -127,7 +136,21 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         if kept { sendAttempt() }
     }
 
-    /// One attempt of the built request: adapted by the chain (the token first).
+    /// A request whose own ``RetryPolicy`` retries on a host without the retry engine
+    /// (the `EasyNetworkRetry` product): refused before anything is sent, never silently
+    /// sent once.
+    private var unretried: NetworkError? {
+        guard retrier == nil, let policy = request.retryPolicy, policy.maxAttempts > 1 else { return nil }
+        return NetworkError(
+            kind: .invalidRequest,
+            message: "the request's retryPolicy retries (maxAttempts " + String(policy.maxAttempts)
+                + "), but its host has no retry engine: import EasyNetworkRetry and set host.retryPolicy "
+                + "(.none keeps the host's other requests to one attempt)"
+        )
+    }
+
+    /// One attempt of the built request: admitted by the plug-ins (a paused host refuses
+    /// it), then adapted by the chain (the token first).
     private func sendAttempt() {
         lock.lock()
         guard !cancelled, !finished, let base else {
@@ -138,6 +161,13 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         let attempt = attempt
         if startedAt == nil { startedAt = Date() }
         lock.unlock()
+        for plugIn in plugIns {
+            guard let refused = plugIn.admit(attempt: attempt, url: base.url) else { continue }
+            lock.lock()
+            self.attempt -= 1  // nothing was sent
+            lock.unlock()
+            return finish(refused)
+        }
         // Only interceptors read the context: most requests never make one.
         guard !chain.isEmpty else {
             return send(base, attempt: attempt, context: nil)
@@ -314,8 +344,10 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         lock.unlock()
         // Cancelled after its answer arrived: it ends as cancelled, nothing is asked.
         guard asking else { return finish(.cancelled(url: outcome.request.url)) }
-        let policy = request.retryPolicy ?? settings.settings.retryPolicy, context = context ?? self.context(attempt: attempt)
-        RetryStage.decide(failure, interceptors: chain, policy: policy, context: context) { [self] decision in
+        // Nobody to ask (no interceptor, no retry engine): the failure is final.
+        guard !chain.isEmpty || retrier != nil else { return finish(failure) }
+        let context = context ?? self.context(attempt: attempt)
+        RetryStage.decide(failure, interceptors: chain, last: retrier, context: context) { [self] decision in
             lock.lock()
             // A request cancelled meanwhile has ended; a second answer is ignored.
             let first = deciding && !finished

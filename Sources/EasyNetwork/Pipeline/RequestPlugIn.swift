@@ -5,7 +5,7 @@ import FoundationNetworking
 #endif
 
 /// One request's part of an optional feature of its host (the token, the cache,
-/// coalescing): the seam through which a feature joins the pipeline without the
+/// coalescing, retries): the seam through which a feature joins the pipeline without the
 /// exchange naming it. A host's settings make them per request, in order
 /// (``HostConfiguration/SettingsSnapshot/plugIns(for:service:)``); every hook has a
 /// default that does nothing. Hooks that answer or send an attempt see only requests
@@ -15,6 +15,14 @@ package protocol RequestPlugIn: AnyObject, Sendable {
     var interceptor: (any RequestInterceptor)? { get }
     /// Who the request was last sent for (the token), for keys.
     var credential: String? { get }
+    /// Decides a retry after every interceptor passed (the retry engine, with the request's
+    /// or the host's `RetryPolicy`). A request whose own policy retries needs one: without
+    /// it the request fails before anything is sent (see ``RequestExchange``).
+    var retrier: (any RequestInterceptor)? { get }
+    /// Before each attempt, the first too, before it is adapted: `nil` lets it go; an error
+    /// ends the request with it, nothing sent (the retry engine: a paused host, an open
+    /// circuit breaker). `url` is the built request's.
+    func admit(attempt: Int, url: URL?) -> NetworkError?
     /// Before the first attempt, with the request as it will be sent: whether a stored
     /// answer ends the request (mapped into `sink`); may add headers.
     func answers(_ request: inout URLRequest, credential: String?, sink: any ExchangeSink, lock: Lock, queue: DispatchQueue) -> Bool
@@ -37,6 +45,8 @@ package protocol RequestPlugIn: AnyObject, Sendable {
 extension RequestPlugIn {
     package var interceptor: (any RequestInterceptor)? { nil }
     package var credential: String? { nil }
+    package var retrier: (any RequestInterceptor)? { nil }
+    package func admit(attempt: Int, url: URL?) -> NetworkError? { nil }
     package func answers(_ request: inout URLRequest, credential: String?, sink: any ExchangeSink, lock: Lock, queue: DispatchQueue) -> Bool { false }
     package func send(
         _ request: URLRequest,

@@ -3,21 +3,20 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// When and how often a failed request is sent again.
+/// When and how often a failed request is sent again: plain data.
+///
+/// The decisions are made by the `EasyNetworkRetry` product (import it): it sets a
+/// host's policy (`host.retryPolicy`), asks the request's policy (else the host's) last,
+/// after every interceptor passed (see ``RequestInterceptor/retry(_:context:completion:)``),
+/// and adds what a fleet of devices needs (a retry budget per host, a host-wide pause for
+/// `Retry-After`, an optional circuit breaker). A request whose ``BaseAPIRequest/retryPolicy``
+/// retries (``maxAttempts`` above 1) on a host without it fails before anything is sent, with
+/// ``NetworkError/Kind-swift.enum/invalidRequest`` naming the product and the host property.
 ///
 /// A retried request stays one request: its callbacks fire once, with the last
 /// outcome, and its error's ``NetworkError/attempts`` says how many sends were made.
 /// Cancelling it during a backoff ends it at once.
-///
-/// The request's policy (else the host's) is asked last, after every interceptor
-/// passed (see ``RequestInterceptor/retry(_:context:completion:)``); a policy may also
-/// sit among the interceptors like any other.
-///
-/// ```swift
-/// host.retryPolicy = .default                    // 3 attempts, 0.5 s, 1 s backoff with jitter
-/// host.retryPolicy = RetryPolicy(maxAttempts: 5, baseDelay: 0.2)
-/// ```
-public struct RetryPolicy: RequestInterceptor {
+public struct RetryPolicy: Sendable {
     /// Sends in all, the first included (1 means no retry).
     public var maxAttempts: Int
     /// The delay before the first retry, in seconds.
@@ -83,56 +82,4 @@ public struct RetryPolicy: RequestInterceptor {
         policy.maxAttempts = 1
         return policy
     }()
-
-    /// Whether `error` after `attempt` sends of a `method` request deserves another.
-    public func shouldRetry(_ error: NetworkError, method: NetworkService.Method, attempt: Int) -> Bool {
-        guard attempt < maxAttempts, !error.isCancelled else { return false }
-        guard method.isIdempotent || retriesNonIdempotentMethods else { return false }
-        switch error.kind {
-        case .unacceptableStatus:
-            return error.statusCode.map(retryableStatusCodes.contains) ?? false
-        case .transport:
-            return error.urlError.map { retryableURLErrorCodes.contains($0.code) } ?? false
-        default:
-            return false
-        }
-    }
-
-    /// Retries after ``delay(after:error:now:)`` when ``shouldRetry(_:method:attempt:)``
-    /// says so for the context's request and attempt; passes otherwise.
-    public func retry(_ error: NetworkError, context: RequestContext, completion: @escaping @Sendable (RetryDecision) -> Void) {
-        guard shouldRetry(error, method: context.request.method, attempt: context.attempt) else {
-            completion(.pass)
-            return
-        }
-        completion(.retry(after: delay(after: context.attempt, error: error)))
-    }
-
-    /// The delay before the retry that follows `attempt` sends: `Retry-After` when
-    /// present and honoured (at most ``maxRetryAfter``), else exponential backoff with
-    /// jitter (at most ``maxDelay``).
-    public func delay(after attempt: Int, error: NetworkError, now: Date = Date()) -> TimeInterval {
-        if honorsRetryAfter, let header = error.response?.value(forHTTPHeaderField: "Retry-After"),
-           let seconds = Self.retryAfterSeconds(header, now: now) {
-            return min(max(0, seconds), maxRetryAfter)
-        }
-        let exponential = baseDelay * pow(multiplier, Double(max(0, attempt - 1)))
-        let capped = min(exponential, maxDelay)
-        let spread = capped * jitter
-        let jittered = capped - spread + Double.random(in: 0...1) * spread * 2
-        return min(max(0, jittered), maxDelay)
-    }
-
-    /// Seconds from a `Retry-After` value: delta-seconds or an HTTP date.
-    static func retryAfterSeconds(_ value: String, now: Date) -> TimeInterval? {
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = TimeInterval(trimmed), seconds.isFinite {
-            return seconds
-        }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: trimmed).map { $0.timeIntervalSince(now) }
-    }
 }

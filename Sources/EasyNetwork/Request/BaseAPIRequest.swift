@@ -57,6 +57,8 @@ public protocol BaseAPIRequest {
     /// Interceptors for this request only, run after the host's. Default none.
     var interceptors: [any RequestInterceptor] { get }
     /// A retry policy for this request instead of the host's, or `nil` (the default).
+    /// Its host needs the retry engine of `EasyNetworkRetry` (`host.retryPolicy`): a policy
+    /// that retries on a host without it fails the request before anything is sent.
     var retryPolicy: RetryPolicy? { get }
     /// `false` sends this request without the host's token and never refreshes for it
     /// (the sign-in request itself). Default `true`.

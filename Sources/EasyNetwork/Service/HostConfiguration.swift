@@ -256,17 +256,6 @@ public final class HostConfiguration: @unchecked Sendable {
         }
     }
 
-    /// When failed requests are sent again; `.none` (the default) never retries.
-    /// A request may bring its own (``BaseAPIRequest/retryPolicy``).
-    public var retryPolicy: RetryPolicy {
-        @inline(never) get { snapshot().retryPolicy }
-        @inline(never) set {
-            let settings = beginChange()
-            settings.retryPolicy = newValue
-            endChange(settings)
-        }
-    }
-
     /// The cache policy of requests that set none (``BaseAPIRequest/cachePolicy``).
     /// Default `.networkOnly`. It matters only with a response cache
     /// (`host.responseCache`, from the `EasyNetworkCache` product).

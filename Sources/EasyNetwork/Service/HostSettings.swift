@@ -38,7 +38,6 @@ package final class HostSettings: @unchecked Sendable {
     var jsonEncoder: JSONEncoder
     var errorHandler: Optional<HostConfiguration.ErrorHandler>
     var interceptors: [any RequestInterceptor]
-    var retryPolicy: RetryPolicy
     package var cachePolicy: CachePolicy
     /// The installed optional features, in ``HostFeature/order`` (see ``setFeature(_:id:order:)``).
     private(set) var features: [any HostFeature]
@@ -60,7 +59,6 @@ package final class HostSettings: @unchecked Sendable {
         jsonEncoder = Self.defaultJSONEncoder()
         errorHandler = nil
         interceptors = []
-        retryPolicy = .none
         cachePolicy = .networkOnly
         features = []
         setBaseURL(baseURL)
@@ -83,7 +81,6 @@ package final class HostSettings: @unchecked Sendable {
         jsonEncoder = other.jsonEncoder
         errorHandler = other.errorHandler
         interceptors = other.interceptors
-        retryPolicy = other.retryPolicy
         cachePolicy = other.cachePolicy
         features = other.features
     }

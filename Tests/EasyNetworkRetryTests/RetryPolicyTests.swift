@@ -1,25 +1,11 @@
 import EasyNetwork
+import EasyNetworkRetry
 import EasyNetworkTesting
 import Foundation
 import XCTest
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-
-/// Answers from a script, one per call, repeating the last.
-final class Script: @unchecked Sendable {
-    private let lock = NSLock()
-    private var replies: [LoopbackReply]
-
-    init(_ replies: [LoopbackReply]) {
-        self.replies = replies
-    }
-
-    func next() -> LoopbackReply {
-        lock.lock(); defer { lock.unlock() }
-        return replies.count > 1 ? replies.removeFirst() : replies[0]
-    }
-}
 
 final class RetryPolicyTests: ServerTestCase {
     private let queue = NetworkQueue()

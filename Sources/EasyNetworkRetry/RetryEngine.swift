@@ -1,0 +1,200 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+import EasyNetworkBackoff
+#endif
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A host's retry engine, the one place its retries are decided: installed on the host by
+/// this product's properties (`host.retryPolicy`, …) and shared by every request of that
+/// host, and of no other. It keeps the host's ``RetrySettings`` and the state of its fleet
+/// rules (the ``TokenBucket`` of the budget, the ``HostPause`` of `Retry-After`, the
+/// ``BreakerState``) under one lock, and answers four questions: may this attempt go
+/// (``admit(url:previous:)``), what did this attempt say about the host
+/// (``record(_:response:probe:)``), is this failure retried and when
+/// (``decide(_:policy:context:)``), and how long does the host send nothing
+/// (``sendingPause``, for the outbox).
+final class RetryEngine: HostFeature, @unchecked Sendable {
+    // unchecked: every `var` is read and written only under `lock`; `clock` is immutable.
+    /// After the token (20): the order does not matter to any hook it has.
+    static var order: Int { 30 }
+
+    /// What ``admit(url:previous:)`` says.
+    enum Admission {
+        case go
+        /// It goes as the circuit breaker's probe (see ``BreakerState``).
+        case probe
+        case refused(NetworkError)
+    }
+
+    let clock: RetryClock
+    private let lock = Lock()
+    private var settings = RetrySettings()
+    private var bucket: TokenBucket?
+    private var pause = HostPause()
+    private var breaker = BreakerState()
+
+    init(clock: RetryClock = .system) {
+        self.clock = clock
+        bucket = settings.budget.map { TokenBucket($0, now: clock.now()) }
+    }
+
+    func plugIn(for request: any BaseAPIRequest, settings: HostSettings, service: EasyNetworkService) -> (any RequestPlugIn)? {
+        RetryPlugIn(engine: self, policy: request.retryPolicy ?? current.policy)
+    }
+
+    // MARK: Settings
+
+    /// The settings now (a request takes its policy when it starts).
+    var current: RetrySettings {
+        lock.lock()
+        defer { lock.unlock() }
+        return settings
+    }
+
+    /// Changes the settings: a budget keeps its tokens (a new one starts full), and a rule
+    /// switched off forgets its state.
+    func update(_ change: (inout RetrySettings) -> Void) {
+        let now = clock.now()
+        lock.lock()
+        defer { lock.unlock() }
+        change(&settings)
+        if let budget = settings.budget {
+            if bucket == nil { bucket = TokenBucket(budget, now: now) } else { bucket?.change(to: budget, now: now) }
+        } else {
+            bucket = nil
+        }
+        if settings.backpressure == nil { pause = HostPause() }
+        if settings.breaker == nil { breaker = BreakerState() }
+    }
+
+    // MARK: The host's state
+
+    /// Seconds until the host may be sent to again (a pause, an open breaker), or `nil`.
+    var sendingPause: TimeInterval? {
+        let now = clock.now()
+        lock.lock()
+        defer { lock.unlock() }
+        let paused = settings.backpressure == nil ? nil : pause.remaining(now: now)
+        let open = settings.breaker == nil ? nil : breaker.openFor(now: now)
+        guard paused != nil || open != nil else { return nil }
+        return max(paused ?? 0, open ?? 0)
+    }
+
+    /// Whether an attempt to `url` may go now: not while the host is paused or its breaker
+    /// open (a refused retry ends with `previous`, its real failure, saying so).
+    func admit(url: URL?, previous: NetworkError?) -> Admission {
+        let now = clock.now()
+        lock.lock()
+        if settings.backpressure != nil, let left = pause.remaining(now: now) {
+            let status = pause.status
+            lock.unlock()
+            let reason = "the server asked this host to pause (Retry-After) for " + NetworkError.seconds(left) + " more"
+            return .refused(previous?.withheld(reason) ?? NetworkError(
+                kind: .unacceptableStatus,
+                message: "not sent: the server asked this host to pause (Retry-After); it may be sent to again in " + NetworkError.seconds(left),
+                statusCode: status, url: url
+            ))
+        }
+        guard settings.breaker != nil else {
+            lock.unlock()
+            return .go
+        }
+        let admission = breaker.admit(now: now)
+        let (opener, failures) = (breaker.opener, breaker.failuresInARow)
+        lock.unlock()
+        switch admission {
+        case .go: return .go
+        case .probe: return .probe
+        case .refused(let retryIn):
+            if let previous { return .refused(previous.withheld("the host's circuit breaker is open")) }
+            let when = retryIn.map { "it lets a request through in " + NetworkError.seconds($0) } ?? "a probe request is out"
+            let message = "not sent: the host's circuit breaker is open after " + String(failures) + " failures in a row; " + when
+            switch opener {
+            case .transport(let code)?:
+                return .refused(NetworkError(kind: .transport, message: message, url: url, underlyingError: URLError(code)))
+            case .status(let status)?:
+                return .refused(NetworkError(kind: .unacceptableStatus, message: message, statusCode: status, url: url))
+            case nil:
+                return .refused(NetworkError(kind: .transport, message: message, url: url))
+            }
+        }
+    }
+
+    /// Notes what one attempt said about the host: the budget and the breaker count it, and
+    /// a 429 or 503 (``Backpressure/statusCodes``) with a `Retry-After` pauses the host.
+    /// `probe`: the attempt was the breaker's probe.
+    func record(_ signal: HostSignal, response: HTTPURLResponse?, probe: Bool) {
+        let now = clock.now(), random = clock.random()
+        let rules = current
+        var asked: TimeInterval?
+        if let rules = rules.backpressure, let response, rules.statusCodes.contains(response.statusCode) {
+            asked = RetryAfter.seconds(in: response, now: clock.date())
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        if let asked, asked > 0, let rules = settings.backpressure, let status = response?.statusCode {
+            pause.pause(for: asked, status: status, rules: rules, now: now, random: random)
+        }
+        switch signal {
+        case .success:
+            bucket?.recordSuccess(now: now)
+            if settings.breaker != nil { breaker.recordSuccess() }
+        case .failure(let failure):
+            bucket?.recordFailure(now: now)
+            guard let rules = settings.breaker else { break }
+            if failure.isOutage {
+                breaker.recordFailure(failure, probe: probe, rules: rules, now: now, random: random)
+            } else {
+                breaker.recordSuccess()  // the server answered (408, 429): no outage
+            }
+        case .none:
+            if probe { breaker.probeAbandoned(now: now) }
+        }
+    }
+
+    /// The breaker's probe ended without an answer: the next attempt probes.
+    func abandonProbe() {
+        let now = clock.now()
+        lock.lock()
+        breaker.probeAbandoned(now: now)
+        lock.unlock()
+    }
+
+    /// Whether `error`, the failure of the context's attempt, is retried, and after how
+    /// long: the `policy` decides (a request's own, else the host's), then the host's rules
+    /// may withhold it (the budget is spent, the breaker is open, or the wait is longer than
+    /// the request's `totalTimeout`). A withheld retry fails the request with `error`,
+    /// whose message says so. The wait is the policy's backoff, or its server's
+    /// `Retry-After` (jittered by ``Backpressure/spread``), and never ends inside the
+    /// host's pause.
+    func decide(_ error: NetworkError, policy: RetryPolicy, context: RequestContext) -> RetryDecision {
+        guard policy.shouldRetry(error, method: context.request.method, attempt: context.attempt) else { return .pass }
+        let now = clock.now(), random = clock.random()
+        let asked = policy.retryAfter(in: error, now: clock.date())
+        lock.lock()
+        let rules = settings
+        let spent = rules.budget != nil && bucket?.allowsRetry(now: now) == false
+        let open = rules.breaker != nil && breaker.phase != .closed
+        let paused = rules.backpressure == nil ? nil : pause.remaining(now: now)
+        lock.unlock()
+        if spent { return .fail(error.withheld("the host's retry budget is spent")) }
+        if open { return .fail(error.withheld("the host's circuit breaker is open")) }
+        var delay: TimeInterval
+        if let asked {
+            // A pause already spread the host's return; another Retry-After gets its own jitter.
+            delay = paused == nil ? asked * (1 + (rules.backpressure?.spread ?? 0) * random) : asked
+        } else {
+            delay = policy.backoff(after: context.attempt, random: random)
+        }
+        if let paused { delay = max(delay, paused) }
+        if let limit = context.request.totalTimeout ?? context.host.totalTimeout, delay > limit {
+            return .fail(error.withheld(
+                "its wait of " + NetworkError.seconds(delay) + " is longer than the request's totalTimeout of " + NetworkError.seconds(limit)
+            ))
+        }
+        return .retry(after: delay)
+    }
+}

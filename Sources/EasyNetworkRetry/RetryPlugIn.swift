@@ -1,0 +1,73 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A host's ``RetryEngine`` in one request: before each attempt it asks the engine whether
+/// the host takes it (``admit(attempt:url:)``), tells it what each attempt brought
+/// (``received(_:)``), and, asked last after every interceptor passed, lets it decide the
+/// retry with the request's policy (``retry(_:context:completion:)``).
+final class RetryPlugIn: RequestPlugIn, RequestInterceptor, @unchecked Sendable {
+    // unchecked: `probing` and `decided` are read and written only under `lock`.
+    private let engine: RetryEngine
+    /// The request's own policy, else the host's when the request started.
+    private let policy: RetryPolicy
+    private let lock = Lock()
+    /// The attempt out is the breaker's probe.
+    private var probing = false
+    /// The last failure the engine was asked about, and its attempt.
+    private var decided: (attempt: Int, error: NetworkError)?
+
+    init(engine: RetryEngine, policy: RetryPolicy) {
+        self.engine = engine
+        self.policy = policy
+    }
+
+    var retrier: (any RequestInterceptor)? { self }
+
+    /// Refused while the host is paused or its breaker open: a first attempt with the
+    /// host's failure, a retry with its own last failure ("retry withheld").
+    func admit(attempt: Int, url: URL?) -> NetworkError? {
+        lock.lock()
+        let previous = decided.flatMap { $0.attempt == attempt - 1 ? $0.error : nil }
+        lock.unlock()
+        switch engine.admit(url: url, previous: previous) {
+        case .go:
+            return nil
+        case .probe:
+            lock.lock()
+            probing = true
+            lock.unlock()
+            return nil
+        case .refused(let error):
+            return error
+        }
+    }
+
+    func received(_ outcome: inout TransportOutcome) {
+        lock.lock()
+        let probe = probing
+        probing = false
+        lock.unlock()
+        engine.record(HostSignal(outcome), response: outcome.response, probe: probe)
+    }
+
+    func retry(_ error: NetworkError, context: RequestContext, completion: @escaping @Sendable (RetryDecision) -> Void) {
+        lock.lock()
+        decided = (context.attempt, error)
+        lock.unlock()
+        completion(engine.decide(error, policy: policy, context: context))
+    }
+
+    /// The request ended: a probe that brought no answer (cancelled, say) hands the probe on.
+    func end() {
+        lock.lock()
+        let probe = probing
+        probing = false
+        lock.unlock()
+        if probe { engine.abandonProbe() }
+    }
+}
