@@ -66,7 +66,8 @@ let package = Package(
             dependencies: ["EasyNetworkOrchestration", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport"]
         ),
         // CacheStageTests keys entries on the token of a host's authenticator.
-        .testTarget(name: "EasyNetworkCacheTests", dependencies: ["EasyNetworkCache", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkPlugins"]),
+        // ReleaseFixtureTests reads a cache folder 0.3.0 wrote (Fixtures/cache-0.3.0).
+        .testTarget(name: "EasyNetworkCacheTests", dependencies: ["EasyNetworkCache", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkPlugins"], exclude: ["Fixtures"]),
         .testTarget(name: "EasyNetworkDigestTests", dependencies: ["EasyNetworkDigest"]),
         // The certificate fixtures (and the commands that made them) are read from the folder.
         // LoggingInterceptorTests: a refusal is named in the logs; downloads and tokens meet pins too.
@@ -82,7 +83,9 @@ let package = Package(
         .executableTarget(name: "EasyNetworkOutboxChild", dependencies: ["EasyNetworkOutbox", "EasyNetwork"], path: "Tests/EasyNetworkOutboxChild"),
         .testTarget(
             name: "EasyNetworkOutboxTests",
-            dependencies: ["EasyNetworkOutbox", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkOutboxChild", "EasyNetworkPlugins"]
+            dependencies: ["EasyNetworkOutbox", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkOutboxChild", "EasyNetworkPlugins"],
+            // ReleaseFixtureTests reads an outbox folder 0.3.0 wrote (Fixtures/outbox-0.3.0).
+            exclude: ["Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]
