@@ -28,13 +28,14 @@ let package = Package(
         .library(name: "EasyNetworkDownloads", targets: ["EasyNetworkDownloads"]),
         .library(name: "EasyNetworkPinning", targets: ["EasyNetworkPinning"]),
         .library(name: "EasyNetworkOutbox", targets: ["EasyNetworkOutbox"]),
+        .library(name: "EasyNetworkEnvelopes", targets: ["EasyNetworkEnvelopes"]),
     ],
     targets: [
         .target(name: "EasyNetwork", exclude: privacyExclude, resources: privacyManifest),
         .target(name: "EasyNetworkTesting"),
         .executableTarget(
             name: "EasyNetworkDemo",
-            dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkPlugins", "EasyNetworkOrchestration", "EasyNetworkDownloads"],
+            dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkPlugins", "EasyNetworkOrchestration", "EasyNetworkDownloads", "EasyNetworkEnvelopes"],
             path: "Examples/EasyNetworkDemo"
         ),
         .target(name: "EasyNetworkPlugins", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
@@ -46,6 +47,7 @@ let package = Package(
         // a target, not a product; the core never depends on it.
         .target(name: "EasyNetworkDigest", exclude: privacyExclude, resources: privacyManifest),
         .target(name: "EasyNetworkOutbox", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
+        .target(name: "EasyNetworkEnvelopes", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
         // EmbeddingHygieneTests checks a RequestBatch next to the core's objects;
         // HostConfigurationTests sets every host property, the cache's and the
         // authenticator's too; retry and interceptor tests run next to a token;
@@ -54,12 +56,12 @@ let package = Package(
         .target(name: "EasyNetworkTestSupport", dependencies: ["EasyNetwork", "EasyNetworkTesting"], path: "Tests/EasyNetworkTestSupport"),
         .testTarget(
             name: "EasyNetworkTests",
-            dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkOrchestration", "EasyNetworkCache", "EasyNetworkPlugins", "EasyNetworkDownloads"]
+            dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkOrchestration", "EasyNetworkCache", "EasyNetworkPlugins", "EasyNetworkDownloads", "EasyNetworkEnvelopes"]
         ),
-        // DownloadRefreshTests: a download's token refresh.
+        // DownloadRefreshTests: a download's token refresh. TokenRefreshTests: a business code's 401 signal.
         .testTarget(
             name: "EasyNetworkPluginsTests",
-            dependencies: ["EasyNetworkPlugins", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkDownloads"]
+            dependencies: ["EasyNetworkPlugins", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkDownloads", "EasyNetworkEnvelopes"]
         ),
         .testTarget(
             name: "EasyNetworkOrchestrationTests",
@@ -67,7 +69,8 @@ let package = Package(
         ),
         // CacheStageTests keys entries on the token of a host's authenticator.
         // ReleaseFixtureTests reads a cache folder 0.3.0 wrote (Fixtures/cache-0.3.0).
-        .testTarget(name: "EasyNetworkCacheTests", dependencies: ["EasyNetworkCache", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkPlugins"], exclude: ["Fixtures"]),
+        // CacheStageTests: a cached answer read through the host's envelope.
+        .testTarget(name: "EasyNetworkCacheTests", dependencies: ["EasyNetworkCache", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkPlugins", "EasyNetworkEnvelopes"], exclude: ["Fixtures"]),
         .testTarget(name: "EasyNetworkDigestTests", dependencies: ["EasyNetworkDigest"]),
         // The certificate fixtures (and the commands that made them) are read from the folder.
         // LoggingInterceptorTests: a refusal is named in the logs; downloads and tokens meet pins too.
@@ -76,7 +79,8 @@ let package = Package(
             dependencies: ["EasyNetworkPinning", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkPlugins", "EasyNetworkDownloads"],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "EasyNetworkDownloadsTests", dependencies: ["EasyNetworkDownloads", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport"]),
+        // DownloadPipelineTests: a download is never read through the host's envelope.
+        .testTarget(name: "EasyNetworkDownloadsTests", dependencies: ["EasyNetworkDownloads", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkEnvelopes"]),
         // The process OutboxCrashTests kills (SIGKILL) while it accepts and delivers entries;
         // the tests find it next to their own bundle in the build folder. OutboxTests
         // delivers with a host's TokenAuthenticator.

@@ -1,4 +1,5 @@
 import EasyNetwork
+import EasyNetworkEnvelopes
 import EasyNetworkDownloads
 import EasyNetworkTesting
 import Foundation

@@ -1,4 +1,5 @@
 import EasyNetwork
+import EasyNetworkEnvelopes
 import EasyNetworkTesting
 import EasyNetworkTestSupport
 import Foundation

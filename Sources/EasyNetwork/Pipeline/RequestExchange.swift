@@ -83,7 +83,7 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         self.uploadProgress = uploadProgress
         carriesAttempts = transfer != nil
         sessionKeepsIdle = transfer == nil && NetworkService.sessionKeepsIdle(limits.idle)
-        handlesInline = sink.mapsInline && interceptors.isEmpty && plugIns.isEmpty && settings.settings.envelope == nil
+        handlesInline = sink.mapsInline && interceptors.isEmpty && plugIns.isEmpty && settings.settings.payloadReader == nil
     }
 
     func context(attempt: Int) -> RequestContext {

@@ -1,3 +1,6 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
 import Foundation
 
 /// How one backend wraps its answers, e.g. `{"code": 0, "msg": "", "data": {…}, "traceId": "…"}`,

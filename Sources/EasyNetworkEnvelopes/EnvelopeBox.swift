@@ -1,3 +1,6 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
 import Foundation
 
 /// The response whose envelope an ``EnvelopeBox`` applies, bound around one decode (a
@@ -17,7 +20,7 @@ enum EnvelopeBinding {
     static func read(_ decoder: any Decoder) throws -> (
         container: KeyedDecodingContainer<AnyCodingKey>, payloadKey: AnyCodingKey?, payloadIsWhole: Bool
     ) {
-        guard let response = current, let envelope = response.envelope else {
+        guard let response = current, let envelope = response.payloadReader as? ResponseEnvelope else {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "no envelope is bound"))
         }
         let container = try decoder.container(keyedBy: AnyCodingKey.self)
