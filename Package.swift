@@ -29,13 +29,14 @@ let package = Package(
         .library(name: "EasyNetworkPinning", targets: ["EasyNetworkPinning"]),
         .library(name: "EasyNetworkOutbox", targets: ["EasyNetworkOutbox"]),
         .library(name: "EasyNetworkEnvelopes", targets: ["EasyNetworkEnvelopes"]),
+        .library(name: "EasyNetworkUploads", targets: ["EasyNetworkUploads"]),
     ],
     targets: [
         .target(name: "EasyNetwork", exclude: privacyExclude, resources: privacyManifest),
         .target(name: "EasyNetworkTesting"),
         .executableTarget(
             name: "EasyNetworkDemo",
-            dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkPlugins", "EasyNetworkOrchestration", "EasyNetworkDownloads", "EasyNetworkEnvelopes"],
+            dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkPlugins", "EasyNetworkOrchestration", "EasyNetworkDownloads", "EasyNetworkEnvelopes", "EasyNetworkUploads"],
             path: "Examples/EasyNetworkDemo"
         ),
         .target(name: "EasyNetworkPlugins", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
@@ -48,6 +49,7 @@ let package = Package(
         .target(name: "EasyNetworkDigest", exclude: privacyExclude, resources: privacyManifest),
         .target(name: "EasyNetworkOutbox", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
         .target(name: "EasyNetworkEnvelopes", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
+        .target(name: "EasyNetworkUploads", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
         // EmbeddingHygieneTests checks a RequestBatch next to the core's objects;
         // HostConfigurationTests sets every host property, the cache's and the
         // authenticator's too; retry and interceptor tests run next to a token;
@@ -56,7 +58,7 @@ let package = Package(
         .target(name: "EasyNetworkTestSupport", dependencies: ["EasyNetwork", "EasyNetworkTesting"], path: "Tests/EasyNetworkTestSupport"),
         .testTarget(
             name: "EasyNetworkTests",
-            dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkOrchestration", "EasyNetworkCache", "EasyNetworkPlugins", "EasyNetworkDownloads", "EasyNetworkEnvelopes"]
+            dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkOrchestration", "EasyNetworkCache", "EasyNetworkPlugins", "EasyNetworkDownloads", "EasyNetworkEnvelopes", "EasyNetworkUploads"]
         ),
         // DownloadRefreshTests: a download's token refresh. TokenRefreshTests: a business code's 401 signal.
         .testTarget(
@@ -79,15 +81,16 @@ let package = Package(
             dependencies: ["EasyNetworkPinning", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkPlugins", "EasyNetworkDownloads"],
             exclude: ["Fixtures"]
         ),
-        // DownloadPipelineTests: a download is never read through the host's envelope.
-        .testTarget(name: "EasyNetworkDownloadsTests", dependencies: ["EasyNetworkDownloads", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkEnvelopes"]),
+        // DownloadPipelineTests: a download is never read through the host's envelope, and
+        // never sends a multipart body.
+        .testTarget(name: "EasyNetworkDownloadsTests", dependencies: ["EasyNetworkDownloads", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkEnvelopes", "EasyNetworkUploads"]),
         // The process OutboxCrashTests kills (SIGKILL) while it accepts and delivers entries;
         // the tests find it next to their own bundle in the build folder. OutboxTests
         // delivers with a host's TokenAuthenticator.
         .executableTarget(name: "EasyNetworkOutboxChild", dependencies: ["EasyNetworkOutbox", "EasyNetwork"], path: "Tests/EasyNetworkOutboxChild"),
         .testTarget(
             name: "EasyNetworkOutboxTests",
-            dependencies: ["EasyNetworkOutbox", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkOutboxChild", "EasyNetworkPlugins"],
+            dependencies: ["EasyNetworkOutbox", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkOutboxChild", "EasyNetworkPlugins", "EasyNetworkUploads"],
             // ReleaseFixtureTests reads an outbox folder 0.3.0 wrote (Fixtures/outbox-0.3.0).
             exclude: ["Fixtures"]
         ),

@@ -1,5 +1,6 @@
 import EasyNetwork
 import EasyNetworkEnvelopes
+import EasyNetworkUploads
 import EasyNetworkDownloads
 import EasyNetworkTesting
 import Foundation

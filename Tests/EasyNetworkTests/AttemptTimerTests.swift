@@ -1,4 +1,5 @@
 import EasyNetwork
+import EasyNetworkUploads
 import EasyNetworkOrchestration
 import EasyNetworkTesting
 import Foundation

@@ -1,5 +1,6 @@
 import EasyNetwork
 import EasyNetworkEnvelopes
+import EasyNetworkUploads
 import EasyNetworkTesting
 import Foundation
 #if canImport(FoundationNetworking)

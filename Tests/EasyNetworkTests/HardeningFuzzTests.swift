@@ -1,5 +1,6 @@
 import EasyNetwork
 import EasyNetworkEnvelopes
+import EasyNetworkUploads
 import EasyNetworkTesting
 import EasyNetworkTestSupport
 import Foundation
