@@ -97,6 +97,20 @@ Pod::Spec.new do |s|
     outbox.frameworks = 'Foundation'
   end
 
+  s.subspec 'Envelopes' do |envelopes|
+    envelopes.source_files = 'Sources/EasyNetworkEnvelopes/**/*.swift'
+    envelopes.resource_bundles = { 'EasyNetworkEnvelopes' => ['Sources/EasyNetworkEnvelopes/PrivacyInfo.xcprivacy'] }
+    envelopes.dependency 'EasyNetwork/Core'
+    envelopes.frameworks = 'Foundation'
+  end
+
+  s.subspec 'Uploads' do |uploads|
+    uploads.source_files = 'Sources/EasyNetworkUploads/**/*.swift'
+    uploads.resource_bundles = { 'EasyNetworkUploads' => ['Sources/EasyNetworkUploads/PrivacyInfo.xcprivacy'] }
+    uploads.dependency 'EasyNetwork/Core'
+    uploads.frameworks = 'Foundation'
+  end
+
   # For test targets. Like the SwiftPM product it needs no other subspec (and no XCTest).
   s.subspec 'Testing' do |testing|
     testing.source_files = 'Sources/EasyNetworkTesting/**/*.swift'

@@ -16,7 +16,7 @@ enum EnvelopeBinding {
     ///
     /// - Returns: the container and where the payload is: under `payloadKey`, absent,
     ///   or the whole object.
-    /// - Throws: the envelope's business ``NetworkError`` when it says failure.
+    /// - Throws: the envelope's business `NetworkError` when it says failure.
     static func read(_ decoder: any Decoder) throws -> (
         container: KeyedDecodingContainer<AnyCodingKey>, payloadKey: AnyCodingKey?, payloadIsWhole: Bool
     ) {

@@ -4,7 +4,7 @@ import EasyNetwork
 import Foundation
 
 /// Applying an envelope to a decoded body: success gives the payload, failure a
-/// business ``NetworkError``. `response` is the exchange the body came from.
+/// business `NetworkError`. `response` is the exchange the body came from.
 extension ResponseEnvelope: PayloadReader {
     /// The payload of `body`; `nil` when a successful envelope lacks the payload key
     /// or holds `null` there.

@@ -3,7 +3,7 @@ import EasyNetwork
 #endif
 import Foundation
 
-/// One part of a ``EasyNetwork/MultipartFormData``: its headers (ending with the blank
+/// One part of a `MultipartFormData`: its headers (ending with the blank
 /// line), then its bytes, from memory or read from `file` when the body is written.
 final class FormPart: MultipartPart {
     let headers: String

@@ -3,7 +3,7 @@ import EasyNetwork
 #endif
 import Foundation
 
-/// The one ``MultipartWriter``: writes a request's ``EasyNetwork/MultipartFormData``
+/// The one ``MultipartWriter``: writes a request's `MultipartFormData`
 /// (after its `params` as text fields) to a temporary file, copying files in 64 KB
 /// pieces, off the caller's thread.
 struct MultipartBodyWriter: MultipartWriter {

@@ -3,19 +3,19 @@ import EasyNetwork
 #endif
 import Foundation
 
-/// Adding parts to a ``EasyNetwork/MultipartFormData`` (the type is the core's; with
+/// Adding parts to a `MultipartFormData` (the type is the core's; with
 /// these, the body is written and sent by this module).
 extension MultipartFormData {
     /// Adds a text field.
     public mutating func append(_ value: String, name: String) {
-        append(FormPart(headers: Self.headers(name: name, fileName: nil, mimeType: nil), data: Self.bytes(value)))
+        addPart(FormPart(headers: Self.headers(name: name, fileName: nil, mimeType: nil), data: Self.bytes(value)))
     }
 
     /// Adds bytes from memory, as a file when `fileName` is given. The MIME type is
     /// guessed from the file name's extension when not given.
     public mutating func append(_ data: Data, name: String, fileName: String? = nil, mimeType: String? = nil) {
         let type = mimeType ?? fileName.map { Self.mimeType(forPathExtension: Self.pathExtension(of: $0)) }
-        append(FormPart(headers: Self.headers(name: name, fileName: fileName, mimeType: type), data: data))
+        addPart(FormPart(headers: Self.headers(name: name, fileName: fileName, mimeType: type), data: data))
     }
 
     /// Adds a file from disk, read in pieces when the body is written. File name and
@@ -23,7 +23,7 @@ extension MultipartFormData {
     public mutating func append(fileAt url: URL, name: String, fileName: String? = nil, mimeType: String? = nil) {
         let fileName = fileName ?? url.lastPathComponent
         let type = mimeType ?? Self.mimeType(forPathExtension: url.pathExtension)
-        append(FormPart(headers: Self.headers(name: name, fileName: fileName, mimeType: type), file: url))
+        addPart(FormPart(headers: Self.headers(name: name, fileName: fileName, mimeType: type), file: url))
     }
 
     /// The UTF-8 bytes of `text`, by Foundation's own `data(using:)` (never nil for UTF-8):
@@ -49,7 +49,7 @@ extension MultipartFormData {
 
     /// Escapes a name as the HTML standard's form encoding does (out of line: two call sites):
     /// CR, LF and `"` become `%0D`, `%0A` and `%22`. One pass over the UTF-8 bytes
-    /// (``PercentEncoding/formName``), linear in the name's length.
+    /// (`PercentEncoding.formName`), linear in the name's length.
     @inline(never)
     static func escape(_ value: String) -> String {
         PercentEncoding.encode(value, allowed: PercentEncoding.formName, keepingEscapes: false)

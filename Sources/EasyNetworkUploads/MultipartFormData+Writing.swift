@@ -7,7 +7,7 @@ extension MultipartFormData {
     /// Adds every part of `other`.
     mutating func append(contentsOf other: MultipartFormData) {
         for part in other.parts {
-            append(part)
+            addPart(part)
         }
     }
 

@@ -44,7 +44,7 @@ public struct MultipartFormData: Sendable {
     }
 
     /// Adds `part`.
-    package mutating func append(_ part: any MultipartPart) {
+    package mutating func addPart(_ part: any MultipartPart) {
         parts.append(part)
     }
 }
