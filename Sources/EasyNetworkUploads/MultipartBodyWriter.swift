@@ -2,6 +2,9 @@
 import EasyNetwork
 #endif
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// The one ``MultipartWriter``: writes a request's `MultipartFormData`
 /// (after its `params` as text fields) to a temporary file, copying files in 64 KB
@@ -16,6 +19,16 @@ struct MultipartBodyWriter: MultipartWriter {
         completion: @escaping @Sendable (Result<MultipartBodyFile, NetworkError>) -> Void
     ) {
         Self.write(Self.body(form, fields: fields), for: url, completion: completion)
+    }
+
+    func uploadTask(
+        from file: URL,
+        request: URLRequest,
+        in session: URLSession,
+        progress: (@Sendable (Int64, Int64) -> Void)?
+    ) -> (task: URLSessionTask, progress: (@Sendable (Int64, Int64) -> Void)?)? {
+        guard let upload = UploadBody.prepare(file, for: request) else { return nil }
+        return (upload.body.task(in: session, with: upload.request), upload.body.reporting(progress))
     }
 
     /// `form` preceded by `params` as text fields, keeping `form`'s boundary.
@@ -51,7 +64,7 @@ struct MultipartBodyWriter: MultipartWriter {
     static func write(_ body: MultipartFormData, for requestURL: URL?) -> Result<MultipartBodyFile, NetworkError> {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent(namePrefix + UUID().uuidString)
         do {
-            return .success(MultipartBodyFile(url: file, length: try body.write(to: file)))
+            return .success(MultipartBodyFile(url: file, length: try body.write(to: file), writer: shared))
         } catch {
             try? FileManager.default.removeItem(at: file)
             return .failure(NetworkError(kind: .encoding, message: "cannot write the multipart body: " + error.localizedDescription, url: requestURL, underlyingError: error))

@@ -181,7 +181,7 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
             && (uploadProgress == nil || (bodySize == 0 && urlRequest.httpBodyStream == nil))
         let timer = plain && layers.isEmpty && limits.total == nil ? nil : AttemptTimer(limits, lock: lock, idleKeptBySession: plain && layers.isEmpty)
         let task = TransportStage.send(
-            urlRequest, bodyFile: bodyFile?.url, plugIns: layers, transport: host.transport,
+            urlRequest, bodyFile: bodyFile, plugIns: layers, transport: host.transport,
             priority: priority, uploadProgress: uploadProgress, plain: plain, timer: timer
         ) { [self] outcome in
             // Usually on the session's delegate queue (see TransportStage): end the

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// A request's multipart body written to a temporary file (by its form's
 /// ``MultipartWriter``): the request's `params` as text fields, then the parts of its
@@ -11,10 +14,13 @@ package struct MultipartBodyFile: Sendable {
     package let url: URL
     /// Its length in bytes.
     package let length: Int64
+    /// The writer that made it, which also hands it to `URLSession`.
+    package let writer: any MultipartWriter
 
-    package init(url: URL, length: Int64) {
+    package init(url: URL, length: Int64, writer: any MultipartWriter) {
         self.url = url
         self.length = length
+        self.writer = writer
     }
 
     /// Deletes the file.
@@ -42,4 +48,14 @@ package protocol MultipartWriter: Sendable {
         for url: URL?,
         completion: @escaping @Sendable (Result<MultipartBodyFile, NetworkError>) -> Void
     )
+
+    /// A delegate-driven task of `session` sending `request` with the body in `file`, and
+    /// `progress` with the expected total filled in where `URLSession` does not know it;
+    /// `nil` when the file cannot be read.
+    func uploadTask(
+        from file: URL,
+        request: URLRequest,
+        in session: URLSession,
+        progress: (@Sendable (Int64, Int64) -> Void)?
+    ) -> (task: URLSessionTask, progress: (@Sendable (Int64, Int64) -> Void)?)?
 }
