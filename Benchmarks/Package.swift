@@ -15,6 +15,8 @@ let package = Package(
                 .product(name: "EasyNetworkTesting", package: "EasyNetwork"),
                 .product(name: "EasyNetworkDownloads", package: "EasyNetwork"),
                 .product(name: "EasyNetworkOutbox", package: "EasyNetwork"),
+                .product(name: "EasyNetworkEnvelopes", package: "EasyNetwork"),
+                .product(name: "EasyNetworkUploads", package: "EasyNetwork"),
             ]
         ),
     ],
