@@ -18,7 +18,8 @@ Pod::Spec.new do |s|
     (Plugins), chains and batches (Orchestration), a disk response cache (Cache), resumable
     downloads to disk (Downloads), public-key pinning (Pinning), an outbox of requests stored
     on disk until delivered (Outbox), fleet-safe retries (Retry: a retry budget, Retry-After
-    pauses and a circuit breaker per host) and a loopback test server (Testing).
+    pauses and a circuit breaker per host), response envelopes and business codes
+    (Envelopes), multipart uploads (Uploads) and a loopback test server (Testing).
   DESC
   s.homepage = repository
   s.license = { type: 'MIT', file: 'LICENSE' }
@@ -112,6 +113,20 @@ Pod::Spec.new do |s|
     retries.dependency 'EasyNetwork/Core'
     retries.dependency 'EasyNetwork/Backoff'
     retries.frameworks = 'Foundation'
+  end
+
+  s.subspec 'Envelopes' do |envelopes|
+    envelopes.source_files = 'Sources/EasyNetworkEnvelopes/**/*.swift'
+    envelopes.resource_bundles = { 'EasyNetworkEnvelopes' => ['Sources/EasyNetworkEnvelopes/PrivacyInfo.xcprivacy'] }
+    envelopes.dependency 'EasyNetwork/Core'
+    envelopes.frameworks = 'Foundation'
+  end
+
+  s.subspec 'Uploads' do |uploads|
+    uploads.source_files = 'Sources/EasyNetworkUploads/**/*.swift'
+    uploads.resource_bundles = { 'EasyNetworkUploads' => ['Sources/EasyNetworkUploads/PrivacyInfo.xcprivacy'] }
+    uploads.dependency 'EasyNetwork/Core'
+    uploads.frameworks = 'Foundation'
   end
 
   # For test targets. Like the SwiftPM product it needs no other subspec (and no XCTest).

@@ -29,13 +29,15 @@ let package = Package(
         .library(name: "EasyNetworkPinning", targets: ["EasyNetworkPinning"]),
         .library(name: "EasyNetworkOutbox", targets: ["EasyNetworkOutbox"]),
         .library(name: "EasyNetworkRetry", targets: ["EasyNetworkRetry"]),
+        .library(name: "EasyNetworkEnvelopes", targets: ["EasyNetworkEnvelopes"]),
+        .library(name: "EasyNetworkUploads", targets: ["EasyNetworkUploads"]),
     ],
     targets: [
         .target(name: "EasyNetwork", exclude: privacyExclude, resources: privacyManifest),
         .target(name: "EasyNetworkTesting"),
         .executableTarget(
             name: "EasyNetworkDemo",
-            dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkPlugins", "EasyNetworkOrchestration", "EasyNetworkDownloads", "EasyNetworkRetry"],
+            dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkPlugins", "EasyNetworkOrchestration", "EasyNetworkDownloads", "EasyNetworkRetry", "EasyNetworkEnvelopes", "EasyNetworkUploads"],
             path: "Examples/EasyNetworkDemo"
         ),
         .target(name: "EasyNetworkPlugins", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
@@ -51,6 +53,8 @@ let package = Package(
         // The backoff formula and Retry-After for the retry engine and the outbox (they may not
         // import each other): a target, not a product; the core never depends on it.
         .target(name: "EasyNetworkBackoff", exclude: privacyExclude, resources: privacyManifest),
+        .target(name: "EasyNetworkEnvelopes", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
+        .target(name: "EasyNetworkUploads", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
         // EmbeddingHygieneTests checks a RequestBatch next to the core's objects;
         // HostConfigurationTests sets every host property, the cache's and the
         // authenticator's too; retry and interceptor tests run next to a token;
@@ -60,19 +64,21 @@ let package = Package(
         .target(name: "EasyNetworkTestSupport", dependencies: ["EasyNetwork", "EasyNetworkTesting"], path: "Tests/EasyNetworkTestSupport"),
         .testTarget(
             name: "EasyNetworkTests",
-            dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkOrchestration", "EasyNetworkCache", "EasyNetworkPlugins", "EasyNetworkDownloads", "EasyNetworkRetry"]
+            dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkOrchestration", "EasyNetworkCache", "EasyNetworkPlugins", "EasyNetworkDownloads", "EasyNetworkRetry", "EasyNetworkEnvelopes", "EasyNetworkUploads"]
         ),
-        // DownloadRefreshTests: a download's token refresh.
+        // DownloadRefreshTests: a download's token refresh. TokenRefreshTests: a business code's 401 signal.
         .testTarget(
             name: "EasyNetworkPluginsTests",
-            dependencies: ["EasyNetworkPlugins", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkDownloads"]
+            dependencies: ["EasyNetworkPlugins", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkDownloads", "EasyNetworkEnvelopes"]
         ),
         .testTarget(
             name: "EasyNetworkOrchestrationTests",
             dependencies: ["EasyNetworkOrchestration", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport"]
         ),
         // CacheStageTests keys entries on the token of a host's authenticator.
-        .testTarget(name: "EasyNetworkCacheTests", dependencies: ["EasyNetworkCache", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkPlugins"]),
+        // ReleaseFixtureTests reads a cache folder 0.3.0 wrote (Fixtures/cache-0.3.0).
+        // CacheStageTests: a cached answer read through the host's envelope.
+        .testTarget(name: "EasyNetworkCacheTests", dependencies: ["EasyNetworkCache", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkPlugins", "EasyNetworkEnvelopes"], exclude: ["Fixtures"]),
         .testTarget(name: "EasyNetworkDigestTests", dependencies: ["EasyNetworkDigest"]),
         .testTarget(name: "EasyNetworkBackoffTests", dependencies: ["EasyNetworkBackoff"]),
         // The certificate fixtures (and the commands that made them) are read from the folder.
@@ -82,14 +88,18 @@ let package = Package(
             dependencies: ["EasyNetworkPinning", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkPlugins", "EasyNetworkDownloads", "EasyNetworkRetry"],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "EasyNetworkDownloadsTests", dependencies: ["EasyNetworkDownloads", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkRetry"]),
+        // DownloadPipelineTests: a download is never read through the host's envelope, and
+        // never sends a multipart body.
+        .testTarget(name: "EasyNetworkDownloadsTests", dependencies: ["EasyNetworkDownloads", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkRetry", "EasyNetworkEnvelopes", "EasyNetworkUploads"]),
         // The process OutboxCrashTests kills (SIGKILL) while it accepts and delivers entries;
         // the tests find it next to their own bundle in the build folder. OutboxTests
         // delivers with a host's TokenAuthenticator.
         .executableTarget(name: "EasyNetworkOutboxChild", dependencies: ["EasyNetworkOutbox", "EasyNetwork"], path: "Tests/EasyNetworkOutboxChild"),
         .testTarget(
             name: "EasyNetworkOutboxTests",
-            dependencies: ["EasyNetworkOutbox", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkOutboxChild", "EasyNetworkPlugins", "EasyNetworkRetry"]
+            dependencies: ["EasyNetworkOutbox", "EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkOutboxChild", "EasyNetworkPlugins", "EasyNetworkRetry", "EasyNetworkUploads"],
+            // ReleaseFixtureTests reads an outbox folder 0.3.0 wrote (Fixtures/outbox-0.3.0).
+            exclude: ["Fixtures"]
         ),
         // The retry engine's rules with a driven clock, and against the loopback server;
         // RetryStageTests next to a token (a refresh is no retry), DownloadRetryTests next to downloads.

@@ -16,6 +16,8 @@ let package = Package(
                 .product(name: "EasyNetworkDownloads", package: "EasyNetwork"),
                 .product(name: "EasyNetworkOutbox", package: "EasyNetwork"),
                 .product(name: "EasyNetworkRetry", package: "EasyNetwork"),
+                .product(name: "EasyNetworkEnvelopes", package: "EasyNetwork"),
+                .product(name: "EasyNetworkUploads", package: "EasyNetwork"),
             ]
         ),
     ],

@@ -1,4 +1,5 @@
 import EasyNetwork
+import EasyNetworkUploads
 import Foundation
 
 // What an SDK author writes: requests, items, mappers and one operation subclass.

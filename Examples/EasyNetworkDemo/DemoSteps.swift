@@ -1,4 +1,5 @@
 import EasyNetwork
+import EasyNetworkEnvelopes
 import EasyNetworkDownloads  // DownloadOperation (an opt-in product)
 import EasyNetworkOrchestration
 import EasyNetworkPlugins

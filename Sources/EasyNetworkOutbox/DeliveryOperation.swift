@@ -99,7 +99,7 @@ final class DeliveryOperation<Unused>: ServiceOperation, BaseAPIRequest, Exchang
     /// Any answer the host accepts delivers the entry; the host's envelope, when the body
     /// has one, may still say the call failed.
     func map(_ response: NetworkResponse, lock: Lock) -> NetworkError? {
-        guard response.envelope != nil, !response.data.isEmpty else { return nil }
+        guard response.payloadReader != nil, !response.data.isEmpty else { return nil }
         do {
             try response.validateEnvelope()
             return nil

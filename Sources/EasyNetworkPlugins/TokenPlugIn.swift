@@ -103,7 +103,7 @@ final class TokenPlugIn: RequestPlugIn, RequestInterceptor, @unchecked Sendable 
     }
 
     private func newLoan() -> SlotLoan {
-        let fresh = service.slotLoan()
+        let fresh = SlotLoan(from: service.lendingQueue)
         lock.lock()
         loan = fresh
         lock.unlock()

@@ -1,4 +1,5 @@
 import EasyNetwork
+import EasyNetworkEnvelopes
 import EasyNetworkCache
 import EasyNetworkPlugins
 import EasyNetworkTesting

@@ -1,5 +1,7 @@
 import EasyNetwork
 import EasyNetworkRetry
+import EasyNetworkEnvelopes
+import EasyNetworkUploads
 import EasyNetworkDownloads
 import EasyNetworkTesting
 import Foundation

@@ -1,4 +1,5 @@
 import EasyNetwork
+import EasyNetworkUploads
 import EasyNetworkPlugins
 import EasyNetworkTesting
 @testable import EasyNetworkOutbox

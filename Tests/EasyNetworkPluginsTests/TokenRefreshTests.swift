@@ -1,4 +1,5 @@
 @testable import EasyNetwork
+import EasyNetworkEnvelopes
 @testable import EasyNetworkPlugins
 import EasyNetworkTesting
 import Foundation

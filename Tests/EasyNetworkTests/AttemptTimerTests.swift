@@ -1,5 +1,6 @@
 import EasyNetwork
 import EasyNetworkRetry
+import EasyNetworkUploads
 import EasyNetworkOrchestration
 import EasyNetworkTesting
 import Foundation

@@ -1,4 +1,5 @@
 @testable import EasyNetwork
+import EasyNetworkEnvelopes
 import EasyNetworkCache
 import EasyNetworkPlugins
 import EasyNetworkRetry

@@ -1,4 +1,5 @@
 @testable import EasyNetwork
+@testable import EasyNetworkUploads
 import EasyNetworkTesting
 import EasyNetworkTestSupport
 import Foundation

@@ -1,4 +1,5 @@
 @testable import EasyNetwork
+import EasyNetworkEnvelopes
 import EasyNetworkDownloads
 import EasyNetworkOrchestration
 import EasyNetworkPlugins

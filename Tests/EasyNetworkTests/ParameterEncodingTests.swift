@@ -1,4 +1,5 @@
 import EasyNetwork
+import EasyNetworkUploads
 import EasyNetworkTesting
 import EasyNetworkTestSupport
 import Foundation

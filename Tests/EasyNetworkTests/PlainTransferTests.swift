@@ -1,4 +1,5 @@
 @testable import EasyNetwork
+import EasyNetworkUploads
 import EasyNetworkOrchestration
 import EasyNetworkTesting
 import Foundation

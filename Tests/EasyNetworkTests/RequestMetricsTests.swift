@@ -1,4 +1,5 @@
 @testable import EasyNetwork
+import EasyNetworkUploads
 import EasyNetworkTesting
 import Foundation
 import XCTest

@@ -1,4 +1,5 @@
 import EasyNetwork
+import EasyNetworkEnvelopes
 import EasyNetworkTesting
 import Foundation
 import XCTest

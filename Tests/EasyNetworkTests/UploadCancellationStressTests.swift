@@ -1,4 +1,5 @@
 @testable import EasyNetwork
+@testable import EasyNetworkUploads
 import EasyNetworkTesting
 import Foundation
 import XCTest
@@ -34,7 +35,7 @@ final class UploadCancellationStressTests: ServerTestCase {
 
         let temporaryFiles = {
             Set(((try? FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)) ?? [])
-                .filter { $0.hasPrefix(MultipartBodyFile.namePrefix) })
+                .filter { $0.hasPrefix(MultipartBodyWriter.namePrefix) })
         }
         let before = temporaryFiles()
         let host = makeHost()

@@ -1,4 +1,5 @@
 @testable import EasyNetwork
+@testable import EasyNetworkUploads
 import EasyNetworkTesting
 import Foundation
 import XCTest
@@ -97,7 +98,7 @@ final class UploadTests: ServerTestCase {
 
     private func leftoverTemporaryFiles() -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)) ?? [])
-            .filter { $0.hasPrefix(MultipartBodyFile.namePrefix) }
+            .filter { $0.hasPrefix(MultipartBodyWriter.namePrefix) }
     }
 
     private func upload(_ form: MultipartFormData, progress: Collector<Double>? = nil, cancelAfter: TimeInterval? = nil) -> RequestOperation<Any?> {
@@ -216,6 +217,18 @@ final class UploadTests: ServerTestCase {
         form.append(fileAt: folder.appendingPathComponent("nope.png"), name: "file")
         let op = upload(form)
         if case .failure(let error)? = op.result { XCTAssertEqual(error.kind, .encoding) } else { XCTFail("must fail") }
+        XCTAssertEqual(server.requests.count, 0)
+        XCTAssertEqual(leftoverTemporaryFiles(), [])
+    }
+
+    /// A form no part of which `EasyNetworkUploads` added has no writer: the request is
+    /// refused with a typed error naming the product, before anything is sent.
+    func testAFormWithoutPartsFromEasyNetworkUploadsIsRefusedNamingTheProduct() {
+        server.route("POST", "/upload") { _ in .status(200) }
+        let op = upload(MultipartFormData())
+        guard case .failure(let error)? = op.result else { return XCTFail("must fail: \(String(describing: op.result))") }
+        XCTAssertEqual(error.kind, .invalidRequest)
+        XCTAssertTrue(error.message?.contains("import EasyNetworkUploads") == true, error.message ?? "no message")
         XCTAssertEqual(server.requests.count, 0)
         XCTAssertEqual(leftoverTemporaryFiles(), [])
     }

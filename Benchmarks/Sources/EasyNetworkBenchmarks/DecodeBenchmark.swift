@@ -1,4 +1,5 @@
 import EasyNetwork
+import EasyNetworkEnvelopes
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

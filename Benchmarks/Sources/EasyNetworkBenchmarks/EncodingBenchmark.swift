@@ -1,4 +1,5 @@
 import EasyNetwork
+import EasyNetworkUploads
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -34,8 +35,8 @@ enum EncodingBenchmark {
         ("form: value", { Probe(query: .form, params: ["k": $0]) }),
         ("json: name", { Probe(query: .json, params: [$0: "v"]) }),
         ("json: value", { Probe(query: .json, params: ["k": $0]) }),
-        ("multipart: param name", { Probe(query: .form, params: [$0: "v"], form: MultipartFormData()) }),
-        ("multipart: param value", { Probe(query: .form, params: ["k": $0], form: MultipartFormData()) }),
+        ("multipart: param name", { Probe(query: .form, params: [$0: "v"], form: oneField()) }),
+        ("multipart: param value", { Probe(query: .form, params: ["k": $0], form: oneField()) }),
         ("multipart: field name", { text in
             var form = MultipartFormData()
             form.append("v", name: text)
@@ -47,6 +48,14 @@ enum EncodingBenchmark {
             return Probe(query: .form, form: form)
         }),
     ]
+
+    /// A form with one small part (a form needs a part from `EasyNetworkUploads` to be
+    /// written): the params are its other fields.
+    static func oneField() -> MultipartFormData {
+        var form = MultipartFormData()
+        form.append("v", name: "part")
+        return form
+    }
 
     /// Text of `size` UTF-8 bytes mixing what each encoding must escape: letters, spaces,
     /// quotes, CR/LF, `%`, brackets and a few multi-byte characters.

@@ -1,5 +1,6 @@
 import EasyNetwork
 import EasyNetworkDownloads
+import EasyNetworkUploads
 import EasyNetworkTesting
 import Foundation
 

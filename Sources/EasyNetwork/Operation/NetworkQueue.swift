@@ -15,12 +15,12 @@ public final class NetworkQueue: @unchecked Sendable {  // unchecked: `slotLimit
     /// with ``maxConcurrentOperationCount``: while requests wait for a token refresh,
     /// the queue underneath is lent one more slot per waiting request.
     public let operationQueue: OperationQueue
-    /// Guards ``slotLimit`` and ``slotsLent`` (see NetworkQueueSlots.swift).
-    let slotLock: Lock
+    /// Guards ``slotLimit`` and ``slotsLent`` (lent by `EasyNetworkPlugins`' `SlotLoan`).
+    package let slotLock: Lock
     /// The queue's own limit (at least 1).
-    @exclusivity(unchecked) var slotLimit: Int
+    @exclusivity(unchecked) package var slotLimit: Int
     /// Slots lent on top of the limit to operations parked for a token refresh.
-    @exclusivity(unchecked) var slotsLent: Int
+    @exclusivity(unchecked) package var slotsLent: Int
 
     /// Creates a queue that runs at most `maxConcurrentOperationCount` operations at once.
     public init(maxConcurrentOperationCount: Int = NetworkQueue.defaultMaxConcurrentOperationCount, name: String? = nil) {

@@ -5,8 +5,13 @@ import FoundationNetworking
 
 /// The first stage: the request's `URLRequest` (URL, headers, parameters or encoded
 /// body, by ``URLRequestBuilder``) and, for a multipart request, its body written to a
-/// temporary file. Retries start again from what it built.
+/// temporary file by its form's writer (`EasyNetworkUploads`). Retries start again from
+/// what it built.
 enum BuildStage {
+    /// Why a multipart request whose form no writer made (no part added with
+    /// `EasyNetworkUploads`) is refused before anything is sent.
+    static let noUploads = "the request's multipartBody has no part added with EasyNetworkUploads: import EasyNetworkUploads (its MultipartFormData.append methods add the parts and send the body)."
+
     /// Calls `completion` once: on this thread, or for a multipart body on a utility
     /// queue once the file is written (with the `Content-Length` set). `exactTimeout`:
     /// the session may keep the idle timeout (see ``URLRequestBuilder/build(_:multipart:exactTimeout:)``);
@@ -25,7 +30,11 @@ enum BuildStage {
             completion(built, nil)
             return
         }
-        MultipartBodyFile.write(MultipartBodyFile.body(form, fields: request.params), for: urlRequest.url) { written in
+        guard let writer = form.writer else {
+            completion(.failure(NetworkError(kind: .invalidRequest, message: Self.noUploads, url: urlRequest.url)), nil)
+            return
+        }
+        writer.write(form, fields: request.params, for: urlRequest.url) { written in
             switch written {
             case .success(let file):
                 var sized = urlRequest

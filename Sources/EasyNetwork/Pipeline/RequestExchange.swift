@@ -94,7 +94,7 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         self.uploadProgress = uploadProgress
         carriesAttempts = transfer != nil
         sessionKeepsIdle = transfer == nil && NetworkService.sessionKeepsIdle(limits.idle)
-        handlesInline = sink.mapsInline && interceptors.isEmpty && plugIns.isEmpty && settings.settings.envelope == nil
+        handlesInline = sink.mapsInline && interceptors.isEmpty && plugIns.isEmpty && settings.settings.payloadReader == nil
     }
 
     func context(attempt: Int) -> RequestContext {
@@ -215,7 +215,7 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
             && (uploadProgress == nil || (bodySize == 0 && urlRequest.httpBodyStream == nil))
         let timer = plain && layers.isEmpty && limits.total == nil ? nil : AttemptTimer(limits, lock: lock, idleKeptBySession: plain && layers.isEmpty)
         let task = TransportStage.send(
-            urlRequest, bodyFile: bodyFile?.url, plugIns: layers, transport: host.transport,
+            urlRequest, bodyFile: bodyFile, plugIns: layers, transport: host.transport,
             priority: priority, uploadProgress: uploadProgress, plain: plain, timer: timer,
             arrived: arrival(of: urlRequest, attempt: attempt, seen: seen, context: context, plain: plain, timer: timer)
         )
@@ -283,7 +283,7 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
             if next.httpBody == nil { next.httpBody = sent.httpBody }  // the host's redirectHandler may have set one
         }
         let task = TransportStage.send(
-            next, bodyFile: bodyFile?.url, plugIns: [], transport: host.transport, priority: priority,
+            next, bodyFile: bodyFile, plugIns: [], transport: host.transport, priority: priority,
             uploadProgress: uploadProgress, plain: plain, timer: timer,
             arrived: arrival(of: next, attempt: attempt, seen: seen, context: context, plain: plain, timer: timer)
         )

@@ -25,7 +25,7 @@ enum TransportStage {
     /// `timer` may be `nil` only for a plain attempt without plug-ins (no clock of its own).
     static func send(
         _ urlRequest: URLRequest,
-        bodyFile: URL?,
+        bodyFile: MultipartBodyFile?,
         plugIns: [any RequestPlugIn],
         transport: NetworkService,
         priority: Float?,
@@ -53,7 +53,7 @@ enum TransportStage {
         _ activity: (any TransferActivity)?,
         _ arrived: @escaping @Sendable (TransportOutcome) -> Void,
         plain: Bool,
-        bodyFile: URL?,
+        bodyFile: MultipartBodyFile?,
         transport: NetworkService,
         priority: Float?,
         uploadProgress: (@Sendable (Int64, Int64) -> Void)?

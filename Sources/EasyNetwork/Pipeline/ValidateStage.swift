@@ -89,7 +89,7 @@ enum ValidateStage {
             request: outcome.request,
             httpResponse: response,
             data: outcome.data,
-            envelope: streamed ? nil : settings.settings.envelope,
+            payloadReader: streamed ? nil : settings.settings.payloadReader,
             jsonDecoder: settings.settings.jsonDecoder
         ))
     }

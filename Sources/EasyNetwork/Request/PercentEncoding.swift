@@ -1,7 +1,7 @@
 /// RFC 3986 percent-encoding over UTF-8 bytes with one lookup table (an entry per byte
 /// value, a bit per set of kept characters): the hot path of every request URL, where
 /// Foundation's `CharacterSet` is slow on Linux. Multipart names use it too (``formName``).
-enum PercentEncoding {
+package enum PercentEncoding {
     /// `A–Z a–z 0–9 - . _ ~`: the only characters a query key or value keeps.
     static let unreserved: UInt8 = 1
     /// Path characters (`pchar` and `/`).
@@ -10,7 +10,7 @@ enum PercentEncoding {
     static let query: UInt8 = 4
     /// Every byte but CR, LF and `"`: a multipart name, escaped as the HTML standard's form
     /// encoding does (`%0D`, `%0A`, `%22`; these never occur inside a multi-byte character).
-    static let formName: UInt8 = 8
+    package static let formName: UInt8 = 8
 
     /// For each byte value, the sets above that keep it (one table built once, instead of
     /// one per set).
@@ -35,7 +35,7 @@ enum PercentEncoding {
 
     /// `text` with every byte outside `allowed` written as `%XX`. With
     /// `keepingEscapes`, a `%` that starts a valid `%XX` stays, so encoded text is kept.
-    static func encode(_ text: String, allowed: UInt8, keepingEscapes: Bool) -> String {
+    package static func encode(_ text: String, allowed: UInt8, keepingEscapes: Bool) -> String {
         // Over the contiguous bytes of a native string (a copy for any other): far less
         // code than the UTF-8 view's iterator, and no copy of the bytes to encode them.
         let kept = Self.kept

@@ -58,7 +58,7 @@ public struct QueryStringEncoder: Sendable {
     /// convention: what multipart fields are made of (checked when the request was
     /// built). Made as they are, not by decoding the encoded pairs, which cost a decode of
     /// every name and dropped a value's leading byte-order mark.
-    static func fields(_ parameters: [String: Any]) -> [(name: String, value: String)] {
+    package static func fields(_ parameters: [String: Any]) -> [(name: String, value: String)] {
         leaves(parameters, naming: ParameterWalker.plain)
     }
 

@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 
 /// A successful HTTP exchange: the request as sent, the response and its body, with
-/// the host's envelope and JSON decoder. Mappers and transforms receive it before
+/// the host's JSON decoder (and its envelope, from `EasyNetworkEnvelopes`). Mappers and transforms receive it before
 /// anything is decoded, and use its methods to decode.
 public struct NetworkResponse: Sendable {
     /// The request as it was sent.
@@ -13,9 +13,9 @@ public struct NetworkResponse: Sendable {
     public var httpResponse: HTTPURLResponse { storage.httpResponse }
     /// The body; empty for HEAD, 204 and empty responses.
     public var data: Data { storage.data }
-    /// The host's envelope, applied by ``jsonObject()``, ``decode(_:decoder:)`` and
-    /// ``validateEnvelope()``; `nil` when the host has none.
-    public var envelope: ResponseEnvelope? { storage.envelope }
+    /// The host's envelope (`EasyNetworkEnvelopes`), applied by ``jsonObject()``,
+    /// ``decode(_:decoder:)`` and ``validateEnvelope()``; `nil` when the host has none.
+    package var payloadReader: (any PayloadReader)? { storage.payloadReader }
     /// The host's JSON decoder, used by ``decode(_:decoder:)`` when none is given.
     public var jsonDecoder: JSONDecoder { storage.jsonDecoder }
     /// Every field in one immutable object: a response is copied along the exchange,
@@ -27,10 +27,14 @@ public struct NetworkResponse: Sendable {
         request: URLRequest,
         httpResponse: HTTPURLResponse,
         data: Data,
-        envelope: ResponseEnvelope? = nil,
         jsonDecoder: JSONDecoder = JSONDecoder()
     ) {
-        storage = Storage(request: request, httpResponse: httpResponse, data: data, envelope: envelope, jsonDecoder: jsonDecoder)
+        storage = Storage(request: request, httpResponse: httpResponse, data: data, payloadReader: nil, jsonDecoder: jsonDecoder)
+    }
+
+    /// A response whose payload `payloadReader` reads (`nil`: the whole body).
+    package init(request: URLRequest, httpResponse: HTTPURLResponse, data: Data, payloadReader: (any PayloadReader)?, jsonDecoder: JSONDecoder) {
+        storage = Storage(request: request, httpResponse: httpResponse, data: data, payloadReader: payloadReader, jsonDecoder: jsonDecoder)
     }
 
     private final class Storage: @unchecked Sendable {
@@ -39,14 +43,14 @@ public struct NetworkResponse: Sendable {
         let request: URLRequest
         let httpResponse: HTTPURLResponse
         let data: Data
-        let envelope: ResponseEnvelope?
+        let payloadReader: (any PayloadReader)?
         let jsonDecoder: JSONDecoder
 
-        init(request: URLRequest, httpResponse: HTTPURLResponse, data: Data, envelope: ResponseEnvelope?, jsonDecoder: JSONDecoder) {
+        init(request: URLRequest, httpResponse: HTTPURLResponse, data: Data, payloadReader: (any PayloadReader)?, jsonDecoder: JSONDecoder) {
             self.request = request
             self.httpResponse = httpResponse
             self.data = data
-            self.envelope = envelope
+            self.payloadReader = payloadReader
             self.jsonDecoder = jsonDecoder
         }
     }
@@ -67,8 +71,8 @@ public struct NetworkResponse: Sendable {
     // Never inlined: the library's decoders (`.json`, `.void`, `.map`, `.mapper`) share it.
     @inline(never)
     public func jsonObject() throws -> Any? {
-        guard let envelope else { return try rawJSONObject() }
-        return try envelope.payload(of: rawJSONObject(), in: self)
+        guard let payloadReader else { return try rawJSONObject() }
+        return try payloadReader.payload(of: rawJSONObject(), in: self)
     }
 
     /// The whole body as JSON, ignoring any envelope; `nil` when empty.
@@ -87,16 +91,13 @@ public struct NetworkResponse: Sendable {
     /// - Throws: ``NetworkError``: `business` for an envelope failure, `decoding` that
     ///   that names the type, the key path and the size of the body (never its bytes).
     public func decode<T: Decodable>(_ type: T.Type, decoder: JSONDecoder? = nil) throws -> T {
-        // A thin generic shim: the envelope is judged, and every error is made, by
-        // non-generic code (`EnvelopeBinding.read`, `decodingFailure`).
+        // A thin generic shim: the envelope is judged by its reader, and every error is
+        // made, by non-generic code (`decodingFailure`).
         do {
-            guard envelope != nil else {
+            guard let payloadReader else {
                 return try (decoder ?? jsonDecoder).decode(T.self, from: data)
             }
-            let box = try EnvelopeBinding.$current.withValue(self) {
-                try (decoder ?? jsonDecoder).decode(EnvelopeBox<T>.self, from: data)
-            }
-            if let payload = box.payload {
+            if let payload = try payloadReader.decodePayload(T.self, decoder: decoder ?? jsonDecoder, in: self) {
                 return payload
             }
             if let absent = (nil as Any?) as? T {
@@ -116,7 +117,7 @@ public struct NetworkResponse: Sendable {
             return error
         }
         guard let error else {
-            return decodingError("cannot decode " + DecodingDiagnostics.name(of: type) + ": the envelope has no '" + (envelope?.payloadKey ?? "") + "'.")
+            return decodingError("cannot decode " + DecodingDiagnostics.name(of: type) + ": the envelope has no '" + (payloadReader?.payloadKey ?? "") + "'.")
         }
         return decodingError("cannot decode " + DecodingDiagnostics.name(of: type) + ": " + DecodingDiagnostics.reason(for: error), underlyingError: error)
     }
@@ -125,7 +126,7 @@ public struct NetworkResponse: Sendable {
     /// result is `Void`.
     /// - Throws: ``NetworkError`` of kind `business` or `decoding`.
     public func validateEnvelope() throws {
-        if envelope != nil {
+        if payloadReader != nil {
             _ = try jsonObject()
         }
     }
@@ -142,14 +143,14 @@ public struct NetworkResponse: Sendable {
     }
 
     /// A `decoding` error about this response: `message`, then the size of the body.
-    func decodingError(_ message: String, underlyingError: (any Error)? = nil) -> NetworkError {
+    package func decodingError(_ message: String, underlyingError: (any Error)? = nil) -> NetworkError {
         error(.decoding, message: DecodingDiagnostics.sizing(data, after: message), underlyingError: underlyingError)
     }
 
     /// An error about this response, with its URL, response and body: the one place
     /// the response's errors are made (decoding here, business in the envelope).
     @inline(never)
-    func error(
+    package func error(
         _ kind: NetworkError.Kind,
         message: String?,
         underlyingError: (any Error)? = nil,

@@ -149,12 +149,12 @@ public final class EasyNetworkService: @unchecked Sendable {
         }
     }
 
-    /// A loan of a slot for one wait of a request (empty when no queue runs it).
-    package func slotLoan() -> SlotLoan {
+    /// The queue that runs the request, which may lend a slot while it waits (the
+    /// token's `SlotLoan`); `nil` when no queue runs it.
+    package var lendingQueue: NetworkQueue? {
         lock.lock()
-        let lender = lender
-        lock.unlock()
-        return SlotLoan(from: lender)
+        defer { lock.unlock() }
+        return lender
     }
 
     /// What an operation hands its service when it starts, in one lock: the queue that

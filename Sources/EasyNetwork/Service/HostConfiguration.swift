@@ -194,17 +194,6 @@ public final class HostConfiguration: @unchecked Sendable {
         }
     }
 
-    /// How this backend wraps its answers (`{"code": 0, "data": …}`), or `nil` (the
-    /// default) when it does not. See ``ResponseEnvelope``.
-    public var envelope: ResponseEnvelope? {
-        @inline(never) get { snapshot().envelope }
-        @inline(never) set {
-            let settings = beginChange()
-            settings.envelope = newValue
-            endChange(settings)
-        }
-    }
-
     /// The decoder for `Decodable` results: set its date and key strategies here (a new
     /// host's is a plain `JSONDecoder()`, whose dates are seconds since 2001: set
     /// `dateDecodingStrategy` to what your backend sends, e.g. `.iso8601`).

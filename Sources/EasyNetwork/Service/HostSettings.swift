@@ -33,7 +33,8 @@ package final class HostSettings: @unchecked Sendable {
     var totalTimeout: Optional<TimeInterval>
     var callbackQueue: DispatchQueue
     var acceptableStatusCodes: Set<Int>
-    package var envelope: Optional<ResponseEnvelope>
+    /// The envelope (`EasyNetworkEnvelopes`), or `nil`.
+    package var payloadReader: Optional<any PayloadReader>
     package var jsonDecoder: JSONDecoder
     var jsonEncoder: JSONEncoder
     var errorHandler: Optional<HostConfiguration.ErrorHandler>
@@ -54,7 +55,7 @@ package final class HostSettings: @unchecked Sendable {
         totalTimeout = nil
         callbackQueue = .main
         acceptableStatusCodes = Self.successStatusCodes()
-        envelope = nil
+        payloadReader = nil
         jsonDecoder = JSONDecoder()
         jsonEncoder = Self.defaultJSONEncoder()
         errorHandler = nil
@@ -76,7 +77,7 @@ package final class HostSettings: @unchecked Sendable {
         totalTimeout = other.totalTimeout
         callbackQueue = other.callbackQueue
         acceptableStatusCodes = other.acceptableStatusCodes
-        envelope = other.envelope
+        payloadReader = other.payloadReader
         jsonDecoder = other.jsonDecoder
         jsonEncoder = other.jsonEncoder
         errorHandler = other.errorHandler

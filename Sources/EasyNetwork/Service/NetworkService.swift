@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 
 /// The transport: the only type that makes and holds a `URLSession` (its delegate is
-/// `SessionDelegate`; `UploadBody` picks the kind of task for a body file).
+/// `SessionDelegate`; a body file's `MultipartWriter` picks the kind of task for it).
 ///
 /// Each ``HostConfiguration`` owns one `NetworkService`, which owns one session, made on
 /// first use from an ephemeral configuration with no `URLCache` and invalidated
@@ -39,7 +39,7 @@ public final class NetworkService: @unchecked Sendable {
     /// is delegate-driven, so `activity` hears of every byte sent or received.
     func dataTask(
         with request: URLRequest,
-        bodyFile: URL? = nil,
+        bodyFile: MultipartBodyFile? = nil,
         priority: Float?,
         uploadProgress: (@Sendable (Int64, Int64) -> Void)? = nil,
         activity: (any TransferActivity)? = nil,
@@ -49,20 +49,16 @@ public final class NetworkService: @unchecked Sendable {
             completion(Self.failed(request, .cancelled))
             return nil
         }
-        // Never a file handed to URLSession on Linux: see UploadBody.
-        var upload: (request: URLRequest, body: UploadBody)?
+        // A body file goes as its writer says (never the file itself on Linux: see
+        // EasyNetworkUploads' UploadBody); outcomes name the request as built.
+        var uploadProgress = uploadProgress
+        let task: URLSessionTask
         if let bodyFile {
-            upload = UploadBody.prepare(bodyFile, for: request)
-            if upload == nil {
+            guard let upload = bodyFile.writer.uploadTask(from: bodyFile.url, request: request, in: session, progress: uploadProgress) else {
                 completion(Self.failed(request, .fileDoesNotExist))
                 return nil
             }
-        }
-        // What URLSession sends; outcomes name the request as built.
-        let uploadProgress = upload?.body.reporting(uploadProgress) ?? uploadProgress
-        let task: URLSessionTask
-        if let upload {
-            task = upload.body.task(in: session, with: upload.request)
+            (task, uploadProgress) = upload
         } else {
             task = session.dataTask(with: request)
         }

@@ -4,11 +4,11 @@ import Foundation
 /// every platform: `NSJSONWritingSortedKeys` is 1 << 1, the fragment options 1 << 2). Each
 /// named option is an imported addressor of its own (a PLT entry, a GOT slot, a relocation
 /// and a dynamic symbol); `ResponseHandlingTests` and `EnvelopeTests` read what they write.
-enum JSONOptions {
+package enum JSONOptions {
     /// `.sortedKeys`.
-    static let sortedKeys = JSONSerialization.WritingOptions(rawValue: 1 << 1)
+    package static let sortedKeys = JSONSerialization.WritingOptions(rawValue: 1 << 1)
     /// `[.fragmentsAllowed, .sortedKeys]`.
-    static let fragmentsSortedKeys = JSONSerialization.WritingOptions(rawValue: 1 << 2 | 1 << 1)
+    package static let fragmentsSortedKeys = JSONSerialization.WritingOptions(rawValue: 1 << 2 | 1 << 1)
     /// `.fragmentsAllowed` for reading.
-    static let readingFragments = JSONSerialization.ReadingOptions(rawValue: 1 << 2)
+    package static let readingFragments = JSONSerialization.ReadingOptions(rawValue: 1 << 2)
 }

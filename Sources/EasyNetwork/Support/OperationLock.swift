@@ -1,7 +1,7 @@
 import Foundation
 
 /// The lock of a ``NetworkOperation`` and its library subclasses (and of small library
-/// objects such as ``SlotLoan``): one of a fixed pool of mutexes, picked by the owner's
+/// objects such as `EasyNetworkPlugins`' `SlotLoan`): one of a fixed pool of mutexes, picked by the owner's
 /// address.
 ///
 /// An operation keeps its own state and its subclasses' state under this one lock
@@ -11,7 +11,7 @@ import Foundation
 /// it is recursive, so one operation's lock taken while another's is held (a `deinit`
 /// run by a release, say) never deadlocks on the same thread. Nothing under the lock
 /// waits for another thread.
-struct OperationLock: Sendable {
+package struct OperationLock: Sendable {
     private static let stripes = 256
     // Made once and never freed: the mutexes live as long as the process.
     nonisolated(unsafe) private static let pool: UnsafeMutablePointer<pthread_mutex_t> = {
@@ -30,7 +30,7 @@ struct OperationLock: Sendable {
     private let index: Int
 
     /// The lock for `owner` (stable for the owner's lifetime).
-    init(for owner: AnyObject) {
+    package init(for owner: AnyObject) {
         // Objects are at least 16-byte aligned: drop the bits that never vary.
         let address = UInt(bitPattern: ObjectIdentifier(owner))
         index = Int((address >> 4 ^ address >> 12) % UInt(Self.stripes))
@@ -38,13 +38,13 @@ struct OperationLock: Sendable {
 
     /// Takes the lock; pair with ``unlock()``.
     @inline(__always)
-    func lock() {
+    package func lock() {
         pthread_mutex_lock(Self.pool + index)
     }
 
     /// Lets go of the lock.
     @inline(__always)
-    func unlock() {
+    package func unlock() {
         pthread_mutex_unlock(Self.pool + index)
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 package final class FileWriter {
     private let handle: FileHandle
     /// The bytes this writer wrote.
-    private(set) var written: Int64
+    package private(set) var written: Int64
 
     /// Opens `url` for writing: after its current end when `appending`, else emptied.
     package init(url: URL, appending: Bool) throws {
@@ -34,22 +34,6 @@ package final class FileWriter {
             handle.write(data)
         }
         written += Int64(data.count)
-    }
-
-    /// Appends the contents of `file`, read in 64 KB pieces.
-    func copy(from file: URL) throws {
-        let reader = try FileHandle(forReadingFrom: file)
-        defer { try? reader.close() }
-        while true {
-            let chunk: Data
-            if #available(iOS 13.4, macOS 10.15.4, tvOS 13.4, watchOS 6.2, *) {
-                chunk = try reader.read(upToCount: 64 * 1024) ?? Data()
-            } else {
-                chunk = reader.readData(ofLength: 64 * 1024)
-            }
-            if chunk.isEmpty { return }
-            try write(chunk)
-        }
     }
 
     package func close() {

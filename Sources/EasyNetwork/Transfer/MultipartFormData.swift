@@ -2,7 +2,13 @@ import Foundation
 
 /// A `multipart/form-data` body: text fields and files, from memory or from disk.
 ///
+/// The type is the core's (a request's ``BaseAPIRequest/multipartBody`` names it); its
+/// parts are added with the methods of the `EasyNetworkUploads` product, which also
+/// writes and sends the body:
+///
 /// ```swift
+/// import EasyNetworkUploads
+///
 /// var form = MultipartFormData()
 /// form.append("Holiday", name: "title")
 /// form.append(fileAt: photoURL, name: "photo")              // filename and MIME type from the URL
@@ -15,24 +21,10 @@ import Foundation
 /// whatever the outcome. Names and file names are escaped as browsers do (`"` as `%22`,
 /// CR and LF as `%0D` and `%0A`).
 public struct MultipartFormData: Sendable {
-    /// One part of the body: its headers (ending with the blank line), then its bytes,
-    /// from memory or read from `file` when the body is written.
-    final class Part: Sendable {
-        let headers: String
-        let data: Data
-        let file: URL?
-
-        init(headers: String, data: Data = Data(), file: URL? = nil) {
-            self.headers = headers
-            self.data = data
-            self.file = file
-        }
-    }
-
     /// The boundary between parts.
     public let boundary: String
     /// (Set in `init`: in a public type an initial value here compiles a function.)
-    private(set) var parts: [Part]
+    package private(set) var parts: [any MultipartPart]
 
     /// An empty body with a random boundary (or the one given).
     public init(boundary: String? = nil) {
@@ -45,117 +37,14 @@ public struct MultipartFormData: Sendable {
         "multipart/form-data; boundary=" + boundary
     }
 
-    /// Adds a text field.
-    public mutating func append(_ value: String, name: String) {
-        parts.append(Part(headers: Self.headers(name: name, fileName: nil, mimeType: nil), data: Self.bytes(value)))
+    /// The writer of the body (`EasyNetworkUploads`), which made every part; `nil` for a
+    /// form without parts, which no request can send.
+    package var writer: (any MultipartWriter)? {
+        parts.first?.writer
     }
 
-    /// Adds bytes from memory, as a file when `fileName` is given. The MIME type is
-    /// guessed from the file name's extension when not given.
-    public mutating func append(_ data: Data, name: String, fileName: String? = nil, mimeType: String? = nil) {
-        let type = mimeType ?? fileName.map { Self.mimeType(forPathExtension: Self.pathExtension(of: $0)) }
-        parts.append(Part(headers: Self.headers(name: name, fileName: fileName, mimeType: type), data: data))
-    }
-
-    /// Adds a file from disk, read in pieces when the body is written. File name and
-    /// MIME type default to the URL's last component and its extension's type.
-    public mutating func append(fileAt url: URL, name: String, fileName: String? = nil, mimeType: String? = nil) {
-        let fileName = fileName ?? url.lastPathComponent
-        let type = mimeType ?? Self.mimeType(forPathExtension: url.pathExtension)
-        parts.append(Part(headers: Self.headers(name: name, fileName: fileName, mimeType: type), file: url))
-    }
-
-    /// Adds every part of `other`.
-    mutating func append(contentsOf other: MultipartFormData) {
-        parts.append(contentsOf: other.parts)
-    }
-
-    /// Writes the whole body to `url`.
-    /// - Returns: its length in bytes.
-    /// - Throws: when a file cannot be read or the body cannot be written.
-    @discardableResult
-    func write(to url: URL) throws -> Int64 {
-        let writer = try FileWriter(url: url, appending: false)
-        defer { writer.close() }
-        for part in parts {
-            try writer.write(Self.bytes("--" + boundary + "\r\n" + part.headers))
-            if let file = part.file {
-                try writer.copy(from: file)
-            } else {
-                try writer.write(part.data)
-            }
-            try writer.write(Self.bytes("\r\n"))
-        }
-        try writer.write(Self.bytes("--" + boundary + "--\r\n"))
-        return writer.written
-    }
-
-    /// The UTF-8 bytes of `text`, by Foundation's own `data(using:)` (never nil for UTF-8):
-    /// `Data(text.utf8)` compiled a 4 KB specialization of `Data.init<A>` for this alone.
-    @inline(never)
-    static func bytes(_ text: String) -> Data {
-        text.data(using: .utf8) ?? Data()
-    }
-
-    /// The part headers, ending with the blank line (out of line: three call sites).
-    @inline(never)
-    static func headers(name: String, fileName: String?, mimeType: String?) -> String {
-        var text = "Content-Disposition: form-data; name=\"" + escape(name) + "\""
-        if let fileName {
-            text += "; filename=\"" + escape(fileName) + "\""
-        }
-        text += "\r\n"
-        if let mimeType {
-            text += "Content-Type: " + mimeType + "\r\n"
-        }
-        return text + "\r\n"
-    }
-
-    /// Escapes a name as the HTML standard's form encoding does (out of line: two call sites):
-    /// CR, LF and `"` become `%0D`, `%0A` and `%22`. One pass over the UTF-8 bytes
-    /// (``PercentEncoding/formName``), linear in the name's length.
-    @inline(never)
-    static func escape(_ value: String) -> String {
-        PercentEncoding.encode(value, allowed: PercentEncoding.formName, keepingEscapes: false)
-    }
-
-    /// The extension of a file name: what follows the last `.` of its last path component,
-    /// or nothing for none, a leading dot (`.profile`) or a trailing one, as `NSString`'s
-    /// `pathExtension` reads it. One pass over the bytes: on Linux `NSString.pathExtension`
-    /// stops the process for a name with `//` before a non-ASCII character (`"a//é"`).
-    static func pathExtension(of fileName: String) -> String {
-        let bytes = Array(fileName.utf8)
-        var end = bytes.count
-        // A trailing slash ends no component: `a.txt/` is still `a.txt`.
-        while end > 0, bytes[end - 1] == UInt8(ascii: "/") { end -= 1 }
-        var dot = end
-        while dot > 0, bytes[dot - 1] != UInt8(ascii: "/") {
-            dot -= 1
-            if bytes[dot] == UInt8(ascii: ".") {
-                // Not the component's first byte (`.profile`) nor its last (`a.`).
-                let first = dot == 0 || bytes[dot - 1] == UInt8(ascii: "/")
-                return first || dot + 1 == end ? "" : String(decoding: Array(bytes[(dot + 1)..<end]), as: UTF8.self)
-            }
-        }
-        return ""
-    }
-
-    /// File extensions and their MIME types, in pairs: a table of constants, not code.
-    private static let knownTypes = [
-        "jpg", "image/jpeg", "jpeg", "image/jpeg", "png", "image/png", "gif", "image/gif",
-        "webp", "image/webp", "heic", "image/heic", "svg", "image/svg+xml", "pdf", "application/pdf",
-        "json", "application/json", "xml", "application/xml", "zip", "application/zip", "gz", "application/gzip",
-        "txt", "text/plain", "log", "text/plain", "csv", "text/csv", "html", "text/html", "htm", "text/html",
-        "mp4", "video/mp4", "mov", "video/quicktime", "mp3", "audio/mpeg", "m4a", "audio/mp4", "wav", "audio/wav",
-    ]
-
-    /// A MIME type for a file extension, from a small built-in table (no platform API);
-    /// `application/octet-stream` when unknown.
-    public static func mimeType(forPathExtension pathExtension: String) -> String {
-        let name = pathExtension.lowercased()
-        for index in stride(from: 0, to: knownTypes.count - 1, by: 2) where knownTypes[index] == name {
-            return knownTypes[index + 1]
-        }
-        return "application/octet-stream"
+    /// Adds `part`.
+    package mutating func addPart(_ part: any MultipartPart) {
+        parts.append(part)
     }
 }

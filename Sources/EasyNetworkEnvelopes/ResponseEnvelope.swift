@@ -1,14 +1,17 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
 import Foundation
 
 /// How one backend wraps its answers, e.g. `{"code": 0, "msg": "", "data": {…}, "traceId": "…"}`,
-/// set once per host (``HostConfiguration/envelope``) instead of in every operation.
+/// set once per host (`host.envelope`) instead of in every operation.
 ///
 /// With an envelope, a response that passed the status check is read as JSON and judged
 /// by ``success``. On success the mappers, `Decodable` types and `success(Any?)` closures
 /// see only the payload (``payloadKey``); on failure the request fails with a
-/// ``NetworkError`` of kind ``NetworkError/Kind-swift.enum/business`` carrying the code,
+/// `NetworkError` of kind `.business` carrying the code,
 /// message, trace id and payload. Codes in ``unauthorizedCodes`` also post
-/// ``HostConfiguration/unauthorizedOperationNotification``, as a 401 does.
+/// `HostConfiguration.unauthorizedOperationNotification`, as a 401 does.
 ///
 /// Three common conventions:
 ///

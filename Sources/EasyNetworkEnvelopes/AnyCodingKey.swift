@@ -1,3 +1,6 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
 /// A coding key made from any string, for containers whose keys are known only at run
 /// time (the top level of an envelope: never an array, so never an integer key). One
 /// stored `String`, so that the key has no layout of its own to copy.

@@ -1,7 +1,12 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
 import Foundation
 
-/// Slot lending: while an operation is parked (waiting for a token refresh), the
-/// `OperationQueue` underneath runs `slotLimit + slotsLent` operations at most.
+/// Slot lending (``SlotLoan``): while an operation is parked (waiting for a token
+/// refresh), the `OperationQueue` underneath runs `slotLimit + slotsLent` operations at
+/// most. The core keeps the counts (its `maxConcurrentOperationCount` sets the limit);
+/// only the token lends.
 extension NetworkQueue {
     /// One more operation may run while one is parked.
     func lendSlot() {

@@ -1,3 +1,6 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
 import Foundation
 
 /// A queue slot an operation gives up while it is parked: waiting for a token refresh,
@@ -10,7 +13,7 @@ import Foundation
 /// limit, not even right after a refresh that many waited for. ``lend()`` and the give-
 /// backs may arrive in either order from any thread: a loan is lent at most once, and
 /// once given back (or given back before it was lent) it stays closed.
-package final class SlotLoan: @unchecked Sendable {  // unchecked: `lent`, `closed` guarded by `lock`
+final class SlotLoan: @unchecked Sendable {  // unchecked: `lent`, `closed` guarded by `lock`
     /// From the operations' pool: a loan allocates no mutex.
     private var lock: OperationLock { OperationLock(for: self) }
     @exclusivity(unchecked) private var lent: Bool
@@ -18,14 +21,14 @@ package final class SlotLoan: @unchecked Sendable {  // unchecked: `lent`, `clos
     private weak let queue: NetworkQueue?
 
     /// A loan from `queue`; a loan from no queue does nothing.
-    package init(from queue: NetworkQueue?) {
+    init(from queue: NetworkQueue?) {
         self.queue = queue
         lent = false
         closed = false
     }
 
     /// The operation parks: its queue may start one more operation.
-    package func lend() {
+    func lend() {
         lock.lock()
         let lend = !lent && !closed
         lent = true
@@ -36,7 +39,7 @@ package final class SlotLoan: @unchecked Sendable {  // unchecked: `lent`, `clos
     }
 
     /// The operation ends without sending again: the queue's limit is restored now.
-    package func giveBack() {
+    func giveBack() {
         if close() {
             queue?.returnSlot()
         }
@@ -44,7 +47,7 @@ package final class SlotLoan: @unchecked Sendable {  // unchecked: `lent`, `clos
 
     /// The operation sends again: `resume` runs once the queue has a free slot for it
     /// (at once when the slot was never lent).
-    package func giveBack(then resume: @escaping @Sendable () -> Void) {
+    func giveBack(then resume: @escaping @Sendable () -> Void) {
         guard close(), let queue else { return resume() }
         queue.reenter(resume)
     }

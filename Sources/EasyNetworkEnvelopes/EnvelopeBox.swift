@@ -1,3 +1,6 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
 import Foundation
 
 /// The response whose envelope an ``EnvelopeBox`` applies, bound around one decode (a
@@ -13,11 +16,11 @@ enum EnvelopeBinding {
     ///
     /// - Returns: the container and where the payload is: under `payloadKey`, absent,
     ///   or the whole object.
-    /// - Throws: the envelope's business ``NetworkError`` when it says failure.
+    /// - Throws: the envelope's business `NetworkError` when it says failure.
     static func read(_ decoder: any Decoder) throws -> (
         container: KeyedDecodingContainer<AnyCodingKey>, payloadKey: AnyCodingKey?, payloadIsWhole: Bool
     ) {
-        guard let response = current, let envelope = response.envelope else {
+        guard let response = current, let envelope = response.payloadReader as? ResponseEnvelope else {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "no envelope is bound"))
         }
         let container = try decoder.container(keyedBy: AnyCodingKey.self)

@@ -1,11 +1,14 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
 import Foundation
 
 /// Applying an envelope to a decoded body: success gives the payload, failure a
-/// business ``NetworkError``. `response` is the exchange the body came from.
-extension ResponseEnvelope {
+/// business `NetworkError`. `response` is the exchange the body came from.
+extension ResponseEnvelope: PayloadReader {
     /// The payload of `body`; `nil` when a successful envelope lacks the payload key
     /// or holds `null` there.
-    func payload(of body: Any?, in response: NetworkResponse) throws -> Any? {
+    package func payload(of body: Any?, in response: NetworkResponse) throws -> Any? {
         guard let object = body as? [String: Any] else {
             throw response.decodingError("expected an envelope (a JSON object), got " + Self.shape(of: body) + ".")
         }
@@ -19,6 +22,14 @@ extension ResponseEnvelope {
             return nil
         }
         return value
+    }
+
+    /// The payload of `response` decoded as `type` in one pass of `decoder`
+    /// (``EnvelopeBox``); `nil` when a successful envelope has none.
+    package func decodePayload<T: Decodable>(_ type: T.Type, decoder: JSONDecoder, in response: NetworkResponse) throws -> T? {
+        try EnvelopeBinding.$current.withValue(response) {
+            try decoder.decode(EnvelopeBox<T>.self, from: response.data)
+        }.payload
     }
 
     /// The business error for an envelope whose fields said failure.

@@ -1,0 +1,33 @@
+import Foundation
+
+/// How a host's responses wrap their payload, judged before anything is decoded: the
+/// seam of the `EasyNetworkEnvelopes` product (its `ResponseEnvelope` is one), set with
+/// its `host.envelope`. The core never names an envelope: a ``NetworkResponse`` with a
+/// reader asks it for the payload (``NetworkResponse/jsonObject()``,
+/// ``NetworkResponse/decode(_:decoder:)``); one without reads the whole body.
+package protocol PayloadReader: Sendable {
+    /// The key of the payload in the body, or `nil` when the payload is the whole body
+    /// (named in the error for a missing payload).
+    var payloadKey: String? { get }
+    /// The payload of `body` (the whole body as `JSONSerialization` gives it); `nil` when
+    /// there is none.
+    /// - Throws: a ``NetworkError`` (`business` when the body says the call failed).
+    func payload(of body: Any?, in response: NetworkResponse) throws -> Any?
+    /// The payload of `response` decoded as `type` with `decoder`, in one pass over the
+    /// body; `nil` when there is none.
+    /// - Throws: a ``NetworkError`` (`business`) or the decoder's error.
+    func decodePayload<T: Decodable>(_ type: T.Type, decoder: JSONDecoder, in response: NetworkResponse) throws -> T?
+}
+
+extension HostConfiguration {
+    /// The host's payload reader (its envelope), or `nil`; requests that start after a
+    /// change see it.
+    package var payloadReader: (any PayloadReader)? {
+        @inline(never) get { snapshot().payloadReader }
+        @inline(never) set {
+            let settings = beginChange()
+            settings.payloadReader = newValue
+            endChange(settings)
+        }
+    }
+}

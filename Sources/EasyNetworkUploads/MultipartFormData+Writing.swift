@@ -1,0 +1,33 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
+import Foundation
+
+extension MultipartFormData {
+    /// Adds every part of `other`.
+    mutating func append(contentsOf other: MultipartFormData) {
+        for part in other.parts {
+            addPart(part)
+        }
+    }
+
+    /// Writes the whole body to `url`.
+    /// - Returns: its length in bytes.
+    /// - Throws: when a file cannot be read or the body cannot be written.
+    @discardableResult
+    func write(to url: URL) throws -> Int64 {
+        let writer = try FileWriter(url: url, appending: false)
+        defer { writer.close() }
+        for case let part as FormPart in parts {
+            try writer.write(Self.bytes("--" + boundary + "\r\n" + part.headers))
+            if let file = part.file {
+                try writer.copy(from: file)
+            } else {
+                try writer.write(part.data)
+            }
+            try writer.write(Self.bytes("\r\n"))
+        }
+        try writer.write(Self.bytes("--" + boundary + "--\r\n"))
+        return writer.written
+    }
+}
