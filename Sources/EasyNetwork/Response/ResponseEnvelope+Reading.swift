@@ -37,7 +37,7 @@ extension ResponseEnvelope {
         }
         return response.error(
             .business,
-            message: message,
+            serverMessage: message,
             businessCode: code,
             traceId: traceIdKey.flatMap { Self.codeText(Self.value(of: $0, in: object)) },
             payload: payload,

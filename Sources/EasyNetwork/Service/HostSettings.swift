@@ -37,6 +37,7 @@ package final class HostSettings: @unchecked Sendable {
     package var jsonDecoder: JSONDecoder
     var jsonEncoder: JSONEncoder
     var errorHandler: Optional<HostConfiguration.ErrorHandler>
+    var errorSentencesQuoteServerMessages: Bool
     var interceptors: [any RequestInterceptor]
     var retryPolicy: RetryPolicy
     package var cachePolicy: CachePolicy
@@ -59,6 +60,7 @@ package final class HostSettings: @unchecked Sendable {
         jsonDecoder = JSONDecoder()
         jsonEncoder = Self.defaultJSONEncoder()
         errorHandler = nil
+        errorSentencesQuoteServerMessages = false
         interceptors = []
         retryPolicy = .none
         cachePolicy = .networkOnly
@@ -82,6 +84,7 @@ package final class HostSettings: @unchecked Sendable {
         jsonDecoder = other.jsonDecoder
         jsonEncoder = other.jsonEncoder
         errorHandler = other.errorHandler
+        errorSentencesQuoteServerMessages = other.errorSentencesQuoteServerMessages
         interceptors = other.interceptors
         retryPolicy = other.retryPolicy
         cachePolicy = other.cachePolicy
