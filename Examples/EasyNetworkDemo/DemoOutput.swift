@@ -21,7 +21,8 @@ func bar(_ label: String, _ fraction: Double) {
 }
 
 /// What failed, labelled for what it is: an HTTP status, a business code inside a 200, a
-/// transport failure, a cancellation, … , then the error's own sentence.
+/// transport failure, a cancellation, … , then the error's own sentence (which quotes no
+/// text of the body), then the server's own message, shown here on purpose.
 func describe(_ error: Error) -> String {
     guard let error = error as? NetworkError else { return "error: \(error.localizedDescription)" }
     let label: String
@@ -36,5 +37,5 @@ func describe(_ error: Error) -> String {
     case .notConfigured: label = "no base URL"
     case .authentication: label = "authentication failure"
     }
-    return label + ": " + error.localizedDescription
+    return label + ": " + error.localizedDescription + (error.serverMessage.map { " The server said: \($0)" } ?? "")
 }

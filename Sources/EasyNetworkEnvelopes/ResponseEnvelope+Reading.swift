@@ -48,7 +48,7 @@ extension ResponseEnvelope: PayloadReader {
         }
         return response.error(
             .business,
-            message: message,
+            serverMessage: message,
             businessCode: code,
             traceId: traceIdKey.flatMap { Self.codeText(Self.value(of: $0, in: object)) },
             payload: payload,

@@ -135,7 +135,7 @@ final class AdHocRequestTests: ServerTestCase {
             XCTFail("the envelope said failure")
         } catch let error as NetworkError {
             XCTAssertEqual(error.kind, .business)
-            XCTAssertEqual(error.message, "not now")
+            XCTAssertEqual(error.serverMessage, "not now")
         }
     }
 

@@ -311,6 +311,10 @@ enum ErrorsEnvelopesInterceptorsSnippets {
         error.localizedDescription + " Body: " + (error.bodySnippet ?? "none")
     }
 
+    func quoteServerMessages(of host: HostConfiguration) {
+        host.errorSentencesQuoteServerMessages = true
+    }
+
     func describeEnvelopes(of host: HostConfiguration) {
         // {"success": true, "data": {...}, "message": "...", "code": "E42"}
         host.envelope = .successFlag()

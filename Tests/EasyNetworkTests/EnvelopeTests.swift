@@ -53,12 +53,14 @@ final class EnvelopeTests: ServerTestCase {
         let error = businessError(fetch(ResponseDecoder<User>.decodable(), "/fail", host: host))
         XCTAssertEqual(error?.kind, .business)
         XCTAssertEqual(error?.businessCode, "E42")
-        XCTAssertEqual(error?.message, "quota exceeded")
+        XCTAssertEqual(error?.serverMessage, "quota exceeded")
         XCTAssertEqual(error?.traceId, "t-1")
         XCTAssertEqual(error?.statusCode, 200)
         XCTAssertEqual(error?.payload.map { String(decoding: $0, as: UTF8.self) }, #"{"left":0}"#)
         XCTAssertEqual((error.map { $0 as NSError })?.code, 8)
-        XCTAssertTrue(error?.localizedDescription.contains("quota exceeded") ?? false)
+        // The envelope's message is body text: counted in the sentences, not quoted.
+        XCTAssertEqual(error?.localizedDescription, "The server reported a failure (code E42): the server sent a message of 14 characters (not quoted).")
+        XCTAssertEqual(error?.message, "the server sent a message of 14 characters (not quoted)")
     }
 
     // MARK: code == 0 + msg + data (seeds 000, 002, 003)
@@ -74,7 +76,7 @@ final class EnvelopeTests: ServerTestCase {
         XCTAssertEqual(mapped, [Product(id: 1, name: "tea")])
         let error = businessError(fetch(ResponseDecoder<Any?>.json, "/denied", host: host))
         XCTAssertEqual(error?.businessCode, "8888")
-        XCTAssertEqual(error?.message, "not allowed")
+        XCTAssertEqual(error?.serverMessage, "not allowed")
         XCTAssertEqual(error?.traceId, "xyz")
         XCTAssertNil(error?.payload)
         XCTAssertFalse(error?.isUnauthorized ?? true)
@@ -99,7 +101,7 @@ final class EnvelopeTests: ServerTestCase {
         XCTAssertEqual(try fetch(.decodable(), "/token", host: host)?.get(), User(id: 3, name: "cy"))
         let error = businessError(fetch(ResponseDecoder<User>.decodable(), "/bad", host: host))
         XCTAssertEqual(error?.businessCode, "40001")
-        XCTAssertEqual(error?.message, "invalid credential")
+        XCTAssertEqual(error?.serverMessage, "invalid credential")
     }
 
     func testCustomRule() throws {
@@ -200,7 +202,7 @@ final class EnvelopeTests: ServerTestCase {
         let error = businessError(fetch(ResponseDecoder<User>.decodable(), "/no", host: host))
         XCTAssertEqual(error?.businessCode, "12")
         XCTAssertEqual(error?.traceId, "t-9")
-        XCTAssertEqual(error?.message, "bad")
+        XCTAssertEqual(error?.serverMessage, "bad")
     }
 
     /// A response made in memory, for reading the envelope without a server.
@@ -221,7 +223,7 @@ final class EnvelopeTests: ServerTestCase {
             let error = error as? NetworkError
             XCTAssertEqual(error?.kind, .business)
             XCTAssertEqual(error?.businessCode, "7")
-            XCTAssertEqual(error?.message, "nope")
+            XCTAssertEqual(error?.serverMessage, "nope")
             XCTAssertEqual(error?.traceId, "t-1")
         }
         let ok = try response(#"{"errCode": 0, "resultData": {"id": 1, "name": "a"}}"#, envelope)

@@ -129,7 +129,12 @@ final class NetworkErrorDescriptionTests: ServerTestCase {
         retrying.retryPolicy = RetryPolicy(maxAttempts: 2, baseDelay: 0, jitter: 0, honorsRetryAfter: false)
         let status = result(of: Timed(api: "/down"), host: retrying)
         XCTAssertEqual(status?.attempts, 2)
-        assertReadsWell(status, "503 after 2 attempts with a message ending in a stop")
+        assertReadsWell(status, "503 after 2 attempts with a message counted")
+        // A host that quotes server messages: the server's stop is not doubled.
+        retrying.errorSentencesQuoteServerMessages = true
+        let quoted = result(of: Timed(api: "/down"), host: retrying)
+        XCTAssertTrue(quoted?.localizedDescription.hasSuffix("(after 2 attempts): down for maintenance.") ?? false, quoted?.localizedDescription ?? "")
+        assertReadsWell(quoted, "503 after 2 attempts with a quoted message ending in a stop")
         assertReadsWell(result(of: Timed(api: "/status/404"), host: host), "404")
         assertReadsWell(result(of: Timed(api: "/status/401?challenge=1"), host: host), "401 with a challenge")
         assertReadsWell(result(of: Timed(api: "/status/500?message=db%20down"), host: host), "500 with a message")
@@ -168,6 +173,8 @@ final class NetworkErrorDescriptionTests: ServerTestCase {
         let envelope = makeHost()
         envelope.envelope = .codeEquals(0)
         assertReadsWell(result(of: TestRequest("/v2/order"), host: envelope), "business failure")
+        envelope.errorSentencesQuoteServerMessages = true
+        assertReadsWell(result(of: TestRequest("/v2/order"), host: envelope), "business failure, its message quoted")
 
         server.route("GET", "/private") { _ in .status(401) }
         let tokenHost = makeHost()

@@ -225,18 +225,24 @@ final class NetworkErrorPrivacyTests: ServerTestCase {
 
     // MARK: Envelopes and statuses
 
-    func testABusinessErrorShowsTheServersMessageAndNothingElseOfTheBody() throws {
-        // The envelope's message is what the server wrote for people, and the SDK named its
-        // key: it stays in the sentence. The payload never is.
-        let body = #"{"code": 8888, "msg": "Card declined", "traceId": "t-42", "data": {"email": "ana@example.com", "token": "tok_5f2a9cd1e8"}}"#
+    /// A server's message that carries a token and an email: what some backends answer.
+    private static let secretMessage = "token abc123 is not valid for ana@example.com"
+
+    func testABusinessErrorCountsTheServersMessageAndQuotesNoByteOfTheBody() throws {
+        // The envelope's message and trace id are body bytes too: counted, never quoted.
+        let body = #"{"code": 8888, "msg": "token abc123 is not valid for ana@example.com", "traceId": "trace-ana-5f2a9cd1", "data": {"email": "ana@example.com", "token": "tok_5f2a9cd1e8"}}"#
         answer(Data(body.utf8))
         let host = makeHost()
         host.envelope = .codeEquals(0)
         let failure = try XCTUnwrap(error(send(GetWrongShape(), host: host)))
         XCTAssertEqual(failure.kind, .business)
-        XCTAssertEqual(failure.message, "Card declined")
-        XCTAssertTrue(failure.localizedDescription.contains("Card declined"), failure.localizedDescription)
-        assertQuotesNothing(of: body, in: failure, except: ["Card declined"], secrets: ["ana@example.com", "tok_5f2a9cd1e8"])
+        assertQuotesNothing(of: body, in: failure, secrets: ["abc123", "ana@example.com", "tok_5f2a9cd1e8", "trace-ana"])
+        XCTAssertEqual(failure.message, "the server sent a message of 45 characters (not quoted)")
+        XCTAssertEqual(failure.localizedDescription, "The server reported a failure (code 8888): the server sent a message of 45 characters (not quoted).")
+        // The properties keep what the envelope said.
+        XCTAssertEqual(failure.serverMessage, Self.secretMessage)
+        XCTAssertEqual(failure.businessCode, "8888")
+        XCTAssertEqual(failure.traceId, "trace-ana-5f2a9cd1")
         XCTAssertNotNil(failure.payload)
     }
 
@@ -256,17 +262,132 @@ final class NetworkErrorPrivacyTests: ServerTestCase {
         XCTAssertTrue(notEnvelope.localizedDescription.contains("found an array"), notEnvelope.localizedDescription)
     }
 
-    func testAStatusErrorShowsTheServersMessageAndNothingElseOfTheBody() throws {
+    func testAStatusErrorCountsTheServersMessageAndQuotesNoByteOfTheBody() throws {
         let bare = #"{"email": "ana@example.com", "token": "tok_5f2a9cd1e8"}"#
         answer(Data(bare.utf8), status: 422)
         let unnamed = try XCTUnwrap(error(send(GetWrongShape(), host: makeHost())))
         XCTAssertEqual(unnamed.statusCode, 422)
         XCTAssertNil(unnamed.message)
         assertQuotesNothing(of: bare, in: unnamed, secrets: ["ana@example.com", "tok_5f2a9cd1e8"])
-        let withMessage = #"{"error": "That name is taken", "email": "ana@example.com", "token": "tok_5f2a9cd1e8"}"#
-        answer(Data(withMessage.utf8), status: 409)
+        let body = #"{"message": "token abc123 is not valid for ana@example.com"}"#
+        answer(Data(body.utf8), status: 403)
         let named = try XCTUnwrap(error(send(GetWrongShape(), host: makeHost())))
-        XCTAssertEqual(named.message, "That name is taken")
-        assertQuotesNothing(of: withMessage, in: named, except: ["That name is taken"], secrets: ["ana@example.com", "tok_5f2a9cd1e8"])
+        XCTAssertEqual(named.statusCode, 403)
+        assertQuotesNothing(of: body, in: named, secrets: ["abc123", "ana@example.com"])
+        XCTAssertEqual(named.message, "the server sent a message of 45 characters (not quoted)")
+        XCTAssertEqual(named.serverMessage, Self.secretMessage)
+        XCTAssertNil(unnamed.serverMessage)
+        XCTAssertEqual(named.localizedDescription, "The server answered with status 403 " + HTTPURLResponse.localizedString(forStatusCode: 403)
+            + ": the server sent a message of 45 characters (not quoted).")
+        // The other keys the message is read from, nested too; one character is one character.
+        for (json, count) in [(#"{"error": {"message": "token abc123 is not valid for ana@example.com"}}"#, "45 characters"),
+                              (#"{"msg": "token abc123 is not valid for ana@example.com"}"#, "45 characters"),
+                              (#"{"error_description": "ü"}"#, "1 character"), (#"{"detail": "token abc123 é ana@example.com"}"#, "30 characters")] {
+            answer(Data(json.utf8), status: 400)
+            let failure = try XCTUnwrap(error(send(GetWrongShape(), host: makeHost())))
+            // The key `error_description` shares 8 bytes with the user info's key `NSLocalizedDescription`.
+            assertQuotesNothing(of: json, in: failure, except: ["NSLocalizedDescription"], secrets: ["abc123", "ana@example.com", "ü"])
+            XCTAssertEqual(failure.message, "the server sent a message of \(count) (not quoted)")
+        }
+    }
+
+    // MARK: The host's opt-in
+
+    func testAHostThatOptsInQuotesTheServersMessageAndAnotherHostDoesNot() throws {
+        let body = #"{"message": "token abc123 is not valid for ana@example.com"}"#
+        answer(Data(body.utf8), status: 403)
+        let quoting = makeHost(), plain = makeHost()
+        XCTAssertFalse(quoting.errorSentencesQuoteServerMessages)
+        quoting.errorSentencesQuoteServerMessages = true
+        let handled = Collector<NetworkError>()
+        quoting.errorHandler = { _, error in handled.append(error) }
+        let quoted = try XCTUnwrap(error(send(GetWrongShape(), host: quoting)))
+        // As before 1.0: the message, the reason and the sentences hold the server's text.
+        XCTAssertEqual(quoted.message, Self.secretMessage)
+        XCTAssertEqual(quoted.failureReason, Self.secretMessage)
+        XCTAssertEqual(quoted.serverMessage, Self.secretMessage)
+        XCTAssertEqual(quoted.localizedDescription, "The server answered with status 403 " + HTTPURLResponse.localizedString(forStatusCode: 403)
+            + ": token abc123 is not valid for ana@example.com.")
+        XCTAssertTrue(quoted.description.contains(Self.secretMessage), quoted.description)
+        XCTAssertEqual((quoted as NSError).localizedFailureReason, Self.secretMessage)
+        // The host's error handler gets the same error.
+        XCTAssertEqual(handled.values.first?.message, Self.secretMessage)
+        // A second SDK's host in the same process keeps the default, at the same time.
+        let other = try XCTUnwrap(error(send(GetWrongShape(), host: plain)))
+        assertQuotesNothing(of: body, in: other, secrets: ["abc123", "ana@example.com"])
+        XCTAssertEqual(other.serverMessage, Self.secretMessage)
+        // Turned off again, the next request of the host quotes nothing.
+        quoting.errorSentencesQuoteServerMessages = false
+        let again = try XCTUnwrap(error(send(GetWrongShape(), host: quoting)))
+        assertQuotesNothing(of: body, in: again, secrets: ["abc123", "ana@example.com"])
+    }
+
+    func testTheOptInHoldsOnTheAwaitedPath() async throws {
+        answer(Data(#"{"message": "token abc123 is not valid for ana@example.com"}"#.utf8), status: 403)
+        let host = makeHost()
+        host.errorSentencesQuoteServerMessages = true
+        do {
+            _ = try await queue.send(GetWrongShape(), configuration: host)
+            XCTFail("expected a failure")
+        } catch let awaited as NetworkError {
+            XCTAssertEqual(awaited.message, Self.secretMessage)
+            XCTAssertTrue(awaited.localizedDescription.contains(Self.secretMessage), awaited.localizedDescription)
+        }
+        host.errorSentencesQuoteServerMessages = false
+        do {
+            _ = try await queue.send(GetWrongShape(), configuration: host)
+            XCTFail("expected a failure")
+        } catch let awaited as NetworkError {
+            XCTAssertEqual(awaited.message, "the server sent a message of 45 characters (not quoted)")
+            XCTAssertEqual(awaited.serverMessage, Self.secretMessage)
+        }
+    }
+
+    func testAHostThatOptsInQuotesTheEnvelopesMessageAndTraceIdButNoOtherByte() throws {
+        let body = #"{"code": 8888, "msg": "token abc123 is not valid for ana@example.com", "traceId": "trace-ana-5f2a9cd1", "data": {"email": "bob@example.com", "token": "tok_5f2a9cd1e8"}}"#
+        answer(Data(body.utf8))
+        let host = makeHost()
+        host.envelope = .codeEquals(0)
+        host.errorSentencesQuoteServerMessages = true
+        let failure = try XCTUnwrap(error(send(GetWrongShape(), host: host)))
+        XCTAssertEqual(failure.kind, .business)
+        XCTAssertEqual(failure.message, Self.secretMessage)
+        XCTAssertEqual(failure.localizedDescription, "The server reported a failure (code 8888): token abc123 is not valid for ana@example.com.")
+        XCTAssertEqual(failure.errorUserInfo["traceId"] as? String, "trace-ana-5f2a9cd1")
+        // Nothing else of the body: the payload never is.
+        assertQuotesNothing(of: body, in: failure, except: [Self.secretMessage, "trace-ana-5f2a9cd1"], secrets: ["bob@example.com", "tok_5f2a9cd1e8"])
+        // The default host has no trace id in its user info.
+        host.errorSentencesQuoteServerMessages = false
+        let plain = try XCTUnwrap(error(send(GetWrongShape(), host: host)))
+        XCTAssertNil(plain.errorUserInfo["traceId"])
+        XCTAssertEqual(plain.traceId, "trace-ana-5f2a9cd1")
+    }
+
+    func testTheOptInQuotesNoOtherByteOfTheBody() throws {
+        // A decoding error has no server message: the opt-in changes nothing of it.
+        answer(Data(Self.profile.utf8))
+        let host = makeHost()
+        host.errorSentencesQuoteServerMessages = true
+        let failure = try XCTUnwrap(error(send(GetWrongShape(), host: host)))
+        XCTAssertEqual(failure.kind, .decoding)
+        XCTAssertNil(failure.serverMessage)
+        assertQuotesNothing(of: Self.profile, in: failure, secrets: ["ana@example.com", "tok_5f2a9cd1e8", "Ana Lima"])
+        // A status error whose body has no message: nothing to quote.
+        let bare = #"{"email": "ana@example.com", "token": "tok_5f2a9cd1e8"}"#
+        answer(Data(bare.utf8), status: 422)
+        let unnamed = try XCTUnwrap(error(send(GetWrongShape(), host: host)))
+        XCTAssertNil(unnamed.message)
+        assertQuotesNothing(of: bare, in: unnamed, secrets: ["ana@example.com", "tok_5f2a9cd1e8"])
+    }
+
+    func testAnErrorMadeByHandKeepsItsMessageAndHasNoServerMessage() {
+        // A test's or a custom mapper's message and trace id are its own words: shown as given.
+        let made = NetworkError(kind: .unacceptableStatus, message: "token abc123 is not valid", statusCode: 403)
+        XCTAssertEqual(made.message, "token abc123 is not valid")
+        XCTAssertNil(made.serverMessage)
+        let business = NetworkError(kind: .business, message: "quota exceeded", businessCode: "E42", traceId: "t-1")
+        XCTAssertEqual(business.message, "quota exceeded")
+        XCTAssertNil(business.serverMessage)
+        XCTAssertEqual(business.errorUserInfo["traceId"] as? String, "t-1")
     }
 }

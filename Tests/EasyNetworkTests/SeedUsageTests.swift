@@ -94,7 +94,7 @@ final class SeedUsageTests: ServerTestCase {
             let networkError = error as? NetworkError
             XCTAssertEqual(networkError?.statusCode, 403)
             XCTAssertEqual(networkError?.kind, .unacceptableStatus)
-            XCTAssertEqual(networkError?.message, "wrong password")
+            XCTAssertEqual(networkError?.serverMessage, "wrong password")
             XCTAssertTrue(error.localizedDescription.contains("403"))
             done.fulfill()
         }

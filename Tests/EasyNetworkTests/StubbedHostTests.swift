@@ -46,7 +46,7 @@ final class StubbedHostTests: XCTestCase {
         let op = RequestOperation<Any?>(request: TestRequest("/orders", method: .post, query: .json, params: ["sku": "A1"]), configuration: host) { $0 }
         guard case .failure(let error)? = run(op) else { return XCTFail("must fail") }
         XCTAssertEqual(error.statusCode, 409)
-        XCTAssertEqual(error.message, "out of stock")
+        XCTAssertEqual(error.serverMessage, "out of stock")
         let body = stubs.requests.first?.httpBody.flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: String]
         XCTAssertEqual(body, ["sku": "A1"])
     }

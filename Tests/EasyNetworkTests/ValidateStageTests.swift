@@ -20,13 +20,14 @@ final class ValidateStageTests: ServerTestCase {
             let error = failure(of: send(TestRequest("/status/\(code)", params: ["message": "boom \(code)"])))
             XCTAssertEqual(error?.kind, .unacceptableStatus)
             XCTAssertEqual(error?.statusCode, code)
-            XCTAssertEqual(error?.message, "boom \(code)")
+            XCTAssertEqual(error?.serverMessage, "boom \(code)")
+            XCTAssertEqual(error?.message, "the server sent a message of \(String(code).count + 5) characters (not quoted)")
             XCTAssertNotNil(error?.data)
             XCTAssertTrue(error?.localizedDescription.contains("\(code)") ?? false)
         }
         let plain = failure(of: send(TestRequest("/nowhere")))
         XCTAssertEqual(plain?.statusCode, 404)
-        XCTAssertEqual(plain?.message, "not found")
+        XCTAssertEqual(plain?.serverMessage, "not found")
     }
 
     func testAcceptableStatusCodesAreConfigurable() {

@@ -418,8 +418,12 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         lock.unlock()
         plugIns.forEach { $0.end() }
         file?.remove()
+        // What only the request knows: its attempts, and whether its host quotes server messages.
         var error = error
         error?.attempts = metrics.attempts
+        if settings.settings.errorSentencesQuoteServerMessages, let counted = error, counted.countsServerText {
+            error = counted.withServerText(quoted: true)
+        }
         DeliverStage.run(error, metrics: metrics, last: last, exchange: self)
         service.exchangeFinished(self)
     }

@@ -77,13 +77,14 @@ enum ValidateStage {
         // A streamed transfer accepted its status itself (a 206 too); its body is on disk.
         let streamed = outcome.streamedBytes != nil
         guard streamed || settings.settings.acceptableStatusCodes.contains(response.statusCode) else {
+            // The server's message is counted, not quoted (see NetworkError.message).
             return .failure(NetworkError(
                 kind: .unacceptableStatus,
                 message: ServerMessage.extract(from: outcome.data),
                 url: url,
                 response: response,
                 data: outcome.data
-            ))
+            ).withServerText(quoted: false))
         }
         return .success(NetworkResponse(
             request: outcome.request,

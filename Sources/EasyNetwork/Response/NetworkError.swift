@@ -29,7 +29,7 @@ public struct NetworkError: Error, Sendable {
         /// with `HostConfiguration.baseURL(_:)`.
         case notConfigured = 7
         /// The server answered, but its envelope says the call failed (e.g. HTTP 200 with
-        /// `{"code": 8888, "msg": "…"}`). See ``businessCode``, ``message``, ``traceId``.
+        /// `{"code": 8888, "msg": "…"}`). See ``businessCode``, ``serverMessage``, ``traceId``.
         case business = 8
         /// The request needed a token and none could be had: the refresh failed or was
         /// rate-limited (see `TokenAuthenticator`, in `EasyNetworkPlugins`).
@@ -38,8 +38,9 @@ public struct NetworkError: Error, Sendable {
 
     // Layout: one reference, an `Int?` and a byte (3 words), so a copy is one retain and
     // a bare error (a cancellation) allocates nothing. The rarely read fields live in one
-    // immutable object shared by every copy.
-    private let details: Details?
+    // immutable object shared by every copy (replaced, never changed: see
+    // `withServerText(quoted:)`).
+    private var details: Details?
 
     /// How many times the request was sent before it failed (retries and replays
     /// included); `nil` when the error was not made by a request.
@@ -60,10 +61,18 @@ public struct NetworkError: Error, Sendable {
         let traceId: String?
         let payload: Data?
         let isUnauthorized: Bool
+        /// Whether `message` is text the server sent (a status error's JSON message, an
+        /// envelope's message), which ``NetworkError/message`` only counts unless
+        /// `quotesServerText`; set where the library reads that text.
+        let messageIsServers: Bool
+        /// Whether the sentences quote the server's message and the user info holds the
+        /// trace id: the host's ``HostConfiguration/errorSentencesQuoteServerMessages``,
+        /// applied once, as the request ends.
+        let quotesServerText: Bool
 
         init(message: String?, statusCode: Int?, url: URL?, response: HTTPURLResponse?, data: Data?,
              underlyingError: (any Error)?, businessCode: String?, traceId: String?, payload: Data?,
-             isUnauthorized: Bool) {
+             isUnauthorized: Bool, messageIsServers: Bool, quotesServerText: Bool) {
             self.message = message
             self.statusCode = statusCode
             self.url = url
@@ -74,18 +83,54 @@ public struct NetworkError: Error, Sendable {
             self.traceId = traceId
             self.payload = payload
             self.isUnauthorized = isUnauthorized
+            self.messageIsServers = messageIsServers
+            self.quotesServerText = quotesServerText
         }
     }
 
-    /// A sentence about what went wrong; for ``Kind-swift.enum/unacceptableStatus``
-    /// the server's own message when its JSON body had `error`, `message` or `msg`, for
-    /// ``Kind-swift.enum/business`` the envelope's message.
+    /// Whether the error holds text the server sent that its sentences count and do not quote.
+    var countsServerText: Bool { details.map { $0.messageIsServers && !$0.quotesServerText } ?? false }
+
+    /// This error with its message marked as the server's text, quoted in the sentences or
+    /// not, on a new ``Details`` (copies made before keep theirs).
+    @inline(never)
+    func withServerText(quoted: Bool) -> NetworkError {
+        guard let old = details else { return self }
+        var error = self
+        error.details = Details(
+            message: old.message, statusCode: old.statusCode, url: old.url, response: old.response, data: old.data,
+            underlyingError: old.underlyingError, businessCode: old.businessCode, traceId: old.traceId,
+            payload: old.payload, isUnauthorized: old.isUnauthorized, messageIsServers: true, quotesServerText: quoted
+        )
+        return error
+    }
+
+    /// A sentence about what went wrong, in the library's words: a decoding error names
+    /// the type, the key path and the body's size; when the server sent a message (a
+    /// status error's JSON `error`, `message`, `msg`, `error_description` or `detail`, a
+    /// ``Kind-swift.enum/business`` error's envelope message) it says how long that
+    /// message is: `the server sent a message of 45 characters (not quoted)`.
     ///
-    /// Apart from the server's message, no text of the body and no header value is in it
-    /// (nor in `localizedDescription`, ``description`` or ``errorUserInfo``): a decoding
-    /// error names the type, the key path and the body's size. The body is in ``data``
-    /// and ``bodySnippet``.
-    public var message: String? { details?.message }
+    /// No text of the body and no header value is in it (nor in `localizedDescription`,
+    /// ``description`` or ``errorUserInfo``): apps log these sentences. The server's text
+    /// is in ``serverMessage``, the body in ``data`` and ``bodySnippet``. A host whose
+    /// ``HostConfiguration/errorSentencesQuoteServerMessages`` is `true` gets the server's
+    /// message here instead, and in the sentences.
+    public var message: String? {
+        @inline(never) get {  // one copy, not one in each reader (`failureReason`, the user info)
+            guard countsServerText, let text = details?.message else { return details?.message }
+            let count = text.count
+            return "the server sent a message of " + String(count) + (count == 1 ? " character" : " characters") + " (not quoted)"
+        }
+    }
+
+    /// The message the server sent, as it sent it: a status error's JSON `error`,
+    /// `message`, `msg`, `error_description` or `detail` string, or a
+    /// ``Kind-swift.enum/business`` error's envelope message; `nil` when there was none.
+    /// For showing to a person deliberately: no sentence of the error quotes it (unless
+    /// the host opts in, see ``HostConfiguration/errorSentencesQuoteServerMessages``),
+    /// since a server's message may carry an email address or a token.
+    public var serverMessage: String? { details?.messageIsServers == true ? details?.message : nil }
     /// The HTTP status code, when a response arrived.
     public var statusCode: Int? { details?.statusCode }
     /// The URL the request was for, when one was built.
@@ -105,7 +150,9 @@ public struct NetworkError: Error, Sendable {
     /// The backend's own code for a ``Kind-swift.enum/business`` failure, as text
     /// (`8888`, `"A0230"`).
     public var businessCode: String? { details?.businessCode }
-    /// The trace or request id the backend's envelope carried, for support tickets.
+    /// The trace or request id the backend's envelope carried, for support tickets. Body
+    /// text, so the `NSError` user info holds one read from an envelope only on a host that
+    /// quotes server messages (``HostConfiguration/errorSentencesQuoteServerMessages``).
     public var traceId: String? { details?.traceId }
     /// The envelope's payload (e.g. its `data`) of a business failure, as JSON.
     public var payload: Data? { details?.payload }
@@ -140,7 +187,7 @@ public struct NetworkError: Error, Sendable {
             details = Details(
                 message: message, statusCode: statusCode, url: url, response: response, data: data,
                 underlyingError: underlyingError, businessCode: businessCode, traceId: traceId,
-                payload: payload, isUnauthorized: isUnauthorized
+                payload: payload, isUnauthorized: isUnauthorized, messageIsServers: false, quotesServerText: false
             )
         }
     }
@@ -287,16 +334,18 @@ extension NetworkError: CustomNSError {
     /// The ``Kind-swift.enum`` raw value.
     public var errorCode: Int { kind.rawValue }
 
-    /// Description, status code, URL and underlying error, under the usual keys.
+    /// Description, failure reason (``message``), status code, business code, trace id, URL
+    /// and underlying error, under the usual keys; a trace id read from an envelope only on
+    /// a host that quotes server messages.
     public var errorUserInfo: [String: Any] {
         // `updateValue`, not the subscript: nothing is ever removed, so no removal path.
         var info: [String: Any] = [NSLocalizedDescriptionKey: errorDescription ?? ""]
         if let attempts { info.updateValue(attempts, forKey: "attempts") }
         guard let details else { return info }
-        if let message = details.message { info.updateValue(message, forKey: NSLocalizedFailureReasonErrorKey) }
+        if let message { info.updateValue(message, forKey: NSLocalizedFailureReasonErrorKey) }
         if let statusCode = details.statusCode { info.updateValue(statusCode, forKey: "statusCode") }
         if let businessCode = details.businessCode { info.updateValue(businessCode, forKey: "businessCode") }
-        if let traceId = details.traceId { info.updateValue(traceId, forKey: "traceId") }
+        if !countsServerText, let traceId = details.traceId { info.updateValue(traceId, forKey: "traceId") }
         if let url = details.url { info.updateValue(url, forKey: NSURLErrorFailingURLErrorKey) }
         if let underlyingError = details.underlyingError { info.updateValue(underlyingError as NSError, forKey: NSUnderlyingErrorKey) }
         return info

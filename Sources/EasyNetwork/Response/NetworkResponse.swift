@@ -148,20 +148,23 @@ public struct NetworkResponse: Sendable {
     }
 
     /// An error about this response, with its URL, response and body: the one place
-    /// the response's errors are made (decoding here, business in the envelope).
+    /// the response's errors are made (decoding here, business in the envelope). Give
+    /// `message` (the library's words) or `serverMessage` (text the server sent, which
+    /// the error's sentences only count: ``NetworkError/serverMessage``).
     @inline(never)
     package func error(
         _ kind: NetworkError.Kind,
-        message: String?,
+        message: String? = nil,
+        serverMessage: String? = nil,
         underlyingError: (any Error)? = nil,
         businessCode: String? = nil,
         traceId: String? = nil,
         payload: Data? = nil,
         isUnauthorized: Bool? = nil
     ) -> NetworkError {
-        NetworkError(
+        let error = NetworkError(
             kind: kind,
-            message: message,
+            message: message ?? serverMessage,
             url: request.url,
             response: httpResponse,
             data: data,
@@ -171,5 +174,6 @@ public struct NetworkResponse: Sendable {
             payload: payload,
             isUnauthorized: isUnauthorized
         )
+        return serverMessage == nil && traceId == nil ? error : error.withServerText(quoted: false)
     }
 }

@@ -234,6 +234,22 @@ public final class HostConfiguration: @unchecked Sendable {
         }
     }
 
+    /// Whether this host's errors quote the server's message in their sentences. `false`
+    /// (the default): a ``NetworkError``'s `localizedDescription`, ``NetworkError/message``
+    /// and user info say only that the server sent a message and how long it is, since
+    /// such a message (`token abc123 is not valid for ana@example.com`) reaches the app's
+    /// logs and crash reports through them; the text is in ``NetworkError/serverMessage``.
+    /// `true`: the sentences and `message` hold the server's message, and the user info
+    /// an envelope's trace id, as before 1.0. Other hosts are not affected.
+    public var errorSentencesQuoteServerMessages: Bool {
+        @inline(never) get { snapshot().errorSentencesQuoteServerMessages }
+        @inline(never) set {
+            let settings = beginChange()
+            settings.errorSentencesQuoteServerMessages = newValue
+            endChange(settings)
+        }
+    }
+
     /// Plugins every request of this host passes through, in order, before the
     /// request's own. See ``RequestInterceptor``.
     public var interceptors: [any RequestInterceptor] {

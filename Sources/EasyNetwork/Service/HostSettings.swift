@@ -38,6 +38,7 @@ package final class HostSettings: @unchecked Sendable {
     package var jsonDecoder: JSONDecoder
     var jsonEncoder: JSONEncoder
     var errorHandler: Optional<HostConfiguration.ErrorHandler>
+    var errorSentencesQuoteServerMessages: Bool
     var interceptors: [any RequestInterceptor]
     package var cachePolicy: CachePolicy
     /// The installed optional features, in ``HostFeature/order`` (see ``setFeature(_:id:order:)``).
@@ -59,6 +60,7 @@ package final class HostSettings: @unchecked Sendable {
         jsonDecoder = JSONDecoder()
         jsonEncoder = Self.defaultJSONEncoder()
         errorHandler = nil
+        errorSentencesQuoteServerMessages = false
         interceptors = []
         cachePolicy = .networkOnly
         features = []
@@ -81,6 +83,7 @@ package final class HostSettings: @unchecked Sendable {
         jsonDecoder = other.jsonDecoder
         jsonEncoder = other.jsonEncoder
         errorHandler = other.errorHandler
+        errorSentencesQuoteServerMessages = other.errorSentencesQuoteServerMessages
         interceptors = other.interceptors
         cachePolicy = other.cachePolicy
         features = other.features
