@@ -130,9 +130,12 @@ final class NetworkErrorDescriptionTests: ServerTestCase {
         let status = result(of: Timed(api: "/down"), host: retrying)
         XCTAssertEqual(status?.attempts, 2)
         assertReadsWell(status, "503 after 2 attempts with a message counted")
-        // A host that quotes server messages: the server's stop is not doubled.
-        retrying.errorSentencesQuoteServerMessages = true
-        let quoted = result(of: Timed(api: "/down"), host: retrying)
+        // A host that quotes server messages: the server's stop is not doubled. (A host of
+        // its own: the first host's retry budget is spent by now, so it would not retry.)
+        let quoting = makeHost()
+        quoting.retryPolicy = retrying.retryPolicy
+        quoting.errorSentencesQuoteServerMessages = true
+        let quoted = result(of: Timed(api: "/down"), host: quoting)
         XCTAssertTrue(quoted?.localizedDescription.hasSuffix("(after 2 attempts): down for maintenance.") ?? false, quoted?.localizedDescription ?? "")
         assertReadsWell(quoted, "503 after 2 attempts with a quoted message ending in a stop")
         assertReadsWell(result(of: Timed(api: "/status/404"), host: host), "404")
