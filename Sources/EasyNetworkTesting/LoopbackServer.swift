@@ -61,7 +61,10 @@ public final class LoopbackServer: Sendable {
 
     /// Binds `::1` when `ipv6` (else 127.0.0.1, as ``init(port:)``) on `port` (0: an
     /// OS-assigned one) and starts accepting on a background `Thread`. Only IPv6 clients
-    /// reach an IPv6 server: a client given `localhost` finds it when it tries `::1`.
+    /// reach an IPv6 server: a client given `localhost` finds it when it tries `::1`. On
+    /// Linux a `HostConfiguration` refuses an IPv6 host such as this server's ``baseURL``
+    /// (swift-corelibs-foundation cannot send to one): give it `http://localhost:PORT`
+    /// with this server's ``port`` instead.
     ///
     /// - Throws: ``LoopbackServerError`` if the socket cannot be created (a system without
     ///   IPv6), bound or put in listening mode.
@@ -79,7 +82,9 @@ public final class LoopbackServer: Sendable {
         core.stop()
     }
 
-    /// `http://127.0.0.1:PORT`, or `http://[::1]:PORT` for an IPv6 server.
+    /// `http://127.0.0.1:PORT`, or `http://[::1]:PORT` for an IPv6 server. A
+    /// `HostConfiguration` on Linux refuses that IPv6 URL: use `http://localhost:PORT` there
+    /// (see ``init(port:ipv6:)``).
     public var baseURL: URL {
         URL(string: (isIPv6 ? "http://[::1]:" : "http://127.0.0.1:") + String(port)) ?? URL(fileURLWithPath: "/")
     }

@@ -69,10 +69,14 @@ public protocol BaseAPIRequest {
     /// (to `false` to let only requests that ask coalesce; `EasyNetworkOrchestration`).
     /// On a host where it was never set, `true` does nothing.
     var coalescesIdenticalRequests: Bool? { get }
-    /// A `multipart/form-data` body (fields and files), or `nil` (the default). When
-    /// set, `params` become text fields ahead of its parts, and the body is streamed
-    /// from a temporary file. Read once per request: a computed property that builds a
-    /// new form (with a new random boundary) on every read is fine.
+    /// A `multipart/form-data` body (fields and files), or `nil` (the default). Its parts
+    /// are added with the `append` methods of `EasyNetworkUploads` (`import
+    /// EasyNetworkUploads`), which also writes the body: a form without a part from it
+    /// fails the request before anything is sent, with
+    /// ``NetworkError/Kind-swift.enum/invalidRequest`` naming that product. When set,
+    /// `params` become text fields ahead of its parts, and the body is streamed from a
+    /// temporary file. Read once per request: a computed property that builds a new form
+    /// (with a new random boundary) on every read is fine.
     var multipartBody: MultipartFormData? { get }
     /// How this request uses the host's response cache (`EasyNetworkCache`), or `nil` (the default) for
     /// the host's ``HostConfiguration/cachePolicy``.
