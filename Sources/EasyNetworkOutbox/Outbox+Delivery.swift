@@ -133,7 +133,9 @@ extension Outbox {
                 callBack { callback(entry) }
             }
         case .notSent:
-            hold(record.id, until: Date().addingTimeInterval(options.retryDelay))  // no attempt: no backoff
+            // No attempt: no backoff; a delivery the host refused waits for its pause, as in `start`.
+            let pause = min(host.sendingPause ?? 0, options.maxRetryDelay)
+            hold(record.id, until: Date().addingTimeInterval(max(options.retryDelay, pause)))
         case .retry(let counted):
             let attempts = record.attempts + 1, counted = record.countedAttempts + (counted ? 1 : 0)
             let now = Date()
@@ -156,8 +158,11 @@ extension Outbox {
 
     /// Entry `name` waits again, and so does the whole outbox until `until`: an answer
     /// worth a retry is usually about the server, not the entry, and the entry keeps its place.
+    /// The wait is at least 50 ms: one of 0 (`retryDelay` or `maxRetryDelay` 0, a delivery
+    /// refused while the breaker's probe is out) would take the entry back at once, in a loop.
     @inline(never)
     private func hold(_ name: String, until: Date) {
+        let until = max(until, Date().addingTimeInterval(0.05))
         lock.lock()
         state.putBack(name)
         state.waitUntil = max(state.waitUntil ?? until, until)

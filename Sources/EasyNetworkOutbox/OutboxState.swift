@@ -35,6 +35,9 @@ final class OutboxState {
     @exclusivity(unchecked) var wakeGeneration = 0
     /// The most entries read into memory at once (for tests: it stays at the width).
     @exclusivity(unchecked) private(set) var peakInFlight = 0
+    /// How many times an entry was taken to be sent (for tests: an outbox that takes its
+    /// entries back at once, in a loop, shows here).
+    @exclusivity(unchecked) private(set) var taken = 0
     /// The last name stamp handed out (nanoseconds since 1970), so names only grow.
     @exclusivity(unchecked) private var lastStamp: UInt64 = 0
 
@@ -118,6 +121,7 @@ final class OutboxState {
     func takeNext() -> String? {
         guard let index = firstWaiting() else { return nil }
         inFlight.append(entries[index])
+        taken += 1
         peakInFlight = max(peakInFlight, inFlight.count)
         return entries[index]
     }

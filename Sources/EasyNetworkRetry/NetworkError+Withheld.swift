@@ -6,17 +6,10 @@ import Foundation
 extension NetworkError {
     /// This failure, unchanged but for its message, which ends with "retry withheld: "
     /// and `reason`: the request ends with its real failure, saying why it was not retried.
+    /// The server's message stays in ``NetworkError/serverMessage``, counted in the
+    /// sentences unless the host quotes it.
     func withheld(_ reason: String) -> NetworkError {
-        let clause = "retry withheld: " + reason
-        var words = message ?? ""
-        while let last = words.last, last == "." || last == " " {
-            words.removeLast()
-        }
-        return NetworkError(
-            kind: kind, message: words.isEmpty ? clause : words + "; " + clause, statusCode: statusCode, url: url,
-            response: response, data: data, underlyingError: underlyingError, businessCode: businessCode,
-            traceId: traceId, payload: payload, isUnauthorized: isUnauthorized
-        )
+        appending("retry withheld: " + reason)
     }
 
     /// `seconds` for a message: one decimal and " s".

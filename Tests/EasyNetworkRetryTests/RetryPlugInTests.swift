@@ -40,6 +40,38 @@ final class RetryPlugInTests: ServerTestCase {
         XCTAssertEqual(server.requests(path: "/b/down/1").count, 3)
     }
 
+    /// A failure whose retry is withheld keeps the server's message where it was (in
+    /// `serverMessage`, counted in the sentences, quoted only on a host that opts in).
+    func testAWithheldRetryKeepsTheServersMessageAndTheHostsOptIn() {
+        let secret = "token abc123 for ana@example.com"
+        server.route(prefix: "/") { _ in .json(object: ["message": secret], status: 503) }
+        for quotes in [false, true] {
+            let host = retryingHost(quotes ? "quoting" : "counting")
+            host.errorSentencesQuoteServerMessages = quotes
+            _ = send(TestRequest("/spend"), host: host)  // 3 failures in a row spend the budget
+            guard let error = failure(of: send(TestRequest("/down"), host: host)) else { return }
+            let sentence = error.localizedDescription
+            XCTAssertEqual(error.serverMessage, secret, sentence)
+            XCTAssertEqual(error.statusCode, 503)
+            XCTAssertEqual(error.attempts, 1)
+            XCTAssertTrue(sentence.contains("retry withheld: the host's retry budget is spent"), sentence)
+            if quotes {
+                XCTAssertTrue(sentence.contains(secret), sentence)
+                XCTAssertEqual(error.message, secret + "; retry withheld: the host's retry budget is spent", sentence)
+            } else {
+                XCTAssertEqual(
+                    sentence,
+                    "The server answered with status 503 Service Unavailable: the server sent a message of \(secret.count) "
+                        + "characters (not quoted); retry withheld: the host's retry budget is spent."
+                )
+                for word in ["abc123", "ana@", "example", "token"] {
+                    XCTAssertFalse(String(describing: error).contains(word), "\(word): \(error)")
+                    XCTAssertFalse("\(error.errorUserInfo)".contains(word), "\(word): \(error.errorUserInfo)")
+                }
+            }
+        }
+    }
+
     func testARetryAfterPausesEveryRequestOfTheHostAndOnlyThatHost() {
         server.route(prefix: "/") { request in
             request.path.hasSuffix("/limited") ? .status(503, headers: ["Retry-After": "30"]) : .json(#"{"ok": true}"#)

@@ -1,4 +1,5 @@
 import EasyNetwork
+import EasyNetworkRetry
 import EasyNetworkTesting
 import Foundation
 import XCTest
@@ -203,6 +204,23 @@ final class RedirectBodyTests: ServerTestCase {
         let sent = server.requests(path: "/loop").count
         XCTAssertTrue((2...25).contains(sent), "\(sent) requests")
         XCTAssertTrue(server.requests(path: "/loop").allSatisfy { $0.body == Data(#"{"k":"v"}"#.utf8) }, "every hop carries the body")
+    }
+
+    /// The 20-redirect limit is per attempt, as URLSession's: 15 hops, a 503, a retry and 15
+    /// hops again end with the answer, not with too many redirects.
+    func testTheRedirectLimitCountsTheHopsOfOneAttempt() {
+        let landings = Protected(0)
+        server.route(prefix: "/hop/") { request in
+            let n = Int(request.path.dropFirst("/hop/".count)) ?? 0
+            if n < 15 { return .status(307, headers: ["Location": "/hop/\(n + 1)"]) }
+            return landings.write { $0 += 1; return $0 } == 1 ? .status(503) : .json(#"{"ok": true}"#)
+        }
+        let host = makeHost()
+        host.retryPolicy = RetryPolicy(maxAttempts: 2, baseDelay: 0.01, jitter: 0)
+        let result = send(TestRequest("/hop/0", method: .put, query: .json, params: ["k": "v"]), host: host)
+        XCTAssertNotNil(value(of: result), "the second attempt's answer")
+        XCTAssertEqual(landings.read { $0 }, 2, "two attempts, 15 hops each")
+        XCTAssertEqual(server.requests(path: "/hop/0").count, 2)
     }
 
     /// The host's redirectHandler still decides: a refusal ends with the 307, nothing reaches the target.

@@ -58,7 +58,7 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
     /// The last attempt's request and answer, kept only for interceptors.
     private var last: (URLRequest?, HTTPURLResponse?, Data?) = (nil, nil, nil)
     #if canImport(FoundationNetworking)
-    /// Redirects this exchange followed itself (see `follow`).
+    /// Redirects this exchange followed itself in the current attempt (see `follow`).
     private var hops = 0
     #endif
 
@@ -159,6 +159,9 @@ final class RequestExchange: RetryLedger, @unchecked Sendable {
         }
         attempt += 1
         let attempt = attempt
+        #if canImport(FoundationNetworking)
+        hops = 0  // the redirect limit is per attempt, as URLSession's
+        #endif
         if startedAt == nil { startedAt = Date() }
         lock.unlock()
         for plugIn in plugIns {

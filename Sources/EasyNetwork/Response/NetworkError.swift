@@ -69,10 +69,12 @@ public struct NetworkError: Error, Sendable {
         /// trace id: the host's ``HostConfiguration/errorSentencesQuoteServerMessages``,
         /// applied once, as the request ends.
         let quotesServerText: Bool
+        /// The library's words after `message` in ``NetworkError/message`` (see `appending(_:)`).
+        let addendum: String?
 
         init(message: String?, statusCode: Int?, url: URL?, response: HTTPURLResponse?, data: Data?,
              underlyingError: (any Error)?, businessCode: String?, traceId: String?, payload: Data?,
-             isUnauthorized: Bool, messageIsServers: Bool, quotesServerText: Bool) {
+             isUnauthorized: Bool, messageIsServers: Bool, quotesServerText: Bool, addendum: String? = nil) {
             self.message = message
             self.statusCode = statusCode
             self.url = url
@@ -85,6 +87,7 @@ public struct NetworkError: Error, Sendable {
             self.isUnauthorized = isUnauthorized
             self.messageIsServers = messageIsServers
             self.quotesServerText = quotesServerText
+            self.addendum = addendum
         }
     }
 
@@ -93,14 +96,32 @@ public struct NetworkError: Error, Sendable {
 
     /// This error with its message marked as the server's text, quoted in the sentences or
     /// not, on a new ``Details`` (copies made before keep theirs).
-    @inline(never)
     func withServerText(quoted: Bool) -> NetworkError {
         guard let old = details else { return self }
+        return with(old, messageIsServers: true, quoted: quoted, addendum: old.addendum)
+    }
+
+    /// This error, every field kept (the server's message still counted or quoted as the
+    /// host says), with `clause`, in the library's words, after its ``message`` and `"; "`
+    /// (`EasyNetworkRetry` says so why a retry was withheld).
+    package func appending(_ clause: String) -> NetworkError {
+        guard let old = details else {
+            var error = NetworkError(kind: kind, message: clause)
+            error.attempts = attempts
+            return error
+        }
+        let addendum = old.addendum.map { $0 + "; " + clause } ?? clause
+        return with(old, messageIsServers: old.messageIsServers, quoted: old.quotesServerText, addendum: addendum)
+    }
+
+    /// This error on a copy of `old` with the server-text flags and addendum given.
+    @inline(never)
+    private func with(_ old: Details, messageIsServers: Bool, quoted: Bool, addendum: String?) -> NetworkError {
         var error = self
         error.details = Details(
             message: old.message, statusCode: old.statusCode, url: old.url, response: old.response, data: old.data,
-            underlyingError: old.underlyingError, businessCode: old.businessCode, traceId: old.traceId,
-            payload: old.payload, isUnauthorized: old.isUnauthorized, messageIsServers: true, quotesServerText: quoted
+            underlyingError: old.underlyingError, businessCode: old.businessCode, traceId: old.traceId, payload: old.payload,
+            isUnauthorized: old.isUnauthorized, messageIsServers: messageIsServers, quotesServerText: quoted, addendum: addendum
         )
         return error
     }
@@ -118,9 +139,14 @@ public struct NetworkError: Error, Sendable {
     /// message here instead, and in the sentences.
     public var message: String? {
         @inline(never) get {  // one copy, not one in each reader (`failureReason`, the user info)
-            guard countsServerText, let text = details?.message else { return details?.message }
-            let count = text.count
-            return "the server sent a message of " + String(count) + (count == 1 ? " character" : " characters") + " (not quoted)"
+            var text = details?.message
+            if countsServerText, let server = text {
+                let count = server.count
+                text = "the server sent a message of " + String(count) + (count == 1 ? " character" : " characters") + " (not quoted)"
+            }
+            guard let addendum = details?.addendum else { return text }
+            let head = text.map(Self.clause) ?? ""
+            return head.isEmpty ? addendum : head + "; " + addendum
         }
     }
 

@@ -88,8 +88,9 @@ public struct NetworkResponse: Sendable {
 
     /// The payload decoded as `type` with `decoder` (the host's when `nil`), in one
     /// pass over the body, envelope or not.
-    /// - Throws: ``NetworkError``: `business` for an envelope failure, `decoding` that
-    ///   that names the type, the key path and the size of the body (never its bytes).
+    /// - Throws: ``NetworkError``: `business` for an envelope failure, `decoding` for a body
+    ///   that does not decode, naming the type, the key path and the size of the body
+    ///   (never its bytes).
     public func decode<T: Decodable>(_ type: T.Type, decoder: JSONDecoder? = nil) throws -> T {
         // A thin generic shim: the envelope is judged by its reader, and every error is
         // made, by non-generic code (`decodingFailure`).
