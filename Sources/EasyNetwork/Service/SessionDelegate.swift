@@ -310,14 +310,14 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     ) {
         let handler = redirectHandler
         guard var next = handler.map({ $0(response, request) }) ?? request else {
-            completionHandler(nil)
+            RedirectGuard.answer(task, nil, completionHandler)
             return
         }
         // What the host's handler returned is checked as the request's own headers were
         // (`allHTTPHeaderFields` takes CR LF on Linux): such a redirect is not followed.
         if handler != nil, let refused = HeaderFieldCheck.failure(in: next.allHTTPHeaderFields, url: next.url, source: "the host's redirectHandler") {
             record(refused, for: task)
-            completionHandler(nil)
+            RedirectGuard.answer(task, nil, completionHandler)
             return
         }
         // A redirect to a pinned host that cannot be checked (Linux), or over plain HTTP, is not
@@ -325,7 +325,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         // here: swift-corelibs-foundation then traps on the completion handler.)
         if let refused = trustEvaluator?.refusal(for: next.url) {
             record(refused, for: task)
-            completionHandler(nil)
+            RedirectGuard.answer(task, nil, completionHandler)
             return
         }
         let origin = task.originalRequest?.url ?? response.url
@@ -335,11 +335,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         }
         #if canImport(FoundationNetworking)
         if leftToExchange(next, task: task, response: response) {
-            completionHandler(nil)  // the task ends with the 3xx
+            RedirectGuard.answer(task, nil, completionHandler)  // the task ends with the 3xx
             return
         }
         #endif
-        completionHandler(next)
+        RedirectGuard.answer(task, next, completionHandler)
     }
 
     #if canImport(FoundationNetworking)
