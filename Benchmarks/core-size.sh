@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# A quick proxy for what the core adds to the seed program (seconds, not minutes): builds the
+# EasyNetwork module alone in release and sums its objects' code and data (.text, .rodata,
+# .data, .data.rel.ro), per object and in all.
+#
+#   Benchmarks/core-size.sh [--top N]
+#
+# Why a sum over every object is the right proxy on Linux: swiftc emits one .text section per
+# source file (no -function-sections), and every file declares a type whose runtime record
+# (swift5_types, swift5_protocol_conformances) the linker must keep; so ld --gc-sections
+# drops nothing of the module and a program that imports EasyNetwork links all of it. A byte
+# saved anywhere in the core is a byte saved in the seed program; code the seed never runs
+# costs as much as code it does. Benchmarks/footprint.sh stays the measure the budgets judge.
+set -euo pipefail
+top=15
+[[ "${1:-}" == --top ]] && top=$2
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+swift build -c release --package-path "$root" --target EasyNetwork >/dev/null
+dir="$root/.build/release/EasyNetwork.build"
+for object in "$dir"/*.o; do
+    size -A "$object" | awk -v f="$(basename "$object" .swift.o)" '
+        $1 ~ /^\.text/ || $1 ~ /^\.rodata/ || $1 ~ /^\.data/ { total += $2 }
+        END { printf "%d %s\n", total, f }'
+done | sort -n -r > "${TMPDIR:-/tmp}/core-size.$$"
+echo "largest files of the core, code and data (bytes):"
+head -n "$top" "${TMPDIR:-/tmp}/core-size.$$" | awk '{ printf "  %8d  %s\n", $1, $2 }'
+awk '{ t += $1; n++ } END { printf "core module: %d bytes (%.1f KB) of code and data in %d files\n", t, t / 1024, n }' "${TMPDIR:-/tmp}/core-size.$$"
+rm -f "${TMPDIR:-/tmp}/core-size.$$"
