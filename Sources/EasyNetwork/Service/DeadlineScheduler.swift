@@ -12,18 +12,13 @@ import Foundation
 package final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the fields below are guarded by `lock`
     package static let shared = DeadlineScheduler()
 
-    private struct Entry {
-        let key: Int
-        let deadline: DispatchTime
-        let fire: @Sendable () -> Void
-    }
-
     private let lock: Lock
-    /// Sorted by deadline; equal deadlines in the order they were added.
-    @exclusivity(unchecked) private var entries: [Entry]
+    /// Sorted by deadline (uptime nanoseconds); equal deadlines in the order they were
+    /// added. A tuple, not a struct: no type of its own to describe.
+    @exclusivity(unchecked) private var entries: [(key: Int, deadline: UInt64, fire: @Sendable () -> Void)]
     @exclusivity(unchecked) private var lastKey: Int
-    /// What the timer is armed for; `nil` while it is not armed.
-    @exclusivity(unchecked) private var armedFor: Optional<DispatchTime>
+    /// What the timer is armed for; `UInt64.max` while it is not armed.
+    @exclusivity(unchecked) private var armedFor: UInt64
     /// How often the timer was armed (for tests).
     @exclusivity(unchecked) private var armings: Int
     private let timer: DispatchSourceTimer
@@ -35,10 +30,9 @@ package final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the 
         lock = Lock()
         entries = []
         lastKey = 0
-        armedFor = nil
+        armedFor = .max
         armings = 0
         timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .distantFuture)
         timer.setEventHandler { [weak self] in self?.tick() }
         timer.activate()
     }
@@ -49,19 +43,20 @@ package final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the 
 
     /// Calls `fire` at `deadline` unless ``cancel(_:)`` comes first; returns the key.
     package func schedule(at deadline: DispatchTime, _ fire: @escaping @Sendable () -> Void) -> Int {
+        let due = deadline.uptimeNanoseconds
         lock.lock()
         defer { lock.unlock() }
         lastKey += 1
-        entries.append(Entry(key: lastKey, deadline: deadline, fire: fire))
+        entries.append((lastKey, due, fire))
         // Moved back past later deadlines (usually none: equal timeouts arrive in order);
         // equal ones keep the order they were added in.
         var index = entries.count - 1
-        while index > 0, deadline < entries[index - 1].deadline {
+        while index > 0, due < entries[index - 1].deadline {
             entries.swapAt(index, index - 1)
             index -= 1
         }
-        if armedFor.map({ deadline < $0 }) ?? true {
-            arm(for: deadline)
+        if due < armedFor {
+            arm(for: due)
         }
         return lastKey
     }
@@ -75,7 +70,7 @@ package final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the 
         while index < entries.count, entries[index].key != key {
             index += 1
         }
-        let removed = index < entries.count ? entries.remove(at: index) : nil
+        let removed = index < entries.count ? entries.remove(at: index).fire : nil
         lock.unlock()
         // The closure (and what it holds) is released outside the lock.
         withExtendedLifetime(removed) {}
@@ -89,26 +84,27 @@ package final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the 
     }
 
     /// Under `lock`.
-    private func arm(for deadline: DispatchTime) {
+    private func arm(for deadline: UInt64) {
         armedFor = deadline
         armings += 1
-        timer.schedule(deadline: deadline, leeway: .milliseconds(5))
+        timer.schedule(deadline: DispatchTime(uptimeNanoseconds: deadline), leeway: .milliseconds(5))
     }
 
+    /// Runs what is due, one entry at a time outside the lock, in deadline order, then
+    /// arms the timer for the next entry.
     private func tick() {
-        let now = DispatchTime.now()
-        lock.lock()
-        var due: [@Sendable () -> Void] = []
-        while !entries.isEmpty, entries[0].deadline <= now {
-            due.append(entries.remove(at: 0).fire)
+        let now = DispatchTime.now().uptimeNanoseconds
+        while true {
+            lock.lock()
+            guard let first = entries.first, first.deadline <= now else { break }
+            entries.remove(at: 0)
+            lock.unlock()
+            first.fire()
         }
-        armedFor = nil
-        if !entries.isEmpty {
-            arm(for: entries[0].deadline)
+        armedFor = .max
+        if let next = entries.first {
+            arm(for: next.deadline)
         }
         lock.unlock()
-        for fire in due {
-            fire()
-        }
     }
 }

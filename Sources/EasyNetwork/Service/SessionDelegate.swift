@@ -20,12 +20,13 @@ import FoundationNetworking
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     // unchecked: `entries` and `redirect` are only touched under `lock`.
 
-    /// What the delegate keeps for one running task: its one allocation. Its vars are
-    /// touched under the delegate's lock while it is filed, by one thread once taken out.
+    /// What the delegate keeps for one running task (its one allocation), or a note on a
+    /// task with a completion handler (no observer). Its vars are touched under the
+    /// delegate's lock while it is filed, by one thread once taken out.
     private final class Entry {
         /// Kept so that its identity stays unique while the entry is filed.
         let task: URLSessionTask
-        /// `nil` for a note on a task with a completion handler (see ``plainNotes``).
+        /// `nil` for a note on a task with a completion handler.
         let observer: (any TransferObserver)?
         let activity: (any TransferActivity)?
         let uploadProgress: (@Sendable (_ sent: Int64, _ expected: Int64) -> Void)?
@@ -56,16 +57,14 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     private let lock = Lock()
-    /// Running tasks, in no order, scanned from the newest: a host usually has a handful in flight
-    /// (a NetworkQueue bounds its own), and an array of class references brings no dictionary code.
+    /// Running tasks and notes on tasks with a completion handler (the 401 a cancelled
+    /// challenge carried, a refused redirect, a redirect left to the exchange) until their
+    /// completions take them; in no order, scanned from the newest: a host usually has a
+    /// handful in flight, and an array of class references brings no dictionary code.
     private var entries: [Entry] = []
-    /// What the delegate heard of tasks with a completion handler (no entry), until their
-    /// completions take it: the 401 a cancelled challenge carried (the task ends cancelled
-    /// right after), or why the ``ServerTrustEvaluator`` refused a redirect (the task ends
-    /// with the 3xx).
-    /// Entries without an observer, searched as ``entries`` are.
-    private var plainNotes: [Entry] = []
+    /// The host's redirect decision, if any; under `lock`.
     private var redirect: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)?
+    /// Who judges the host's servers beyond the system's trust (pinning), if anyone; under `lock`.
     private var trust: (any ServerTrustEvaluator)?
 
     #if !canImport(FoundationNetworking) || DEBUG
@@ -126,44 +125,41 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     var trackedTaskCount: Int {
         lock.lock()
         defer { lock.unlock() }
-        return entries.count + plainNotes.count
+        return entries.count
     }
 
-    /// `task`'s entry, taken out of the registry when `remove`; call under `lock`.
-    private func filed(_ task: ObjectIdentifier, remove: Bool = false) -> Entry? {
-        Self.find(task, in: &entries, remove: remove)
-    }
-
-    /// `task`'s entry in `list` (``entries`` or ``plainNotes``), taken out when `remove`.
-    private static func find(_ task: ObjectIdentifier, in list: inout [Entry], remove: Bool) -> Entry? {
-        var index = list.count
+    /// Where `task`'s entry is filed; call under `lock`.
+    private func index(of task: URLSessionTask) -> Int? {
+        var index = entries.count
         while index > 0 {
             index -= 1
-            let entry = list[index]
-            guard ObjectIdentifier(entry.task) == task else { continue }
-            if remove {
-                list.swapAt(index, list.count - 1)
-                list.removeLast()
-            }
-            return entry
+            if entries[index].task === task { return index }
         }
         return nil
     }
 
-    /// A new note on `task`, a task with a completion handler (no entry); call under `lock`.
-    private func note(on task: URLSessionTask) -> Entry {
+    /// The entry at `index`, taken out; call under `lock`.
+    private func take(_ index: Int) -> Entry {
+        entries.swapAt(index, entries.count - 1)
+        return entries.removeLast()
+    }
+
+    /// `task`'s entry, or a new note on it (a task with a completion handler); call under `lock`.
+    private func entryOrNote(_ task: URLSessionTask) -> Entry {
+        if let index = index(of: task) { return entries[index] }
         let note = Entry(task: task, observer: nil, activity: nil, uploadProgress: nil)
-        plainNotes.append(note)
+        entries.append(note)
         return note
     }
 
-    /// The task's observer; tells whoever waits on the task's activity that bytes moved.
-    private func observer(for task: URLSessionTask) -> (any TransferObserver)? {
+    /// `task`'s entry; tells whoever waits on the task's activity that bytes moved.
+    @inline(never)  // three callers
+    private func moved(_ task: URLSessionTask) -> Entry? {
         lock.lock()
-        let entry = filed(ObjectIdentifier(task))
+        let entry = index(of: task).map { entries[$0] }
         lock.unlock()
         entry?.activity?.transferMoved()
-        return entry?.observer ?? nil
+        return entry
     }
 
     func urlSession(
@@ -172,7 +168,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        guard let observer = observer(for: dataTask), let http = response as? HTTPURLResponse else {
+        guard let observer = moved(dataTask)?.observer, let http = response as? HTTPURLResponse else {
             completionHandler(.allow)
             return
         }
@@ -180,7 +176,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        observer(for: dataTask)?.transferDidReceive(data)
+        moved(dataTask)?.observer?.transferDidReceive(data)
     }
 
     func urlSession(
@@ -190,37 +186,38 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         totalBytesSent: Int64,
         totalBytesExpectedToSend: Int64
     ) {
-        lock.lock()
-        let entry = filed(ObjectIdentifier(task))
-        lock.unlock()
-        entry?.activity?.transferMoved()
-        entry?.uploadProgress?(totalBytesSent, totalBytesExpectedToSend)
+        moved(task)?.uploadProgress?(totalBytesSent, totalBytesExpectedToSend)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let key = ObjectIdentifier(task)
         lock.lock()
+        // A note on a task with a completion handler stays for that completion.
+        guard let index = index(of: task), entries[index].observer != nil else {
+            lock.unlock()
+            return
+        }
         #if !canImport(FoundationNetworking) || DEBUG
-        if let entry = filed(key), let metrics = entry.metrics {
-            entry.error = error
+        let filed = entries[index]
+        if let metrics = filed.metrics {
+            filed.error = error
             lock.unlock()
             metrics.taskEnded(on: session.delegateQueue) { [self] firstByteAt in
                 lock.lock()
-                let entry = filed(key, remove: true)
+                let entry = self.index(of: task).map(take)
                 lock.unlock()
                 if let entry { end(entry, error: entry.error, firstByteAt: firstByteAt) }
             }
             return
         }
         #endif
-        let entry = filed(key, remove: true)
+        let entry = take(index)
         lock.unlock()
-        if let entry { end(entry, error: error, firstByteAt: nil) }
+        end(entry, error: error, firstByteAt: nil)
     }
 
     /// Tells a task's observer how it ended; its entry is gone already.
     private func end(_ entry: Entry, error: (any Error)?, firstByteAt: Date?) {
-        guard let observer = entry.observer else { return }  // never filed so
+        guard let observer = entry.observer else { return }
         if let firstByteAt { observer.transferDidCollectMetrics(firstByteAt: firstByteAt) }
         #if canImport(FoundationNetworking)
         if error == nil, let next = entry.followUp {
@@ -229,12 +226,48 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         #endif
         if let refusal = entry.refusal {
             observer.transferDidComplete(refusal)
-        } else if let challenged = entry.challengeResponse, (error as? URLError)?.errorCode == NSURLErrorCancelled {
+        } else if let challenged = Self.challenged(entry, error) {
             _ = observer.transferDidReceive(challenged)
             observer.transferDidComplete(nil)
         } else {
             observer.transferDidComplete(error)
         }
+    }
+
+    /// The 401 a cancelled challenge of the entry's task carried, when the task ended
+    /// cancelled (by that challenge); `nil` otherwise.
+    private static func challenged(_ entry: Entry, _ error: (any Error)?) -> HTTPURLResponse? {
+        guard let challenged = entry.challengeResponse, (error as? URLError)?.errorCode == NSURLErrorCancelled else { return nil }
+        return challenged
+    }
+
+    /// The outcome of `task`, one with a completion handler (``PlainTransfer``), from what
+    /// that handler got and what the delegate heard of the task (taken out): the 401 a
+    /// cancelled challenge carried (the task ends cancelled right after), the refusal of a
+    /// redirect or (Linux) a redirect left to the exchange (the task ends with the 3xx).
+    func plainOutcome(of task: URLSessionTask?, request: URLRequest, data: Data?, response: URLResponse?, error: (any Error)?) -> TransportOutcome {
+        var http = response as? HTTPURLResponse
+        var failure = error
+        var note: Entry?
+        // The delegate notes nothing on any other success, which never looks.
+        if let task, error != nil || http.map({ $0.statusCode >= 300 && $0.statusCode < 400 }) == true {
+            lock.lock()
+            note = index(of: task).map(take)
+            lock.unlock()
+        }
+        if let note {
+            if let refusal = note.refusal {
+                failure = refusal
+            } else if let challenged = Self.challenged(note, error) {
+                http = challenged
+                failure = nil
+            }
+        }
+        var outcome = TransportOutcome(request: request, response: http, data: data ?? Data(), error: failure)
+        #if canImport(FoundationNetworking)
+        if error == nil { outcome.redirect = note?.followUp }  // the exchange sends it with the body
+        #endif
+        return outcome
     }
 
     func urlSession(
@@ -247,14 +280,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         // swift-corelibs-foundation hangs on `.performDefaultHandling` for a 401 with
         // `WWW-Authenticate`; cancelling ends the task at once, and the challenge
         // still carries the 401 response, which the caller gets instead.
-        let response = challenge.failureResponse as? HTTPURLResponse
-        lock.lock()
-        if let entry = filed(ObjectIdentifier(task)) {
-            entry.challengeResponse = response
-        } else if let response {
-            note(on: task).challengeResponse = response  // a task with a completion handler
+        if let response = challenge.failureResponse as? HTTPURLResponse {
+            lock.lock()
+            entryOrNote(task).challengeResponse = response
+            lock.unlock()
         }
-        lock.unlock()
         completionHandler(.cancelAuthenticationChallenge, nil)
         #else
         // The system's trust first, then the host's pins (swift-corelibs-foundation sends no
@@ -269,26 +299,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         #endif
     }
 
-    /// What the delegate heard of `task` (one with a completion handler), taken out: the
-    /// 401 a cancelled challenge carried, the refusal of a redirect, or (Linux) a redirect
-    /// left to the exchange; `nil` when nothing.
-    func takePlainNote(of task: URLSessionTask) -> (response: HTTPURLResponse?, refusal: NetworkError?, followUp: URLRequest?)? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let note = Self.find(ObjectIdentifier(task), in: &plainNotes, remove: true) else { return nil }
-        #if canImport(FoundationNetworking)
-        return (note.challengeResponse, note.refusal, note.followUp)
-        #else
-        return (note.challengeResponse, note.refusal, nil)
-        #endif
-    }
-
     #if !canImport(FoundationNetworking) || DEBUG
     /// The task's metrics arrived, at times after it completed: hands the moment its last
     /// response began to the task's ending, which may be waiting for it.
     func taskDidCollectMetrics(_ task: URLSessionTask, firstByteAt: Date?) {
         lock.lock()
-        let metrics = filed(ObjectIdentifier(task))?.metrics
+        let metrics = index(of: task).map { entries[$0] }?.metrics
         lock.unlock()
         metrics?.metricsArrived(firstByteAt: firstByteAt)
     }
@@ -308,68 +324,63 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         newRequest request: URLRequest,
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        let handler = redirectHandler
-        guard var next = handler.map({ $0(response, request) }) ?? request else {
-            RedirectGuard.answer(task, nil, completionHandler)
-            return
+        // Decided first (the host's handler is the caller's code), then answered once.
+        RedirectGuard.answer(task, follow(request, of: task, response: response), completionHandler)
+    }
+
+    /// The request to follow for a redirect of `task` to `request`, or `nil` to end the
+    /// task with the 3xx.
+    private func follow(_ request: URLRequest, of task: URLSessionTask, response: HTTPURLResponse) -> URLRequest? {
+        var next = request
+        var refused: NetworkError?
+        if let handler = redirectHandler {
+            guard let decided = handler(response, request) else { return nil }
+            next = decided
+            // What the host's handler returned is checked as the request's own headers were
+            // (`allHTTPHeaderFields` takes CR LF on Linux): such a redirect is not followed.
+            refused = HeaderFieldCheck.failure(in: next.allHTTPHeaderFields, url: next.url, source: "the host's redirectHandler")
         }
-        // What the host's handler returned is checked as the request's own headers were
-        // (`allHTTPHeaderFields` takes CR LF on Linux): such a redirect is not followed.
-        if handler != nil, let refused = HeaderFieldCheck.failure(in: next.allHTTPHeaderFields, url: next.url, source: "the host's redirectHandler") {
-            record(refused, for: task)
-            RedirectGuard.answer(task, nil, completionHandler)
-            return
+        let url = next.url
+        // A redirect to a pinned host that cannot be checked (Linux), or over plain HTTP, is
+        // not followed either: the task ends with the 3xx, reported as the refusal. (Never
+        // `task.cancel()` here: swift-corelibs-foundation then traps on the completion handler.)
+        if let refusal = refused ?? trustEvaluator?.refusal(for: url) {
+            lock.lock()
+            entryOrNote(task).refusal = refusal
+            lock.unlock()
+            return nil
         }
-        // A redirect to a pinned host that cannot be checked (Linux), or over plain HTTP, is not
-        // followed: the task ends with the 3xx, reported as the refusal. (Never `task.cancel()`
-        // here: swift-corelibs-foundation then traps on the completion handler.)
-        if let refused = trustEvaluator?.refusal(for: next.url) {
-            record(refused, for: task)
-            RedirectGuard.answer(task, nil, completionHandler)
-            return
-        }
-        let origin = task.originalRequest?.url ?? response.url
-        if !Self.sameOrigin(origin, next.url) {
+        let sent = task.originalRequest
+        if !Self.sameOrigin(sent?.url ?? response.url, url) {
             next.setValue(nil, forHTTPHeaderField: "Authorization")
             next.setValue(nil, forHTTPHeaderField: "Cookie")
         }
         #if canImport(FoundationNetworking)
-        if leftToExchange(next, task: task, response: response) {
-            RedirectGuard.answer(task, nil, completionHandler)  // the task ends with the 3xx
-            return
+        // swift-corelibs-foundation forgets the body of every redirect it follows
+        // (`HTTPURLProtocol`, `knownBody = .none`) and sends one that keeps a method other
+        // than `GET` and `HEAD` (a 307 or 308; a 301 or 302 of anything but a POST) empty, or
+        // with the old `Content-Length` and no bytes. So such a redirect of a request that
+        // carried a body is not the session's to follow: the task ends with the 3xx and the
+        // request's exchange sends it with the body (see ``BufferingObserver/followUp``,
+        // ``PlainTransfer``); a transfer of another kind (a download) fails with a typed error.
+        let method = next.httpMethod ?? "GET"
+        if method != "GET", method != "HEAD",
+           task is URLSessionUploadTask || sent?.httpBody?.isEmpty == false || sent?.httpBodyStream != nil {
+            lock.lock()
+            let entry = entryOrNote(task)
+            if entry.observer == nil || entry.observer is BufferingObserver {
+                entry.followUp = next
+            } else {
+                entry.refusal = Self.unsentRedirect(response)  // a download
+            }
+            lock.unlock()
+            return nil
         }
         #endif
-        RedirectGuard.answer(task, next, completionHandler)
+        return next
     }
 
     #if canImport(FoundationNetworking)
-    /// Whether `next`, a redirect of `task` that carried a body, keeps a method other than
-    /// `GET` and `HEAD` (a 307 or 308; a 301 or 302 of anything but a POST), and is
-    /// therefore not the session's to follow: swift-corelibs-foundation forgets the body of
-    /// every redirect it follows (`HTTPURLProtocol`, `knownBody = .none`) and sends such a
-    /// request empty, or with the old `Content-Length` and no bytes. The request's exchange
-    /// sends it with the body instead (see ``BufferingObserver/followUp``,
-    /// ``PlainTransfer``); a transfer of another kind (a download) fails with a typed error.
-    private func leftToExchange(_ next: URLRequest, task: URLSessionTask, response: HTTPURLResponse) -> Bool {
-        let method = next.httpMethod ?? "GET"
-        let sent = task.originalRequest
-        guard method != "GET", method != "HEAD",
-              task is URLSessionUploadTask || sent?.httpBody?.isEmpty == false || sent?.httpBodyStream != nil
-        else { return false }
-        lock.lock()
-        defer { lock.unlock() }
-        guard let entry = filed(ObjectIdentifier(task)) else {
-            note(on: task).followUp = next  // a task with a completion handler
-            return true
-        }
-        if entry.observer is BufferingObserver {
-            entry.followUp = next
-        } else {
-            entry.refusal = Self.unsentRedirect(response)  // a download
-        }
-        return true
-    }
-
     /// The error of a redirect that keeps a body which cannot be sent again (a stream, a
     /// download's): not followed, rather than sent empty.
     @inline(never)
@@ -380,18 +391,14 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             response: response
         )
     }
-    #endif
-
+    #else
     /// Keeps why `task`'s server was refused, for its end.
     private func record(_ refusal: NetworkError, for task: URLSessionTask) {
         lock.lock()
-        if let entry = filed(ObjectIdentifier(task)) {
-            entry.refusal = refusal
-        } else {
-            note(on: task).refusal = refusal  // a task with a completion handler
-        }
+        entryOrNote(task).refusal = refusal
         lock.unlock()
     }
+    #endif
 
     /// Whether two URLs share scheme, host and port.
     @inline(__always)  // one caller
