@@ -4,17 +4,18 @@ import Foundation
 ///
 /// A timer per request costs a timer setup and teardown on every request, and a
 /// cancelled `asyncAfter` item lingers until its time. Here a request adds an entry and
-/// removes it when it completes; the entries are kept in deadline order, in a small array
-/// (requests usually share one timeout, so a new entry goes at the end and the one that
-/// completes is near the front). The one timer is armed only when a new deadline is
-/// earlier than the armed one: with equal timeouts, not again for each request. When it
-/// fires it runs what is due, in deadline order, and is armed for the next entry.
+/// removes it when it completes, in a small array in the order they were added (a host
+/// has a handful of requests in flight; the oldest usually completes first). The one
+/// timer is armed only when a new deadline is earlier than the armed one: with equal
+/// timeouts, not again for each request. When it fires it runs what is due, in deadline
+/// order (equal deadlines in the order they were added), and is armed for the earliest
+/// entry left.
 package final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the fields below are guarded by `lock`
     package static let shared = DeadlineScheduler()
 
     private let lock: Lock
-    /// Sorted by deadline (uptime nanoseconds); equal deadlines in the order they were
-    /// added. A tuple, not a struct: no type of its own to describe.
+    /// Deadlines (uptime nanoseconds) in the order they were added (so of equal deadlines
+    /// the first added comes first). A tuple, not a struct: no type of its own to describe.
     @exclusivity(unchecked) private var entries: [(key: Int, deadline: UInt64, fire: @Sendable () -> Void)]
     @exclusivity(unchecked) private var lastKey: Int
     /// What the timer is armed for; `UInt64.max` while it is not armed.
@@ -48,13 +49,6 @@ package final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the 
         defer { lock.unlock() }
         lastKey += 1
         entries.append((lastKey, due, fire))
-        // Moved back past later deadlines (usually none: equal timeouts arrive in order);
-        // equal ones keep the order they were added in.
-        var index = entries.count - 1
-        while index > 0, due < entries[index - 1].deadline {
-            entries.swapAt(index, index - 1)
-            index -= 1
-        }
         if due < armedFor {
             arm(for: due)
         }
@@ -65,7 +59,6 @@ package final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the 
     /// armed for the next entry, or left alone when there is none.
     package func cancel(_ key: Int) {
         lock.lock()
-        // From the front: with equal timeouts the oldest entries complete first.
         var index = 0
         while index < entries.count, entries[index].key != key {
             index += 1
@@ -90,21 +83,34 @@ package final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the 
         timer.schedule(deadline: DispatchTime(uptimeNanoseconds: deadline), leeway: .milliseconds(5))
     }
 
-    /// Runs what is due, one entry at a time outside the lock, in deadline order, then
-    /// arms the timer for the next entry.
+    /// Runs what is due, one entry at a time outside the lock, earliest first (of equal
+    /// deadlines the first added), then arms the timer for the earliest entry left.
     private func tick() {
         let now = DispatchTime.now().uptimeNanoseconds
         while true {
             lock.lock()
-            guard let first = entries.first, first.deadline <= now else { break }
-            entries.remove(at: 0)
+            var earliest = 0
+            var index = 1
+            while index < entries.count {
+                if entries[index].deadline < entries[earliest].deadline {
+                    earliest = index
+                }
+                index += 1
+            }
+            guard earliest < entries.count else {
+                armedFor = .max
+                lock.unlock()
+                return
+            }
+            let deadline = entries[earliest].deadline
+            guard deadline <= now else {
+                arm(for: deadline)
+                lock.unlock()
+                return
+            }
+            let fire = entries.remove(at: earliest).fire
             lock.unlock()
-            first.fire()
+            fire()
         }
-        armedFor = .max
-        if let next = entries.first {
-            arm(for: next.deadline)
-        }
-        lock.unlock()
     }
 }
