@@ -63,17 +63,17 @@ public final class NetworkService: @unchecked Sendable {
         } else {
             task = session.dataTask(with: request)
         }
-        return start(task, priority: priority, observer: BufferingObserver(request: request, completion: completion), uploadProgress: uploadProgress, activity: activity)
+        return start(task, request: request, priority: priority, completion: completion, observer: nil, uploadProgress: uploadProgress, activity: activity)
     }
 
-    /// Files a delegate-driven task's observer and resumes the task.
+    /// Files a delegate-driven task (buffered, or streaming to `observer`) and resumes it.
     @inline(never)  // two callers
-    private func start(_ task: URLSessionTask, priority: Float?, observer: any TransferObserver,
-                       uploadProgress: (@Sendable (Int64, Int64) -> Void)?, activity: (any TransferActivity)?) -> TransportTask {
+    private func start(_ task: URLSessionTask, request: URLRequest?, priority: Float?, completion: (@Sendable (TransportOutcome) -> Void)?,
+                       observer: (any TransferObserver)?, uploadProgress: (@Sendable (Int64, Int64) -> Void)?, activity: (any TransferActivity)?) -> TransportTask {
         if let priority {
             task.priority = priority
         }
-        delegate.register(observer: observer, for: task, uploadProgress: uploadProgress, activity: activity)
+        delegate.register(task, request: request, completion: completion, observer: observer, uploadProgress: uploadProgress, activity: activity)
         task.resume()
         return TransportTask(task)
     }
@@ -142,7 +142,7 @@ public final class NetworkService: @unchecked Sendable {
         uploadProgress: (@Sendable (Int64, Int64) -> Void)? = nil
     ) -> TransportTask? {
         guard let session = currentSession() else { return nil }
-        return start(session.dataTask(with: request), priority: priority, observer: observer, uploadProgress: uploadProgress, activity: nil)
+        return start(session.dataTask(with: request), request: nil, priority: priority, completion: nil, observer: observer, uploadProgress: uploadProgress, activity: nil)
     }
 
     /// How many tasks the session delegate keeps state for.
@@ -202,6 +202,7 @@ public final class NetworkService: @unchecked Sendable {
         return made
     }
 
+    @inline(never)  // two callers
     private static func prepared(_ configuration: URLSessionConfiguration) -> URLSessionConfiguration {
         let copy = (configuration.copy() as? URLSessionConfiguration) ?? URLSessionConfiguration.ephemeral
         copy.urlCache = nil

@@ -4,10 +4,10 @@ import FoundationNetworking
 #endif
 
 /// The delegate of a host's session: answers authentication challenges so that a 401
-/// never hangs (the response such a challenge carried is reported instead), and hands
-/// every event of a delegate-driven task to its ``TransferObserver``: requests that need
-/// byte events collect their body (``BufferingObserver``), downloads write it to disk.
-/// Those tasks have no completion handlers, because swift-corelibs-foundation tells a
+/// never hangs (the response such a challenge carried is reported instead), collects the
+/// body of a request that needs byte events into one ``TransportOutcome`` (with the moment
+/// its response began to arrive), and hands every event of a streaming task (a download,
+/// written to disk) to its ``TransferObserver``. Those tasks have no completion handlers, because swift-corelibs-foundation tells a
 /// delegate about bytes received and sent only for such tasks, and those moments reset
 /// the idle timeout (``TransferActivity``). A task with a completion handler
 /// (``PlainTransfer``) is never filed here: only its challenge's 401 is kept until its
@@ -18,18 +18,29 @@ import FoundationNetworking
 /// It holds no reference to the host, so the session (which keeps its delegate alive
 /// until invalidated) never keeps a host alive.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // unchecked: `entries` and `redirect` are only touched under `lock`.
+    // unchecked: `entries`, `redirect` and `trust` are only touched under `lock`; an
+    // entry's transfer state only by the session's serial delegate queue.
 
-    /// What the delegate keeps for one running task (its one allocation), or a note on a
-    /// task with a completion handler (no observer). Its vars are touched under the
-    /// delegate's lock while it is filed, by one thread once taken out.
+    /// What the delegate keeps for one running task (its one allocation): a buffered one
+    /// (``completion``), a streaming one (``observer``), or neither: a note on a task with
+    /// a completion handler. Its notes are touched under the delegate's lock while it is
+    /// filed, its transfer state by the session's serial delegate queue, and by one
+    /// thread once taken out.
     private final class Entry {
         /// Kept so that its identity stays unique while the entry is filed.
         let task: URLSessionTask
-        /// `nil` for a note on a task with a completion handler.
+        /// The request as built, which a buffered transfer's outcome names.
+        let request: URLRequest?
+        /// Where a buffered transfer's outcome goes.
+        let completion: (@Sendable (TransportOutcome) -> Void)?
+        /// Who hears every event of a streaming transfer.
         let observer: (any TransferObserver)?
         let activity: (any TransferActivity)?
         let uploadProgress: (@Sendable (_ sent: Int64, _ expected: Int64) -> Void)?
+        /// A buffered transfer's response, body, and when its response began to arrive.
+        var response: HTTPURLResponse?
+        var body: Data
+        var firstByteAt: Date?
         /// The 401 a cancelled authentication challenge carried (Linux).
         var challengeResponse: HTTPURLResponse?
         /// Why the ``ServerTrustEvaluator`` refused the task's server: its error, in place
@@ -47,12 +58,15 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         var error: (any Error)?
         #endif
 
-        init(task: URLSessionTask, observer: (any TransferObserver)?, activity: (any TransferActivity)?,
-             uploadProgress: (@Sendable (Int64, Int64) -> Void)?) {
+        init(task: URLSessionTask, request: URLRequest?, completion: (@Sendable (TransportOutcome) -> Void)?,
+             observer: (any TransferObserver)?, activity: (any TransferActivity)?, uploadProgress: (@Sendable (Int64, Int64) -> Void)?) {
             self.task = task
+            self.request = request
+            self.completion = completion
             self.observer = observer
             self.activity = activity
             self.uploadProgress = uploadProgress
+            body = Data()
         }
     }
 
@@ -105,14 +119,18 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         }
     }
 
-    /// Files a task's observer (and who is told when its bytes move) before the task resumes.
+    /// Files a task before it resumes: a buffered one, whose outcome goes to `completion`
+    /// once (it names `request`), or a streaming one, whose every event goes to
+    /// `observer`; `activity` is told whenever its bytes move.
     func register(
-        observer: any TransferObserver,
-        for task: URLSessionTask,
+        _ task: URLSessionTask,
+        request: URLRequest?,
+        completion: (@Sendable (TransportOutcome) -> Void)?,
+        observer: (any TransferObserver)?,
         uploadProgress: (@Sendable (Int64, Int64) -> Void)?,
-        activity: (any TransferActivity)? = nil
+        activity: (any TransferActivity)?
     ) {
-        let entry = Entry(task: task, observer: observer, activity: activity, uploadProgress: uploadProgress)
+        let entry = Entry(task: task, request: request, completion: completion, observer: observer, activity: activity, uploadProgress: uploadProgress)
         #if !canImport(FoundationNetworking) || DEBUG
         if expectsMetrics { entry.metrics = MetricsRendezvous(expectsMetrics: true) }
         #endif
@@ -147,7 +165,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// `task`'s entry, or a new note on it (a task with a completion handler); call under `lock`.
     private func entryOrNote(_ task: URLSessionTask) -> Entry {
         if let index = index(of: task) { return entries[index] }
-        let note = Entry(task: task, observer: nil, activity: nil, uploadProgress: nil)
+        let note = Entry(task: task, request: nil, completion: nil, observer: nil, activity: nil, uploadProgress: nil)
         entries.append(note)
         return note
     }
@@ -168,15 +186,31 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        guard let observer = moved(dataTask)?.observer, let http = response as? HTTPURLResponse else {
+        guard let entry = moved(dataTask), let http = response as? HTTPURLResponse else {
             completionHandler(.allow)
             return
         }
-        completionHandler(observer.transferDidReceive(http) ? .allow : .cancel)
+        if let observer = entry.observer {
+            completionHandler(observer.transferDidReceive(http) ? .allow : .cancel)
+            return
+        }
+        entry.response = http
+        if entry.firstByteAt == nil { entry.firstByteAt = Date() }
+        completionHandler(.allow)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        moved(dataTask)?.observer?.transferDidReceive(data)
+        guard let entry = moved(dataTask) else { return }
+        if let observer = entry.observer {
+            observer.transferDidReceive(data)
+            return
+        }
+        if entry.firstByteAt == nil { entry.firstByteAt = Date() }
+        if entry.body.isEmpty {
+            entry.body = data  // shares the bytes of a body that comes in one piece
+        } else {
+            entry.body.append(data)
+        }
     }
 
     func urlSession(
@@ -192,7 +226,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         lock.lock()
         // A note on a task with a completion handler stays for that completion.
-        guard let index = index(of: task), entries[index].observer != nil else {
+        guard let index = index(of: task), entries[index].observer != nil || entries[index].completion != nil else {
             lock.unlock()
             return
         }
@@ -215,15 +249,16 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         end(entry, error: error, firstByteAt: nil)
     }
 
-    /// Tells a task's observer how it ended; its entry is gone already.
+    /// Tells a task's observer, or its completion, how it ended; its entry is gone already.
+    /// `firstByteAt`: when the task metrics say its last response began.
     private func end(_ entry: Entry, error: (any Error)?, firstByteAt: Date?) {
-        guard let observer = entry.observer else { return }
-        if let firstByteAt { observer.transferDidCollectMetrics(firstByteAt: firstByteAt) }
-        #if canImport(FoundationNetworking)
-        if error == nil, let next = entry.followUp {
-            (observer as? BufferingObserver)?.followUp = next
+        guard let observer = entry.observer else {
+            if let completion = entry.completion, let request = entry.request {
+                completion(Self.outcome(request, entry.response, entry.body, error, note: entry, firstByteAt: firstByteAt ?? entry.firstByteAt, buffered: true))
+            }
+            return
         }
-        #endif
+        if let firstByteAt { observer.transferDidCollectMetrics(firstByteAt: firstByteAt) }
         if let refusal = entry.refusal {
             observer.transferDidComplete(refusal)
         } else if let challenged = Self.challenged(entry, error) {
@@ -241,13 +276,40 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         return challenged
     }
 
+    /// The outcome of a buffered transfer, or of a task with a completion handler, from
+    /// what arrived and what the delegate heard of the task (`note`): the refusal of its
+    /// server in place of the error; the 401 a cancelled challenge carried as the
+    /// response, with no error (`buffered`: its first byte then, unless known); a
+    /// redirect left to the exchange (Linux).
+    @inline(never)  // two callers
+    private static func outcome(_ request: URLRequest, _ response: HTTPURLResponse?, _ data: Data, _ error: (any Error)?,
+                                note: Entry?, firstByteAt: Date?, buffered: Bool) -> TransportOutcome {
+        var http = response
+        var failure = error
+        var first = firstByteAt
+        if let note {
+            if let refusal = note.refusal {
+                failure = refusal
+            } else if let challenged = challenged(note, error) {
+                http = challenged
+                failure = nil
+                if buffered, first == nil { first = Date() }
+            }
+        }
+        var outcome = TransportOutcome(request: request, response: http, data: data, error: failure)
+        outcome.firstByteAt = first
+        #if canImport(FoundationNetworking)
+        if error == nil { outcome.redirect = note?.followUp }  // the exchange sends it with the body
+        #endif
+        return outcome
+    }
+
     /// The outcome of `task`, one with a completion handler (``PlainTransfer``), from what
     /// that handler got and what the delegate heard of the task (taken out): the 401 a
     /// cancelled challenge carried (the task ends cancelled right after), the refusal of a
     /// redirect or (Linux) a redirect left to the exchange (the task ends with the 3xx).
     func plainOutcome(of task: URLSessionTask?, request: URLRequest, data: Data?, response: URLResponse?, error: (any Error)?) -> TransportOutcome {
-        var http = response as? HTTPURLResponse
-        var failure = error
+        let http = response as? HTTPURLResponse
         var note: Entry?
         // The delegate notes nothing on any other success, which never looks.
         if let task, error != nil || http.map({ $0.statusCode >= 300 && $0.statusCode < 400 }) == true {
@@ -255,19 +317,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             note = index(of: task).map(take)
             lock.unlock()
         }
-        if let note {
-            if let refusal = note.refusal {
-                failure = refusal
-            } else if let challenged = Self.challenged(note, error) {
-                http = challenged
-                failure = nil
-            }
-        }
-        var outcome = TransportOutcome(request: request, response: http, data: data ?? Data(), error: failure)
-        #if canImport(FoundationNetworking)
-        if error == nil { outcome.redirect = note?.followUp }  // the exchange sends it with the body
-        #endif
-        return outcome
+        return Self.outcome(request, http, data ?? Data(), error, note: note, firstByteAt: nil, buffered: false)
     }
 
     func urlSession(
@@ -361,14 +411,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         // than `GET` and `HEAD` (a 307 or 308; a 301 or 302 of anything but a POST) empty, or
         // with the old `Content-Length` and no bytes. So such a redirect of a request that
         // carried a body is not the session's to follow: the task ends with the 3xx and the
-        // request's exchange sends it with the body (see ``BufferingObserver/followUp``,
-        // ``PlainTransfer``); a transfer of another kind (a download) fails with a typed error.
+        // request's exchange sends it with the body (see ``TransportOutcome/redirect``); a transfer of another kind (a download) fails with a typed error.
         let method = next.httpMethod ?? "GET"
         if method != "GET", method != "HEAD",
            task is URLSessionUploadTask || sent?.httpBody?.isEmpty == false || sent?.httpBodyStream != nil {
             lock.lock()
             let entry = entryOrNote(task)
-            if entry.observer == nil || entry.observer is BufferingObserver {
+            if entry.observer == nil {  // a buffered transfer, or a note on a plain one
                 entry.followUp = next
             } else {
                 entry.refusal = Self.unsentRedirect(response)  // a download
