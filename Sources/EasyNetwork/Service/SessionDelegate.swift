@@ -158,8 +158,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     /// The entry at `index`, taken out; call under `lock`.
     private func take(_ index: Int) -> Entry {
-        entries.swapAt(index, entries.count - 1)
-        return entries.removeLast()
+        entries.remove(at: index)  // the same code as every array of class references
     }
 
     /// `task`'s entry, or a new note on it (a task with a completion handler); call under `lock`.
