@@ -55,10 +55,10 @@ final class SessionDelegateTests: ServerTestCase {
         let done = expectation(description: "completed")
         let request = URLRequest(url: server.baseURL.appendingPathComponent("status/200"))
         let task = session.dataTask(with: request)
-        delegate.register(observer: BufferingObserver(request: request) { outcome in
+        delegate.register(task, request: request, completion: { outcome in
             outcomes.append(outcome)
             done.fulfill()
-        }, for: task, uploadProgress: nil)
+        }, observer: nil, uploadProgress: nil, activity: nil)
         task.resume()
         let limit = Date().addingTimeInterval(10)
         while task.state != .completed, Date() < limit {
@@ -105,10 +105,10 @@ final class SessionDelegateTests: ServerTestCase {
         for index in 0..<count {
             let request = URLRequest(url: server.baseURL.appendingPathComponent("piece/\(index)"))
             let task = session.dataTask(with: request)
-            delegate.register(observer: BufferingObserver(request: request) { outcome in
+            delegate.register(task, request: request, completion: { outcome in
                 outcomes.append((index, outcome))
                 done.fulfill()
-            }, for: task, uploadProgress: nil)
+            }, observer: nil, uploadProgress: nil, activity: nil)
             task.resume()
         }
         wait(for: [done], timeout: 20)

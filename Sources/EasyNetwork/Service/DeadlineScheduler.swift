@@ -4,26 +4,22 @@ import Foundation
 ///
 /// A timer per request costs a timer setup and teardown on every request, and a
 /// cancelled `asyncAfter` item lingers until its time. Here a request adds an entry and
-/// removes it when it completes; the entries are kept in deadline order, in a small array
-/// (requests usually share one timeout, so a new entry goes at the end and the one that
-/// completes is near the front). The one timer is armed only when a new deadline is
-/// earlier than the armed one: with equal timeouts, not again for each request. When it
-/// fires it runs what is due, in deadline order, and is armed for the next entry.
+/// removes it when it completes, in a small array in the order they were added (a host
+/// has a handful of requests in flight; the oldest usually completes first). The one
+/// timer is armed only when a new deadline is earlier than the armed one: with equal
+/// timeouts, not again for each request. When it fires it runs what is due, in deadline
+/// order (equal deadlines in the order they were added), and is armed for the earliest
+/// entry left.
 package final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the fields below are guarded by `lock`
     package static let shared = DeadlineScheduler()
 
-    private struct Entry {
-        let key: Int
-        let deadline: DispatchTime
-        let fire: @Sendable () -> Void
-    }
-
     private let lock: Lock
-    /// Sorted by deadline; equal deadlines in the order they were added.
-    @exclusivity(unchecked) private var entries: [Entry]
+    /// Deadlines (uptime nanoseconds) in the order they were added (so of equal deadlines
+    /// the first added comes first). A tuple, not a struct: no type of its own to describe.
+    @exclusivity(unchecked) private var entries: [(key: Int, deadline: UInt64, fire: @Sendable () -> Void)]
     @exclusivity(unchecked) private var lastKey: Int
-    /// What the timer is armed for; `nil` while it is not armed.
-    @exclusivity(unchecked) private var armedFor: Optional<DispatchTime>
+    /// What the timer is armed for; `UInt64.max` while it is not armed.
+    @exclusivity(unchecked) private var armedFor: UInt64
     /// How often the timer was armed (for tests).
     @exclusivity(unchecked) private var armings: Int
     private let timer: DispatchSourceTimer
@@ -35,10 +31,9 @@ package final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the 
         lock = Lock()
         entries = []
         lastKey = 0
-        armedFor = nil
+        armedFor = .max
         armings = 0
         timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .distantFuture)
         timer.setEventHandler { [weak self] in self?.tick() }
         timer.activate()
     }
@@ -49,19 +44,13 @@ package final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the 
 
     /// Calls `fire` at `deadline` unless ``cancel(_:)`` comes first; returns the key.
     package func schedule(at deadline: DispatchTime, _ fire: @escaping @Sendable () -> Void) -> Int {
+        let due = deadline.uptimeNanoseconds
         lock.lock()
         defer { lock.unlock() }
         lastKey += 1
-        entries.append(Entry(key: lastKey, deadline: deadline, fire: fire))
-        // Moved back past later deadlines (usually none: equal timeouts arrive in order);
-        // equal ones keep the order they were added in.
-        var index = entries.count - 1
-        while index > 0, deadline < entries[index - 1].deadline {
-            entries.swapAt(index, index - 1)
-            index -= 1
-        }
-        if armedFor.map({ deadline < $0 }) ?? true {
-            arm(for: deadline)
+        entries.append((lastKey, due, fire))
+        if due < armedFor {
+            arm(for: due)
         }
         return lastKey
     }
@@ -70,12 +59,11 @@ package final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the 
     /// armed for the next entry, or left alone when there is none.
     package func cancel(_ key: Int) {
         lock.lock()
-        // From the front: with equal timeouts the oldest entries complete first.
         var index = 0
         while index < entries.count, entries[index].key != key {
             index += 1
         }
-        let removed = index < entries.count ? entries.remove(at: index) : nil
+        let removed = index < entries.count ? entries.remove(at: index).fire : nil
         lock.unlock()
         // The closure (and what it holds) is released outside the lock.
         withExtendedLifetime(removed) {}
@@ -89,25 +77,39 @@ package final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the 
     }
 
     /// Under `lock`.
-    private func arm(for deadline: DispatchTime) {
+    private func arm(for deadline: UInt64) {
         armedFor = deadline
         armings += 1
-        timer.schedule(deadline: deadline, leeway: .milliseconds(5))
+        timer.schedule(deadline: DispatchTime(uptimeNanoseconds: deadline), leeway: .milliseconds(5))
     }
 
+    /// Runs what is due, one entry at a time outside the lock, earliest first (of equal
+    /// deadlines the first added), then arms the timer for the earliest entry left.
     private func tick() {
-        let now = DispatchTime.now()
-        lock.lock()
-        var due: [@Sendable () -> Void] = []
-        while !entries.isEmpty, entries[0].deadline <= now {
-            due.append(entries.remove(at: 0).fire)
-        }
-        armedFor = nil
-        if !entries.isEmpty {
-            arm(for: entries[0].deadline)
-        }
-        lock.unlock()
-        for fire in due {
+        let now = DispatchTime.now().uptimeNanoseconds
+        while true {
+            lock.lock()
+            var earliest = 0
+            var index = 1
+            while index < entries.count {
+                if entries[index].deadline < entries[earliest].deadline {
+                    earliest = index
+                }
+                index += 1
+            }
+            guard earliest < entries.count else {
+                armedFor = .max
+                lock.unlock()
+                return
+            }
+            let deadline = entries[earliest].deadline
+            guard deadline <= now else {
+                arm(for: deadline)
+                lock.unlock()
+                return
+            }
+            let fire = entries.remove(at: earliest).fire
+            lock.unlock()
             fire()
         }
     }

@@ -120,7 +120,13 @@ public final class EasyNetworkService: @unchecked Sendable {
         let exchange = RequestExchange(service: self, request: request, sink: sink, priority: priority, queuedAt: queuedAt ?? Date(), uploadProgress: uploadProgress, transfer: transfer)
         lock.lock()
         let admitted = !cancelled
-        if admitted { track(exchange) }
+        if admitted {
+            if self.exchange == nil {
+                self.exchange = exchange
+            } else {
+                moreExchanges.append(exchange)
+            }
+        }
         lock.unlock()
         if admitted {
             if let built { exchange.start(built: built) } else { exchange.start() }
@@ -136,16 +142,9 @@ public final class EasyNetworkService: @unchecked Sendable {
         cancelled = true
         let (first, more) = (exchange, moreExchanges)
         lock.unlock()
-        first?.cancel()
-        more.forEach { $0.cancel() }
-    }
-
-    /// Under `lock`: files a running exchange.
-    private func track(_ running: RequestExchange) {
-        if exchange == nil {
-            exchange = running
-        } else {
-            moreExchanges.append(running)
+        // One call site: the first, then the others.
+        for index in -1..<more.count {
+            (index < 0 ? first : more[index])?.cancel()
         }
     }
 
@@ -185,8 +184,15 @@ public final class EasyNetworkService: @unchecked Sendable {
         lock.lock()
         if exchange === finished {
             removed = exchange.take()
-        } else if let index = moreExchanges.firstIndex(where: { $0 === finished }) {
-            removed = moreExchanges.remove(at: index)
+        } else {
+            var index = moreExchanges.count
+            while index > 0 {
+                index -= 1
+                if moreExchanges[index] === finished {
+                    removed = moreExchanges.remove(at: index)
+                    break
+                }
+            }
         }
         lock.unlock()
         withExtendedLifetime(removed) {}

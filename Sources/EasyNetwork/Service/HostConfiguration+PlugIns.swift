@@ -5,7 +5,10 @@ extension HostConfiguration.SettingsSnapshot {
     /// (the cache, coalescing, the token). The exchange sees only their
     /// ``RequestPlugIn``s and never names a feature.
     func plugIns(for request: any BaseAPIRequest, service: EasyNetworkService) -> [any RequestPlugIn] {
-        guard !features.isEmpty else { return [] }
-        return features.compactMap { $0.plugIn(for: request, settings: self, service: service) }
+        var plugIns: [any RequestPlugIn] = []
+        for feature in features {  // a loop: `compactMap` compiles a specialization of its own
+            if let plugIn = feature.plugIn(for: request, settings: self, service: service) { plugIns.append(plugIn) }
+        }
+        return plugIns
     }
 }

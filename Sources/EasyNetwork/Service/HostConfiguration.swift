@@ -278,8 +278,8 @@ public final class HostConfiguration: @unchecked Sendable {
     /// Whatever it returns, `Authorization` and `Cookie` are removed when the redirect
     /// leads to another host, scheme or port.
     public var redirectHandler: (@Sendable (_ response: HTTPURLResponse, _ newRequest: URLRequest) -> URLRequest?)? {
-        @inline(never) get { transport.redirectHandler }
-        @inline(never) set { transport.redirectHandler = newValue }
+        @inline(never) get { transport.delegate.redirectHandler }
+        @inline(never) set { transport.delegate.redirectHandler = newValue }
     }
 
     /// Replaces the session configuration. Running requests finish on the old session;

@@ -34,13 +34,13 @@ package final class HostSettings: @unchecked Sendable {
     var callbackQueue: DispatchQueue
     var acceptableStatusCodes: Set<Int>
     /// The envelope (`EasyNetworkEnvelopes`), or `nil`.
-    package var payloadReader: Optional<any PayloadReader>
-    package var jsonDecoder: JSONDecoder
+    package internal(set) var payloadReader: Optional<any PayloadReader>
+    package internal(set) var jsonDecoder: JSONDecoder
     var jsonEncoder: JSONEncoder
     var errorHandler: Optional<HostConfiguration.ErrorHandler>
     var errorSentencesQuoteServerMessages: Bool
     var interceptors: [any RequestInterceptor]
-    package var cachePolicy: CachePolicy
+    package internal(set) var cachePolicy: CachePolicy
     /// The installed optional features, in ``HostFeature/order`` (see ``setFeature(_:id:order:)``).
     private(set) var features: [any HostFeature]
 
@@ -116,17 +116,15 @@ package final class HostSettings: @unchecked Sendable {
     /// request fails before anything is sent. `nil` and no text: not configured. Starts an
     /// empty URL memo.
     func setBaseURL(_ url: URL?, given: String? = nil) {
-        if let url, let usable = Self.usableBaseURL(url) {
-            baseURL = usable
-            baseURLProblem = nil
-        } else {
-            baseURL = nil
-            let text = given ?? url?.absoluteString
+        var usable: URL?
+        if let url { usable = Self.usableBaseURL(url) }
+        baseURL = usable
+        baseURLProblem = nil
+        if usable == nil, let text = given ?? url?.absoluteString {
             #if canImport(FoundationNetworking)
-            let ipv6 = url.map(Self.isIPv6Literal) == true
-            baseURLProblem = text.map(ipv6 ? Self.refusedIPv6Literal : Self.unusableBaseURL)
+            baseURLProblem = url.map(Self.isIPv6Literal) == true ? Self.refusedIPv6Literal(text) : Self.unusableBaseURL(text)
             #else
-            baseURLProblem = text.map(Self.unusableBaseURL)
+            baseURLProblem = Self.unusableBaseURL(text)
             #endif
         }
         urlMemo = URLMemo()
@@ -145,8 +143,9 @@ package final class HostSettings: @unchecked Sendable {
         let lowercased = scheme.lowercased()
         guard lowercased == "http" || lowercased == "https" else { return nil }
         if lowercased == scheme { return url }
-        let absolute = url.absoluteString
-        return URL(string: lowercased + String(absolute[absolute.index(absolute.startIndex, offsetBy: scheme.count)..<absolute.endIndex]))
+        var parts = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        parts?.scheme = lowercased
+        return parts?.url
     }
 
     /// The message of a request on a host whose base URL `text` was refused.
@@ -162,7 +161,10 @@ package final class HostSettings: @unchecked Sendable {
     /// differ (its issue 5496, fixed by pull request 5498 after Swift 6.3.1).
     @inline(never)  // three callers
     static func isIPv6Literal(_ url: URL) -> Bool {
-        url.host?.utf8.contains(UInt8(ascii: ":")) == true  // no name or IPv4 address holds a colon
+        // No name or IPv4 address holds a colon. (`strchr`: `utf8.contains` or a loop over
+        // the view compiles 600 bytes.)
+        guard let host = url.host else { return false }
+        return strchr(host, Int32(UInt8(ascii: ":"))) != nil
     }
 
     /// The message of a URL `text` whose host is an IPv6 address, on Linux.

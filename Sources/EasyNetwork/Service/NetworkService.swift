@@ -20,7 +20,8 @@ public final class NetworkService: @unchecked Sendable {
     private var configuration: URLSessionConfiguration
     private var session: Optional<URLSession>
     private var invalidated: Bool
-    private let delegate: SessionDelegate
+    /// The session's delegate (the host's redirect decision lives there).
+    let delegate: SessionDelegate
     private let delegateQueue: OperationQueue
 
     init(configuration: URLSessionConfiguration) {
@@ -62,11 +63,17 @@ public final class NetworkService: @unchecked Sendable {
         } else {
             task = session.dataTask(with: request)
         }
+        return start(task, request: request, priority: priority, completion: completion, observer: nil, uploadProgress: uploadProgress, activity: activity)
+    }
+
+    /// Files a delegate-driven task (buffered, or streaming to `observer`) and resumes it.
+    @inline(never)  // two callers
+    private func start(_ task: URLSessionTask, request: URLRequest?, priority: Float?, completion: (@Sendable (TransportOutcome) -> Void)?,
+                       observer: (any TransferObserver)?, uploadProgress: (@Sendable (Int64, Int64) -> Void)?, activity: (any TransferActivity)?) -> TransportTask {
         if let priority {
             task.priority = priority
         }
-        let observer = BufferingObserver(request: request, completion: completion)
-        delegate.register(observer: observer, for: task, uploadProgress: uploadProgress, activity: activity)
+        delegate.register(task, request: request, completion: completion, observer: observer, uploadProgress: uploadProgress, activity: activity)
         task.resume()
         return TransportTask(task)
     }
@@ -135,24 +142,12 @@ public final class NetworkService: @unchecked Sendable {
         uploadProgress: (@Sendable (Int64, Int64) -> Void)? = nil
     ) -> TransportTask? {
         guard let session = currentSession() else { return nil }
-        let task = session.dataTask(with: request)
-        if let priority {
-            task.priority = priority
-        }
-        delegate.register(observer: observer, for: task, uploadProgress: uploadProgress)
-        task.resume()
-        return TransportTask(task)
+        return start(session.dataTask(with: request), request: nil, priority: priority, completion: nil, observer: observer, uploadProgress: uploadProgress, activity: nil)
     }
 
     /// How many tasks the session delegate keeps state for.
     var trackedTaskCount: Int {
         delegate.trackedTaskCount
-    }
-
-    /// The host's redirect decision; see ``HostConfiguration/redirectHandler``.
-    var redirectHandler: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)? {
-        get { delegate.redirectHandler }
-        set { delegate.redirectHandler = newValue }
     }
 
     /// Who judges this host's servers beyond the system's trust (pinning), or `nil`; set
@@ -170,29 +165,27 @@ public final class NetworkService: @unchecked Sendable {
     /// Lets running tasks finish on the current session; the next request makes a new one,
     /// with new connections (none made before a change of ``trustEvaluator`` is reused).
     package func renewSession() {
-        lock.lock()
-        let old = session
-        session = nil
-        lock.unlock()
-        old?.finishTasksAndInvalidate()
+        dropSession(invalidating: false, configuration: nil)
     }
 
     /// Lets running tasks finish, then releases the session. Later requests fail
     /// as cancelled.
     func invalidate() {
-        lock.lock()
-        invalidated = true
-        let old = session
-        session = nil
-        lock.unlock()
-        old?.finishTasksAndInvalidate()
+        dropSession(invalidating: true, configuration: nil)
     }
 
     /// Uses `configuration` for the next session; the current one ends gracefully.
     func replaceConfiguration(_ configuration: URLSessionConfiguration) {
-        let prepared = Self.prepared(configuration)
+        dropSession(invalidating: false, configuration: Self.prepared(configuration))
+    }
+
+    /// Lets running tasks finish on the current session, which the next request replaces
+    /// (made from `configuration` when given), unless `invalidating`.
+    @inline(never)  // three callers
+    private func dropSession(invalidating: Bool, configuration: URLSessionConfiguration?) {
         lock.lock()
-        self.configuration = prepared
+        if invalidating { invalidated = true }
+        if let configuration { self.configuration = configuration }
         let old = session
         session = nil
         lock.unlock()
@@ -209,6 +202,7 @@ public final class NetworkService: @unchecked Sendable {
         return made
     }
 
+    @inline(never)  // two callers
     private static func prepared(_ configuration: URLSessionConfiguration) -> URLSessionConfiguration {
         let copy = (configuration.copy() as? URLSessionConfiguration) ?? URLSessionConfiguration.ephemeral
         copy.urlCache = nil

@@ -30,23 +30,6 @@ final class PlainTransfer: @unchecked Sendable {
 
     /// The task's completion handler, on the session's delegate queue.
     func complete(_ data: Data?, _ response: URLResponse?, _ error: (any Error)?) {
-        let http = response as? HTTPURLResponse
-        var outcome = TransportOutcome(request: request, response: http, data: data ?? Data(), error: error)
-        // The delegate notes only a challenge (the task then ends cancelled), a refused
-        // redirect or one left to the exchange (the task then ends with the 3xx), so any
-        // other success never looks.
-        if error != nil || http.map({ $0.statusCode >= 300 && $0.statusCode < 400 }) == true,
-           let task, let note = delegate.takePlainNote(of: task) {
-            if let refusal = note.refusal {
-                outcome.error = refusal
-            } else if let challenged = note.response, (error as? URLError)?.errorCode == NSURLErrorCancelled {
-                outcome.response = challenged
-                outcome.error = nil
-            }
-            #if canImport(FoundationNetworking)
-            if error == nil { outcome.redirect = note.followUp }  // the exchange sends it with the body
-            #endif
-        }
-        completion(outcome)
+        completion(delegate.plainOutcome(of: task, request: request, data: data, response: response, error: error))
     }
 }

@@ -4,10 +4,10 @@ import FoundationNetworking
 #endif
 
 /// The delegate of a host's session: answers authentication challenges so that a 401
-/// never hangs (the response such a challenge carried is reported instead), and hands
-/// every event of a delegate-driven task to its ``TransferObserver``: requests that need
-/// byte events collect their body (``BufferingObserver``), downloads write it to disk.
-/// Those tasks have no completion handlers, because swift-corelibs-foundation tells a
+/// never hangs (the response such a challenge carried is reported instead), collects the
+/// body of a request that needs byte events into one ``TransportOutcome`` (with the moment
+/// its response began to arrive), and hands every event of a streaming task (a download,
+/// written to disk) to its ``TransferObserver``. Those tasks have no completion handlers, because swift-corelibs-foundation tells a
 /// delegate about bytes received and sent only for such tasks, and those moments reset
 /// the idle timeout (``TransferActivity``). A task with a completion handler
 /// (``PlainTransfer``) is never filed here: only its challenge's 401 is kept until its
@@ -18,17 +18,29 @@ import FoundationNetworking
 /// It holds no reference to the host, so the session (which keeps its delegate alive
 /// until invalidated) never keeps a host alive.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // unchecked: `entries` and `redirect` are only touched under `lock`.
+    // unchecked: `entries`, `redirect` and `trust` are only touched under `lock`; an
+    // entry's transfer state only by the session's serial delegate queue.
 
-    /// What the delegate keeps for one running task: its one allocation. Its vars are
-    /// touched under the delegate's lock while it is filed, by one thread once taken out.
+    /// What the delegate keeps for one running task (its one allocation): a buffered one
+    /// (``completion``), a streaming one (``observer``), or neither: a note on a task with
+    /// a completion handler. Its notes are touched under the delegate's lock while it is
+    /// filed, its transfer state by the session's serial delegate queue, and by one
+    /// thread once taken out.
     private final class Entry {
         /// Kept so that its identity stays unique while the entry is filed.
         let task: URLSessionTask
-        /// `nil` for a note on a task with a completion handler (see ``plainNotes``).
+        /// The request as built, which a buffered transfer's outcome names.
+        let request: URLRequest?
+        /// Where a buffered transfer's outcome goes.
+        let completion: (@Sendable (TransportOutcome) -> Void)?
+        /// Who hears every event of a streaming transfer.
         let observer: (any TransferObserver)?
         let activity: (any TransferActivity)?
         let uploadProgress: (@Sendable (_ sent: Int64, _ expected: Int64) -> Void)?
+        /// A buffered transfer's response, body, and when its response began to arrive.
+        var response: HTTPURLResponse?
+        var body: Data
+        var firstByteAt: Date?
         /// The 401 a cancelled authentication challenge carried (Linux).
         var challengeResponse: HTTPURLResponse?
         /// Why the ``ServerTrustEvaluator`` refused the task's server: its error, in place
@@ -46,26 +58,27 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         var error: (any Error)?
         #endif
 
-        init(task: URLSessionTask, observer: (any TransferObserver)?, activity: (any TransferActivity)?,
-             uploadProgress: (@Sendable (Int64, Int64) -> Void)?) {
+        init(task: URLSessionTask, request: URLRequest?, completion: (@Sendable (TransportOutcome) -> Void)?,
+             observer: (any TransferObserver)?, activity: (any TransferActivity)?, uploadProgress: (@Sendable (Int64, Int64) -> Void)?) {
             self.task = task
+            self.request = request
+            self.completion = completion
             self.observer = observer
             self.activity = activity
             self.uploadProgress = uploadProgress
+            body = Data()
         }
     }
 
     private let lock = Lock()
-    /// Running tasks, in no order, scanned from the newest: a host usually has a handful in flight
-    /// (a NetworkQueue bounds its own), and an array of class references brings no dictionary code.
+    /// Running tasks and notes on tasks with a completion handler (the 401 a cancelled
+    /// challenge carried, a refused redirect, a redirect left to the exchange) until their
+    /// completions take them; in no order, scanned from the newest: a host usually has a
+    /// handful in flight, and an array of class references brings no dictionary code.
     private var entries: [Entry] = []
-    /// What the delegate heard of tasks with a completion handler (no entry), until their
-    /// completions take it: the 401 a cancelled challenge carried (the task ends cancelled
-    /// right after), or why the ``ServerTrustEvaluator`` refused a redirect (the task ends
-    /// with the 3xx).
-    /// Entries without an observer, searched as ``entries`` are.
-    private var plainNotes: [Entry] = []
+    /// The host's redirect decision, if any; under `lock`.
     private var redirect: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)?
+    /// Who judges the host's servers beyond the system's trust (pinning), if anyone; under `lock`.
     private var trust: (any ServerTrustEvaluator)?
 
     #if !canImport(FoundationNetworking) || DEBUG
@@ -106,14 +119,18 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         }
     }
 
-    /// Files a task's observer (and who is told when its bytes move) before the task resumes.
+    /// Files a task before it resumes: a buffered one, whose outcome goes to `completion`
+    /// once (it names `request`), or a streaming one, whose every event goes to
+    /// `observer`; `activity` is told whenever its bytes move.
     func register(
-        observer: any TransferObserver,
-        for task: URLSessionTask,
+        _ task: URLSessionTask,
+        request: URLRequest?,
+        completion: (@Sendable (TransportOutcome) -> Void)?,
+        observer: (any TransferObserver)?,
         uploadProgress: (@Sendable (Int64, Int64) -> Void)?,
-        activity: (any TransferActivity)? = nil
+        activity: (any TransferActivity)?
     ) {
-        let entry = Entry(task: task, observer: observer, activity: activity, uploadProgress: uploadProgress)
+        let entry = Entry(task: task, request: request, completion: completion, observer: observer, activity: activity, uploadProgress: uploadProgress)
         #if !canImport(FoundationNetworking) || DEBUG
         if expectsMetrics { entry.metrics = MetricsRendezvous(expectsMetrics: true) }
         #endif
@@ -126,44 +143,40 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     var trackedTaskCount: Int {
         lock.lock()
         defer { lock.unlock() }
-        return entries.count + plainNotes.count
+        return entries.count
     }
 
-    /// `task`'s entry, taken out of the registry when `remove`; call under `lock`.
-    private func filed(_ task: ObjectIdentifier, remove: Bool = false) -> Entry? {
-        Self.find(task, in: &entries, remove: remove)
-    }
-
-    /// `task`'s entry in `list` (``entries`` or ``plainNotes``), taken out when `remove`.
-    private static func find(_ task: ObjectIdentifier, in list: inout [Entry], remove: Bool) -> Entry? {
-        var index = list.count
+    /// Where `task`'s entry is filed; call under `lock`.
+    private func index(of task: URLSessionTask) -> Int? {
+        var index = entries.count
         while index > 0 {
             index -= 1
-            let entry = list[index]
-            guard ObjectIdentifier(entry.task) == task else { continue }
-            if remove {
-                list.swapAt(index, list.count - 1)
-                list.removeLast()
-            }
-            return entry
+            if entries[index].task === task { return index }
         }
         return nil
     }
 
-    /// A new note on `task`, a task with a completion handler (no entry); call under `lock`.
-    private func note(on task: URLSessionTask) -> Entry {
-        let note = Entry(task: task, observer: nil, activity: nil, uploadProgress: nil)
-        plainNotes.append(note)
+    /// The entry at `index`, taken out; call under `lock`.
+    private func take(_ index: Int) -> Entry {
+        entries.remove(at: index)  // the same code as every array of class references
+    }
+
+    /// `task`'s entry, or a new note on it (a task with a completion handler); call under `lock`.
+    private func entryOrNote(_ task: URLSessionTask) -> Entry {
+        if let index = index(of: task) { return entries[index] }
+        let note = Entry(task: task, request: nil, completion: nil, observer: nil, activity: nil, uploadProgress: nil)
+        entries.append(note)
         return note
     }
 
-    /// The task's observer; tells whoever waits on the task's activity that bytes moved.
-    private func observer(for task: URLSessionTask) -> (any TransferObserver)? {
+    /// `task`'s entry; tells whoever waits on the task's activity that bytes moved.
+    @inline(never)  // three callers
+    private func moved(_ task: URLSessionTask) -> Entry? {
         lock.lock()
-        let entry = filed(ObjectIdentifier(task))
+        let entry = index(of: task).map { entries[$0] }
         lock.unlock()
         entry?.activity?.transferMoved()
-        return entry?.observer ?? nil
+        return entry
     }
 
     func urlSession(
@@ -172,15 +185,31 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        guard let observer = observer(for: dataTask), let http = response as? HTTPURLResponse else {
+        guard let entry = moved(dataTask), let http = response as? HTTPURLResponse else {
             completionHandler(.allow)
             return
         }
-        completionHandler(observer.transferDidReceive(http) ? .allow : .cancel)
+        if let observer = entry.observer {
+            completionHandler(observer.transferDidReceive(http) ? .allow : .cancel)
+            return
+        }
+        entry.response = http
+        if entry.firstByteAt == nil { entry.firstByteAt = Date() }
+        completionHandler(.allow)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        observer(for: dataTask)?.transferDidReceive(data)
+        guard let entry = moved(dataTask) else { return }
+        if let observer = entry.observer {
+            observer.transferDidReceive(data)
+            return
+        }
+        if entry.firstByteAt == nil { entry.firstByteAt = Date() }
+        if entry.body.isEmpty {
+            entry.body = data  // shares the bytes of a body that comes in one piece
+        } else {
+            entry.body.append(data)
+        }
     }
 
     func urlSession(
@@ -190,51 +219,104 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         totalBytesSent: Int64,
         totalBytesExpectedToSend: Int64
     ) {
-        lock.lock()
-        let entry = filed(ObjectIdentifier(task))
-        lock.unlock()
-        entry?.activity?.transferMoved()
-        entry?.uploadProgress?(totalBytesSent, totalBytesExpectedToSend)
+        moved(task)?.uploadProgress?(totalBytesSent, totalBytesExpectedToSend)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let key = ObjectIdentifier(task)
         lock.lock()
+        // A note on a task with a completion handler stays for that completion.
+        guard let index = index(of: task), entries[index].observer != nil || entries[index].completion != nil else {
+            lock.unlock()
+            return
+        }
         #if !canImport(FoundationNetworking) || DEBUG
-        if let entry = filed(key), let metrics = entry.metrics {
-            entry.error = error
+        let filed = entries[index]
+        if let metrics = filed.metrics {
+            filed.error = error
             lock.unlock()
             metrics.taskEnded(on: session.delegateQueue) { [self] firstByteAt in
                 lock.lock()
-                let entry = filed(key, remove: true)
+                let entry = self.index(of: task).map(take)
                 lock.unlock()
                 if let entry { end(entry, error: entry.error, firstByteAt: firstByteAt) }
             }
             return
         }
         #endif
-        let entry = filed(key, remove: true)
+        let entry = take(index)
         lock.unlock()
-        if let entry { end(entry, error: error, firstByteAt: nil) }
+        end(entry, error: error, firstByteAt: nil)
     }
 
-    /// Tells a task's observer how it ended; its entry is gone already.
+    /// Tells a task's observer, or its completion, how it ended; its entry is gone already.
+    /// `firstByteAt`: when the task metrics say its last response began.
     private func end(_ entry: Entry, error: (any Error)?, firstByteAt: Date?) {
-        guard let observer = entry.observer else { return }  // never filed so
-        if let firstByteAt { observer.transferDidCollectMetrics(firstByteAt: firstByteAt) }
-        #if canImport(FoundationNetworking)
-        if error == nil, let next = entry.followUp {
-            (observer as? BufferingObserver)?.followUp = next
+        guard let observer = entry.observer else {
+            if let completion = entry.completion, let request = entry.request {
+                completion(Self.outcome(request, entry.response, entry.body, error, note: entry, firstByteAt: firstByteAt ?? entry.firstByteAt, buffered: true))
+            }
+            return
         }
-        #endif
+        if let firstByteAt { observer.transferDidCollectMetrics(firstByteAt: firstByteAt) }
         if let refusal = entry.refusal {
             observer.transferDidComplete(refusal)
-        } else if let challenged = entry.challengeResponse, (error as? URLError)?.errorCode == NSURLErrorCancelled {
+        } else if let challenged = Self.challenged(entry, error) {
             _ = observer.transferDidReceive(challenged)
             observer.transferDidComplete(nil)
         } else {
             observer.transferDidComplete(error)
         }
+    }
+
+    /// The 401 a cancelled challenge of the entry's task carried, when the task ended
+    /// cancelled (by that challenge); `nil` otherwise.
+    private static func challenged(_ entry: Entry, _ error: (any Error)?) -> HTTPURLResponse? {
+        guard let challenged = entry.challengeResponse, (error as? URLError)?.errorCode == NSURLErrorCancelled else { return nil }
+        return challenged
+    }
+
+    /// The outcome of a buffered transfer, or of a task with a completion handler, from
+    /// what arrived and what the delegate heard of the task (`note`): the refusal of its
+    /// server in place of the error; the 401 a cancelled challenge carried as the
+    /// response, with no error (`buffered`: its first byte then, unless known); a
+    /// redirect left to the exchange (Linux).
+    @inline(never)  // two callers
+    private static func outcome(_ request: URLRequest, _ response: HTTPURLResponse?, _ data: Data, _ error: (any Error)?,
+                                note: Entry?, firstByteAt: Date?, buffered: Bool) -> TransportOutcome {
+        var http = response
+        var failure = error
+        var first = firstByteAt
+        if let note {
+            if let refusal = note.refusal {
+                failure = refusal
+            } else if let challenged = challenged(note, error) {
+                http = challenged
+                failure = nil
+                if buffered, first == nil { first = Date() }
+            }
+        }
+        var outcome = TransportOutcome(request: request, response: http, data: data, error: failure)
+        outcome.firstByteAt = first
+        #if canImport(FoundationNetworking)
+        if error == nil { outcome.redirect = note?.followUp }  // the exchange sends it with the body
+        #endif
+        return outcome
+    }
+
+    /// The outcome of `task`, one with a completion handler (``PlainTransfer``), from what
+    /// that handler got and what the delegate heard of the task (taken out): the 401 a
+    /// cancelled challenge carried (the task ends cancelled right after), the refusal of a
+    /// redirect or (Linux) a redirect left to the exchange (the task ends with the 3xx).
+    func plainOutcome(of task: URLSessionTask?, request: URLRequest, data: Data?, response: URLResponse?, error: (any Error)?) -> TransportOutcome {
+        let http = response as? HTTPURLResponse
+        var note: Entry?
+        // The delegate notes nothing on any other success, which never looks.
+        if let task, error != nil || http.map({ $0.statusCode >= 300 && $0.statusCode < 400 }) == true {
+            lock.lock()
+            note = index(of: task).map(take)
+            lock.unlock()
+        }
+        return Self.outcome(request, http, data ?? Data(), error, note: note, firstByteAt: nil, buffered: false)
     }
 
     func urlSession(
@@ -247,14 +329,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         // swift-corelibs-foundation hangs on `.performDefaultHandling` for a 401 with
         // `WWW-Authenticate`; cancelling ends the task at once, and the challenge
         // still carries the 401 response, which the caller gets instead.
-        let response = challenge.failureResponse as? HTTPURLResponse
-        lock.lock()
-        if let entry = filed(ObjectIdentifier(task)) {
-            entry.challengeResponse = response
-        } else if let response {
-            note(on: task).challengeResponse = response  // a task with a completion handler
+        if let response = challenge.failureResponse as? HTTPURLResponse {
+            lock.lock()
+            entryOrNote(task).challengeResponse = response
+            lock.unlock()
         }
-        lock.unlock()
         completionHandler(.cancelAuthenticationChallenge, nil)
         #else
         // The system's trust first, then the host's pins (swift-corelibs-foundation sends no
@@ -269,26 +348,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         #endif
     }
 
-    /// What the delegate heard of `task` (one with a completion handler), taken out: the
-    /// 401 a cancelled challenge carried, the refusal of a redirect, or (Linux) a redirect
-    /// left to the exchange; `nil` when nothing.
-    func takePlainNote(of task: URLSessionTask) -> (response: HTTPURLResponse?, refusal: NetworkError?, followUp: URLRequest?)? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let note = Self.find(ObjectIdentifier(task), in: &plainNotes, remove: true) else { return nil }
-        #if canImport(FoundationNetworking)
-        return (note.challengeResponse, note.refusal, note.followUp)
-        #else
-        return (note.challengeResponse, note.refusal, nil)
-        #endif
-    }
-
     #if !canImport(FoundationNetworking) || DEBUG
     /// The task's metrics arrived, at times after it completed: hands the moment its last
     /// response began to the task's ending, which may be waiting for it.
     func taskDidCollectMetrics(_ task: URLSessionTask, firstByteAt: Date?) {
         lock.lock()
-        let metrics = filed(ObjectIdentifier(task))?.metrics
+        let metrics = index(of: task).map { entries[$0] }?.metrics
         lock.unlock()
         metrics?.metricsArrived(firstByteAt: firstByteAt)
     }
@@ -308,68 +373,62 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         newRequest request: URLRequest,
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        let handler = redirectHandler
-        guard var next = handler.map({ $0(response, request) }) ?? request else {
-            RedirectGuard.answer(task, nil, completionHandler)
-            return
+        // Decided first (the host's handler is the caller's code), then answered once.
+        RedirectGuard.answer(task, follow(request, of: task, response: response), completionHandler)
+    }
+
+    /// The request to follow for a redirect of `task` to `request`, or `nil` to end the
+    /// task with the 3xx.
+    private func follow(_ request: URLRequest, of task: URLSessionTask, response: HTTPURLResponse) -> URLRequest? {
+        var next = request
+        var refused: NetworkError?
+        if let handler = redirectHandler {
+            guard let decided = handler(response, request) else { return nil }
+            next = decided
+            // What the host's handler returned is checked as the request's own headers were
+            // (`allHTTPHeaderFields` takes CR LF on Linux): such a redirect is not followed.
+            refused = HeaderFieldCheck.failure(in: next.allHTTPHeaderFields, url: next.url, source: "the host's redirectHandler")
         }
-        // What the host's handler returned is checked as the request's own headers were
-        // (`allHTTPHeaderFields` takes CR LF on Linux): such a redirect is not followed.
-        if handler != nil, let refused = HeaderFieldCheck.failure(in: next.allHTTPHeaderFields, url: next.url, source: "the host's redirectHandler") {
-            record(refused, for: task)
-            RedirectGuard.answer(task, nil, completionHandler)
-            return
+        let url = next.url
+        // A redirect to a pinned host that cannot be checked (Linux), or over plain HTTP, is
+        // not followed either: the task ends with the 3xx, reported as the refusal. (Never
+        // `task.cancel()` here: swift-corelibs-foundation then traps on the completion handler.)
+        if let refusal = refused ?? trustEvaluator?.refusal(for: url) {
+            lock.lock()
+            entryOrNote(task).refusal = refusal
+            lock.unlock()
+            return nil
         }
-        // A redirect to a pinned host that cannot be checked (Linux), or over plain HTTP, is not
-        // followed: the task ends with the 3xx, reported as the refusal. (Never `task.cancel()`
-        // here: swift-corelibs-foundation then traps on the completion handler.)
-        if let refused = trustEvaluator?.refusal(for: next.url) {
-            record(refused, for: task)
-            RedirectGuard.answer(task, nil, completionHandler)
-            return
-        }
-        let origin = task.originalRequest?.url ?? response.url
-        if !Self.sameOrigin(origin, next.url) {
+        let sent = task.originalRequest
+        if !Self.sameOrigin(sent?.url ?? response.url, url) {
             next.setValue(nil, forHTTPHeaderField: "Authorization")
             next.setValue(nil, forHTTPHeaderField: "Cookie")
         }
         #if canImport(FoundationNetworking)
-        if leftToExchange(next, task: task, response: response) {
-            RedirectGuard.answer(task, nil, completionHandler)  // the task ends with the 3xx
-            return
+        // swift-corelibs-foundation forgets the body of every redirect it follows
+        // (`HTTPURLProtocol`, `knownBody = .none`) and sends one that keeps a method other
+        // than `GET` and `HEAD` (a 307 or 308; a 301 or 302 of anything but a POST) empty, or
+        // with the old `Content-Length` and no bytes. So such a redirect of a request that
+        // carried a body is not the session's to follow: the task ends with the 3xx and the
+        // request's exchange sends it with the body (see ``TransportOutcome/redirect``); a transfer of another kind (a download) fails with a typed error.
+        let method = next.httpMethod ?? "GET"
+        if method != "GET", method != "HEAD",
+           task is URLSessionUploadTask || sent?.httpBody?.isEmpty == false || sent?.httpBodyStream != nil {
+            lock.lock()
+            let entry = entryOrNote(task)
+            if entry.observer == nil {  // a buffered transfer, or a note on a plain one
+                entry.followUp = next
+            } else {
+                entry.refusal = Self.unsentRedirect(response)  // a download
+            }
+            lock.unlock()
+            return nil
         }
         #endif
-        RedirectGuard.answer(task, next, completionHandler)
+        return next
     }
 
     #if canImport(FoundationNetworking)
-    /// Whether `next`, a redirect of `task` that carried a body, keeps a method other than
-    /// `GET` and `HEAD` (a 307 or 308; a 301 or 302 of anything but a POST), and is
-    /// therefore not the session's to follow: swift-corelibs-foundation forgets the body of
-    /// every redirect it follows (`HTTPURLProtocol`, `knownBody = .none`) and sends such a
-    /// request empty, or with the old `Content-Length` and no bytes. The request's exchange
-    /// sends it with the body instead (see ``BufferingObserver/followUp``,
-    /// ``PlainTransfer``); a transfer of another kind (a download) fails with a typed error.
-    private func leftToExchange(_ next: URLRequest, task: URLSessionTask, response: HTTPURLResponse) -> Bool {
-        let method = next.httpMethod ?? "GET"
-        let sent = task.originalRequest
-        guard method != "GET", method != "HEAD",
-              task is URLSessionUploadTask || sent?.httpBody?.isEmpty == false || sent?.httpBodyStream != nil
-        else { return false }
-        lock.lock()
-        defer { lock.unlock() }
-        guard let entry = filed(ObjectIdentifier(task)) else {
-            note(on: task).followUp = next  // a task with a completion handler
-            return true
-        }
-        if entry.observer is BufferingObserver {
-            entry.followUp = next
-        } else {
-            entry.refusal = Self.unsentRedirect(response)  // a download
-        }
-        return true
-    }
-
     /// The error of a redirect that keeps a body which cannot be sent again (a stream, a
     /// download's): not followed, rather than sent empty.
     @inline(never)
@@ -380,18 +439,14 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             response: response
         )
     }
-    #endif
-
+    #else
     /// Keeps why `task`'s server was refused, for its end.
     private func record(_ refusal: NetworkError, for task: URLSessionTask) {
         lock.lock()
-        if let entry = filed(ObjectIdentifier(task)) {
-            entry.refusal = refusal
-        } else {
-            note(on: task).refusal = refusal  // a task with a completion handler
-        }
+        entryOrNote(task).refusal = refusal
         lock.unlock()
     }
+    #endif
 
     /// Whether two URLs share scheme, host and port.
     @inline(__always)  // one caller
