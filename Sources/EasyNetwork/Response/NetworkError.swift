@@ -38,8 +38,7 @@ public struct NetworkError: Error, Sendable {
 
     // Layout: one reference, an `Int?` and a byte (3 words), so a copy is one retain and
     // a bare error (a cancellation) allocates nothing. The rarely read fields live in one
-    // immutable object shared by every copy (replaced, never changed: see
-    // `withServerText(quoted:)`).
+    // immutable object shared by every copy (replaced, never changed: see `copy`).
     private var details: Details?
 
     /// How many times the request was sent before it failed (retries and replays
@@ -61,8 +60,8 @@ public struct NetworkError: Error, Sendable {
         let traceId: String?
         let payload: Data?
         let isUnauthorized: Bool
-        /// Whether `message` is text the server sent (a status error's JSON message, an
-        /// envelope's message), which ``NetworkError/message`` only counts unless
+        /// Whether `message` (and the trace id) is text the server sent (a status error's
+        /// JSON message, an envelope's), which ``NetworkError/message`` only counts unless
         /// `quotesServerText`; set where the library reads that text.
         let messageIsServers: Bool
         /// Whether the sentences quote the server's message and the user info holds the
@@ -72,9 +71,9 @@ public struct NetworkError: Error, Sendable {
         /// The library's words after `message` in ``NetworkError/message`` (see `appending(_:)`).
         let addendum: String?
 
-        init(message: String?, statusCode: Int?, url: URL?, response: HTTPURLResponse?, data: Data?,
-             underlyingError: (any Error)?, businessCode: String?, traceId: String?, payload: Data?,
-             isUnauthorized: Bool, messageIsServers: Bool, quotesServerText: Bool, addendum: String? = nil) {
+        init(message: String?, statusCode: Int?, url: URL?, response: HTTPURLResponse?, data: Data?, underlyingError: (any Error)?,
+             businessCode: String?, traceId: String?, payload: Data?, isUnauthorized: Bool,
+             messageIsServers: Bool = false, quotesServerText: Bool = false, addendum: String? = nil) {
             self.message = message
             self.statusCode = statusCode
             self.url = url
@@ -94,34 +93,30 @@ public struct NetworkError: Error, Sendable {
     /// Whether the error holds text the server sent that its sentences count and do not quote.
     var countsServerText: Bool { details.map { $0.messageIsServers && !$0.quotesServerText } ?? false }
 
-    /// This error with its message marked as the server's text, quoted in the sentences or
-    /// not, on a new ``Details`` (copies made before keep theirs).
+    /// This error with its message (and trace id) marked as the server's text, quoted in
+    /// the sentences or not.
     func withServerText(quoted: Bool) -> NetworkError {
-        guard let old = details else { return self }
-        return with(old, messageIsServers: true, quoted: quoted, addendum: old.addendum)
+        copy(serverText: true, quoted: quoted, addendum: details?.addendum)
     }
 
     /// This error, every field kept (the server's message still counted or quoted as the
     /// host says), with `clause`, in the library's words, after its ``message`` and `"; "`
     /// (`EasyNetworkRetry` says so why a retry was withheld).
     package func appending(_ clause: String) -> NetworkError {
-        guard let old = details else {
-            var error = NetworkError(kind: kind, message: clause)
-            error.attempts = attempts
-            return error
-        }
-        let addendum = old.addendum.map { $0 + "; " + clause } ?? clause
-        return with(old, messageIsServers: old.messageIsServers, quoted: old.quotesServerText, addendum: addendum)
+        copy(serverText: details?.messageIsServers ?? false, quoted: details?.quotesServerText ?? false,
+             addendum: details?.addendum.map { $0 + "; " + clause } ?? clause)
     }
 
-    /// This error on a copy of `old` with the server-text flags and addendum given.
+    /// This error on a new ``Details`` with the flags and addendum given (copies made
+    /// before keep theirs).
     @inline(never)
-    private func with(_ old: Details, messageIsServers: Bool, quoted: Bool, addendum: String?) -> NetworkError {
+    private func copy(serverText: Bool, quoted: Bool, addendum: String?) -> NetworkError {
+        let old = details
         var error = self
         error.details = Details(
-            message: old.message, statusCode: old.statusCode, url: old.url, response: old.response, data: old.data,
-            underlyingError: old.underlyingError, businessCode: old.businessCode, traceId: old.traceId, payload: old.payload,
-            isUnauthorized: old.isUnauthorized, messageIsServers: messageIsServers, quotesServerText: quoted, addendum: addendum
+            message: old?.message, statusCode: old?.statusCode, url: old?.url, response: old?.response, data: old?.data,
+            underlyingError: old?.underlyingError, businessCode: old?.businessCode, traceId: old?.traceId, payload: old?.payload,
+            isUnauthorized: old?.isUnauthorized ?? false, messageIsServers: serverText, quotesServerText: quoted, addendum: addendum
         )
         return error
     }
@@ -169,7 +164,14 @@ public struct NetworkError: Error, Sendable {
     /// U+FFFD), with `…` when the body is longer; `nil` when there is no body. For
     /// debugging: no sentence of the error quotes the body, since those reach logs and
     /// crash reports. Log this only where a body may go.
-    public var bodySnippet: String? { DecodingDiagnostics.snippet(of: details?.data) }
+    public var bodySnippet: String? {
+        guard let data = details?.data, !data.isEmpty else { return nil }
+        // Copied to bytes first: decoding `Data` or a slice of it inlines far more code.
+        var bytes = [UInt8](repeating: 0, count: min(data.count, 200))
+        data.copyBytes(to: &bytes, count: bytes.count)
+        let text = String(decoding: bytes, as: UTF8.self)
+        return data.count > 200 ? text + "…" : text
+    }
     /// The error underneath: a `URLError`, `EncodingError`, `DecodingError`,
     /// ``ResponseMapperError`` or a mapper's own error.
     public var underlyingError: (any Error)? { details?.underlyingError }
@@ -213,7 +215,7 @@ public struct NetworkError: Error, Sendable {
             details = Details(
                 message: message, statusCode: statusCode, url: url, response: response, data: data,
                 underlyingError: underlyingError, businessCode: businessCode, traceId: traceId,
-                payload: payload, isUnauthorized: isUnauthorized, messageIsServers: false, quotesServerText: false
+                payload: payload, isUnauthorized: isUnauthorized
             )
         }
     }
@@ -240,18 +242,11 @@ extension NetworkError {
         NetworkError(kind: .transport, url: url, underlyingError: error)
     }
 
-    static func decoding(_ error: any Error, response: NetworkResponse?) -> NetworkError {
-        if let networkError = error as? NetworkError {
-            return networkError
-        }
-        return NetworkError(
-            kind: .decoding,
-            message: DecodingDiagnostics.describe(error, body: response?.data),
-            url: response?.request.url,
-            response: response?.httpResponse,
-            data: response?.data,
-            underlyingError: error
-        )
+    /// `error` when it is a ``NetworkError`` (an envelope's business error), else a
+    /// `decoding` error about `response` naming what went wrong, where, and the body's size.
+    @inline(never)
+    static func decoding(_ error: any Error, response: NetworkResponse) -> NetworkError {
+        error as? NetworkError ?? response.decodingError(DecodingDiagnostics.reason(for: error), underlyingError: error)
     }
 }
 
@@ -260,55 +255,36 @@ extension NetworkError: LocalizedError {
     /// it, then ``message`` (or the `URLError`'s own words), ending with one full stop.
     /// ``Kind-swift.enum/notConfigured`` adds what to do.
     public var errorDescription: String? {
-        var head: String
+        var text: String
         var detail = message
-        var advice: String?
         switch kind {
-        case .cancelled:
-            // A cancellation needs no detail (and a message of one is not shown).
-            return "The request was cancelled."
-        case .notConfigured:
-            head = "No base URL is configured"
-            advice = "An SDK passes its own host to each operation (configuration: HostConfiguration(baseURL:)); "
-                + "an app may configure the shared host with HostConfiguration.baseURL(_:). "
-                + "A request with an absoluteURL needs neither."
-        case .invalidRequest:
-            head = "The request is invalid"
-        case .encoding:
-            head = "The request parameters could not be encoded"
-        case .decoding:
-            head = "The response could not be read"
-        case .authentication:
-            head = "Authentication failed"
+        case .cancelled: return "The request was cancelled."  // no detail (a message of one is not shown)
+        case .notConfigured: text = "No base URL is configured"
+        case .invalidRequest: text = "The request is invalid"
+        case .encoding: text = "The request parameters could not be encoded"
+        case .decoding: text = "The response could not be read"
+        case .authentication: text = "Authentication failed"
         case .transport:
-            head = "The network request failed"
-            if let urlError {
-                let words = urlError.localizedDescription
+            text = "The network request failed"
+            if let words = urlError?.localizedDescription {
                 detail = detail.map { Self.clause(words) + ": " + $0 } ?? words
             }
         case .unacceptableStatus:
-            head = "The server answered with status "
-            if let statusCode {
-                head += String(statusCode) + " " + HTTPURLResponse.localizedString(forStatusCode: statusCode)
-            } else {
-                head += "unknown"
-            }
+            text = "The server answered with status " + (statusCode.map { String($0) + " " + HTTPURLResponse.localizedString(forStatusCode: $0) } ?? "unknown")
         case .business:
-            head = "The server reported a failure"
-            if let businessCode { head += " (code " + businessCode + ")" }
+            text = "The server reported a failure" + (businessCode.map { " (code " + $0 + ")" } ?? "")
         }
-        // Only the kinds a retry can repeat mention the attempts.
-        if let attempts, attempts > 1, kind == .transport || kind == .unacceptableStatus || kind == .business {
-            head += " (after " + String(attempts) + " attempts)"
+        // Only the kinds a retry can repeat (transport 3, status 4, business 8) mention the attempts.
+        if let attempts, attempts > 1, 0b1_0001_1000 & (1 << kind.rawValue) != 0 {
+            text += " (after " + String(attempts) + " attempts)"
         }
-        var text = head
-        if let detail {
-            let words = Self.clause(detail)
-            if !words.isEmpty { text += ": " + words }
-        }
-        text = Self.sentence(text)
-        if let advice { text += " " + advice }
-        return text
+        let words = detail.map(Self.clause) ?? ""
+        text = Self.sentence(words.isEmpty ? text : text + ": " + words)
+        return kind != .notConfigured ? text : text + """
+             An SDK passes its own host to each operation (configuration: HostConfiguration(baseURL:)); \
+            an app may configure the shared host with HostConfiguration.baseURL(_:). \
+            A request with an absoluteURL needs neither.
+            """
     }
 
     /// Why it failed, when known.
@@ -364,17 +340,23 @@ extension NetworkError: CustomNSError {
     /// and underlying error, under the usual keys; a trace id read from an envelope only on
     /// a host that quotes server messages.
     public var errorUserInfo: [String: Any] {
-        // `updateValue`, not the subscript: nothing is ever removed, so no removal path.
-        var info: [String: Any] = [NSLocalizedDescriptionKey: errorDescription ?? ""]
-        if let attempts { info.updateValue(attempts, forKey: "attempts") }
-        guard let details else { return info }
-        if let message { info.updateValue(message, forKey: NSLocalizedFailureReasonErrorKey) }
-        if let statusCode = details.statusCode { info.updateValue(statusCode, forKey: "statusCode") }
-        if let businessCode = details.businessCode { info.updateValue(businessCode, forKey: "businessCode") }
-        if !countsServerText, let traceId = details.traceId { info.updateValue(traceId, forKey: "traceId") }
-        if let url = details.url { info.updateValue(url, forKey: NSURLErrorFailingURLErrorKey) }
-        if let underlyingError = details.underlyingError { info.updateValue(underlyingError as NSError, forKey: NSUnderlyingErrorKey) }
+        var info: [String: Any] = [:]
+        Self.put(errorDescription, NSLocalizedDescriptionKey, &info)
+        Self.put(attempts, "attempts", &info)
+        Self.put(message, NSLocalizedFailureReasonErrorKey, &info)
+        Self.put(statusCode, "statusCode", &info)
+        Self.put(businessCode, "businessCode", &info)
+        Self.put(countsServerText ? nil : traceId, "traceId", &info)
+        Self.put(url, NSURLErrorFailingURLErrorKey, &info)
+        Self.put(underlyingError.map { $0 as NSError }, NSUnderlyingErrorKey, &info)
         return info
+    }
+
+    /// `value` under `key` unless it is `nil`. Unoptimized on purpose: it calls the
+    /// standard library's generic `updateValue` instead of compiling a copy for `[String: Any]`.
+    @_optimize(none)
+    private static func put(_ value: Any?, _ key: String, _ info: inout [String: Any]) {
+        if let value { info.updateValue(value, forKey: key) }
     }
 }
 
