@@ -227,7 +227,9 @@ public struct NetworkError: Error, Sendable {
     public var isTimeout: Bool { urlError?.errorCode == NSURLErrorTimedOut }
 
     /// The `URLError` of a transport failure.
-    public var urlError: URLError? { underlyingError as? URLError }
+    public var urlError: URLError? {
+        @inline(never) get { underlyingError as? URLError }
+    }
 
     /// The error as `NSError`, for Objective-C-minded callers.
     public var nsError: NSError { self as NSError }
@@ -270,13 +272,13 @@ extension NetworkError: LocalizedError {
                 detail = detail.map { Self.clause(words) + ": " + $0 } ?? words
             }
         case .unacceptableStatus:
-            text = "The server answered with status " + (statusCode.map { String($0) + " " + HTTPURLResponse.localizedString(forStatusCode: $0) } ?? "unknown")
+            text = "The server answered with status " + (statusCode.map { "\($0) \(HTTPURLResponse.localizedString(forStatusCode: $0))" } ?? "unknown")
         case .business:
-            text = "The server reported a failure" + (businessCode.map { " (code " + $0 + ")" } ?? "")
+            text = "The server reported a failure" + (businessCode.map { " (code \($0))" } ?? "")
         }
         // Only the kinds a retry can repeat (transport 3, status 4, business 8) mention the attempts.
         if let attempts, attempts > 1, 0b1_0001_1000 & (1 << kind.rawValue) != 0 {
-            text += " (after " + String(attempts) + " attempts)"
+            text += " (after \(attempts) attempts)"
         }
         let words = detail.map(Self.clause) ?? ""
         text = Self.sentence(words.isEmpty ? text : text + ": " + words)

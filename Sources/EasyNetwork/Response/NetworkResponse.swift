@@ -94,15 +94,13 @@ public struct NetworkResponse: Sendable {
     public func decode<T: Decodable>(_ type: T.Type, decoder: JSONDecoder? = nil) throws -> T {
         // A thin generic shim: the envelope is judged by its reader, and every error is
         // made, by non-generic code (`decodingFailure`).
+        let decoder = decoder ?? jsonDecoder
         do {
             guard let payloadReader else {
-                return try (decoder ?? jsonDecoder).decode(T.self, from: data)
+                return try decoder.decode(T.self, from: data)
             }
-            if let payload = try payloadReader.decodePayload(T.self, decoder: decoder ?? jsonDecoder, in: self) {
+            if let payload = try payloadReader.decodePayload(T.self, decoder: decoder, in: self) ?? (nil as Any?) as? T {
                 return payload
-            }
-            if let absent = (nil as Any?) as? T {
-                return absent
             }
         } catch {
             throw decodingFailure(error, type: T.self)
