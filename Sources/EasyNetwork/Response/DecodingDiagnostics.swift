@@ -23,11 +23,11 @@ enum DecodingDiagnostics {
         switch error as? DecodingError {
         case .typeMismatch(let expected, let found)?: (lead, type, context, tail) = ("expected ", expected, found, "")
         case .valueNotFound(let expected, let found)?: (lead, type, context, tail) = ("no value of type ", expected, found, "")
-        case .keyNotFound(let key, let found)?: (lead, type, context, tail) = ("missing key '" + key.stringValue + "'", nil, found, "")
+        case .keyNotFound(let key, let found)?: (lead, type, context, tail) = ("missing key '\(key.stringValue)'", nil, found, "")
         case .dataCorrupted(let found)?: (lead, type, context, tail) = ("corrupted data", nil, found, " (not JSON, or a value the type refuses)")
         default: return (error as NSError).localizedDescription
         }
-        return lead + (type.map(name) ?? "") + " at " + path(context.codingPath) + (type == nil ? tail : ": " + context.debugDescription)
+        return "\(lead)\(type.map(name) ?? "") at \(path(context.codingPath))\(type == nil ? tail : ": " + context.debugDescription)"
     }
 
     /// The name of `type`, as `String(describing:)` gives it (one call site for every
@@ -42,7 +42,7 @@ enum DecodingDiagnostics {
     static func path(_ codingPath: [any CodingKey]) -> String {
         var text = ""
         for key in codingPath {
-            text += key.intValue.map { "[" + String($0) + "]" } ?? "." + key.stringValue
+            text += key.intValue.map { "[\($0)]" } ?? "." + key.stringValue
         }
         return text.isEmpty ? "the top level" : text
     }

@@ -29,7 +29,7 @@ public struct NetworkResponse: Sendable {
         data: Data,
         jsonDecoder: JSONDecoder = JSONDecoder()
     ) {
-        storage = Storage(request: request, httpResponse: httpResponse, data: data, payloadReader: nil, jsonDecoder: jsonDecoder)
+        self.init(request: request, httpResponse: httpResponse, data: data, payloadReader: nil, jsonDecoder: jsonDecoder)
     }
 
     /// A response whose payload `payloadReader` reads (`nil`: the whole body).
@@ -145,7 +145,7 @@ public struct NetworkResponse: Sendable {
     /// for an empty body.
     package func decodingError(_ message: String, underlyingError: (any Error)? = nil) -> NetworkError {
         let count = data.count
-        let text = count == 0 ? message : NetworkError.sentence(message) + " Body: " + String(count) + (count == 1 ? " byte" : " bytes") + " (not quoted)"
+        let text = count == 0 ? message : "\(NetworkError.sentence(message)) Body: \(count) \(count == 1 ? "byte" : "bytes") (not quoted)"
         return error(.decoding, message: text, underlyingError: underlyingError)
     }
 
