@@ -95,6 +95,7 @@ public struct NetworkResponse: Sendable {
         // A thin generic shim: the envelope is judged by its reader, and every error is
         // made, by non-generic code (`decodingFailure`).
         let decoder = decoder ?? jsonDecoder
+        var failure: (any Error)?
         do {
             guard let payloadReader else {
                 return try decoder.decode(T.self, from: data)
@@ -103,17 +104,17 @@ public struct NetworkResponse: Sendable {
                 return payload
             }
         } catch {
-            throw decodingFailure(error, type: T.self)
+            failure = error
         }
-        throw decodingFailure(nil, type: T.self)
+        throw decodingFailure(failure, type: T.self)
     }
 
     /// Why decoding `type` failed: `error` itself when it is a ``NetworkError`` (the
     /// envelope's business error), else a `decoding` error naming the type and the key
     /// path; with no `error`, the envelope's payload is missing.
     @inline(never)
-    private func decodingFailure(_ error: (any Error)?, type: Any.Type) -> NetworkError {
-        if let error = error as? NetworkError {
+    private func decodingFailure(_ error: (any Error)?, type: Any.Type) -> any Error {
+        if let error, error is NetworkError {
             return error
         }
         let reason = error.map(DecodingDiagnostics.reason) ?? "the envelope has no '" + (payloadReader?.payloadKey ?? "") + "'."
