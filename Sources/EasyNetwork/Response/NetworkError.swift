@@ -36,17 +36,20 @@ public struct NetworkError: Error, Sendable {
         case authentication = 9
     }
 
-    // Layout: one reference, an `Int?` and a byte (3 words), so a copy is one retain and
-    // a bare error (a cancellation) allocates nothing. The rarely read fields live in one
-    // immutable object shared by every copy (replaced, never changed: see `copy`).
+    // Layout: one reference and a byte (2 words), so a copy is one retain and a bare error
+    // (a cancellation) allocates nothing. Every other field lives in one immutable object
+    // shared by every copy (replaced, never changed: see `copy`).
     private var details: Details?
-
-    /// How many times the request was sent before it failed (retries and replays
-    /// included); `nil` when the error was not made by a request.
-    public internal(set) var attempts: Int?
 
     /// The stage that failed.
     public let kind: Kind
+
+    /// How many times the request was sent before it failed (retries and replays
+    /// included); `nil` when the error was not made by a request.
+    public internal(set) var attempts: Int? {
+        get { details?.attempts }
+        set { self = copy(serverText: details?.messageIsServers ?? false, quoted: details?.quotesServerText ?? false, addendum: details?.addendum, attempts: newValue) }
+    }
 
     /// The optional fields of an error, shared by its copies and never changed.
     private final class Details: Sendable {
@@ -70,10 +73,12 @@ public struct NetworkError: Error, Sendable {
         let quotesServerText: Bool
         /// The library's words after `message` in ``NetworkError/message`` (see `appending(_:)`).
         let addendum: String?
+        /// ``NetworkError/attempts``.
+        let attempts: Int?
 
         init(message: String?, statusCode: Int?, url: URL?, response: HTTPURLResponse?, data: Data?, underlyingError: (any Error)?,
              businessCode: String?, traceId: String?, payload: Data?, isUnauthorized: Bool,
-             messageIsServers: Bool = false, quotesServerText: Bool = false, addendum: String? = nil) {
+             messageIsServers: Bool = false, quotesServerText: Bool = false, addendum: String? = nil, attempts: Int? = nil) {
             self.message = message
             self.statusCode = statusCode
             self.url = url
@@ -87,6 +92,7 @@ public struct NetworkError: Error, Sendable {
             self.messageIsServers = messageIsServers
             self.quotesServerText = quotesServerText
             self.addendum = addendum
+            self.attempts = attempts
         }
     }
 
@@ -96,7 +102,7 @@ public struct NetworkError: Error, Sendable {
     /// This error with its message (and trace id) marked as the server's text, quoted in
     /// the sentences or not.
     func withServerText(quoted: Bool) -> NetworkError {
-        copy(serverText: true, quoted: quoted, addendum: details?.addendum)
+        copy(serverText: true, quoted: quoted, addendum: details?.addendum, attempts: details?.attempts)
     }
 
     /// This error, every field kept (the server's message still counted or quoted as the
@@ -104,19 +110,20 @@ public struct NetworkError: Error, Sendable {
     /// (`EasyNetworkRetry` says so why a retry was withheld).
     package func appending(_ clause: String) -> NetworkError {
         copy(serverText: details?.messageIsServers ?? false, quoted: details?.quotesServerText ?? false,
-             addendum: details?.addendum.map { $0 + "; " + clause } ?? clause)
+             addendum: details?.addendum.map { $0 + "; " + clause } ?? clause, attempts: details?.attempts)
     }
 
-    /// This error on a new ``Details`` with the flags and addendum given (copies made
-    /// before keep theirs).
+    /// This error on a new ``Details`` with the flags, addendum and attempts given (copies
+    /// made before keep theirs).
     @inline(never)
-    private func copy(serverText: Bool, quoted: Bool, addendum: String?) -> NetworkError {
+    private func copy(serverText: Bool, quoted: Bool, addendum: String?, attempts: Int?) -> NetworkError {
         let old = details
         var error = self
         error.details = Details(
             message: old?.message, statusCode: old?.statusCode, url: old?.url, response: old?.response, data: old?.data,
             underlyingError: old?.underlyingError, businessCode: old?.businessCode, traceId: old?.traceId, payload: old?.payload,
-            isUnauthorized: old?.isUnauthorized ?? false, messageIsServers: serverText, quotesServerText: quoted, addendum: addendum
+            isUnauthorized: old?.isUnauthorized ?? false, messageIsServers: serverText, quotesServerText: quoted, addendum: addendum,
+            attempts: attempts
         )
         return error
     }
