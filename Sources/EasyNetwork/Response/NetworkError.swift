@@ -36,23 +36,24 @@ public struct NetworkError: Error, Sendable {
         case authentication = 9
     }
 
-    // Layout: one reference and a byte (2 words), so a copy is one retain and a bare error
-    // (a cancellation) allocates nothing. Every other field lives in one immutable object
-    // shared by every copy (replaced, never changed: see `copy`).
-    private var details: Details?
+    // Layout: one reference (1 word), so a copy is one retain. Every field lives in one
+    // immutable object shared by every copy (replaced, never changed: see `copy`); a bare
+    // error (a cancellation) shares its kind's one empty object and allocates nothing.
+    private var details: Details
 
     /// The stage that failed.
-    public let kind: Kind
+    public var kind: Kind { details.kind }
 
     /// How many times the request was sent before it failed (retries and replays
     /// included); `nil` when the error was not made by a request.
     public internal(set) var attempts: Int? {
-        get { details?.attempts }
-        set { self = copy(serverText: details?.messageIsServers ?? false, quoted: details?.quotesServerText ?? false, addendum: details?.addendum, attempts: newValue) }
+        get { details.attempts }
+        set { self = copy(serverText: details.messageIsServers, quoted: details.quotesServerText, addendum: details.addendum, attempts: newValue) }
     }
 
-    /// The optional fields of an error, shared by its copies and never changed.
+    /// The fields of an error, shared by its copies and never changed.
     private final class Details: Sendable {
+        let kind: Kind
         let message: String?
         let statusCode: Int?
         let url: URL?
@@ -76,9 +77,11 @@ public struct NetworkError: Error, Sendable {
         /// ``NetworkError/attempts``.
         let attempts: Int?
 
-        init(message: String?, statusCode: Int?, url: URL?, response: HTTPURLResponse?, data: Data?, underlyingError: (any Error)?,
-             businessCode: String?, traceId: String?, payload: Data?, isUnauthorized: Bool,
-             messageIsServers: Bool = false, quotesServerText: Bool = false, addendum: String? = nil, attempts: Int? = nil) {
+        init(kind: Kind, message: String? = nil, statusCode: Int? = nil, url: URL? = nil, response: HTTPURLResponse? = nil, data: Data? = nil,
+             underlyingError: (any Error)? = nil, businessCode: String? = nil, traceId: String? = nil, payload: Data? = nil,
+             isUnauthorized: Bool = false, messageIsServers: Bool = false, quotesServerText: Bool = false, addendum: String? = nil,
+             attempts: Int? = nil) {
+            self.kind = kind
             self.message = message
             self.statusCode = statusCode
             self.url = url
@@ -96,21 +99,24 @@ public struct NetworkError: Error, Sendable {
         }
     }
 
+    /// The empty ``Details`` of each kind, in `rawValue` order, shared by every bare error.
+    private static let bare = Kind.allCases.map { Details(kind: $0) }
+
     /// Whether the error holds text the server sent that its sentences count and do not quote.
-    var countsServerText: Bool { details.map { $0.messageIsServers && !$0.quotesServerText } ?? false }
+    var countsServerText: Bool { details.messageIsServers && !details.quotesServerText }
 
     /// This error with its message (and trace id) marked as the server's text, quoted in
     /// the sentences or not.
     func withServerText(quoted: Bool) -> NetworkError {
-        copy(serverText: true, quoted: quoted, addendum: details?.addendum, attempts: details?.attempts)
+        copy(serverText: true, quoted: quoted, addendum: details.addendum, attempts: details.attempts)
     }
 
     /// This error, every field kept (the server's message still counted or quoted as the
     /// host says), with `clause`, in the library's words, after its ``message`` and `"; "`
     /// (`EasyNetworkRetry` says so why a retry was withheld).
     package func appending(_ clause: String) -> NetworkError {
-        copy(serverText: details?.messageIsServers ?? false, quoted: details?.quotesServerText ?? false,
-             addendum: details?.addendum.map { $0 + "; " + clause } ?? clause, attempts: details?.attempts)
+        copy(serverText: details.messageIsServers, quoted: details.quotesServerText,
+             addendum: details.addendum.map { $0 + "; " + clause } ?? clause, attempts: details.attempts)
     }
 
     /// This error on a new ``Details`` with the flags, addendum and attempts given (copies
@@ -120,9 +126,9 @@ public struct NetworkError: Error, Sendable {
         let old = details
         var error = self
         error.details = Details(
-            message: old?.message, statusCode: old?.statusCode, url: old?.url, response: old?.response, data: old?.data,
-            underlyingError: old?.underlyingError, businessCode: old?.businessCode, traceId: old?.traceId, payload: old?.payload,
-            isUnauthorized: old?.isUnauthorized ?? false, messageIsServers: serverText, quotesServerText: quoted, addendum: addendum,
+            kind: old.kind, message: old.message, statusCode: old.statusCode, url: old.url, response: old.response, data: old.data,
+            underlyingError: old.underlyingError, businessCode: old.businessCode, traceId: old.traceId, payload: old.payload,
+            isUnauthorized: old.isUnauthorized, messageIsServers: serverText, quotesServerText: quoted, addendum: addendum,
             attempts: attempts
         )
         return error
@@ -141,12 +147,12 @@ public struct NetworkError: Error, Sendable {
     /// message here instead, and in the sentences.
     public var message: String? {
         @inline(never) get {  // one copy, not one in each reader (`failureReason`, the user info)
-            var text = details?.message
+            var text = details.message
             if countsServerText, let server = text {
                 let count = server.count
                 text = "the server sent a message of " + String(count) + (count == 1 ? " character" : " characters") + " (not quoted)"
             }
-            guard let addendum = details?.addendum else { return text }
+            guard let addendum = details.addendum else { return text }
             let head = text.map(Self.clause) ?? ""
             return head.isEmpty ? addendum : head + "; " + addendum
         }
@@ -158,21 +164,21 @@ public struct NetworkError: Error, Sendable {
     /// For showing to a person deliberately: no sentence of the error quotes it (unless
     /// the host opts in, see ``HostConfiguration/errorSentencesQuoteServerMessages``),
     /// since a server's message may carry an email address or a token.
-    public var serverMessage: String? { details?.messageIsServers == true ? details?.message : nil }
+    public var serverMessage: String? { details.messageIsServers ? details.message : nil }
     /// The HTTP status code, when a response arrived.
-    public var statusCode: Int? { details?.statusCode }
+    public var statusCode: Int? { details.statusCode }
     /// The URL the request was for, when one was built.
-    public var url: URL? { details?.url }
+    public var url: URL? { details.url }
     /// The HTTP response, when one arrived.
-    public var response: HTTPURLResponse? { details?.response }
+    public var response: HTTPURLResponse? { details.response }
     /// The response body, when one arrived (for status and decoding errors).
-    public var data: Data? { details?.data }
+    public var data: Data? { details.data }
     /// The first 200 bytes of ``data`` as UTF-8 text (a byte that is not UTF-8 becomes
     /// U+FFFD), with `…` when the body is longer; `nil` when there is no body. For
     /// debugging: no sentence of the error quotes the body, since those reach logs and
     /// crash reports. Log this only where a body may go.
     public var bodySnippet: String? {
-        guard let data = details?.data, !data.isEmpty else { return nil }
+        guard let data = details.data, !data.isEmpty else { return nil }
         // Copied to bytes first: decoding `Data` or a slice of it inlines far more code.
         var bytes = [UInt8](repeating: 0, count: min(data.count, 200))
         data.copyBytes(to: &bytes, count: bytes.count)
@@ -181,19 +187,19 @@ public struct NetworkError: Error, Sendable {
     }
     /// The error underneath: a `URLError`, `EncodingError`, `DecodingError`,
     /// ``ResponseMapperError`` or a mapper's own error.
-    public var underlyingError: (any Error)? { details?.underlyingError }
+    public var underlyingError: (any Error)? { details.underlyingError }
     /// The backend's own code for a ``Kind-swift.enum/business`` failure, as text
     /// (`8888`, `"A0230"`).
-    public var businessCode: String? { details?.businessCode }
+    public var businessCode: String? { details.businessCode }
     /// The trace or request id the backend's envelope carried, for support tickets. Body
     /// text, so the `NSError` user info holds one read from an envelope only on a host that
     /// quotes server messages (``HostConfiguration/errorSentencesQuoteServerMessages``).
-    public var traceId: String? { details?.traceId }
+    public var traceId: String? { details.traceId }
     /// The envelope's payload (e.g. its `data`) of a business failure, as JSON.
-    public var payload: Data? { details?.payload }
+    public var payload: Data? { details.payload }
     /// Whether this error means "not signed in / token expired": HTTP 401, or a
     /// business code the host's envelope lists as unauthorized.
-    public var isUnauthorized: Bool { details?.isUnauthorized ?? false }
+    public var isUnauthorized: Bool { details.isUnauthorized }
 
     /// Creates an error. The library makes these; tests and custom mappers may too.
     public init(
@@ -209,7 +215,6 @@ public struct NetworkError: Error, Sendable {
         payload: Data? = nil,
         isUnauthorized: Bool? = nil
     ) {
-        self.kind = kind
         let statusCode = statusCode ?? response?.statusCode
         let url = url ?? response?.url
         let isUnauthorized = isUnauthorized ?? (statusCode == 401)
@@ -217,10 +222,10 @@ public struct NetworkError: Error, Sendable {
         // program (7.6 KB in the quick start, measured), although no data is compared.
         if message == nil, statusCode == nil, url == nil, response == nil, data?.count == nil, underlyingError == nil,
            businessCode == nil, traceId == nil, payload?.count == nil, !isUnauthorized {
-            details = nil
+            details = Self.bare[kind.rawValue - 1]  // allCases is in rawValue order, from 1
         } else {
             details = Details(
-                message: message, statusCode: statusCode, url: url, response: response, data: data,
+                kind: kind, message: message, statusCode: statusCode, url: url, response: response, data: data,
                 underlyingError: underlyingError, businessCode: businessCode, traceId: traceId,
                 payload: payload, isUnauthorized: isUnauthorized
             )
