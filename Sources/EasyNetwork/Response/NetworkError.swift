@@ -102,6 +102,12 @@ public struct NetworkError: Error, Sendable {
     /// The empty ``Details`` of each kind, in `rawValue` order, shared by every bare error.
     private static let bare = Kind.allCases.map { Details(kind: $0) }
 
+    /// The empty ``Details`` of `kind` (one call, not the lookup in every place that makes an error).
+    @inline(never)
+    private static func bare(_ kind: Kind) -> Details {
+        bare[kind.rawValue - 1]  // allCases is in rawValue order, from 1
+    }
+
     /// Whether the error holds text the server sent that its sentences count and do not quote.
     var countsServerText: Bool { details.messageIsServers && !details.quotesServerText }
 
@@ -222,7 +228,7 @@ public struct NetworkError: Error, Sendable {
         // program (7.6 KB in the quick start, measured), although no data is compared.
         if message == nil, statusCode == nil, url == nil, response == nil, data?.count == nil, underlyingError == nil,
            businessCode == nil, traceId == nil, payload?.count == nil, !isUnauthorized {
-            details = Self.bare[kind.rawValue - 1]  // allCases is in rawValue order, from 1
+            details = Self.bare(kind)
         } else {
             details = Details(
                 kind: kind, message: message, statusCode: statusCode, url: url, response: response, data: data,
