@@ -208,6 +208,7 @@ public struct NetworkError: Error, Sendable {
     public var isUnauthorized: Bool { details.isUnauthorized }
 
     /// Creates an error. The library makes these; tests and custom mappers may too.
+    @inline(never)  // one copy, not one in each place that makes an error
     public init(
         kind: Kind,
         message: String? = nil,
@@ -254,6 +255,7 @@ public struct NetworkError: Error, Sendable {
 }
 
 extension NetworkError {
+    @inline(never)
     static func cancelled(url: URL?) -> NetworkError {
         NetworkError(kind: .cancelled, url: url)
     }
