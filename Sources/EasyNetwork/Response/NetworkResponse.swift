@@ -33,6 +33,7 @@ public struct NetworkResponse: Sendable {
     }
 
     /// A response whose payload `payloadReader` reads (`nil`: the whole body).
+    @inline(never)
     package init(request: URLRequest, httpResponse: HTTPURLResponse, data: Data, payloadReader: (any PayloadReader)?, jsonDecoder: JSONDecoder) {
         storage = Storage(request: request, httpResponse: httpResponse, data: data, payloadReader: payloadReader, jsonDecoder: jsonDecoder)
     }
