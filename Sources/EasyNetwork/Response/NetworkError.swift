@@ -113,6 +113,7 @@ public struct NetworkError: Error, Sendable {
 
     /// This error with its message (and trace id) marked as the server's text, quoted in
     /// the sentences or not.
+    @inline(never)
     func withServerText(quoted: Bool) -> NetworkError {
         copy(serverText: true, quoted: quoted, addendum: details.addendum, attempts: details.attempts)
     }
