@@ -11,7 +11,6 @@ public final class ArrayResponseMapper<A: ParsedItem> {
     public static func process(_ obj: Any?, mapper: (Any?) throws -> A) throws -> [A] {
         guard let array = obj as? [Any] else { throw ResponseMapperError.invalid }
         var items: [A] = []
-        items.reserveCapacity(array.count)
         for element in array {
             items.append(try mapper(element))
         }

@@ -36,21 +36,24 @@ public struct NetworkError: Error, Sendable {
         case authentication = 9
     }
 
-    // Layout: one reference, an `Int?` and a byte (3 words), so a copy is one retain and
-    // a bare error (a cancellation) allocates nothing. The rarely read fields live in one
-    // immutable object shared by every copy (replaced, never changed: see
-    // `withServerText(quoted:)`).
-    private var details: Details?
+    // Layout: one reference (1 word), so a copy is one retain. Every field lives in one
+    // immutable object shared by every copy (replaced, never changed: see `copy`); a bare
+    // error (a cancellation) shares its kind's one empty object and allocates nothing.
+    private var details: Details
+
+    /// The stage that failed.
+    public var kind: Kind { details.kind }
 
     /// How many times the request was sent before it failed (retries and replays
     /// included); `nil` when the error was not made by a request.
-    public internal(set) var attempts: Int?
+    public internal(set) var attempts: Int? {
+        get { details.attempts }
+        set { self = copy(serverText: details.messageIsServers, quoted: details.quotesServerText, addendum: details.addendum, attempts: newValue) }
+    }
 
-    /// The stage that failed.
-    public let kind: Kind
-
-    /// The optional fields of an error, shared by its copies and never changed.
+    /// The fields of an error, shared by its copies and never changed.
     private final class Details: Sendable {
+        let kind: Kind
         let message: String?
         let statusCode: Int?
         let url: URL?
@@ -61,8 +64,8 @@ public struct NetworkError: Error, Sendable {
         let traceId: String?
         let payload: Data?
         let isUnauthorized: Bool
-        /// Whether `message` is text the server sent (a status error's JSON message, an
-        /// envelope's message), which ``NetworkError/message`` only counts unless
+        /// Whether `message` (and the trace id) is text the server sent (a status error's
+        /// JSON message, an envelope's), which ``NetworkError/message`` only counts unless
         /// `quotesServerText`; set where the library reads that text.
         let messageIsServers: Bool
         /// Whether the sentences quote the server's message and the user info holds the
@@ -71,10 +74,14 @@ public struct NetworkError: Error, Sendable {
         let quotesServerText: Bool
         /// The library's words after `message` in ``NetworkError/message`` (see `appending(_:)`).
         let addendum: String?
+        /// ``NetworkError/attempts``.
+        let attempts: Int?
 
-        init(message: String?, statusCode: Int?, url: URL?, response: HTTPURLResponse?, data: Data?,
-             underlyingError: (any Error)?, businessCode: String?, traceId: String?, payload: Data?,
-             isUnauthorized: Bool, messageIsServers: Bool, quotesServerText: Bool, addendum: String? = nil) {
+        init(kind: Kind, message: String? = nil, statusCode: Int? = nil, url: URL? = nil, response: HTTPURLResponse? = nil, data: Data? = nil,
+             underlyingError: (any Error)? = nil, businessCode: String? = nil, traceId: String? = nil, payload: Data? = nil,
+             isUnauthorized: Bool = false, messageIsServers: Bool = false, quotesServerText: Bool = false, addendum: String? = nil,
+             attempts: Int? = nil) {
+            self.kind = kind
             self.message = message
             self.statusCode = statusCode
             self.url = url
@@ -88,40 +95,48 @@ public struct NetworkError: Error, Sendable {
             self.messageIsServers = messageIsServers
             self.quotesServerText = quotesServerText
             self.addendum = addendum
+            self.attempts = attempts
         }
     }
 
-    /// Whether the error holds text the server sent that its sentences count and do not quote.
-    var countsServerText: Bool { details.map { $0.messageIsServers && !$0.quotesServerText } ?? false }
+    /// The empty ``Details`` of each kind, in `rawValue` order, shared by every bare error.
+    private static let bare = Kind.allCases.map { Details(kind: $0) }
 
-    /// This error with its message marked as the server's text, quoted in the sentences or
-    /// not, on a new ``Details`` (copies made before keep theirs).
+    /// The empty ``Details`` of `kind` (one call, not the lookup in every place that makes an error).
+    @inline(never)
+    private static func bare(_ kind: Kind) -> Details {
+        bare[kind.rawValue - 1]  // allCases is in rawValue order, from 1
+    }
+
+    /// Whether the error holds text the server sent that its sentences count and do not quote.
+    var countsServerText: Bool { details.messageIsServers && !details.quotesServerText }
+
+    /// This error with its message (and trace id) marked as the server's text, quoted in
+    /// the sentences or not.
+    @inline(never)
     func withServerText(quoted: Bool) -> NetworkError {
-        guard let old = details else { return self }
-        return with(old, messageIsServers: true, quoted: quoted, addendum: old.addendum)
+        copy(serverText: true, quoted: quoted, addendum: details.addendum, attempts: details.attempts)
     }
 
     /// This error, every field kept (the server's message still counted or quoted as the
     /// host says), with `clause`, in the library's words, after its ``message`` and `"; "`
     /// (`EasyNetworkRetry` says so why a retry was withheld).
     package func appending(_ clause: String) -> NetworkError {
-        guard let old = details else {
-            var error = NetworkError(kind: kind, message: clause)
-            error.attempts = attempts
-            return error
-        }
-        let addendum = old.addendum.map { $0 + "; " + clause } ?? clause
-        return with(old, messageIsServers: old.messageIsServers, quoted: old.quotesServerText, addendum: addendum)
+        copy(serverText: details.messageIsServers, quoted: details.quotesServerText,
+             addendum: details.addendum.map { $0 + "; " + clause } ?? clause, attempts: details.attempts)
     }
 
-    /// This error on a copy of `old` with the server-text flags and addendum given.
+    /// This error on a new ``Details`` with the flags, addendum and attempts given (copies
+    /// made before keep theirs).
     @inline(never)
-    private func with(_ old: Details, messageIsServers: Bool, quoted: Bool, addendum: String?) -> NetworkError {
+    private func copy(serverText: Bool, quoted: Bool, addendum: String?, attempts: Int?) -> NetworkError {
+        let old = details
         var error = self
         error.details = Details(
-            message: old.message, statusCode: old.statusCode, url: old.url, response: old.response, data: old.data,
+            kind: old.kind, message: old.message, statusCode: old.statusCode, url: old.url, response: old.response, data: old.data,
             underlyingError: old.underlyingError, businessCode: old.businessCode, traceId: old.traceId, payload: old.payload,
-            isUnauthorized: old.isUnauthorized, messageIsServers: messageIsServers, quotesServerText: quoted, addendum: addendum
+            isUnauthorized: old.isUnauthorized, messageIsServers: serverText, quotesServerText: quoted, addendum: addendum,
+            attempts: attempts
         )
         return error
     }
@@ -139,12 +154,12 @@ public struct NetworkError: Error, Sendable {
     /// message here instead, and in the sentences.
     public var message: String? {
         @inline(never) get {  // one copy, not one in each reader (`failureReason`, the user info)
-            var text = details?.message
+            var text = details.message
             if countsServerText, let server = text {
                 let count = server.count
                 text = "the server sent a message of " + String(count) + (count == 1 ? " character" : " characters") + " (not quoted)"
             }
-            guard let addendum = details?.addendum else { return text }
+            guard let addendum = details.addendum else { return text }
             let head = text.map(Self.clause) ?? ""
             return head.isEmpty ? addendum : head + "; " + addendum
         }
@@ -156,37 +171,45 @@ public struct NetworkError: Error, Sendable {
     /// For showing to a person deliberately: no sentence of the error quotes it (unless
     /// the host opts in, see ``HostConfiguration/errorSentencesQuoteServerMessages``),
     /// since a server's message may carry an email address or a token.
-    public var serverMessage: String? { details?.messageIsServers == true ? details?.message : nil }
+    public var serverMessage: String? { details.messageIsServers ? details.message : nil }
     /// The HTTP status code, when a response arrived.
-    public var statusCode: Int? { details?.statusCode }
+    public var statusCode: Int? { details.statusCode }
     /// The URL the request was for, when one was built.
-    public var url: URL? { details?.url }
+    public var url: URL? { details.url }
     /// The HTTP response, when one arrived.
-    public var response: HTTPURLResponse? { details?.response }
+    public var response: HTTPURLResponse? { details.response }
     /// The response body, when one arrived (for status and decoding errors).
-    public var data: Data? { details?.data }
+    public var data: Data? { details.data }
     /// The first 200 bytes of ``data`` as UTF-8 text (a byte that is not UTF-8 becomes
     /// U+FFFD), with `…` when the body is longer; `nil` when there is no body. For
     /// debugging: no sentence of the error quotes the body, since those reach logs and
     /// crash reports. Log this only where a body may go.
-    public var bodySnippet: String? { DecodingDiagnostics.snippet(of: details?.data) }
+    public var bodySnippet: String? {
+        guard let data = details.data, !data.isEmpty else { return nil }
+        // Copied to bytes first: decoding `Data` or a slice of it inlines far more code.
+        var bytes = [UInt8](repeating: 0, count: min(data.count, 200))
+        data.copyBytes(to: &bytes, count: bytes.count)
+        let text = String(decoding: bytes, as: UTF8.self)
+        return data.count > 200 ? text + "…" : text
+    }
     /// The error underneath: a `URLError`, `EncodingError`, `DecodingError`,
     /// ``ResponseMapperError`` or a mapper's own error.
-    public var underlyingError: (any Error)? { details?.underlyingError }
+    public var underlyingError: (any Error)? { details.underlyingError }
     /// The backend's own code for a ``Kind-swift.enum/business`` failure, as text
     /// (`8888`, `"A0230"`).
-    public var businessCode: String? { details?.businessCode }
+    public var businessCode: String? { details.businessCode }
     /// The trace or request id the backend's envelope carried, for support tickets. Body
     /// text, so the `NSError` user info holds one read from an envelope only on a host that
     /// quotes server messages (``HostConfiguration/errorSentencesQuoteServerMessages``).
-    public var traceId: String? { details?.traceId }
+    public var traceId: String? { details.traceId }
     /// The envelope's payload (e.g. its `data`) of a business failure, as JSON.
-    public var payload: Data? { details?.payload }
+    public var payload: Data? { details.payload }
     /// Whether this error means "not signed in / token expired": HTTP 401, or a
     /// business code the host's envelope lists as unauthorized.
-    public var isUnauthorized: Bool { details?.isUnauthorized ?? false }
+    public var isUnauthorized: Bool { details.isUnauthorized }
 
     /// Creates an error. The library makes these; tests and custom mappers may too.
+    @inline(never)  // one copy, not one in each place that makes an error
     public init(
         kind: Kind,
         message: String? = nil,
@@ -200,7 +223,6 @@ public struct NetworkError: Error, Sendable {
         payload: Data? = nil,
         isUnauthorized: Bool? = nil
     ) {
-        self.kind = kind
         let statusCode = statusCode ?? response?.statusCode
         let url = url ?? response?.url
         let isUnauthorized = isUnauthorized ?? (statusCode == 401)
@@ -208,12 +230,12 @@ public struct NetworkError: Error, Sendable {
         // program (7.6 KB in the quick start, measured), although no data is compared.
         if message == nil, statusCode == nil, url == nil, response == nil, data?.count == nil, underlyingError == nil,
            businessCode == nil, traceId == nil, payload?.count == nil, !isUnauthorized {
-            details = nil
+            details = Self.bare(kind)
         } else {
             details = Details(
-                message: message, statusCode: statusCode, url: url, response: response, data: data,
+                kind: kind, message: message, statusCode: statusCode, url: url, response: response, data: data,
                 underlyingError: underlyingError, businessCode: businessCode, traceId: traceId,
-                payload: payload, isUnauthorized: isUnauthorized, messageIsServers: false, quotesServerText: false
+                payload: payload, isUnauthorized: isUnauthorized
             )
         }
     }
@@ -225,13 +247,16 @@ public struct NetworkError: Error, Sendable {
     public var isTimeout: Bool { urlError?.errorCode == NSURLErrorTimedOut }
 
     /// The `URLError` of a transport failure.
-    public var urlError: URLError? { underlyingError as? URLError }
+    public var urlError: URLError? {
+        @inline(never) get { underlyingError as? URLError }
+    }
 
     /// The error as `NSError`, for Objective-C-minded callers.
     public var nsError: NSError { self as NSError }
 }
 
 extension NetworkError {
+    @inline(never)
     static func cancelled(url: URL?) -> NetworkError {
         NetworkError(kind: .cancelled, url: url)
     }
@@ -240,18 +265,11 @@ extension NetworkError {
         NetworkError(kind: .transport, url: url, underlyingError: error)
     }
 
-    static func decoding(_ error: any Error, response: NetworkResponse?) -> NetworkError {
-        if let networkError = error as? NetworkError {
-            return networkError
-        }
-        return NetworkError(
-            kind: .decoding,
-            message: DecodingDiagnostics.describe(error, body: response?.data),
-            url: response?.request.url,
-            response: response?.httpResponse,
-            data: response?.data,
-            underlyingError: error
-        )
+    /// `error` when it is a ``NetworkError`` (an envelope's business error), else a
+    /// `decoding` error about `response` naming what went wrong, where, and the body's size.
+    @inline(never)
+    static func decoding(_ error: any Error, response: NetworkResponse) -> NetworkError {
+        error as? NetworkError ?? response.decodingError(DecodingDiagnostics.reason(for: error), underlyingError: error)
     }
 }
 
@@ -260,55 +278,36 @@ extension NetworkError: LocalizedError {
     /// it, then ``message`` (or the `URLError`'s own words), ending with one full stop.
     /// ``Kind-swift.enum/notConfigured`` adds what to do.
     public var errorDescription: String? {
-        var head: String
+        var text: String
         var detail = message
-        var advice: String?
         switch kind {
-        case .cancelled:
-            // A cancellation needs no detail (and a message of one is not shown).
-            return "The request was cancelled."
-        case .notConfigured:
-            head = "No base URL is configured"
-            advice = "An SDK passes its own host to each operation (configuration: HostConfiguration(baseURL:)); "
-                + "an app may configure the shared host with HostConfiguration.baseURL(_:). "
-                + "A request with an absoluteURL needs neither."
-        case .invalidRequest:
-            head = "The request is invalid"
-        case .encoding:
-            head = "The request parameters could not be encoded"
-        case .decoding:
-            head = "The response could not be read"
-        case .authentication:
-            head = "Authentication failed"
+        case .cancelled: return "The request was cancelled."  // no detail (a message of one is not shown)
+        case .notConfigured: text = "No base URL is configured"
+        case .invalidRequest: text = "The request is invalid"
+        case .encoding: text = "The request parameters could not be encoded"
+        case .decoding: text = "The response could not be read"
+        case .authentication: text = "Authentication failed"
         case .transport:
-            head = "The network request failed"
-            if let urlError {
-                let words = urlError.localizedDescription
+            text = "The network request failed"
+            if let words = urlError?.localizedDescription {
                 detail = detail.map { Self.clause(words) + ": " + $0 } ?? words
             }
         case .unacceptableStatus:
-            head = "The server answered with status "
-            if let statusCode {
-                head += String(statusCode) + " " + HTTPURLResponse.localizedString(forStatusCode: statusCode)
-            } else {
-                head += "unknown"
-            }
+            text = "The server answered with status " + (statusCode.map { "\($0) \(HTTPURLResponse.localizedString(forStatusCode: $0))" } ?? "unknown")
         case .business:
-            head = "The server reported a failure"
-            if let businessCode { head += " (code " + businessCode + ")" }
+            text = "The server reported a failure" + (businessCode.map { " (code \($0))" } ?? "")
         }
-        // Only the kinds a retry can repeat mention the attempts.
-        if let attempts, attempts > 1, kind == .transport || kind == .unacceptableStatus || kind == .business {
-            head += " (after " + String(attempts) + " attempts)"
+        // Only the kinds a retry can repeat (transport 3, status 4, business 8) mention the attempts.
+        if let attempts, attempts > 1, 0b1_0001_1000 & (1 << kind.rawValue) != 0 {
+            text += " (after \(attempts) attempts)"
         }
-        var text = head
-        if let detail {
-            let words = Self.clause(detail)
-            if !words.isEmpty { text += ": " + words }
-        }
-        text = Self.sentence(text)
-        if let advice { text += " " + advice }
-        return text
+        let words = detail.map(Self.clause) ?? ""
+        text = Self.sentence(words.isEmpty ? text : text + ": " + words)
+        return kind != .notConfigured ? text : text + """
+             An SDK passes its own host to each operation (configuration: HostConfiguration(baseURL:)); \
+            an app may configure the shared host with HostConfiguration.baseURL(_:). \
+            A request with an absoluteURL needs neither.
+            """
     }
 
     /// Why it failed, when known.
@@ -364,17 +363,23 @@ extension NetworkError: CustomNSError {
     /// and underlying error, under the usual keys; a trace id read from an envelope only on
     /// a host that quotes server messages.
     public var errorUserInfo: [String: Any] {
-        // `updateValue`, not the subscript: nothing is ever removed, so no removal path.
-        var info: [String: Any] = [NSLocalizedDescriptionKey: errorDescription ?? ""]
-        if let attempts { info.updateValue(attempts, forKey: "attempts") }
-        guard let details else { return info }
-        if let message { info.updateValue(message, forKey: NSLocalizedFailureReasonErrorKey) }
-        if let statusCode = details.statusCode { info.updateValue(statusCode, forKey: "statusCode") }
-        if let businessCode = details.businessCode { info.updateValue(businessCode, forKey: "businessCode") }
-        if !countsServerText, let traceId = details.traceId { info.updateValue(traceId, forKey: "traceId") }
-        if let url = details.url { info.updateValue(url, forKey: NSURLErrorFailingURLErrorKey) }
-        if let underlyingError = details.underlyingError { info.updateValue(underlyingError as NSError, forKey: NSUnderlyingErrorKey) }
+        var info: [String: Any] = [:]
+        Self.put(errorDescription, NSLocalizedDescriptionKey, &info)
+        Self.put(attempts, "attempts", &info)
+        Self.put(message, NSLocalizedFailureReasonErrorKey, &info)
+        Self.put(statusCode, "statusCode", &info)
+        Self.put(businessCode, "businessCode", &info)
+        Self.put(countsServerText ? nil : traceId, "traceId", &info)
+        Self.put(url, NSURLErrorFailingURLErrorKey, &info)
+        Self.put(underlyingError.map { $0 as NSError }, NSUnderlyingErrorKey, &info)
         return info
+    }
+
+    /// `value` under `key` unless it is `nil`. Unoptimized on purpose: it calls the
+    /// standard library's generic `updateValue` instead of compiling a copy for `[String: Any]`.
+    @_optimize(none)
+    private static func put(_ value: Any?, _ key: String, _ info: inout [String: Any]) {
+        if let value { info.updateValue(value, forKey: key) }
     }
 }
 

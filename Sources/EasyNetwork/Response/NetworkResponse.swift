@@ -29,10 +29,11 @@ public struct NetworkResponse: Sendable {
         data: Data,
         jsonDecoder: JSONDecoder = JSONDecoder()
     ) {
-        storage = Storage(request: request, httpResponse: httpResponse, data: data, payloadReader: nil, jsonDecoder: jsonDecoder)
+        self.init(request: request, httpResponse: httpResponse, data: data, payloadReader: nil, jsonDecoder: jsonDecoder)
     }
 
     /// A response whose payload `payloadReader` reads (`nil`: the whole body).
+    @inline(never)
     package init(request: URLRequest, httpResponse: HTTPURLResponse, data: Data, payloadReader: (any PayloadReader)?, jsonDecoder: JSONDecoder) {
         storage = Storage(request: request, httpResponse: httpResponse, data: data, payloadReader: payloadReader, jsonDecoder: jsonDecoder)
     }
@@ -94,33 +95,31 @@ public struct NetworkResponse: Sendable {
     public func decode<T: Decodable>(_ type: T.Type, decoder: JSONDecoder? = nil) throws -> T {
         // A thin generic shim: the envelope is judged by its reader, and every error is
         // made, by non-generic code (`decodingFailure`).
+        let decoder = decoder ?? jsonDecoder
+        var failure: (any Error)?
         do {
             guard let payloadReader else {
-                return try (decoder ?? jsonDecoder).decode(T.self, from: data)
+                return try decoder.decode(T.self, from: data)
             }
-            if let payload = try payloadReader.decodePayload(T.self, decoder: decoder ?? jsonDecoder, in: self) {
+            if let payload = try payloadReader.decodePayload(T.self, decoder: decoder, in: self) ?? (nil as Any?) as? T {
                 return payload
             }
-            if let absent = (nil as Any?) as? T {
-                return absent
-            }
-            throw decodingFailure(nil, type: T.self)
         } catch {
-            throw decodingFailure(error, type: T.self)
+            failure = error
         }
+        throw decodingFailure(failure, type: T.self)
     }
 
     /// Why decoding `type` failed: `error` itself when it is a ``NetworkError`` (the
     /// envelope's business error), else a `decoding` error naming the type and the key
     /// path; with no `error`, the envelope's payload is missing.
-    private func decodingFailure(_ error: (any Error)?, type: Any.Type) -> NetworkError {
-        if let error = error as? NetworkError {
+    @inline(never)
+    private func decodingFailure(_ error: (any Error)?, type: Any.Type) -> any Error {
+        if let error, error is NetworkError {
             return error
         }
-        guard let error else {
-            return decodingError("cannot decode " + DecodingDiagnostics.name(of: type) + ": the envelope has no '" + (payloadReader?.payloadKey ?? "") + "'.")
-        }
-        return decodingError("cannot decode " + DecodingDiagnostics.name(of: type) + ": " + DecodingDiagnostics.reason(for: error), underlyingError: error)
+        let reason = error.map(DecodingDiagnostics.reason) ?? "the envelope has no '" + (payloadReader?.payloadKey ?? "") + "'."
+        return decodingError("cannot decode " + DecodingDiagnostics.name(of: type) + ": " + reason, underlyingError: error)
     }
 
     /// Checks the envelope, if any, and ignores the payload: for requests whose
@@ -144,8 +143,12 @@ public struct NetworkResponse: Sendable {
     }
 
     /// A `decoding` error about this response: `message`, then the size of the body.
+    /// Never a byte of the body: its size only (`. Body: 57 bytes (not quoted)`), nothing
+    /// for an empty body.
     package func decodingError(_ message: String, underlyingError: (any Error)? = nil) -> NetworkError {
-        error(.decoding, message: DecodingDiagnostics.sizing(data, after: message), underlyingError: underlyingError)
+        let count = data.count
+        let text = count == 0 ? message : "\(NetworkError.sentence(message)) Body: \(count) \(count == 1 ? "byte" : "bytes") (not quoted)"
+        return error(.decoding, message: text, underlyingError: underlyingError)
     }
 
     /// An error about this response, with its URL, response and body: the one place

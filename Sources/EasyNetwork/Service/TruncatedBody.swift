@@ -19,15 +19,10 @@ package enum TruncatedBody {
     ///   when there was no head or it declared none).
     package static func classify(_ error: any Error, declared: Int64?, received: Int64) -> any Error {
         guard let urlError = error as? URLError, urlError.errorCode == NSURLErrorUnknown else { return error }
-        let short = declared.map { $0 >= 0 && received < $0 } ?? false
-        return short || urlError.localizedDescription.contains("transfer closed with") ? connectionLost(urlError) : error
-    }
-
-    /// `networkConnectionLost`, with `error`'s description and `error` as the underlying one.
-    static func connectionLost(_ error: URLError) -> URLError {
-        URLError(.networkConnectionLost, userInfo: [
-            NSLocalizedDescriptionKey: error.localizedDescription,
-            NSUnderlyingErrorKey: error,
-        ])
+        // `received` is never negative: a missing or negative `declared` is never short of it.
+        let words = urlError.localizedDescription
+        guard received < declared ?? 0 || words.contains("transfer closed with") else { return error }
+        // `networkConnectionLost`, with the error's description and the error as the underlying one.
+        return URLError(.networkConnectionLost, userInfo: [NSLocalizedDescriptionKey: words, NSUnderlyingErrorKey: urlError])
     }
 }
