@@ -87,10 +87,13 @@ enum ParameterWalker {
             // The rule `value` breaks, as the end of its sentence (`nil`: none).
             var broken: String?
             var isLeaf = true
+            // A leaf's text, where it is not its description.
+            var text: String?
             if depth > maximumDepth {
                 broken = tooDeep
-            } else if value is String {
+            } else if let string = value as? String {
                 // Text: JSON writes it, a query writes it.
+                text = string
             } else if let dictionary = value as? [String: Any] {
                 if !dictionary.isEmpty {
                     frames.append(frame(dictionary, mark: mark))
@@ -116,9 +119,14 @@ enum ParameterWalker {
                     : date.timeIntervalSinceReferenceDate.isFinite ? nil : nonFinite
             } else if value is NSNull {
                 // JSON `null`; in a query `key=`.
+                text = ""
             } else if let number = value as? NSNumber {
                 // Every Swift integer, `Bool`, `Double`, `Float` and `Decimal` bridges here.
                 broken = number.doubleValue.isFinite ? nil : nonFinite
+                if naming != unnamed {
+                    let type = String(cString: number.objCType)
+                    text = Swift.type(of: value) == Bool.self || type == "c" || type == "B" ? (number.boolValue ? "true" : "false") : number.stringValue
+                }
             } else if let number = value as? CGFloat, !number.isFinite {
                 // Not an `NSNumber` on Linux (a finite one is written as anything else is).
                 broken = nonFinite
@@ -131,7 +139,7 @@ enum ParameterWalker {
                     throw failure(at: frames, type: type(of: value), rule: broken, url: url)
                 }
             } else if isLeaf, naming != unnamed {
-                let text = Self.text(for: value)
+                let text = text ?? String(describing: value)
                 leaves.append((name, naming == escaped ? QueryStringEncoder.escape(text) : text))
             }
             truncate(&name, to: mark)
@@ -184,32 +192,11 @@ enum ParameterWalker {
         }
     }
 
-    /// The textual form of a value a query writes (a string, a finite number, `Bool`,
-    /// `NSNull`, `nil`, a finite `Date` or anything else a query accepts).
-    @inline(__always)  // one caller
-    private static func text(for value: Any) -> String {
-        switch value {
-        case let string as String:
-            return string
-        case is NSNull:
-            return ""
-        case let bool as Bool where type(of: value) == Bool.self:
-            return bool ? "true" : "false"
-        case let number as NSNumber:
-            let type = String(cString: number.objCType)
-            if type == "c" || type == "B" {
-                return number.boolValue ? "true" : "false"
-            }
-            return number.stringValue
-        default:
-            return String(describing: value)
-        }
-    }
-
     /// An encoder's refusal of `value` (`the value at 'stats.ratio' (Double) is invalid: …`),
     /// or, for what swift-foundation's writer says of containers nested 512 deep, `it is
     /// nested deeper than 512 levels…`. Named by its type: the value itself may be a secret
     /// (or the whole body).
+    @inline(__always)  // one caller, DecodingDiagnostics.reason(for:)
     static func invalid(_ value: Any, _ context: EncodingError.Context) -> String {
         var path: [String] = []
         for key in context.codingPath {

@@ -46,6 +46,7 @@ package enum PercentEncoding {
     }
 
     /// Whether the byte at `index` stays as it is: allowed, or a `%` starting a kept escape.
+    @inline(never)  // two callers
     private static func keeps(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int, _ allowed: UInt8, _ keepingEscapes: Bool) -> Bool {
         let byte = bytes[index]
         let sets: UInt8

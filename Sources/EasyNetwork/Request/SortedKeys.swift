@@ -20,12 +20,7 @@ package enum SortedKeys {
     /// of a few strings).
     package static func insert(_ key: String, into keys: inout [String]) {
         keys.append(key)
-        var index = keys.count - 1
-        while index > 0, key < keys[index - 1] {
-            keys[index] = keys[index - 1]
-            index -= 1
-        }
-        keys[index] = key
+        heapSort(&keys)
     }
 
     /// Sorts `keys` ascending in place (not stable: dictionary keys are distinct).
