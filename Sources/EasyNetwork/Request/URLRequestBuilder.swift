@@ -137,17 +137,18 @@ package struct URLRequestBuilder {
         } else if query?.isEmpty ?? true {
             return base
         }
-        let (whole, fragment) = split(base.absoluteString, at: UInt8(ascii: "#"))
-        var (result, baseQuery) = split(whole, at: UInt8(ascii: "?"))
+        let (whole, fragment) = split(base.absoluteString, at: UInt8(ascii: "#"), trim: 0)
+        var (result, baseQuery) = split(whole, at: UInt8(ascii: "?"), trim: 0)
         guard let api else {
             guard let url = URL(string: whole + (baseQuery == nil ? "?" : "&") + encodedQuery + (fragment.map { "#" + $0 } ?? "")) else {
                 throw invalidURL("'" + base.description + "' is not a valid URL", url: base)
             }
             return url
         }
-        let (path, apiQuery) = split(api, at: UInt8(ascii: "?"))
+        let (path, apiQuery) = split(api, at: UInt8(ascii: "?"), trim: 0)
         if !path.isEmpty {
-            result = trim(result, leading: false) + "/" + PercentEncoding.encode(trim(path, leading: true), allowed: PercentEncoding.path, keepingEscapes: true)
+            // 0xFF never occurs in UTF-8: these only trim.
+            result = split(result, at: 0xFF, trim: 1).0 + "/" + PercentEncoding.encode(split(path, at: 0xFF, trim: 2).0, allowed: PercentEncoding.path, keepingEscapes: true)
         }
         var hasQuery = false
         appendQuery(baseQuery, to: &result, hasQuery: &hasQuery)
@@ -169,30 +170,22 @@ package struct URLRequestBuilder {
         hasQuery = true
     }
 
-    /// `text` before its first `byte`, and after it (`nil` when it holds none).
+    /// `text` before its first `byte`, and after it (`nil` when it holds none). The part
+    /// before it loses the one `/` it ends with (`trim` 1) or every `/` it starts with (2).
     @inline(never)
-    private static func split(_ text: String, at byte: UInt8) -> (String, String?) {
+    private static func split(_ text: String, at byte: UInt8, trim: Int) -> (String, String?) {
         let split = { (bytes: UnsafeBufferPointer<UInt8>) -> (String, String?) in
-            guard let index = bytes.firstIndex(of: byte) else { return (text, nil) }
-            return (String(decoding: UnsafeBufferPointer(rebasing: bytes[..<index]), as: UTF8.self),
-                    String(decoding: UnsafeBufferPointer(rebasing: bytes[(index + 1)...]), as: UTF8.self))
-        }
-        return text.utf8.withContiguousStorageIfAvailable(split) ?? Array(text.utf8).withUnsafeBufferPointer(split)
-    }
-
-    /// `text` without every `/` it starts with (`leading`), or without the one it ends with.
-    @inline(never)
-    private static func trim(_ text: String, leading: Bool) -> String {
-        let trim = { (bytes: UnsafeBufferPointer<UInt8>) -> String in
-            var start = 0, end = bytes.count
-            if leading {
+            let index = bytes.firstIndex(of: byte)
+            var start = 0, end = index ?? bytes.count
+            if trim == 2 {
                 while start < end, bytes[start] == UInt8(ascii: "/") { start += 1 }
-            } else if end > 0, bytes[end - 1] == UInt8(ascii: "/") {
+            } else if trim == 1, end > 0, bytes[end - 1] == UInt8(ascii: "/") {
                 end -= 1
             }
-            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+            return (String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self),
+                    index.map { String(decoding: UnsafeBufferPointer(rebasing: bytes[($0 + 1)...]), as: UTF8.self) })
         }
-        return text.utf8.withContiguousStorageIfAvailable(trim) ?? Array(text.utf8).withUnsafeBufferPointer(trim)
+        return text.utf8.withContiguousStorageIfAvailable(split) ?? Array(text.utf8).withUnsafeBufferPointer(split)
     }
 
     /// The error of a URL that does not parse (cold).
