@@ -1,7 +1,10 @@
 /// RFC 3986 percent-encoding over UTF-8 bytes (a `switch` over the byte says which sets
 /// keep it): the hot path of every request URL, where Foundation's `CharacterSet` is slow
 /// on Linux. Multipart names use it too (``formName``).
-package enum PercentEncoding {
+/// (A namespace of ``QueryStringEncoder``'s: no type of its own.)
+package typealias PercentEncoding = QueryStringEncoder
+
+extension QueryStringEncoder {
     /// `A–Z a–z 0–9 - . _ ~`: the only characters a query key or value keeps.
     static let unreserved: UInt8 = 1
     /// Path characters (`pchar` and `/`).

@@ -1,6 +1,9 @@
 /// The keys of a dictionary in ascending order, by hand-written sorts over `[String]`: one
 /// plain loop each keeps the standard library's sort specializations out of the binary.
-package enum SortedKeys {
+/// (A namespace of ``QueryStringEncoder``'s: no type of its own.)
+package typealias SortedKeys = QueryStringEncoder
+
+extension QueryStringEncoder {
     /// The keys of `dictionary`, ascending, as `keys.sorted()` would give them, by a heap
     /// sort (n log n, in place), so that a caller's dictionary of 100,000 keys takes
     /// milliseconds, not minutes.

@@ -131,8 +131,9 @@ package struct URLRequestBuilder {
         }
         var key = ""
         if let api {
-            // The api's length first, so that no api and query pair can spell another's key.
-            key = String(api.utf8.count) + ":" + api + encodedQuery
+            // A NUL between them, which an encoded query never holds: no api and query pair
+            // can spell another's key (the last NUL of a key ends its api).
+            key = api + "\u{0}" + encodedQuery
             if let known = memo?.url(for: key) { return known }
         } else if query?.isEmpty ?? true {
             return base
