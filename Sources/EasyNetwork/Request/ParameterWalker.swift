@@ -222,7 +222,7 @@ enum ParameterWalker {
                 continue
             }
             let step = path[position]
-            if step.utf8.first == UInt8(ascii: "[") {
+            if step.hasPrefix("[") {
                 text += step
             } else {
                 if position > 0 { text += "." }
