@@ -75,9 +75,9 @@ package struct URLRequestBuilder {
         if let refused = HeaderFieldCheck.failure(in: request.headers, url: url, source: "the request's headers") {
             throw refused
         }
-        // `setValue` compares names case-insensitively and keeps the later spelling: the
-        // request's headers win over the host's; within one dictionary, names that differ
-        // only in case are set in ascending order.
+        // `setValue` compares names case-insensitively: the request's values win over the
+        // host's; within one dictionary, names that differ only in case are set in
+        // ascending order (the last value wins; the name keeps the spelling set first).
         Self.set(settings.defaultHeaders, on: &urlRequest)
         Self.set(request.headers ?? [:], on: &urlRequest)
 
