@@ -29,6 +29,8 @@ extension QueryStringEncoder {
     /// Sorts `keys` ascending in place (not stable: dictionary keys are distinct).
     @inline(never)
     static func heapSort(_ keys: inout [String]) {
+        // Nothing to sort: an empty array's shared storage is never copied to be made unique.
+        guard keys.count > 1 else { return }
         // Over the buffer: no uniqueness or bounds checks compiled into every access.
         keys.withUnsafeMutableBufferPointer { keys in
             var end = keys.count

@@ -112,6 +112,7 @@ package struct URLRequestBuilder {
     /// Sets `fields` on `request`, names in ascending order.
     @inline(never)
     private static func set(_ fields: [String: String], on request: inout URLRequest) {
+        guard !fields.isEmpty else { return }
         for name in SortedKeys.of(fields) {
             request.setValue(fields[name], forHTTPHeaderField: name)
         }
