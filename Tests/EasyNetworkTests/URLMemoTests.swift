@@ -43,11 +43,11 @@ final class URLMemoTests: XCTestCase {
     func testABuiltURLIsServedFromTheMemoTheSecondTime() throws {
         let memo = URLMemo()
         let base = try XCTUnwrap(URL(string: "https://api.example.com/v1"))
-        let first = try URLRequestBuilder.url(base: base, api: "/users", query: ["page": 2], memo: memo).get()
+        let first = try URLRequestBuilder.url(base: base, api: "/users", query: ["page": 2], memo: memo)
         XCTAssertEqual(first.absoluteString, "https://api.example.com/v1/users?page=2")
-        let again = try URLRequestBuilder.url(base: base, api: "/users", query: ["page": 2], memo: memo).get()
+        let again = try URLRequestBuilder.url(base: base, api: "/users", query: ["page": 2], memo: memo)
         XCTAssertEqual(again, first)
-        let other = try URLRequestBuilder.url(base: base, api: "/users", query: ["page": 3], memo: memo).get()
+        let other = try URLRequestBuilder.url(base: base, api: "/users", query: ["page": 3], memo: memo)
         XCTAssertEqual(other.absoluteString, "https://api.example.com/v1/users?page=3")
     }
 }

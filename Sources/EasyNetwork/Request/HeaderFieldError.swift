@@ -1,4 +1,11 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The checks of header fields where they enter a request, under the name their callers
+/// use: static members of ``HeaderFieldError`` (one type).
+package typealias HeaderFieldCheck = HeaderFieldError
 
 /// A header field refused before anything was sent: its name is not an HTTP token
 /// (RFC 9110: letters, digits and `!#$%&'*+-.^_|~` or a backtick), or its value holds a carriage
@@ -12,6 +19,12 @@ import Foundation
 /// says so. The value itself is never repeated (it may be a secret). An interceptor that
 /// calls `setValue` itself checks first with ``check(name:value:)``: on Linux that call
 /// drops such a value before the library can see it.
+///
+/// The check itself (`HeaderFieldCheck`) runs where header fields enter a request (the
+/// request's and the host's headers, the session configuration's, each interceptor's
+/// adapted request, the token): a name must be an RFC 9110 token, a value must hold no
+/// CR, LF or NUL. It is one scan of the bytes, allocating nothing; only a refusal builds
+/// an error.
 ///
 /// ```swift
 /// if let header = error.underlyingError as? HeaderFieldError {
@@ -50,13 +63,134 @@ public final class HeaderFieldError: Error, Sendable, CustomStringConvertible {
     /// value holding CR or LF before the library can see it (the header keeps its former
     /// value, or none), so check first and throw this error from `adapt`.
     public static func check(name: String, value: String) -> HeaderFieldError? {
-        guard !HeaderFieldCheck.isValidName(name) || !HeaderFieldCheck.isValidValue(value) else { return nil }
-        return HeaderFieldCheck.refusal(name: name, value: value, source: "an interceptor")
+        guard !isValidName(name) || !isValidValue(value) else { return nil }
+        return refusal(name: name, value: value, source: "an interceptor")
     }
 
     /// One sentence: the header (by name, unless the name holds a control character), where
     /// it came from and what is wrong.
     public var description: String {
         (name == nil ? "the token" : showsName ? "header '" + (name ?? "") + "'" : "a header") + " of " + source + ": " + problem
+    }
+
+    /// The token characters (`tchar`) below 64 and from 64 to 127, one bit each.
+    private static let tokenLow: UInt64 = 0x03FF_6CFA_0000_0000  // ! # $ % & ' * + - . 0-9
+    private static let tokenHigh: UInt64 = 0x57FF_FFFF_C7FF_FFFE  // A-Z ^ _ ` a-z | ~
+
+    /// Whether `name` is a non-empty RFC 9110 token.
+    package static func isValidName(_ name: String) -> Bool {
+        let scanned = scan(name)
+        return scanned.found & 16 == 0 && scanned.count > 0
+    }
+
+    /// Whether `value` holds no CR, LF or NUL.
+    package static func isValidValue(_ value: String) -> Bool {
+        scan(value).found & 7 == 0
+    }
+
+    /// One pass over the bytes of `text`, the only loop of the check. `found` has a bit for
+    /// each kind of byte it holds: CR 1, LF 2, NUL 4, another control character 8, any byte
+    /// that is not a token character 16 (`refused` is the first such). `first`, `last` and
+    /// `breaks`: where the first and last CR, LF or NUL are, and how many; `count`: all bytes.
+    @inline(never)
+    private static func scan(_ text: String) -> (found: Int, refused: UInt8, first: Int, last: Int, breaks: Int, count: Int) {
+        // Over the contiguous bytes (of a native copy, for any other string): far less
+        // code than the UTF-8 view's iterator.
+        let scan = { (bytes: UnsafeBufferPointer<UInt8>) -> (found: Int, refused: UInt8, first: Int, last: Int, breaks: Int, count: Int) in
+            var found = 0, refused: UInt8 = 0, first = -1, last = -1, breaks = 0, count = 0
+            for byte in bytes {
+                let token = byte < 64 ? (tokenLow >> UInt64(byte)) & 1 == 1 : byte < 128 && (tokenHigh >> UInt64(byte - 64)) & 1 == 1
+                if !token {
+                    if found == 0 { refused = byte }
+                    let bit = byte == 13 ? 1 : byte == 10 ? 2 : byte == 0 ? 4 : byte < 32 || byte == 127 ? 8 : 0
+                    if bit & 7 != 0 {
+                        if first < 0 { first = count }
+                        last = count
+                        breaks += 1
+                    }
+                    found |= bit | 16
+                }
+                count += 1
+            }
+            return (found, refused, first, last, breaks, count)
+        }
+        return text.utf8.withContiguousStorageIfAvailable(scan) ?? Array(text.utf8).withUnsafeBufferPointer(scan)
+    }
+
+    /// The failure of the first refused field of `fields`, or `nil` when every one is valid.
+    /// `interceptor`, when given, is named as the source (only for a refusal).
+    package static func failure(in fields: [String: String]?, url: URL?, source: String, of interceptor: (any RequestInterceptor)? = nil) -> NetworkError? {
+        guard let fields else { return nil }
+        for (name, value) in fields where !isValidName(name) || !isValidValue(value) {
+            return failure(name: name, value: value, source: interceptor.map { "interceptor " + DecodingDiagnostics.name(of: type(of: $0)) } ?? source, url: url)
+        }
+        return nil
+    }
+
+    /// The failure of the first refused field a session configuration adds to every request, or `nil`.
+    static func failure(in configuration: URLSessionConfiguration) -> NetworkError? {
+        let source = "the host's session configuration"
+        #if canImport(FoundationNetworking)
+        // swift-corelibs-foundation sends these only as `[String: String]`: it casts the
+        // session's and the request's headers, merged, to that type and sends none of them
+        // when the cast fails. So exactly the fields of that cast can reach the wire.
+        // (Cast from `Any`: the runtime's cast, not a specialized dictionary downcast.)
+        let headers: Any = configuration.httpAdditionalHeaders as Any
+        return failure(in: headers as? [String: String], url: nil, source: source)
+        #else
+        for (key, value) in configuration.httpAdditionalHeaders ?? [:] {
+            if let name = key.base as? String, let text = value as? String, !isValidName(name) || !isValidValue(text) {
+                return failure(name: name, value: text, source: source, url: nil)
+            }
+        }
+        return nil
+        #endif
+    }
+
+    /// The request's failure for one refused field (`name` invalid, else `value`); the
+    /// value is described, never quoted. Cold: only a refusal calls it.
+    @inline(never)
+    package static func failure(name: String?, value: String, source: String, url: URL?) -> NetworkError {
+        let header = refusal(name: name, value: value, source: source)
+        return NetworkError(kind: .invalidRequest, message: header.description + "; nothing was sent", url: url, underlyingError: header)
+    }
+
+    /// The ``HeaderFieldError`` of one refused field (`name` invalid, else `value`).
+    static func refusal(name: String?, value: String, source: String) -> HeaderFieldError {
+        let named = name.map(scan)
+        let invalidName = named.map { $0.found & 16 != 0 || $0.count == 0 } ?? false
+        let problem: String
+        if let named, invalidName {
+            problem = named.count == 0 ? "its name is empty" : "its name holds " + describe(named.refused)
+        } else {
+            let scanned = scan(value)
+            let trailing = scanned.breaks == scanned.count - scanned.first, leading = scanned.breaks == scanned.last + 1
+            problem = (name == nil ? "it" : "its value")
+                + (trailing && leading ? " is only " : trailing ? " ends with " : leading ? " starts with " : " holds ")
+                + breaks(scanned.found & 7)
+        }
+        // A name holding a line break or another control character is not repeated.
+        return HeaderFieldError(name: name, shown: (named?.found ?? 0) & 15 == 0, source: source, problem: problem, isInvalidName: invalidName)
+    }
+
+    /// The CR (1), LF (2) and NUL (4) in `found`, in words.
+    @inline(__always)  // one caller
+    private static func breaks(_ found: Int) -> String {
+        switch found {
+        case 1: return "a carriage return (CR)"
+        case 2: return "a line feed (LF)"
+        case 3: return "a carriage return (CR) and a line feed (LF)"
+        case 4: return "a NUL byte"
+        case 5: return "a carriage return (CR) and a NUL byte"
+        case 6: return "a line feed (LF) and a NUL byte"
+        default: return "a carriage return (CR), a line feed (LF) and a NUL byte"
+        }
+    }
+
+    /// A byte no header name may hold, in words.
+    @inline(__always)  // one caller
+    private static func describe(_ byte: UInt8) -> String {
+        byte == 32 ? "a space" : byte == 58 ? "a colon" : byte == 10 ? "a line feed (LF)" : byte == 13 ? "a carriage return (CR)"
+            : byte >= 128 ? "a character outside ASCII" : byte < 32 || byte == 127 ? "a control character" : "a separator such as ( ) , / ; < = > ? @ [ \\ ] { } or \""
     }
 }

@@ -5,17 +5,29 @@ import Foundation
 /// the key path and the type of the value that cannot be written, never the value itself.
 ///
 /// `params` are checked before Foundation sees them, by ``ParameterWalker`` (JSON's rules,
-/// at most 512 levels), and serialized on ``LargeStack``'s thread when deeper than
-/// ``LargeStack/inlineDepth``. An encodable body is encoded on ``LargeStack``'s thread
+/// at most 512 levels), and serialized on a thread with a large stack (``run(_:)``) when
+/// deeper than ``inlineDepth``. An encodable body is always encoded on such a thread
 /// (`JSONEncoder` recurses through the whole value before its writer refuses more than 512
 /// levels), with a date strategy that refuses a `Date` that is NaN or infinite.
+///
+/// `JSONEncoder` and `JSONSerialization` take about 1.5–2.5 KB of stack per level on Linux
+/// (measured), so the 512 levels EasyNetwork accepts need up to about 1.3 MB: more than the
+/// 512 KB of a secondary thread or a dispatch worker on Apple platforms.
 enum JSONBody {
+    /// The deepest parameters serialized on the calling thread: at most about 80 KB of it.
+    static let inlineDepth = 32
+
+    /// The helper thread's stack: 128 MiB of address space, of which only the pages a value
+    /// touches are ever allocated. Room for about 50,000 levels of `JSONEncoder` (2.5 KB
+    /// each, the most measured), as deep as a value Swift can still release on an 8 MB
+    /// thread (releasing recurses too, about 150 bytes per level).
+    static let stackSize = 128 << 20
+
     /// JSON for `params`, keys sorted.
-    static func of(_ params: [String: Any], url: URL) -> Result<Data, NetworkError> {
+    static func of(_ params: [String: Any], url: URL) throws(NetworkError) -> Data {
         var leaves: [(name: String, value: String)] = []
-        let walked = ParameterWalker.walk(params, json: true, naming: ParameterWalker.unnamed, lenient: false, url: url, into: &leaves)
-        if let failure = walked.failure { return .failure(failure) }
-        return walked.deepest > LargeStack.inlineDepth ? LargeStack.run(LargeStack.Job { serialize(params, url: url) }) : serialize(params, url: url)
+        let deepest = try ParameterWalker.walk(params, json: true, naming: ParameterWalker.unnamed, lenient: false, url: url, into: &leaves)
+        return try (deepest > inlineDepth ? run(Job { serialize(params, url: url) }) : serialize(params, url: url)).get()
     }
 
     /// `params`, checked, through `JSONSerialization`, which must never meet a value it
@@ -36,9 +48,9 @@ enum JSONBody {
     }
 
     /// `value` encoded by `encoder`.
-    static func of(_ value: any Encodable, encoder: JSONEncoder, url: URL) -> Result<Data, NetworkError> {
+    static func of(_ value: any Encodable, encoder: JSONEncoder, url: URL) throws(NetworkError) -> Data {
         let checked = checkingDates(encoder)
-        return LargeStack.run(LargeStack.Job { encode(value, encoder: checked, url: url) })
+        return try run(Job { encode(value, encoder: checked, url: url) }).get()
     }
 
     /// `encoder`, or, for the ISO 8601 date strategy, a copy that first refuses a date that
@@ -76,6 +88,59 @@ enum JSONBody {
         } catch {
             let message = "cannot encode " + DecodingDiagnostics.name(of: type(of: value)) + ": " + DecodingDiagnostics.reason(for: error)
             return .failure(NetworkError(kind: .encoding, message: message, url: url, underlyingError: error))
+        }
+    }
+
+    /// The result of `job`'s work, computed on a new thread with a ``stackSize`` stack (on
+    /// the calling thread if no thread can be started). The work comes in its ``Job``, not
+    /// as a closure argument, so that the optimizer compiles no copy of this per caller.
+    @inline(never)
+    static func run(_ job: Job) -> Result<Data, NetworkError> {
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setstacksize(&attributes, stackSize)
+        let context = Unmanaged.passRetained(job)
+        #if canImport(Darwin)
+        var thread: pthread_t?
+        #else
+        var thread = pthread_t()
+        #endif
+        guard pthread_create(&thread, &attributes, { context in
+            #if canImport(Darwin)
+            let job = Unmanaged<Job>.fromOpaque(context).takeRetainedValue()
+            #else
+            guard let context else { return nil }
+            let job = Unmanaged<Job>.fromOpaque(context).takeRetainedValue()
+            #endif
+            #if canImport(ObjectiveC)
+            autoreleasepool { job.result = job.work() }
+            #else
+            job.result = job.work()
+            #endif
+            return nil
+        }, context.toOpaque()) == 0 else {
+            context.release()
+            return job.work()
+        }
+        #if canImport(Darwin)
+        if let thread { pthread_join(thread, nil) }
+        #else
+        pthread_join(thread, nil)
+        #endif
+        // Always set once the thread ran: only a thread that never ran leaves the work undone.
+        return job.result ?? job.work()
+    }
+
+    /// The work and its result, passed to the helper thread and back.
+    final class Job: @unchecked Sendable {
+        // unchecked: the helper thread is its only user from `pthread_create` until
+        // `pthread_join` returns, which orders its writes before the caller's read.
+        let work: () -> Result<Data, NetworkError>
+        var result: Result<Data, NetworkError>?
+
+        init(_ work: @escaping () -> Result<Data, NetworkError>) {
+            self.work = work
         }
     }
 }

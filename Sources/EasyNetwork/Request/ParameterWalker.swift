@@ -1,14 +1,17 @@
 import Foundation
 
+/// The texts of an `.encoding` ``NetworkError``, under the name its callers use (one type).
+typealias EncodingFailure = ParameterWalker
+
 /// Visits every value of a request's `params` once, in ascending key order at every level,
 /// checking each against the rules of its encoding and naming each leaf the way the
-/// bracket convention does (`user[tags][]`).
+/// bracket convention does (`user[tags][]`); and words why a value cannot be encoded.
 ///
 /// Iterative: a stack of containers on the heap instead of a recursion on the worker's
 /// stack, so the depth of a caller's value can never overflow it, and the depth limit
-/// (``EncodingFailure/maximumDepth``) is a rule of the encoding, not a guard against a
-/// crash. A leaf's name is built in one string that grows and shrinks with the path, so
-/// the work is linear in the size of the output.
+/// (``maximumDepth``) is a rule of the encoding, not a guard against a crash. A leaf's
+/// name is built in one string that grows and shrinks with the path, so the work is
+/// linear in the size of the output.
 ///
 /// What a value is, is decided without a cast that could convert a whole collection: on
 /// Linux, `value is NSNull` or `value as? NSNumber` turns an array or a dictionary, with
@@ -17,9 +20,8 @@ import Foundation
 /// the collections are told apart first, by casts to Swift collection types, and only what
 /// is left is asked about classes.
 ///
-/// Size: one function and no type of its own (a namespace, a tuple for a container, an
-/// `Int` for the naming and the rule's text for a failure), so no value witnesses, enum
-/// payload copies or `Error` conformance are compiled for it.
+/// A failure's message names the key path (`user.dates[2]`) and the value's type, never
+/// the value itself: parameters carry passwords and tokens, and messages end up in logs.
 enum ParameterWalker {
     /// Leaves are not named (JSON, and checking).
     static let unnamed = 0
@@ -29,45 +31,55 @@ enum ParameterWalker {
     /// Leaves are named and written as they are (`user[tags][]`, `a b`): multipart fields.
     static let plain = 2
 
+    /// The deepest a value may sit in parameters or in an encodable body: the parameters (or
+    /// the body's top-level value) are level 1, and each value inside an array or a
+    /// dictionary is one level deeper than it. The same limit as Foundation's
+    /// `JSONSerialization`, far deeper than any real payload.
+    static let maximumDepth = 512
+
+    /// The end of the sentence of a value nested deeper than ``maximumDepth``.
+    static var tooDeep: String { " is nested deeper than 512 levels, the most EasyNetwork encodes" }
+
+    /// The end of the sentence of a number or a date that is NaN or infinite.
+    static var nonFinite: String { " that is not finite (NaN or infinity)" }
+
+    /// A container being visited: a dictionary's keys in ascending order (empty for an
+    /// array; an empty container is never entered), its values in that order, the length
+    /// of the name when it was entered, and the next child to visit. A tuple, not a struct:
+    /// the runtime's own value witnesses serve it.
+    private typealias Frame = (keys: [String], values: [Any], mark: Int, next: Int)
+
     /// Visits `params` with JSON's rules (no dates, no descriptions) when `json`, else a
     /// query's. With a `naming` other than ``unnamed``, appends to `leaves` the name and
     /// text of every value that is not a container (empty containers add nothing), in order.
     ///
-    /// - Returns: the `.encoding` error (for `url`) of the first value that breaks a rule
-    ///   (`nil` when none does, or when `lenient`, which leaves such values out: the public
-    ///   ``QueryStringEncoder``, which cannot throw), and the level of the deepest value
-    ///   (the parameters are level 1).
+    /// - Returns: the level of the deepest value (the parameters are level 1).
+    /// - Throws: the `.encoding` error (for `url`) of the first value that breaks a rule,
+    ///   unless `lenient`, which leaves such values out (the public ``QueryStringEncoder``,
+    ///   which cannot throw).
     @inline(never)
     static func walk(
         _ params: [String: Any], json: Bool, naming: Int, lenient: Bool, url: URL?,
         into leaves: inout [(name: String, value: String)]
-    ) -> (failure: NetworkError?, deepest: Int) {
-        var frames: [Frame] = [(SortedKeys.of(params), params, [], 0, 0)]
+    ) throws(NetworkError) -> Int {
+        var frames: [Frame] = [frame(params, mark: 0)]
         var name = ""
         var deepest = 1
         while !frames.isEmpty {
             let top = frames.count - 1
             let position = frames[top].next
-            frames[top].next = position + 1
-            let keys = frames[top].keys
-            let key: String?
-            let child: Any?
-            if keys.isEmpty {
-                key = nil
-                child = position < frames[top].array.count ? frames[top].array[position] : nil
-            } else {
-                key = position < keys.count ? keys[position] : nil
-                child = key.flatMap { frames[top].dictionary[$0] }
-            }
-            guard let value = child else {
+            guard position < frames[top].values.count else {
                 // Every child visited: leave the container.
-                truncate(&name, to: frames[top].nameMark)
+                truncate(&name, to: frames[top].mark)
                 frames.removeLast()
                 continue
             }
+            frames[top].next = position + 1
+            let value = frames[top].values[position]
 
             let mark = name.utf8.count
             if naming != unnamed {
+                let key: String? = frames[top].keys.isEmpty ? nil : frames[top].keys[position]
                 appendName(key, topLevel: top == 0, escaped: naming == escaped, to: &name)
             }
             let depth = frames.count + 1
@@ -75,19 +87,22 @@ enum ParameterWalker {
             // The rule `value` breaks, as the end of its sentence (`nil`: none).
             var broken: String?
             var isLeaf = true
-            if depth > EncodingFailure.maximumDepth {
-                broken = EncodingFailure.tooDeep
-            } else if value is String {
+            // A leaf's text, where it is not its description.
+            var text: String?
+            if depth > maximumDepth {
+                broken = tooDeep
+            } else if let string = value as? String {
                 // Text: JSON writes it, a query writes it.
+                text = string
             } else if let dictionary = value as? [String: Any] {
                 if !dictionary.isEmpty {
-                    frames.append((SortedKeys.of(dictionary), dictionary, [], mark, 0))
+                    frames.append(frame(dictionary, mark: mark))
                     continue
                 }
                 isLeaf = false
             } else if let array = value as? [Any] {
                 if !array.isEmpty {
-                    frames.append(([], [:], array, mark, 0))
+                    frames.append(([], array, mark, 0))
                     continue
                 }
                 isLeaf = false
@@ -101,37 +116,47 @@ enum ParameterWalker {
             } else if let date = value as? Date {
                 // No JSON type; a query writes its description when it is finite.
                 broken = json ? ", which JSON cannot represent: send it as a string (ISO 8601) or a number, or use an encodableBody"
-                    : date.timeIntervalSinceReferenceDate.isFinite ? nil : EncodingFailure.nonFinite
+                    : date.timeIntervalSinceReferenceDate.isFinite ? nil : nonFinite
             } else if value is NSNull {
                 // JSON `null`; in a query `key=`.
+                text = ""
             } else if let number = value as? NSNumber {
                 // Every Swift integer, `Bool`, `Double`, `Float` and `Decimal` bridges here.
-                broken = number.doubleValue.isFinite ? nil : EncodingFailure.nonFinite
+                broken = number.doubleValue.isFinite ? nil : nonFinite
+                if naming != unnamed {
+                    let type = String(cString: number.objCType)
+                    text = Swift.type(of: value) == Bool.self || type == "c" || type == "B" ? (number.boolValue ? "true" : "false") : number.stringValue
+                }
             } else if let number = value as? CGFloat, !number.isFinite {
                 // Not an `NSNumber` on Linux (a finite one is written as anything else is).
-                broken = EncodingFailure.nonFinite
+                broken = nonFinite
             } else if json {
                 // A `URL`, a `UUID`, an enum: a query writes its description, JSON refuses it.
                 broken = ", which JSON cannot represent (only strings, finite numbers, booleans, NSNull, arrays and dictionaries with String keys)"
             }
             if let broken {
                 if !lenient {
-                    return (failure(at: frames, type: type(of: value), rule: broken, url: url), deepest)
+                    throw failure(at: frames, type: type(of: value), rule: broken, url: url)
                 }
             } else if isLeaf, naming != unnamed {
-                let text = Self.text(for: value)
+                let text = text ?? String(describing: value)
                 leaves.append((name, naming == escaped ? QueryStringEncoder.escape(text) : text))
             }
             truncate(&name, to: mark)
         }
-        return (nil, deepest)
+        return deepest
     }
 
-    /// A container being visited: a dictionary's keys in ascending order (empty for an
-    /// array; an empty container is never entered), the dictionary or the array, the length
-    /// of the name when it was entered, and the next child to visit. A tuple, not a struct:
-    /// the runtime's own value witnesses serve it.
-    private typealias Frame = (keys: [String], dictionary: [String: Any], array: [Any], nameMark: Int, next: Int)
+    /// The frame of a non-empty dictionary entered when the name was `mark` bytes long.
+    private static func frame(_ dictionary: [String: Any], mark: Int) -> Frame {
+        let keys = SortedKeys.of(dictionary)
+        var values: [Any] = []
+        values.reserveCapacity(keys.count)
+        for key in keys {
+            if let value = dictionary[key] { values.append(value) }
+        }
+        return (keys, values, mark, 0)
+    }
 
     /// The `.encoding` error of a value of `type` that breaks `rule`, the last child visited
     /// of the last of `frames` (each frame the last child visited of the one before).
@@ -143,8 +168,7 @@ enum ParameterWalker {
             let position = frame.next - 1
             path.append(frame.keys.isEmpty ? "[" + String(position) + "]" : frame.keys[position])
         }
-        let subject = EncodingFailure.subject(path)
-        let message = rule == EncodingFailure.tooDeep ? subject + rule : subject + " is a " + String(describing: type) + rule
+        let message = rule == tooDeep ? subject(path) + rule : subject(path) + " is a " + String(describing: type) + rule
         return NetworkError(kind: .encoding, message: message, url: url)
     }
 
@@ -168,25 +192,46 @@ enum ParameterWalker {
         }
     }
 
-    /// The textual form of a value a query writes (a string, a finite number, `Bool`,
-    /// `NSNull`, `nil`, a finite `Date` or anything else a query accepts).
-    @inline(__always)  // one caller
-    private static func text(for value: Any) -> String {
-        switch value {
-        case let string as String:
-            return string
-        case is NSNull:
-            return ""
-        case let bool as Bool where type(of: value) == Bool.self:
-            return bool ? "true" : "false"
-        case let number as NSNumber:
-            let type = String(cString: number.objCType)
-            if type == "c" || type == "B" {
-                return number.boolValue ? "true" : "false"
-            }
-            return number.stringValue
-        default:
-            return String(describing: value)
+    /// An encoder's refusal of `value` (`the value at 'stats.ratio' (Double) is invalid: …`),
+    /// or, for what swift-foundation's writer says of containers nested 512 deep, `it is
+    /// nested deeper than 512 levels…`. Named by its type: the value itself may be a secret
+    /// (or the whole body).
+    @inline(__always)  // one caller, DecodingDiagnostics.reason(for:)
+    static func invalid(_ value: Any, _ context: EncodingError.Context) -> String {
+        var path: [String] = []
+        for key in context.codingPath {
+            path.append(key.intValue.map { "[" + String($0) + "]" } ?? key.stringValue)
         }
+        if path.isEmpty, context.debugDescription == "Unable to encode the given top-level value to JSON." {
+            return "it" + tooDeep
+        }
+        return subject(path) + " (" + DecodingDiagnostics.name(of: type(of: value)) + ") is invalid: " + context.debugDescription
+    }
+
+    /// `the value at 'user.dates[2]'`, or `the top-level value`. Keys are joined by dots,
+    /// indices in brackets. A long key is cut to its first 40 bytes and a long path to its
+    /// first 8 and last 4 steps, so that a message stays short whatever the caller's keys
+    /// (the whole path is in a body's `EncodingError`).
+    @inline(never)
+    static func subject(_ path: [String]) -> String {
+        if path.isEmpty { return "the top-level value" }
+        var text = "the value at '"
+        for position in path.indices {
+            if path.count > 12, position >= 8, position < path.count - 4 {
+                if position == 8 { text += "…" }
+                continue
+            }
+            let step = path[position]
+            if step.hasPrefix("[") {
+                text += step
+            } else {
+                if position > 0 { text += "." }
+                // Counted in bytes: one character may hold a megabyte of combining marks
+                // (a cut inside a character leaves the key out).
+                let bytes = step.utf8
+                text += bytes.count > 40 ? (String(bytes[bytes.startIndex..<bytes.index(bytes.startIndex, offsetBy: 40)]) ?? "") + "…" : step
+            }
+        }
+        return text + "'"
     }
 }

@@ -30,10 +30,10 @@ public struct QueryStringEncoder: Sendable {
         Self.join(Self.leaves(parameters, naming: ParameterWalker.escaped))
     }
 
-    /// The encoded query string; `failure` is set (for `url`) when a value breaks a rule.
-    static func encode(_ parameters: [String: Any], url: URL, failure: inout NetworkError?) -> String {
+    /// The encoded query string, or the `.encoding` error (for `url`) of a value that breaks a rule.
+    static func encode(_ parameters: [String: Any], url: URL) throws(NetworkError) -> String {
         var leaves: [(name: String, value: String)] = []
-        failure = ParameterWalker.walk(parameters, json: false, naming: ParameterWalker.escaped, lenient: false, url: url, into: &leaves).failure
+        _ = try ParameterWalker.walk(parameters, json: false, naming: ParameterWalker.escaped, lenient: false, url: url, into: &leaves)
         return join(leaves)
     }
 
@@ -50,7 +50,7 @@ public struct QueryStringEncoder: Sendable {
     /// The leaves of a lenient walk: every value a query can carry, in order.
     private static func leaves(_ parameters: [String: Any], naming: Int) -> [(name: String, value: String)] {
         var leaves: [(name: String, value: String)] = []
-        _ = ParameterWalker.walk(parameters, json: false, naming: naming, lenient: true, url: nil, into: &leaves)
+        _ = try? ParameterWalker.walk(parameters, json: false, naming: naming, lenient: true, url: nil, into: &leaves)
         return leaves
     }
 

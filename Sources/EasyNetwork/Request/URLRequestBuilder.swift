@@ -3,62 +3,60 @@ import Foundation
 import FoundationNetworking
 #endif
 
+/// The pipeline's first stage, under its stage name (one type, no second namespace).
+typealias BuildStage = URLRequestBuilder
+
 /// Builds the `URLRequest` for a ``BaseAPIRequest`` on a host: URL, query, body,
 /// merged headers and timeout. Pure: it touches no network and no shared state.
+/// As ``BuildStage`` it is also the pipeline's first stage (``run(_:builder:exactTimeout:completion:)``).
 package struct URLRequestBuilder {
-    let snapshot: HostConfiguration.SettingsSnapshot
+    let settings: HostSettings
 
     package init(configuration: HostConfiguration) {
-        snapshot = configuration.snapshot()
-    }
-
-    /// The host's settings when the request started.
-    var settings: HostConfiguration.Settings {
-        _read { yield snapshot.settings }
+        settings = configuration.snapshot()
     }
 
     /// The multipart form `request` sends, or `nil`. Read it once per request and give
-    /// that value to ``build(_:multipart:)`` and to the body: a computed `multipartBody`
+    /// that value to ``build(_:multipart:exactTimeout:)`` and to the body: a computed `multipartBody`
     /// makes a new form, with a new random boundary, on every read.
     static func multipartForm(of request: BaseAPIRequest) -> MultipartFormData? {
         request.method.sendsParametersInQuery ? nil : request.multipartBody
     }
 
     package func build(_ request: BaseAPIRequest) -> Result<URLRequest, NetworkError> {
-        build(request, multipart: Self.multipartForm(of: request))
+        do {
+            return .success(try build(request, multipart: Self.multipartForm(of: request)))
+        } catch {
+            return .failure(error)
+        }
     }
 
-    /// The request, with `multipart` (read by ``multipartForm(of:)``) naming the
+    /// The request, with `form` (read by ``multipartForm(of:)``) naming the
     /// Content-Type boundary. Its `timeoutInterval` is the idle timeout itself when
     /// `exactTimeout` and the session can keep it (``NetworkService/sessionKeepsIdle(_:)``),
     /// else only a backstop behind the exact deadline each attempt keeps.
-    func build(_ request: BaseAPIRequest, multipart: MultipartFormData?, exactTimeout: Bool = false) -> Result<URLRequest, NetworkError> {
+    func build(_ request: BaseAPIRequest, multipart form: MultipartFormData?, exactTimeout: Bool = false) throws(NetworkError) -> URLRequest {
         let method = request.method
+        let inQuery = method.sendsParametersInQuery
         let params = request.params
-        let multipart = method.sendsParametersInQuery ? nil : multipart
-        let encodable = method.sendsParametersInQuery || multipart != nil ? nil : request.encodableBody
-        let queryParams = multipart != nil ? nil
-            : (request.query == .path || method.sendsParametersInQuery || encodable != nil) ? params : nil
+        let form = inQuery ? nil : form
+        let encodable = inQuery || form != nil ? nil : request.encodableBody
+        // Where `params` go when there is no form: the URL query, or the body `query` names.
+        var query = request.query
+        if inQuery || encodable != nil { query = .path }
+        let queryParams = form == nil && query == .path ? params : nil
 
-        let urlResult: Result<URL, NetworkError>
+        let url: URL
         if let absolute = request.absoluteURL {
             #if canImport(FoundationNetworking)
             // Failed with -1000 by URLSession on Linux: refused naming why (see HostSettings).
             if HostSettings.isIPv6Literal(absolute) {
-                return .failure(Self.invalidURL(HostSettings.refusedIPv6Literal(absolute.absoluteString), url: absolute))
+                throw Self.invalidURL(HostSettings.refusedIPv6Literal(absolute.absoluteString), url: absolute)
             }
             #endif
-            urlResult = Self.url(absolute, addingQuery: queryParams)
+            url = try Self.url(base: absolute, api: nil, query: queryParams)
         } else {
-            switch settings.resolvedBaseURL {
-            case .success(let base): urlResult = Self.url(base: base, api: request.api, query: queryParams, memo: settings.urlMemo)
-            case .failure(let error): return .failure(error)
-            }
-        }
-        let url: URL
-        switch urlResult {
-        case .success(let value): url = value
-        case .failure(let error): return .failure(error)
+            url = try Self.url(base: settings.resolvedBaseURL.get(), api: request.api, query: queryParams, memo: settings.urlMemo)
         }
 
         var urlRequest = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData)
@@ -72,105 +70,97 @@ package struct URLRequestBuilder {
 
         // Checked before they reach `setValue`, which on Linux drops a value holding CR or LF.
         if let refused = settings.defaultHeadersFailure ?? settings.sessionHeadersFailure {
-            return .failure(refused)
+            throw refused
         }
-        var headers = HeaderFields(settings.defaultHeaders)
         if let refused = HeaderFieldCheck.failure(in: request.headers, url: url, source: "the request's headers") {
-            return .failure(refused)
+            throw refused
         }
-        headers.merge(request.headers ?? [:])
+        // `setValue` compares names case-insensitively: the request's values win over the
+        // host's; within one dictionary, names that differ only in case are set in
+        // ascending order (the last value wins; the name keeps the spelling set first).
+        Self.set(settings.defaultHeaders, on: &urlRequest)
+        Self.set(request.headers ?? [:], on: &urlRequest)
 
-        if let multipart {
+        var contentType: String?
+        if let form {
             // The parameters become text fields when the body is written: checked now.
-            if let params, let failure = Self.check(params, url: url) {
-                return .failure(failure)
+            var leaves: [(name: String, value: String)] = []
+            if let params {
+                _ = try ParameterWalker.walk(params, json: false, naming: ParameterWalker.unnamed, lenient: false, url: url, into: &leaves)
             }
-            headers.set("Content-Type", multipart.contentType)
+            urlRequest.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
         } else if let encodable {
-            switch JSONBody.of(encodable, encoder: settings.jsonEncoder, url: url) {
-            case .success(let body): urlRequest.httpBody = body
-            case .failure(let error): return .failure(error)
-            }
-            headers.setIfAbsent("Content-Type", "application/json")
-        } else if !method.sendsParametersInQuery, let params {
-            switch request.query {
-            case .path:
-                break
-            case .json:
-                switch JSONBody.of(params, url: url) {
-                case .success(let body): urlRequest.httpBody = body
-                case .failure(let error): return .failure(error)
-                }
-                headers.setIfAbsent("Content-Type", "application/json")
-            case .form:
+            urlRequest.httpBody = try JSONBody.of(encodable, encoder: settings.jsonEncoder, url: url)
+            contentType = "application/json"
+        } else if let params, query != .path {
+            if query == .json {
+                urlRequest.httpBody = try JSONBody.of(params, url: url)
+                contentType = "application/json"
+            } else {
                 // `data(using:)`, not `Data(string.utf8)`: Foundation's own code, where the
                 // generic initializer would compile a `Data` builder (about 4 KB) into every program.
-                var failure: NetworkError?
-                let form = QueryStringEncoder.encode(params, url: url, failure: &failure)
-                if let failure { return .failure(failure) }
-                urlRequest.httpBody = form.data(using: .utf8) ?? Data()
-                headers.setIfAbsent("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
+                urlRequest.httpBody = try QueryStringEncoder.encode(params, url: url).data(using: .utf8) ?? Data()
+                contentType = "application/x-www-form-urlencoded; charset=utf-8"
             }
         }
-        headers.apply(to: &urlRequest)
-        return .success(urlRequest)
+        if let contentType, urlRequest.value(forHTTPHeaderField: "Content-Type") == nil {
+            urlRequest.setValue(contentType, forHTTPHeaderField: "Content-Type")
+        }
+        return urlRequest
     }
 
-    /// `base` + `api`: the api path is appended to the base path with exactly one
-    /// slash between them; a query in `api` is kept, then `query` is added.
+    /// Sets `fields` on `request`, names in ascending order.
+    @inline(never)
+    private static func set(_ fields: [String: String], on request: inout URLRequest) {
+        guard !fields.isEmpty else { return }
+        for name in SortedKeys.of(fields) {
+            request.setValue(fields[name], forHTTPHeaderField: name)
+        }
+    }
+
+    /// `base` + `api`: the api path is appended to the base path with exactly one slash
+    /// between them; a query in `api` is kept, then `query` is added; a fragment of `base`
+    /// is dropped. With no `api`, `base` is an absolute URL: `query` is added to its own,
+    /// and its fragment is kept.
     ///
     /// Built as text and parsed once with `URL(string:)`, which answers `nil` for a bad
     /// string: `URLComponents`' percent-encoded setters stop the process instead.
-    static func url(base: URL, api: String, query: [String: Any]?, memo: URLMemo? = nil) -> Result<URL, NetworkError> {
-        var encodedQuery: String?
+    static func url(base: URL, api: String?, query: [String: Any]?, memo: URLMemo? = nil) throws(NetworkError) -> URL {
+        var encodedQuery = ""
         if let query {
-            var failure: NetworkError?
-            encodedQuery = QueryStringEncoder.encode(query, url: base, failure: &failure)
-            if let failure { return .failure(failure) }
+            encodedQuery = try QueryStringEncoder.encode(query, url: base)
         }
-        // The api's length first, so that no api and query pair can spell another's key.
-        let key = String(api.utf8.count) + ":" + api + (encodedQuery ?? "")
-        if let known = memo?.url(for: key) {
-            return .success(known)
+        var key = ""
+        if let api {
+            // A NUL between them, which an encoded query never holds: no api and query pair
+            // can spell another's key (the last NUL of a key ends its api).
+            key = api + "\u{0}" + encodedQuery
+            if let known = memo?.url(for: key) { return known }
+        } else if query?.isEmpty ?? true {
+            return base
         }
-        // Searched byte-wise: these run for every request.
-        let question = UInt8(ascii: "?"), slash = UInt8(ascii: "/")
-        let baseString = base.absoluteString
-        var head = Substring(baseString)
-        head = head[..<scan(head, for: UInt8(ascii: "#"), equal: true)]
-        var baseQuery: Substring?
-        let mark = scan(head, for: question, equal: true)
-        if mark != head.endIndex {
-            baseQuery = head[head.utf8.index(after: mark)...]
-            head = head[..<mark]
+        let (whole, fragment) = split(base.absoluteString, at: UInt8(ascii: "#"), trim: 0)
+        var (result, baseQuery) = split(whole, at: UInt8(ascii: "?"), trim: 0)
+        guard let api else {
+            guard let url = URL(string: whole + (baseQuery == nil ? "?" : "&") + encodedQuery + (fragment.map { "#" + $0 } ?? "")) else {
+                throw invalidURL("'" + base.description + "' is not a valid URL", url: base)
+            }
+            return url
         }
-        var apiPath = Substring(api)
-        var apiQuery: Substring?
-        let apiMark = scan(apiPath, for: question, equal: true)
-        if apiMark != apiPath.endIndex {
-            apiQuery = apiPath[apiPath.utf8.index(after: apiMark)...]
-            apiPath = apiPath[..<apiMark]
-        }
-        if !apiPath.isEmpty, !head.isEmpty {
-            let last = head.utf8.index(before: head.endIndex)
-            if head.utf8[last] == slash { head = head[..<last] }
-        }
-        var result = String(head)
-        if !apiPath.isEmpty {
-            let encoded = Substring(PercentEncoding.encode(String(apiPath), allowed: PercentEncoding.path, keepingEscapes: true))
-            result += "/"
-            result += encoded[scan(encoded, for: slash, equal: false)...]
+        let (path, apiQuery) = split(api, at: UInt8(ascii: "?"), trim: 0)
+        if !path.isEmpty {
+            // 0xFF never occurs in UTF-8: these only trim.
+            result = split(result, at: 0xFF, trim: 1).0 + "/" + PercentEncoding.encode(split(path, at: 0xFF, trim: 2).0, allowed: PercentEncoding.path, keepingEscapes: true)
         }
         var hasQuery = false
-        appendQuery(baseQuery.map(String.init), to: &result, hasQuery: &hasQuery)
-        appendQuery(apiQuery.map { PercentEncoding.encode(String($0), allowed: PercentEncoding.query, keepingEscapes: true) },
-                    to: &result, hasQuery: &hasQuery)
+        appendQuery(baseQuery, to: &result, hasQuery: &hasQuery)
+        appendQuery(apiQuery.map { PercentEncoding.encode($0, allowed: PercentEncoding.query, keepingEscapes: true) }, to: &result, hasQuery: &hasQuery)
         appendQuery(encodedQuery, to: &result, hasQuery: &hasQuery)
         guard let url = URL(string: result), url.scheme != nil else {
-            return .failure(invalidURL("'" + api + "' does not make a valid URL with base '" + base.description + "'", url: base))
+            throw invalidURL("'" + api + "' does not make a valid URL with base '" + base.description + "'", url: base)
         }
         memo?.remember(url, for: key)
-        return .success(url)
+        return url
     }
 
     /// Appends `part`, when it is not empty, to the query of `url` (`?` before the first, `&` before the others).
@@ -182,50 +172,69 @@ package struct URLRequestBuilder {
         hasQuery = true
     }
 
-    /// The first index of `text` whose UTF-8 byte is `byte` (or, with `equal` false, is
-    /// not), or `text.endIndex`. One plain loop for every search of the builders, instead
-    /// of a specialization of the standard library's searches per view and predicate.
+    /// `text` before its first `byte`, and after it (`nil` when it holds none). The part
+    /// before it loses the one `/` it ends with (`trim` 1) or every `/` it starts with (2).
     @inline(never)
-    private static func scan(_ text: Substring, for byte: UInt8, equal: Bool) -> Substring.Index {
-        let utf8 = text.utf8
-        var index = utf8.startIndex
-        while index != utf8.endIndex, (utf8[index] == byte) != equal {
-            utf8.formIndex(after: &index)
+    private static func split(_ text: String, at byte: UInt8, trim: Int) -> (String, String?) {
+        let split = { (bytes: UnsafeBufferPointer<UInt8>) -> (String, String?) in
+            let index = bytes.firstIndex(of: byte)
+            var start = 0, end = index ?? bytes.count
+            if trim == 2 {
+                while start < end, bytes[start] == UInt8(ascii: "/") { start += 1 }
+            } else if trim == 1, end > 0, bytes[end - 1] == UInt8(ascii: "/") {
+                end -= 1
+            }
+            return (String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self),
+                    index.map { String(decoding: UnsafeBufferPointer(rebasing: bytes[($0 + 1)...]), as: UTF8.self) })
         }
-        return index
+        return text.utf8.withContiguousStorageIfAvailable(split) ?? Array(text.utf8).withUnsafeBufferPointer(split)
     }
 
-    /// The error of a URL that does not parse (cold: one copy for both builders).
+    /// The error of a URL that does not parse (cold).
     @inline(never)
     private static func invalidURL(_ message: String, url: URL) -> NetworkError {
         NetworkError(kind: .invalidRequest, message: message, url: url)
     }
 
-    /// `url` with `query` appended to its own query.
-    static func url(_ url: URL, addingQuery query: [String: Any]?) -> Result<URL, NetworkError> {
-        guard let query, !query.isEmpty else { return .success(url) }
-        let absolute = url.absoluteString
-        var head = Substring(absolute)
-        var fragment = ""
-        let hash = scan(head, for: UInt8(ascii: "#"), equal: true)
-        if hash != head.endIndex {
-            fragment = String(head[hash...])
-            head = head[..<hash]
-        }
-        let separator = scan(head, for: UInt8(ascii: "?"), equal: true) == head.endIndex ? "?" : "&"
-        var failure: NetworkError?
-        let encodedQuery = QueryStringEncoder.encode(query, url: url, failure: &failure)
-        if let failure { return .failure(failure) }
-        guard let result = URL(string: String(head) + separator + encodedQuery + fragment) else {
-            return .failure(invalidURL("'" + url.description + "' is not a valid URL", url: url))
-        }
-        return .success(result)
+    /// Why a multipart request whose form no writer made (no part added with
+    /// `EasyNetworkUploads`) is refused before anything is sent.
+    static var noUploads: String {
+        "the request's multipartBody has no part added with EasyNetworkUploads: import EasyNetworkUploads (its MultipartFormData.append methods add the parts and send the body)."
     }
 
-    /// The error of the first value of `params` a multipart body cannot carry as a text
-    /// field (for `url`), if any.
-    static func check(_ params: [String: Any], url: URL) -> NetworkError? {
-        var leaves: [(name: String, value: String)] = []
-        return ParameterWalker.walk(params, json: false, naming: ParameterWalker.unnamed, lenient: false, url: url, into: &leaves).failure
+    /// The stage: calls `completion` once, on this thread, or for a multipart body on a
+    /// utility queue once its form's writer (`EasyNetworkUploads`) wrote the file (with the
+    /// `Content-Length` set). Retries start again from what it built. `exactTimeout`: the
+    /// session may keep the idle timeout (see ``build(_:multipart:exactTimeout:)``); never
+    /// for a body file, which always goes out delegate-driven.
+    static func run(
+        _ request: any BaseAPIRequest,
+        builder: URLRequestBuilder,
+        exactTimeout: Bool = false,
+        completion: @escaping @Sendable (Result<URLRequest, NetworkError>, MultipartBodyFile?) -> Void
+    ) {
+        // Read once: a computed `multipartBody` makes a new boundary on every read, and
+        // the Content-Type header and the body must name the same one.
+        let form = multipartForm(of: request)
+        let urlRequest: URLRequest
+        do {
+            urlRequest = try builder.build(request, multipart: form, exactTimeout: exactTimeout && form == nil)
+        } catch {
+            return completion(.failure(error), nil)
+        }
+        guard let form else { return completion(.success(urlRequest), nil) }
+        guard let writer = form.writer else {
+            return completion(.failure(NetworkError(kind: .invalidRequest, message: noUploads, url: urlRequest.url)), nil)
+        }
+        writer.write(form, fields: request.params, for: urlRequest.url) { written in
+            switch written {
+            case .success(let file):
+                var sized = urlRequest
+                sized.setValue(String(file.length), forHTTPHeaderField: "Content-Length")
+                completion(.success(sized), file)
+            case .failure(let error):
+                completion(.failure(error), nil)
+            }
+        }
     }
 }
