@@ -17,7 +17,10 @@ top=15
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 swift build -c release --package-path "$root" --target EasyNetwork >/dev/null
 dir="$root/.build/release/EasyNetwork.build"
-for object in "$dir"/*.o; do
+# Only the objects of today's sources: a file removed since an earlier build leaves its object.
+find "$root/Sources/EasyNetwork" -name '*.swift' | while read -r source; do
+    object="$dir/$(basename "$source").o"
+    [[ -f "$object" ]] || { echo "core-size.sh: no object for $source" >&2; exit 1; }
     size -A "$object" | awk -v f="$(basename "$object" .swift.o)" '
         $1 ~ /^\.text/ || $1 ~ /^\.rodata/ || $1 ~ /^\.data/ { total += $2 }
         END { printf "%d %s\n", total, f }'
