@@ -15,9 +15,9 @@ public struct RequestContext: @unchecked Sendable {
     /// (requests without interceptors take none).
     public let requestID: Int
     /// Where the request's retry decisions are counted.
-    let ledger: (any RetryLedger)?
+    let ledger: RequestExchange?
 
-    init(request: any BaseAPIRequest, host: HostConfiguration, attempt: Int, requestID: Int, ledger: (any RetryLedger)?) {
+    init(request: any BaseAPIRequest, host: HostConfiguration, attempt: Int, requestID: Int, ledger: RequestExchange?) {
         self.request = request
         self.host = host
         self.attempt = attempt

@@ -123,7 +123,7 @@ public final class EasyNetworkService: @unchecked Sendable {
         if admitted { track(exchange) }
         lock.unlock()
         if admitted {
-            if let built { exchange.start(built: built) } else { exchange.start() }
+            exchange.start(built: built)
         } else {
             exchange.cancel()
         }
