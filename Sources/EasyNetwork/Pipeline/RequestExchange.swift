@@ -259,6 +259,7 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
     /// the session's delegate queue, except on the sending thread when the session is gone
     /// or a download fails before its task starts, and on the cancelling thread when a
     /// coalesced request leaves a shared transfer. `nil` when the session is gone.
+    @inline(never)  // one copy for the attempt and its followed redirects
     private func transport(_ urlRequest: URLRequest, bodyFile: MultipartBodyFile?, layers: [any RequestPlugIn], plain: Bool, attempt: Int, context: RequestContext?) -> TransportTask? {
         let arrived: @Sendable (TransportOutcome) -> Void = { [self] in
             arrival($0, sent: urlRequest, attempt: attempt, context: context, plain: plain)
@@ -364,10 +365,10 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
     #endif
 
     /// On the ``ResponseStage`` queue: validate, then map or decide a retry.
-    private func received(_ outcome: TransportOutcome, cancelled: Bool, attempt: Int, context: RequestContext?) {
+    private func received(_ outcome: consuming TransportOutcome, cancelled: Bool, attempt: Int, context: RequestContext?) {
         let failure: NetworkError
         do throws(NetworkError) {
-            let response = try validate(outcome, cancelled: cancelled, context: context)
+            let response = try validate(&outcome, cancelled: cancelled, context: context)
             // The one place user mapping runs (the caller's transform, mapper or
             // Decodable, the envelope judged by it): a response that mapped is offered to
             // the plug-ins (the cache), one that did not is never stored.
@@ -401,8 +402,7 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
     /// the host's acceptable status codes and the interceptors' `validate` decide. A
     /// streamed transfer (a download) judged its own status and errors: its
     /// ``NetworkError`` passes unchanged, and its response is never read with the envelope.
-    private func validate(_ arrived: TransportOutcome, cancelled: Bool, context: RequestContext?) throws(NetworkError) -> NetworkResponse {
-        var outcome = arrived
+    private func validate(_ outcome: inout TransportOutcome, cancelled: Bool, context: RequestContext?) throws(NetworkError) -> NetworkResponse {
         for plugIn in plugIns {
             plugIn.received(&outcome)
         }
