@@ -65,7 +65,7 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
     /// bytes, its scheduler entry, whether the session keeps the idle limit (then the clock
     /// keeps only the total one), and the timeout it expired with.
     private var timing = false, idleKept = false
-    private var clockStart = DispatchTime.now(), lastActivity = DispatchTime.now()
+    private var clockStart = DispatchTime.distantFuture, lastActivity = DispatchTime.distantFuture
     private var clockKey: Int?
     private var expired: URLError?
     #if canImport(FoundationNetworking)
@@ -267,6 +267,7 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
         return relay(0, urlRequest, layers, self, arrived, bodyFile: bodyFile, plain: plain)
     }
 
+    @inline(never)  // the session's code once, not again inside `transport`
     private func relay(
         _ index: Int, _ urlRequest: URLRequest, _ layers: [any RequestPlugIn], _ activity: any TransferActivity,
         _ arrived: @escaping @Sendable (TransportOutcome) -> Void, bodyFile: MultipartBodyFile?, plain: Bool
@@ -366,21 +367,7 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
 
     /// On the ``ResponseStage`` queue: validate, then map or decide a retry.
     private func received(_ outcome: consuming TransportOutcome, cancelled: Bool, attempt: Int, context: RequestContext?) {
-        let failure: NetworkError
-        do throws(NetworkError) {
-            let response = try validate(&outcome, cancelled: cancelled, context: context)
-            // The one place user mapping runs (the caller's transform, mapper or
-            // Decodable, the envelope judged by it): a response that mapped is offered to
-            // the plug-ins (the cache), one that did not is never stored.
-            if let error = sink.map(response, lock: lock) { throw error }
-            if !plugIns.isEmpty {
-                let credential = plugIns.credential
-                plugIns.forEach { $0.didMap(response, credential: credential) }
-            }
-            return finish(nil)
-        } catch {
-            failure = error
-        }
+        guard let failure = settle(&outcome, cancelled: cancelled, context: context) else { return finish(nil) }
         // Cancellations are never offered for a retry.
         if failure.isCancelled { return finish(failure) }
         lock.lock()
@@ -397,12 +384,15 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
         ask(0, failure, context: context ?? self.context(attempt: attempt))
     }
 
-    /// What one attempt produced, as a response worth mapping: plug-ins (a `304` may become
-    /// the stored response) and interceptors hear it; then a cancellation, transport errors,
-    /// the host's acceptable status codes and the interceptors' `validate` decide. A
-    /// streamed transfer (a download) judged its own status and errors: its
-    /// ``NetworkError`` passes unchanged, and its response is never read with the envelope.
-    private func validate(_ outcome: inout TransportOutcome, cancelled: Bool, context: RequestContext?) throws(NetworkError) -> NetworkResponse {
+    /// What one attempt produced, settled: plug-ins (a `304` may become the stored response)
+    /// and interceptors hear it; a cancellation, transport errors, the host's acceptable
+    /// status codes and the interceptors' `validate` judge it; then the one place user
+    /// mapping runs (the caller's transform, mapper or `Decodable`, the envelope judged by
+    /// it), and a response that mapped is offered to the plug-ins (the cache). Returns the
+    /// failure, or `nil` when the sink keeps a value. A streamed transfer (a download) judged
+    /// its own status and errors: its ``NetworkError`` passes unchanged, and its response
+    /// is never read with the envelope.
+    private func settle(_ outcome: inout TransportOutcome, cancelled: Bool, context: RequestContext?) -> NetworkError? {
         for plugIn in plugIns {
             plugIn.received(&outcome)
         }
@@ -413,18 +403,18 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
         }
         let url = outcome.request.url
         if let error = outcome.error {
-            if cancelled || (error as? URLError)?.errorCode == NSURLErrorCancelled { throw NetworkError.cancelled(url: url) }
-            if let error = error as? NetworkError { throw error }
-            throw NetworkError.transport(TruncatedBody.classify(error, declared: outcome.response?.expectedContentLength, received: Int64(outcome.data.count)), url: url)
+            if cancelled || (error as? URLError)?.errorCode == NSURLErrorCancelled { return .cancelled(url: url) }
+            if let error = error as? NetworkError { return error }
+            return .transport(TruncatedBody.classify(error, declared: outcome.response?.expectedContentLength, received: Int64(outcome.data.count)), url: url)
         }
         guard let httpResponse = outcome.response else {
-            throw cancelled ? NetworkError.cancelled(url: url) : NetworkError.transport(URLError(.badServerResponse), url: url)
+            return cancelled ? .cancelled(url: url) : .transport(URLError(.badServerResponse), url: url)
         }
         // A streamed transfer accepted its status itself (a 206 too); its body is on disk.
         let streamed = outcome.streamedBytes != nil
         guard streamed || settings.acceptableStatusCodes.contains(httpResponse.statusCode) else {
             // The server's message is counted, not quoted (see NetworkError.message).
-            throw NetworkError(kind: .unacceptableStatus, message: ServerMessage.extract(from: outcome.data), url: url, response: httpResponse, data: outcome.data)
+            return NetworkError(kind: .unacceptableStatus, message: ServerMessage.extract(from: outcome.data), url: url, response: httpResponse, data: outcome.data)
                 .withServerText(quoted: false)
         }
         let response = NetworkResponse(request: outcome.request, httpResponse: httpResponse, data: outcome.data, payloadReader: streamed ? nil : settings.payloadReader, jsonDecoder: settings.jsonDecoder)
@@ -433,13 +423,18 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
                 do {
                     try interceptor.validate(response, context: context)
                 } catch let error as NetworkError {
-                    throw error
+                    return error
                 } catch {
-                    throw NetworkError(kind: .unacceptableStatus, message: error.localizedDescription, url: url, response: httpResponse, data: outcome.data, underlyingError: error)
+                    return NetworkError(kind: .unacceptableStatus, message: error.localizedDescription, url: url, response: httpResponse, data: outcome.data, underlyingError: error)
                 }
             }
         }
-        return response
+        if let error = sink.map(response, lock: lock) { return error }
+        if !plugIns.isEmpty {
+            let credential = plugIns.credential
+            plugIns.forEach { $0.didMap(response, credential: credential) }
+        }
+        return nil
     }
 
     /// The one place a retry is decided: the chain in order (the token first, then the
