@@ -237,7 +237,7 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
         idleKept = plain && layers.isEmpty
         timing = !idleKept || total != nil
         lock.unlock()
-        guard let task = transport(urlRequest, bodyFile: bodyFile, layers: layers, plain: plain, attempt: attempt, context: context) else {
+        guard let task = transport(urlRequest, bodyFile: bodyFile, layers: layers, plain: plain, attempt: attempt, context: context, from: 0, nil, nil) else {
             return  // the session is gone; the completion reported it
         }
         lock.lock()
@@ -259,22 +259,16 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
     /// the session's delegate queue, except on the sending thread when the session is gone
     /// or a download fails before its task starts, and on the cancelling thread when a
     /// coalesced request leaves a shared transfer. `nil` when the session is gone.
-    @inline(never)  // one copy for the attempt and its followed redirects
-    private func transport(_ urlRequest: URLRequest, bodyFile: MultipartBodyFile?, layers: [any RequestPlugIn], plain: Bool, attempt: Int, context: RequestContext?) -> TransportTask? {
-        let arrived: @Sendable (TransportOutcome) -> Void = { [self] in
-            arrival($0, sent: urlRequest, attempt: attempt, context: context, plain: plain)
-        }
-        return relay(0, urlRequest, layers, self, arrived, bodyFile: bodyFile, plain: plain)
-    }
-
-    @inline(never)  // the session's code once, not again inside `transport`
-    private func relay(
-        _ index: Int, _ urlRequest: URLRequest, _ layers: [any RequestPlugIn], _ activity: any TransferActivity,
-        _ arrived: @escaping @Sendable (TransportOutcome) -> Void, bodyFile: MultipartBodyFile?, plain: Bool
+    @inline(never)  // one copy for the attempt, its followed redirects and every plug-in
+    private func transport(
+        _ urlRequest: URLRequest, bodyFile: MultipartBodyFile?, layers: [any RequestPlugIn], plain: Bool, attempt: Int,
+        context: RequestContext?, from index: Int, _ heard: (any TransferActivity)?, _ given: (@Sendable (TransportOutcome) -> Void)?
     ) -> TransportTask? {
+        let arrived = given ?? { [self] in arrival($0, sent: urlRequest, attempt: attempt, context: context, plain: plain) }
+        let activity = heard ?? self  // `nil`: this exchange's own clock hears the bytes
         guard index == layers.count else {
-            return layers[index].send(urlRequest, activity: activity, next: {
-                relay(index + 1, $0, layers, $1, $2, bodyFile: bodyFile, plain: plain)
+            return layers[index].send(urlRequest, activity: activity, next: { [self] in
+                transport($0, bodyFile: bodyFile, layers: layers, plain: plain, attempt: attempt, context: context, from: index + 1, $1, $2)
             }, arrived: arrived)
         }
         // Plain only with the attempt's own clock: a shared transfer hears bytes for every seat.
@@ -292,8 +286,7 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
     /// The transport of `sent` ended, usually on the session's delegate queue: ends the
     /// attempt (its clock stops before any user code runs), then leaves that queue for
     /// ``ResponseStage``. On Linux a redirect the session left to the exchange is sent first.
-    private func arrival(_ arrived: TransportOutcome, sent: URLRequest, attempt: Int, context: RequestContext?, plain: Bool) {
-        var outcome = arrived
+    private func arrival(_ outcome: consuming TransportOutcome, sent: URLRequest, attempt: Int, context: RequestContext?, plain: Bool) {
         #if canImport(FoundationNetworking)
         if let next = outcome.redirect {
             guard let refused = follow(next, after: sent, response: outcome.response, attempt: attempt, context: context, plain: plain) else { return }
@@ -347,7 +340,7 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
             guard sent.httpBodyStream == nil else { return SessionDelegate.unsentRedirect(response) }
             if next.httpBody == nil { next.httpBody = sent.httpBody }  // the host's redirectHandler may have set one
         }
-        guard let task = transport(next, bodyFile: bodyFile, layers: [], plain: plain, attempt: attempt, context: context) else {
+        guard let task = transport(next, bodyFile: bodyFile, layers: [], plain: plain, attempt: attempt, context: context, from: 0, nil, nil) else {
             return nil  // the session is gone; the completion reported it
         }
         lock.lock()
