@@ -63,7 +63,7 @@ final class CachePlugIn: RequestPlugIn, @unchecked Sendable {
     }
 
     /// Before the first attempt: whether a stored response answers the request (mapped
-    /// into `sink` by the ``MapStage``, and not stored again); a value for
+    /// into `sink` by its mapping, and not stored again); a value for
     /// `onCachedValue` goes to `queue` first.
     func answers(_ request: inout URLRequest, credential: String?, sink: any ExchangeSink, lock: Lock, queue: DispatchQueue) -> Bool {
         guard let stored = lookUp(&request, token: credential) else { return false }
@@ -72,7 +72,7 @@ final class CachePlugIn: RequestPlugIn, @unchecked Sendable {
             return false
         }
         // A stored copy that no longer maps (a stricter type) is not the answer: the network is.
-        return MapStage.run(stored.response, sink: sink, lock: lock, plugIns: []) == nil
+        return sink.map(stored.response, lock: lock) == nil
     }
 
     /// A `304 Not Modified` to a revalidation becomes the stored response.

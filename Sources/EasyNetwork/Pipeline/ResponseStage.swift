@@ -19,9 +19,9 @@ enum ResponseStage {
 
     /// The largest body the library's own mapping handles on the delegate queue (no hop).
     static let inlineLimit = 64 * 1024
+}
 
-    /// Runs `work` on ``queue``.
-    static func run(_ work: @escaping @Sendable () -> Void) {
-        QueueHop.async(queue, work)
-    }
+/// Where request deadlines and retry backoffs fire.
+enum ExchangeTimers {
+    static let queue = DispatchQueue(label: "EasyNetwork.timers", attributes: .concurrent)
 }

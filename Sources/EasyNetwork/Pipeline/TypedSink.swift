@@ -3,14 +3,13 @@ import Dispatch
 /// The one generic part of a request: its mapping, the value it made and its
 /// completion. Small on purpose: every `Output` a program uses specializes it.
 final class TypedSink<Output>: ExchangeSink, @unchecked Sendable {
-    // unchecked: `value` and `provisional` are written and taken only under the lock
-    // the exchange passes in; the rest is immutable and Sendable.
+    // unchecked: `value` is written and taken only under the lock the exchange passes
+    // in; the rest is immutable and Sendable.
     private let transform: @Sendable (NetworkResponse) throws -> Output
     private let cachedValue: (@Sendable (Output) -> Void)?
     private let completion: @Sendable (Result<Output, NetworkError>, RequestMetrics) -> Void
     let deliversInPlace: Bool
     private var value: Output?
-    private var provisional: Output?
 
     @inline(never)  // one copy, not another inside the allocating entry
     init(
@@ -42,27 +41,23 @@ final class TypedSink<Output>: ExchangeSink, @unchecked Sendable {
 
     func deliverProvisional(_ response: NetworkResponse, on queue: DispatchQueue, lock: Lock) {
         guard let cachedValue, let mapped = try? transform(response) else { return }
-        lock.lock()
-        provisional = mapped
-        lock.unlock()
-        QueueHop.async(queue) { [self] in
-            lock.lock()
-            let taken = provisional.take()
-            lock.unlock()
-            if let taken { cachedValue(taken) }
-        }
+        // Handed over once, to the one closure that runs on `queue`: nothing else touches it.
+        nonisolated(unsafe) let handed = mapped
+        QueueHop.async(queue) { cachedValue(handed) }
     }
 
     func deliver(_ error: NetworkError?, metrics: RequestMetrics, lock: Lock) {
         lock.lock()
         let taken = value.take()
         lock.unlock()
+        let result: Result<Output, NetworkError>
         if let error {
-            completion(.failure(error), metrics)
+            result = .failure(error)
         } else if let taken {
-            completion(.success(taken), metrics)
+            result = .success(taken)
         } else {
-            completion(.failure(NetworkError(kind: .decoding, message: "the response was not mapped")), metrics)
+            result = .failure(NetworkError(kind: .decoding, message: "the response was not mapped"))
         }
+        completion(result, metrics)
     }
 }

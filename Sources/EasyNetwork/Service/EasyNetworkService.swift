@@ -129,7 +129,7 @@ public final class EasyNetworkService: @unchecked Sendable {
         }
         lock.unlock()
         if admitted {
-            if let built { exchange.start(built: built) } else { exchange.start() }
+            exchange.start(built: built)
         } else {
             exchange.cancel()
         }

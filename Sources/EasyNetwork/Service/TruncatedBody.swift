@@ -17,6 +17,7 @@ package enum TruncatedBody {
     /// than the `declared` bytes were `received`, or libcurl said so.
     /// - Parameter declared: the length the response head declared (`nil` or negative
     ///   when there was no head or it declared none).
+    @inline(never)  // one copy: the exchange and the downloads call it
     package static func classify(_ error: any Error, declared: Int64?, received: Int64) -> any Error {
         guard let urlError = error as? URLError, urlError.errorCode == NSURLErrorUnknown else { return error }
         // `received` is never negative: a missing or negative `declared` is never short of it.

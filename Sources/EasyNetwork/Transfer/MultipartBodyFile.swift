@@ -6,7 +6,8 @@ import Foundation
 ///
 /// The form is read from the request once (``URLRequestBuilder/multipartForm(of:)``) and
 /// that one value gives both the header and this file.
-package struct MultipartBodyFile: Sendable {
+package final class MultipartBodyFile: Sendable {
+    // A class, not a struct: one reference to copy, no value witnesses for its existential.
     /// Where the body is.
     package let url: URL
     /// Its length in bytes.

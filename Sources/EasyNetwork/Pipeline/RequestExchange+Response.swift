@@ -1,0 +1,209 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The response side of a ``RequestExchange``: what an attempt produced is settled
+/// (validated and mapped), a failure is offered for a retry, and the request ends once.
+extension RequestExchange {
+    /// On the ``ResponseStage`` queue: validate, then map or decide a retry.
+    func received(_ outcome: consuming TransportOutcome, cancelled: Bool, attempt: Int, context: RequestContext?) {
+        guard let failure = settle(&outcome, cancelled: cancelled, context: context) else { return finish(nil) }
+        // Cancellations are never offered for a retry.
+        if failure.isCancelled { return finish(failure) }
+        lock.lock()
+        let asking = !self.cancelled && !finished
+        deciding = asking
+        lock.unlock()
+        // Cancelled after its answer arrived: it ends as cancelled, nothing is asked.
+        guard asking else { return finish(.cancelled(url: outcome.request.url)) }
+        // Nobody to ask (no interceptor, no retry engine), or a failure another attempt
+        // could only repeat (a NonRetryableError underneath: a server refused by its pins).
+        guard !chain.isEmpty || retrier != nil, !(failure.underlyingError is any NonRetryableError) else {
+            return decided(.pass, failure)
+        }
+        ask(0, failure, context: context ?? self.context(attempt: attempt))
+    }
+
+    /// What one attempt produced, settled: plug-ins (a `304` may become the stored response)
+    /// and interceptors hear it; a cancellation, transport errors, the host's acceptable
+    /// status codes and the interceptors' `validate` judge it; then the one place user
+    /// mapping runs (the caller's transform, mapper or `Decodable`, the envelope judged by
+    /// it), and a response that mapped is offered to the plug-ins (the cache). Returns the
+    /// failure, or `nil` when the sink keeps a value. A streamed transfer (a download) judged
+    /// its own status and errors: its ``NetworkError`` passes unchanged, and its response
+    /// is never read with the envelope.
+    private func settle(_ outcome: inout TransportOutcome, cancelled: Bool, context: RequestContext?) -> NetworkError? {
+        for plugIn in plugIns {
+            plugIn.received(&outcome)
+        }
+        if let context {
+            for interceptor in interceptors {
+                interceptor.didReceive(outcome.response, data: outcome.data, error: outcome.error, context: context)
+            }
+        }
+        let url = outcome.request.url
+        if let error = outcome.error {
+            if cancelled || (error as? URLError)?.errorCode == NSURLErrorCancelled { return .cancelled(url: url) }
+            if let error = error as? NetworkError { return error }
+            return .transport(TruncatedBody.classify(error, declared: outcome.response?.expectedContentLength, received: Int64(outcome.data.count)), url: url)
+        }
+        guard let httpResponse = outcome.response else {
+            return cancelled ? .cancelled(url: url) : .transport(URLError(.badServerResponse), url: url)
+        }
+        // A streamed transfer accepted its status itself (a 206 too); its body is on disk.
+        let streamed = outcome.streamedBytes != nil
+        guard streamed || settings.acceptableStatusCodes.contains(httpResponse.statusCode) else {
+            // The server's message is counted, not quoted (see NetworkError.message).
+            return NetworkError(kind: .unacceptableStatus, message: ServerMessage.extract(from: outcome.data), url: url, response: httpResponse, data: outcome.data)
+                .withServerText(quoted: false)
+        }
+        let response = NetworkResponse(request: outcome.request, httpResponse: httpResponse, data: outcome.data, payloadReader: streamed ? nil : settings.payloadReader, jsonDecoder: settings.jsonDecoder)
+        if let context {
+            for interceptor in interceptors {
+                do {
+                    try interceptor.validate(response, context: context)
+                } catch let error as NetworkError {
+                    return error
+                } catch {
+                    return NetworkError(kind: .unacceptableStatus, message: error.localizedDescription, url: url, response: httpResponse, data: outcome.data, underlyingError: error)
+                }
+            }
+        }
+        if let error = sink.map(response, lock: lock) { return error }
+        if !plugIns.isEmpty {
+            let credential = plugIns.credential
+            plugIns.forEach { $0.didMap(response, credential: credential) }
+        }
+        return nil
+    }
+
+    /// The one place a retry is decided: the chain in order (the token first, then the
+    /// host's and the request's interceptors), the retry engine last; the first answer
+    /// that is not `.pass` wins, from any thread. An interceptor's `.retry` is counted.
+    private func ask(_ index: Int, _ failure: NetworkError, context: RequestContext) {
+        let counted = index < chain.count
+        guard let interceptor = counted ? chain[index] : index == chain.count ? retrier : nil else {
+            return decided(.pass, failure)
+        }
+        interceptor.retry(failure, context: context) { [self] decision in
+            switch decision {
+            case .pass:
+                return ask(index + 1, failure, context: context)
+            case .retry where counted:
+                lock.lock()
+                retriesBy.append(ObjectIdentifier(type(of: interceptor)))
+                lock.unlock()
+            default:
+                break
+            }
+            decided(decision, failure)
+        }
+    }
+
+    private func decided(_ decision: RetryDecision, _ failure: NetworkError) {
+        lock.lock()
+        // A request cancelled meanwhile has ended; a second answer is ignored.
+        let first = deciding && !finished
+        deciding = false
+        lock.unlock()
+        guard first else { return }
+        switch decision {
+        case .pass: finish(failure)
+        case .fail(let replaced): finish(replaced)
+        case .retry(let delay):
+            guard delay > 0 else { return sendAttempt() }
+            // The scheduler's handler runs serially: the next attempt starts off it.
+            let key = DeadlineScheduler.shared.schedule(at: .now() + min(delay, 3_153_600_000)) { [self] in
+                QueueHop.async(ExchangeTimers.queue) { [self] in sendAttempt() }
+            }
+            lock.lock()
+            let stale = cancelled || finished
+            if !stale { backoff = key }
+            lock.unlock()
+            if stale { DeadlineScheduler.shared.cancel(key) }
+        }
+    }
+
+    func retryCount(decidedBy type: ObjectIdentifier) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return retriesBy.reduce(0) { $1 == type ? $0 + 1 : $0 }
+    }
+
+    /// Cancels the request wherever it is: in flight (the task's completion reports
+    /// it); building, adapting, deciding or in a backoff (reported at once).
+    func cancel() {
+        lock.lock()
+        guard !finished, !cancelled else { return lock.unlock() }
+        cancelled = true
+        let task = task
+        stopClocks()
+        lock.unlock()
+        if let task { task.cancel() } else { finish(.cancelled(url: nil)) }
+    }
+
+    /// Under the lock: the attempt's clock and a pending backoff stop for good.
+    private func stopClocks() {
+        backoff.map(DeadlineScheduler.shared.cancel)
+        backoff = nil
+        stopClock()
+    }
+
+    /// Ends the request once, with `error` or (`nil`) the value the sink keeps: the
+    /// interceptors' `didFinish`, then on the host's callback queue the unauthorized
+    /// notification and the host's error handler for a failure that is not a
+    /// cancellation, then the caller's completion. A success whose sink runs nothing of
+    /// the caller's there (an awaited request, see ``ExchangeSink/deliversInPlace``) is
+    /// delivered at once, on the finishing thread.
+    func finish(_ error: NetworkError?) {
+        let ended = Date()
+        lock.lock()
+        guard !finished else { return lock.unlock() }
+        finished = true
+        stopClocks()
+        let started = startedAt ?? ended
+        let metrics = RequestMetrics(
+            queuedAt: min(queuedAt, started), startedAt: started, firstByteAt: firstByteAt, endedAt: ended,
+            bytesSent: bytesSent, bytesReceived: bytesReceived, attempts: attempt
+        )
+        let (file, sent, response, data) = (bodyFile, lastRequest, lastResponse, lastData)
+        lock.unlock()
+        plugIns.forEach { $0.end() }
+        file?.remove()
+        // What only the request knows: its attempts, and whether its host quotes server messages.
+        var error = error
+        error?.attempts = metrics.attempts
+        if settings.errorSentencesQuoteServerMessages, let counted = error, counted.countsServerText {
+            error = counted.withServerText(quoted: true)
+        }
+        if !interceptors.isEmpty {
+            let outcome = RequestOutcome(urlRequest: sent, response: response, data: data, error: error, metrics: metrics)
+            let context = context(attempt: metrics.attempts)
+            interceptors.forEach { $0.didFinish(outcome, context: context) }
+        }
+        if error == nil, sink.deliversInPlace {
+            deliver(nil, metrics: metrics)
+        } else {
+            let failure = error
+            QueueHop.async(settings.callbackQueue) { [self] in deliver(failure, metrics: metrics) }
+        }
+        service.exchangeFinished(self)
+    }
+
+    @inline(never)
+    private func deliver(_ error: NetworkError?, metrics: RequestMetrics) {
+        if let error, !error.isCancelled {
+            if error.isUnauthorized {
+                NotificationCenter.default.post(name: HostConfiguration.unauthorizedOperationNotification, object: service.configuration, userInfo: ["error": error])
+            }
+            if !request.suppressesErrorHandler {
+                settings.errorHandler?(request, error)
+            }
+        }
+        sink.deliver(error, metrics: metrics, lock: lock)
+        if error?.isCancelled == true {
+            service.cancellationDelivered()
+        }
+    }
+}
