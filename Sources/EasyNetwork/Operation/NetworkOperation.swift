@@ -29,12 +29,11 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
     // checker, keeps them exclusive.
     @exclusivity(unchecked) private final var phase = phaseReady
     @exclusivity(unchecked) private final var finishRequestedBeforeStart = false
-    @exclusivity(unchecked) private final var enqueued = false
     @exclusivity(unchecked) private final var cancelledWhileQueued = false
     /// Whether ``addDependency(_:)`` was ever called (a cancel then looks at `dependencies`).
     @exclusivity(unchecked) private final var addedDependency = false
-    /// Seconds since the reference date (a `Date`'s layout is known only at run time,
-    /// which would make every access to the state look up type metadata); set with `enqueued`.
+    /// When a ``NetworkQueue`` took the operation, in seconds since the reference date (a
+    /// `Date`'s layout is known only at run time); 0 while none did.
     @exclusivity(unchecked) private final var enqueuedTime: TimeInterval = 0
     /// The queue that took the operation, which lends it a slot while it is parked.
     @exclusivity(unchecked) private final weak var queue: NetworkQueue?
@@ -170,13 +169,14 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
         #endif
         let lock = self.lock
         lock.lock()
-        let waiting = enqueued && phase == phaseReady && !cancelledWhileQueued
+        let waiting = enqueuedTime != 0 && phase == phaseReady && !cancelledWhileQueued
         if waiting {
             cancelledWhileQueued = true
         }
         lock.unlock()
         if waiting {
-            didCancelWhileQueued()
+            // It never runs: report the cancellation now rather than when a slot frees.
+            cancelledBeforeStart()
         }
     }
 
@@ -229,8 +229,7 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
         let lock = self.lock
         lock.lock()
         defer { lock.unlock() }
-        guard !enqueued, phase == phaseReady else { return false }
-        enqueued = true
+        guard enqueuedTime == 0, phase == phaseReady else { return false }
         enqueuedTime = now
         self.queue = queue
         return true
@@ -240,27 +239,18 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
     /// when none did).
     final var enqueueRecord: (queue: NetworkQueue?, at: Date?) {
         lock.lock()
-        let (queue, time) = (self.queue, enqueued ? enqueuedTime : nil)
+        let (queue, time) = (self.queue, enqueuedTime)
         lock.unlock()
-        return (queue, time.map(Date.init(timeIntervalSinceReferenceDate:)))
+        return (queue, time == 0 ? nil : Date(timeIntervalSinceReferenceDate: time))
     }
 
     /// Called on the starting thread right before ``execute()``; a library hook.
     func willExecute() {}
 
-    /// Called once, right before the operation becomes finished; a library hook.
-    func willFinish() {}
-
-    /// Whether ``didCancelWhileQueued()`` was called.
-    final var wasCancelledWhileQueued: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return cancelledWhileQueued
-    }
-
-    /// Called once, on the cancelling thread, when an operation a ``NetworkQueue`` holds
-    /// is cancelled before it started (it will finish without executing); a library hook.
-    func didCancelWhileQueued() {}
+    /// Called when the operation was cancelled before it started: once on the cancelling
+    /// thread when a ``NetworkQueue`` holds it (it will finish without executing), else
+    /// right before it finishes cancelled; a library hook.
+    func cancelledBeforeStart() {}
 
     /// Called on the queue of each post of this operation to ``CoalescedDelivery`` (the
     /// callback queue; a seed ``ServiceOperation``'s, the response queue); a library hook.
@@ -268,7 +258,12 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
 
     /// `executed`: whether `isExecuting` was `true` until now (it changes with `isFinished`).
     private func completeFinishing(executed: Bool) {
-        willFinish()
+        lock.lock()
+        let reported = cancelledWhileQueued
+        lock.unlock()
+        if !reported, isCancelled {
+            cancelledBeforeStart()
+        }
         if executed {
             willChangeValue(forKey: "isExecuting")
         }

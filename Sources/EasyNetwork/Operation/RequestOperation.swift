@@ -42,8 +42,8 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     @exclusivity(unchecked) private var uploadGate: ProgressGate
     /// Whether the callbacks were called (observers added later run at once).
     @exclusivity(unchecked) private var delivered: Bool
-    /// Cancelled before its request ran, outside a queue's wait (see ``willFinish()``):
-    /// ``result`` is then a cancellation, with nothing stored.
+    /// Cancelled before its request ran (see ``cancelledBeforeStart()``): ``result`` is
+    /// then a cancellation, with nothing stored.
     @exclusivity(unchecked) private var cancelledBeforeRun: Bool
     /// Made and awaited by the library (``NetworkQueue/send(_:configuration:)``), never
     /// shown to the caller: a success is delivered where it became known.
@@ -230,7 +230,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         }
         // Cancelled before it ran (while it waited in a queue, or before it started): it
         // never runs, nothing else stores a result.
-        return cancelledBeforeRun || wasCancelledWhileQueued ? .failure(.cancelled(url: nil)) : nil
+        return cancelledBeforeRun ? .failure(.cancelled(url: nil)) : nil
     }
 
     /// The delivered value, or the error (a cancellation when the operation never ran).
@@ -343,40 +343,29 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         onUploadProgress?(progress)
     }
 
-    override func willFinish() {
-        // Cancelled before its request ran (outside a NetworkQueue, or started by hand):
-        // mark it now, so whoever looks at `result` after the operation finished sees the
-        // cancellation, and call back later, batched with the other cancellations of a
-        // bulk cancel (one queue hop for many).
-        guard !wasCancelledWhileQueued, isCancelled else { return }
+    override func cancelledBeforeStart() {
+        // Never runs: mark it, so whoever looks at `result` sees the cancellation, and
+        // call back soon (waiting in a NetworkQueue: now rather than when a slot frees),
+        // batched with the other cancellations of a bulk cancel (one queue hop for many).
         lockState()
         let first = storedResult == nil && !cancelledBeforeRun
-        if first {
-            cancelledBeforeRun = true
-        }
+        cancelledBeforeRun = true
         unlockState()
         if first {
             CoalescedDelivery.post(self, on: configuration.callbackQueue)
         }
     }
 
-    override func didCancelWhileQueued() {
-        // Waiting in a NetworkQueue: call back now rather than when a slot frees. The
-        // operation never runs, so nothing can store another result (`result` reports the
-        // cancellation).
-        CoalescedDelivery.post(self, on: configuration.callbackQueue)
-    }
-
     /// The coalesced delivery of a cancellation before start, posted once, by
-    /// ``didCancelWhileQueued()`` or by ``willFinish()``: which one cannot change once
-    /// either ran, the operation left the ready phase.
+    /// ``cancelledBeforeStart()``.
     override func receiveCoalescedDelivery() {
         callBack(.failure(.cancelled(url: nil)))
     }
 
     /// Calls `observer` once after the public closures of the delivery (on the callback
-    /// queue), or at once when the result was delivered already; ``result`` then holds it.
-    final func observeDelivery(_ observer: @escaping @Sendable () -> Void) {
+    /// queue), or at once when the result was delivered already; ``result`` then holds it
+    /// (for the library's awaits, batches and chains).
+    package final func observeDelivery(_ observer: @escaping @Sendable () -> Void) {
         lockState()
         let now = delivered
         if !now {
@@ -392,14 +381,6 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         unlockState()
         if now {
             observer()
-        }
-    }
-
-    /// ``observeDelivery(_:)`` with the result (for the library's batches and chains).
-    package final func observeResult(_ observer: @escaping @Sendable (Result<Output, NetworkError>) -> Void) {
-        // Called only while the operation delivers (or at once): it is alive.
-        observeDelivery { [unowned self] in
-            observer(result ?? .failure(.cancelled(url: nil)))
         }
     }
 }
