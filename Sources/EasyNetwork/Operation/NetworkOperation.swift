@@ -48,11 +48,13 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
     /// ``OperationLock``); pair with ``unlockState()``. Nothing under it may run user code,
     /// nor release the last reference to a user's closure or object (its `deinit` would run
     /// under the lock).
+    @inline(never)  // one call per site, not the pool lookup inlined at each of them
     package final func lockState() {
         lock.lock()
     }
 
     /// Lets go of the lock taken by ``lockState()``.
+    @inline(never)
     package final func unlockState() {
         lock.unlock()
     }
@@ -61,21 +63,21 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
     /// ``NetworkQueue/cancelOperations(tagged:)`` (a screen, a feature, a user session).
     public final var tags: Set<String> {
         get {
-            lock.lock()
-            defer { lock.unlock() }
+            lockState()
+            defer { unlockState() }
             return tagSet
         }
         set {
-            lock.lock()
+            lockState()
             tagSet = newValue
-            lock.unlock()
+            unlockState()
         }
     }
 
     /// Whether ``tags`` contains `tag` (without copying the set out).
     final func hasTag(_ tag: String) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
+        lockState()
+        defer { unlockState() }
         return tagSet.contains(tag)
     }
 
@@ -84,31 +86,30 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
 
     /// `true` from the moment `start()` runs ``execute()`` until ``finish()`` completes.
     public final override var isExecuting: Bool {
-        lock.lock()
-        defer { lock.unlock() }
+        lockState()
+        defer { unlockState() }
         return phase == phaseExecuting || phase == phaseFinishing
     }
 
     /// `true` once ``finish()`` has completed; never before the operation started.
     public final override var isFinished: Bool {
-        lock.lock()
-        defer { lock.unlock() }
+        lockState()
+        defer { unlockState() }
         return phase == phaseFinished
     }
 
     /// Starts the operation. Called by the queue; call it yourself only for an
     /// operation that is in no queue. A second call does nothing.
     public final override func start() {
-        let lock = self.lock
         // Cancelled before it started (a bulk cancel): finish without passing through
         // executing, so the queue sees one `isFinished` change, as for a plain operation.
         if isCancelled {
-            lock.lock()
+            lockState()
             let claimed = phase == phaseReady
             if claimed {
                 phase = phaseCancelledBeforeStart
             }
-            lock.unlock()
+            unlockState()
             if claimed {
                 completeFinishing(executed: false)
             }
@@ -117,13 +118,13 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
         // Not cancelled when read above (outside the lock: Foundation's own lock is never
         // taken under ours); a cancellation from now on reaches the running work.
         willChangeValue(forKey: "isExecuting")
-        lock.lock()
+        lockState()
         let ready = phase == phaseReady
         let finishAtOnce = finishRequestedBeforeStart || cancelledWhileQueued
         if ready {
             phase = finishAtOnce ? phaseFinishing : phaseExecuting
         }
-        lock.unlock()
+        unlockState()
         didChangeValue(forKey: "isExecuting")
         guard ready else { return }
         if finishAtOnce {
@@ -144,15 +145,14 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
     /// times: only the first call counts. Called before the operation started, it is
     /// remembered and the operation finishes when the queue starts it.
     public final func finish() {
-        let lock = self.lock
-        lock.lock()
+        lockState()
         let proceed = phase == phaseExecuting
         if proceed {
             phase = phaseFinishing
         } else if phase == phaseReady {
             finishRequestedBeforeStart = true
         }
-        lock.unlock()
+        unlockState()
         if proceed {
             completeFinishing(executed: true)
         }
@@ -167,13 +167,12 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
         #else
         cancelLeavingDependencies()
         #endif
-        let lock = self.lock
-        lock.lock()
+        lockState()
         let waiting = enqueuedTime != 0 && phase == phaseReady && !cancelledWhileQueued
         if waiting {
             cancelledWhileQueued = true
         }
-        lock.unlock()
+        unlockState()
         if waiting {
             // It never runs: report the cancellation now rather than when a slot frees.
             cancelledBeforeStart()
@@ -194,10 +193,9 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
     /// to nothing), the operation is never reached once it can start, and `dependencies`
     /// is what it was.
     private func cancelLeavingDependencies() {
-        let lock = self.lock
-        lock.lock()
+        lockState()
         let mayBeListed = phase == phaseReady && addedDependency
-        lock.unlock()
+        unlockState()
         // Only the first cancel of an operation that has not started (a running one's
         // dependencies have finished and let go of it already) and was given dependencies
         // (most are not: a bulk cancel does not ask Foundation for them).
@@ -215,10 +213,9 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
     /// Makes the operation wait until `operation` has finished, as `Operation` does.
     /// Subclasses that override it must call `super.addDependency(_:)`.
     open override func addDependency(_ operation: Operation) {
-        let lock = self.lock
-        lock.lock()
+        lockState()
         addedDependency = true
-        lock.unlock()
+        unlockState()
         super.addDependency(operation)
     }
 
@@ -226,9 +223,8 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
     /// second `addOperation` is ignored instead of crashing Foundation.
     final func claimEnqueue(by queue: NetworkQueue) -> Bool {
         let now = Date().timeIntervalSinceReferenceDate
-        let lock = self.lock
-        lock.lock()
-        defer { lock.unlock() }
+        lockState()
+        defer { unlockState() }
         guard enqueuedTime == 0, phase == phaseReady else { return false }
         enqueuedTime = now
         self.queue = queue
@@ -238,9 +234,9 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
     /// The ``NetworkQueue`` that took the operation and when, in one lock (both `nil`
     /// when none did).
     final var enqueueRecord: (queue: NetworkQueue?, at: Date?) {
-        lock.lock()
+        lockState()
         let (queue, time) = (self.queue, enqueuedTime)
-        lock.unlock()
+        unlockState()
         return (queue, time == 0 ? nil : Date(timeIntervalSinceReferenceDate: time))
     }
 
@@ -258,9 +254,9 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
 
     /// `executed`: whether `isExecuting` was `true` until now (it changes with `isFinished`).
     private func completeFinishing(executed: Bool) {
-        lock.lock()
+        lockState()
         let reported = cancelledWhileQueued
-        lock.unlock()
+        unlockState()
         if !reported, isCancelled {
             cancelledBeforeStart()
         }
@@ -268,9 +264,9 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
             willChangeValue(forKey: "isExecuting")
         }
         willChangeValue(forKey: "isFinished")
-        lock.lock()
+        lockState()
         phase = phaseFinished
-        lock.unlock()
+        unlockState()
         if executed {
             didChangeValue(forKey: "isExecuting")
         }
