@@ -4,7 +4,7 @@ extension NetworkQueue {
     /// Sends a typed request as a ``RequestOperation`` on this queue and calls
     /// `completion` once, on the host's callback queue.
     /// - Returns: the operation, to cancel it or make others depend on it.
-    @discardableResult
+    @_alwaysEmitIntoClient @discardableResult
     public func send<Request: APIRequest>(
         _ request: Request,
         configuration: HostConfiguration = .shared,
@@ -17,6 +17,7 @@ extension NetworkQueue {
     /// as an operation on the queue (its limit and priorities apply); cancelling the
     /// calling task cancels it.
     /// - Throws: ``NetworkError`` (kind `cancelled` when the task was cancelled).
+    @_alwaysEmitIntoClient
     public func send<Request: APIRequest>(
         _ request: Request,
         configuration: HostConfiguration = .shared
@@ -33,6 +34,7 @@ extension NetworkQueue {
     /// let flags = try await queue.send(.get("/flags", query: ["v": "2"]), as: Flags.self, configuration: host)
     /// ```
     /// - Throws: ``NetworkError`` (kind `cancelled` when the task was cancelled).
+    @_alwaysEmitIntoClient
     public func send<Output: Decodable & Sendable>(
         _ request: AdHocRequest,
         as type: Output.Type,
@@ -44,13 +46,14 @@ extension NetworkQueue {
     /// Sends a request made on the spot whose answer does not matter (any body; an
     /// envelope, if the host has one, is still judged).
     /// - Throws: ``NetworkError`` (kind `cancelled` when the task was cancelled).
+    @_alwaysEmitIntoClient
     public func send(_ request: AdHocRequest, configuration: HostConfiguration = .shared) async throws {
         try await run(operation(request, configuration, .void, nil))
     }
 
     /// ``send(_:as:configuration:)`` with a completion, called once on the host's callback queue.
     /// - Returns: the operation, to cancel it or make others depend on it.
-    @discardableResult
+    @_alwaysEmitIntoClient @discardableResult
     public func send<Output: Decodable>(
         _ request: AdHocRequest,
         as type: Output.Type,
@@ -62,7 +65,7 @@ extension NetworkQueue {
 
     /// ``send(_:configuration:)->()`` with a completion, called once on the host's callback queue.
     /// - Returns: the operation, to cancel it or make others depend on it.
-    @discardableResult
+    @_alwaysEmitIntoClient @discardableResult
     public func send(
         _ request: AdHocRequest,
         configuration: HostConfiguration = .shared,
@@ -75,7 +78,8 @@ extension NetworkQueue {
     /// with a `completion`, set and added to this queue; without, made to be awaited
     /// (nobody else sees it: a success resumes the task from where it became known).
     @inline(never) @_semantics("optimize.sil.specialize.generic.never")
-    private func operation<Output>(
+    @usableFromInline
+    internal func operation<Output>(
         _ request: BaseAPIRequest, _ configuration: HostConfiguration, _ decoder: ResponseDecoder<Output>,
         _ completion: (@Sendable (Result<Output, NetworkError>) -> Void)?
     ) -> RequestOperation<Output> {
@@ -92,7 +96,7 @@ extension NetworkQueue {
     /// Adds `operation` to this queue and returns its result when it has one.
     /// Cancelling the calling task cancels the operation and its request.
     /// - Throws: the operation's ``NetworkError``.
-    @_semantics("optimize.sil.specialize.generic.never")  // one copy, whatever `Output`
+    @_alwaysEmitIntoClient
     public func run<Output: Sendable>(_ operation: RequestOperation<Output>) async throws -> Output {
         await wait(for: operation, observe: operation.observeDelivery)
         return try operation.deliveredValue()
@@ -102,8 +106,15 @@ extension NetworkQueue {
     /// returns when it has finished. Cancelling the calling task cancels the operation.
     /// - Throws: ``NetworkError`` of kind `cancelled` when the operation ended cancelled;
     ///   the failure of an operation that reports one (a `DownloadOperation`'s, from EasyNetworkDownloads).
+    @_alwaysEmitIntoClient
     public func run<Op: Operation>(_ operation: Op) async throws {
         await wait(for: operation) { NetworkQueue.whenFinished(operation, $0) }
+        try NetworkQueue.check(operation)
+    }
+
+    /// Throws how a finished operation ended: cancelled, or the failure it reports.
+    @usableFromInline
+    static func check(_ operation: Operation) throws {
         if operation.isCancelled {
             throw NetworkError(kind: .cancelled)
         }
@@ -113,7 +124,8 @@ extension NetworkQueue {
     }
 
     /// Calls `finished` once `operation` has finished (at once when it has).
-    private static func whenFinished(_ operation: Operation, _ finished: @escaping @Sendable () -> Void) {
+    @usableFromInline
+    static func whenFinished(_ operation: Operation, _ finished: @escaping @Sendable () -> Void) {
         if operation.isFinished {
             return finished()
         }
@@ -128,7 +140,7 @@ extension NetworkQueue {
     /// returns once the callback that `observe` installs was called (it must be called
     /// once). Cancelling the calling task cancels the operation. Never inlined: one copy
     /// of the cancellation handler and the continuation serves every caller.
-    @inline(never)
+    @inline(never) @usableFromInline
     package func wait(for operation: Operation, observe: (@escaping @Sendable () -> Void) -> Void) async {
         await withTaskCancellationHandler {
             // Unchecked: every `observe` here calls its callback exactly once (a delivery,

@@ -190,6 +190,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     }
 
     /// An operation that maps the JSON payload with a ``ResponseMapperProtocol`` type.
+    @_alwaysEmitIntoClient
     public convenience init<Mapper: ResponseMapperProtocol>(
         request: BaseAPIRequest,
         configuration: HostConfiguration = .shared,
@@ -201,6 +202,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// An operation that decodes the payload as `type` with `decoder` (the host's
     /// `jsonDecoder` when `nil`). A decoding error names the type, the key path and the
     /// size of the body (the body itself is in its `data` and `bodySnippet`).
+    @_alwaysEmitIntoClient
     public convenience init(
         request: BaseAPIRequest,
         configuration: HostConfiguration = .shared,
@@ -211,6 +213,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     }
 
     /// An operation that maps the JSON payload (`Any?`, `nil` when empty) with a closure.
+    @_alwaysEmitIntoClient
     public convenience init(
         request: BaseAPIRequest,
         configuration: HostConfiguration = .shared,
@@ -234,6 +237,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     }
 
     /// The delivered value, or the error (a cancellation when the operation never ran).
+    @usableFromInline
     final func deliveredValue() throws -> Output {
         lockState()
         let stored = storedResult
@@ -365,6 +369,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// Calls `observer` once after the public closures of the delivery (on the callback
     /// queue), or at once when the result was delivered already; ``result`` then holds it
     /// (for the library's awaits, batches and chains).
+    @usableFromInline
     package final func observeDelivery(_ observer: @escaping @Sendable () -> Void) {
         lockState()
         let now = delivered
