@@ -64,6 +64,7 @@ public final class NetworkQueue: @unchecked Sendable {  // unchecked: `slotLimit
     /// Cancels every operation in the queue; each finishes and reports a cancellation.
     /// The queue starts nothing while it cancels, so an operation waiting for a slot
     /// never sends its request because a cancelled one freed the slot first.
+    @_alwaysEmitIntoClient  // a forward to `operationQueue`: in the caller
     public func cancelAllOperations() {
         let wasSuspended = operationQueue.isSuspended
         operationQueue.isSuspended = true
@@ -80,22 +81,26 @@ public final class NetworkQueue: @unchecked Sendable {  // unchecked: `slotLimit
     }
 
     /// Blocks until every operation has finished. Never call it on the callback queue.
+    @_alwaysEmitIntoClient  // a forward to `operationQueue`: in the caller
     public func waitUntilAllOperationsAreFinished() {
         operationQueue.waitUntilAllOperationsAreFinished()
     }
 
     /// While `true`, no new operation starts; running ones go on.
+    @_alwaysEmitIntoClient  // a forward to `operationQueue`: in the caller
     public var isSuspended: Bool {
         get { operationQueue.isSuspended }
         set { operationQueue.isSuspended = newValue }
     }
 
     /// The number of operations not yet finished.
+    @_alwaysEmitIntoClient  // a forward to `operationQueue`: in the caller
     public var operationCount: Int {
         operationQueue.operationCount
     }
 
     /// The operations not yet finished.
+    @_alwaysEmitIntoClient  // a forward to `operationQueue`: in the caller
     public var operations: [Operation] {
         operationQueue.operations
     }

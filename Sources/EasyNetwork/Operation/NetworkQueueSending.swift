@@ -99,7 +99,8 @@ extension NetworkQueue {
     @_alwaysEmitIntoClient
     public func run<Output: Sendable>(_ operation: RequestOperation<Output>) async throws -> Output {
         await wait(for: operation, observe: operation.observeDelivery)
-        return try operation.deliveredValue()
+        // Delivered: the result is there (a cancellation when the operation never ran).
+        return try (operation.result ?? .failure(NetworkError(kind: .cancelled))).get()
     }
 
     /// Adds any operation (a ``ServiceOperation`` subclass, say) to this queue and

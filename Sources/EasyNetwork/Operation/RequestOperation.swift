@@ -236,20 +236,6 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         return cancelledBeforeRun ? .failure(.cancelled(url: nil)) : nil
     }
 
-    /// The delivered value, or the error (a cancellation when the operation never ran).
-    @usableFromInline
-    final func deliveredValue() throws -> Output {
-        lockState()
-        let stored = storedResult
-        unlockState()
-        // Nothing stored once delivered: it was cancelled before it ran.
-        guard let stored else { throw NetworkError.cancelled(url: nil) }
-        switch stored.value {
-        case .success(let value): return value
-        case .failure(let error): throw error
-        }
-    }
-
     /// The request's measurements (time queued, duration, bytes, attempts), set
     /// before the callbacks run; `nil` when the request never ran.
     public final var metrics: RequestMetrics? {
@@ -290,17 +276,9 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         if first {
             storedResult = StoredValue(result)
         }
-        if storedMetrics == nil {
-            storedMetrics = StoredValue(metrics)
-        }
-        let made = madeUploadProgress
+        storedMetrics = StoredValue(metrics)
         unlockState()
         if first {
-            // A body that went out is at 100 % before `success`; a progress nobody made
-            // (no upload was reported or asked for) stays unmade.
-            if case .success = result, let made, made.totalUnitCount > 0 {
-                showUpload(made.totalUnitCount, of: made.totalUnitCount)
-            }
             callBack(result)
         }
         finish()
@@ -312,8 +290,11 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         let (success, failure, completion) = (successClosure, failureClosure, completionClosure)
         unlockState()
         switch result {
-        case .success(let value): success?(value)
-        case .failure(let error): failure?(error)
+        case .success(let value):
+            completeUpload()
+            success?(value)
+        case .failure(let error):
+            failure?(error)
         }
         completion?(result)
         lockState()
@@ -321,6 +302,17 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         let observers = observers.take()
         unlockState()
         observers?()
+    }
+
+    /// Before `success`: a body that went out is at 100 %; a progress nobody made (no
+    /// upload was reported or asked for) stays unmade.
+    private func completeUpload() {
+        lockState()
+        let made = madeUploadProgress
+        unlockState()
+        if let made, made.totalUnitCount > 0 {
+            showUpload(made.totalUnitCount, of: made.totalUnitCount)
+        }
     }
 
     /// Called on the session's queue as the body goes out; hops to the callback queue
