@@ -12,6 +12,7 @@ import Foundation
 /// The table is Foundation's `NSMutableDictionary`, keyed by the operation's address:
 /// its code lives in Foundation, where a Swift dictionary of a type of its own would
 /// compile its hash-table code (about 2 KB) into every program for this rare case.
+@usableFromInline
 enum EnqueueRegistry {
     /// A claimed operation, held weakly, under the key it was claimed with.
     private final class Entry {
@@ -31,6 +32,7 @@ enum EnqueueRegistry {
 
     /// Claims `operation` for `queue`: `false` when it was claimed before, is running or
     /// has finished.
+    @usableFromInline
     static func claim(_ operation: Operation, by queue: NetworkQueue) -> Bool {
         if let networkOperation = operation as? NetworkOperation {
             return networkOperation.claimEnqueue(by: queue)

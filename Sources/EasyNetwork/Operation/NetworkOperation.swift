@@ -37,7 +37,7 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
     @exclusivity(unchecked) private final var enqueuedTime: TimeInterval = 0
     /// The queue that took the operation, which lends it a slot while it is parked.
     @exclusivity(unchecked) private final weak var queue: NetworkQueue?
-    @exclusivity(unchecked) private final var tagSet: Set<String> = []
+    @exclusivity(unchecked) @usableFromInline final var tagSet: Set<String> = []
 
     /// Creates an operation in the ready state.
     public override init() {
@@ -48,19 +48,20 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
     /// ``OperationLock``); pair with ``unlockState()``. Nothing under it may run user code,
     /// nor release the last reference to a user's closure or object (its `deinit` would run
     /// under the lock).
-    @inline(never)  // one call per site, not the pool lookup inlined at each of them
+    @inline(never) @usableFromInline  // one call per site, not the pool lookup inlined at each of them
     package final func lockState() {
         lock.lock()
     }
 
     /// Lets go of the lock taken by ``lockState()``.
-    @inline(never)
+    @inline(never) @usableFromInline
     package final func unlockState() {
         lock.unlock()
     }
 
     /// Labels for cancelling operations together with
     /// ``NetworkQueue/cancelOperations(tagged:)`` (a screen, a feature, a user session).
+    @_alwaysEmitIntoClient  // in the caller: a program without tags carries none of it
     public final var tags: Set<String> {
         get {
             lockState()
@@ -72,13 +73,6 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
             tagSet = newValue
             unlockState()
         }
-    }
-
-    /// Whether ``tags`` contains `tag` (without copying the set out).
-    final func hasTag(_ tag: String) -> Bool {
-        lockState()
-        defer { unlockState() }
-        return tagSet.contains(tag)
     }
 
     /// Always `true`: network operations finish when their work calls ``finish()``.

@@ -52,6 +52,7 @@ public final class NetworkQueue: @unchecked Sendable {  // unchecked: `slotLimit
     /// callback queue of the operations' host (by default the main queue). Operations
     /// ignored by ``addOperation(_:)`` are left out, and so is every repeat of one
     /// within `operations`.
+    @_alwaysEmitIntoClient  // in the caller: the seed adds one operation at a time
     public func addOperations(_ operations: [Operation], waitUntilFinished: Bool) {
         var claimed: [Operation] = []
         claimed.reserveCapacity(operations.count)
@@ -74,8 +75,9 @@ public final class NetworkQueue: @unchecked Sendable {  // unchecked: `slotLimit
 
     /// Cancels every operation of this queue that carries `tag` (see
     /// ``NetworkOperation/tags``); each finishes and reports a cancellation.
+    @_alwaysEmitIntoClient  // in the caller: a program without tags carries none of it
     public func cancelOperations(tagged tag: String) {
-        for case let operation as NetworkOperation in operationQueue.operations where operation.hasTag(tag) {
+        for case let operation as NetworkOperation in operationQueue.operations where operation.tags.contains(tag) {
             operation.cancel()
         }
     }
