@@ -138,6 +138,7 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
     /// Marks the operation finished. Safe to call from any thread and any number of
     /// times: only the first call counts. Called before the operation started, it is
     /// remembered and the operation finishes when the queue starts it.
+    @inline(never)  // a call at each of the library's sites
     public final func finish() {
         lockState()
         let proceed = phase == phaseExecuting
@@ -247,6 +248,7 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
     func receiveCoalescedDelivery() {}
 
     /// `executed`: whether `isExecuting` was `true` until now (it changes with `isFinished`).
+    @inline(never)  // one copy for start() and finish()
     private func completeFinishing(executed: Bool) {
         lockState()
         let reported = cancelledWhileQueued
