@@ -19,7 +19,8 @@ import Foundation
 /// cancellations of many such operations (`cancelAllOperations()`) reach the callback
 /// queue in batches, each operation's callbacks still in order and once.
 open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
-    // unchecked: every `var` below is read and written only under the operation's lock.
+    // unchecked: every `var` below is read and written only under the operation's lock (but
+    // `awaitedOnly`, written before the operation is published).
     //
     // The lock is `lockState()`/`unlockState()`; the `let`s are set once in init.
     // Every field has the same layout for any `Output` (closures and references), so the
@@ -46,7 +47,8 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// then a cancellation, with nothing stored.
     @exclusivity(unchecked) private var cancelledBeforeRun: Bool
     /// Made and awaited by the library (``NetworkQueue/send(_:configuration:)``), never
-    /// shown to the caller: a success is delivered where it became known.
+    /// shown to the caller: a success is delivered where it became known. Set before the
+    /// operation is queued (queueing publishes it), read when it runs: no lock.
     @exclusivity(unchecked) private var awaitedOnly: Bool
     /// Library observers of the delivery (``observeDelivery(_:)``), chained in one closure.
     @exclusivity(unchecked) private var observers: Optional<@Sendable () -> Void>
@@ -247,9 +249,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
 
     /// Sends the request and reports its result; subclasses rarely override it.
     open override func execute() {
-        lockState()
         let inPlace = awaitedOnly
-        unlockState()
         // Each closure captures only `self`: none allocates a context.
         service.perform(request, transform: transform, uploadProgress: { [self] sent, expected in
             reportUpload(sent: sent, expected: expected)
@@ -263,9 +263,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// Marks an operation the library made to await it, before it is queued (see
     /// ``NetworkQueue/send(_:configuration:)``).
     final func markAwaitedOnly() {
-        lockState()
         awaitedOnly = true
-        unlockState()
     }
 
     /// On the callback queue (an awaited success: where it became known): stores the
