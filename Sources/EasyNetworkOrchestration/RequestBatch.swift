@@ -106,8 +106,8 @@ public final class RequestBatch<Output>: @unchecked Sendable {
             return
         }
         for (index, operation) in operations.enumerated() {
-            operation.observeResult { result in
-                self.store(result, at: index)
+            operation.observeDelivery { [unowned operation] in
+                self.store(operation.result ?? .failure(NetworkError(kind: .cancelled)), at: index)
             }
         }
         queue.addOperations(operations, waitUntilFinished: false)

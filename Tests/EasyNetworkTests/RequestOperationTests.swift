@@ -158,12 +158,12 @@ final class RequestOperationTests: ServerTestCase {
         let op = RequestOperation(request: TestRequest("/products/1"), configuration: makeHost(), decoding: Product.self)
         let order = Collector<String>()
         op.completion = { _ in order.append("completion") }
-        op.observeResult { result in order.append("observer \((try? result.get().id) ?? 0)") }
+        op.observeDelivery { [unowned op] in order.append("observer \((try? op.result?.get().id) ?? 0)") }
         queue.addOperation(op)
         waitUntilFinished(op)
         callbackQueue.sync {}
         XCTAssertEqual(order.values, ["completion", "observer 1"])
-        op.observeResult { result in order.append("late \((try? result.get().id) ?? 0)") }
+        op.observeDelivery { [unowned op] in order.append("late \((try? op.result?.get().id) ?? 0)") }
         XCTAssertEqual(order.values, ["completion", "observer 1", "late 1"])
     }
 

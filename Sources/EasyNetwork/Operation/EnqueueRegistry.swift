@@ -7,30 +7,30 @@ import Foundation
 /// ``NetworkOperation``s carry their own flag and never reach the table; every other
 /// `Operation` is tracked here by a weak reference, so the registry never keeps one
 /// alive. Entries of operations that finished or went away are swept out as the table
-/// grows (by building a new table).
+/// grows.
 ///
 /// The table is Foundation's `NSMutableDictionary`, keyed by the operation's address:
 /// its code lives in Foundation, where a Swift dictionary of a type of its own would
 /// compile its hash-table code (about 2 KB) into every program for this rare case.
+@usableFromInline
 enum EnqueueRegistry {
-    /// A claimed operation, held weakly, under the key it was claimed with.
+    /// A claimed operation, held weakly.
     private final class Entry {
-        let key: NSNumber
         weak var operation: Operation?
 
-        init(key: NSNumber, operation: Operation) {
-            self.key = key
+        init(_ operation: Operation) {
             self.operation = operation
         }
     }
 
     private static let lock = Lock()
-    // Both are read and written only under `lock`.
-    nonisolated(unsafe) private static var table = NSMutableDictionary()
+    // The table's entries and `sweepAt` are read and written only under `lock`.
+    nonisolated(unsafe) private static let table = NSMutableDictionary()
     nonisolated(unsafe) private static var sweepAt = 64
 
     /// Claims `operation` for `queue`: `false` when it was claimed before, is running or
     /// has finished.
+    @usableFromInline
     static func claim(_ operation: Operation, by queue: NetworkQueue) -> Bool {
         if let networkOperation = operation as? NetworkOperation {
             return networkOperation.claimEnqueue(by: queue)
@@ -43,17 +43,16 @@ enum EnqueueRegistry {
         if (table.object(forKey: key) as? Entry)?.operation != nil {
             return false
         }
-        table.setObject(Entry(key: key, operation: operation), forKey: key)
         if table.count >= sweepAt {
-            let kept = NSMutableDictionary(capacity: table.count)
-            for case let entry as Entry in table.objectEnumerator() {
-                if let operation = entry.operation, !operation.isFinished {
-                    kept.setObject(entry, forKey: entry.key)
+            for key in table.allKeys {
+                if let operation = (table.object(forKey: key) as? Entry)?.operation, !operation.isFinished {
+                    continue
                 }
+                table.removeObject(forKey: key)
             }
-            table = kept
-            sweepAt = max(64, kept.count * 2)
+            sweepAt = max(64, table.count * 2)
         }
+        table.setObject(Entry(operation), forKey: key)
         return true
     }
 }

@@ -29,16 +29,15 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
     // checker, keeps them exclusive.
     @exclusivity(unchecked) private final var phase = phaseReady
     @exclusivity(unchecked) private final var finishRequestedBeforeStart = false
-    @exclusivity(unchecked) private final var enqueued = false
     @exclusivity(unchecked) private final var cancelledWhileQueued = false
     /// Whether ``addDependency(_:)`` was ever called (a cancel then looks at `dependencies`).
     @exclusivity(unchecked) private final var addedDependency = false
-    /// Seconds since the reference date (a `Date`'s layout is known only at run time,
-    /// which would make every access to the state look up type metadata); set with `enqueued`.
+    /// When a ``NetworkQueue`` took the operation, in seconds since the reference date (a
+    /// `Date`'s layout is known only at run time); 0 while none did.
     @exclusivity(unchecked) private final var enqueuedTime: TimeInterval = 0
     /// The queue that took the operation, which lends it a slot while it is parked.
     @exclusivity(unchecked) private final weak var queue: NetworkQueue?
-    @exclusivity(unchecked) private final var tagSet: Set<String> = []
+    @exclusivity(unchecked) @usableFromInline final var tagSet: Set<String> = []
 
     /// Creates an operation in the ready state.
     public override init() {
@@ -49,35 +48,31 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
     /// ``OperationLock``); pair with ``unlockState()``. Nothing under it may run user code,
     /// nor release the last reference to a user's closure or object (its `deinit` would run
     /// under the lock).
+    @inline(never) @usableFromInline  // one call per site, not the pool lookup inlined at each of them
     package final func lockState() {
         lock.lock()
     }
 
     /// Lets go of the lock taken by ``lockState()``.
+    @inline(never) @usableFromInline
     package final func unlockState() {
         lock.unlock()
     }
 
     /// Labels for cancelling operations together with
     /// ``NetworkQueue/cancelOperations(tagged:)`` (a screen, a feature, a user session).
+    @_alwaysEmitIntoClient  // in the caller: a program without tags carries none of it
     public final var tags: Set<String> {
         get {
-            lock.lock()
-            defer { lock.unlock() }
+            lockState()
+            defer { unlockState() }
             return tagSet
         }
         set {
-            lock.lock()
+            lockState()
             tagSet = newValue
-            lock.unlock()
+            unlockState()
         }
-    }
-
-    /// Whether ``tags`` contains `tag` (without copying the set out).
-    final func hasTag(_ tag: String) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return tagSet.contains(tag)
     }
 
     /// Always `true`: network operations finish when their work calls ``finish()``.
@@ -85,31 +80,30 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
 
     /// `true` from the moment `start()` runs ``execute()`` until ``finish()`` completes.
     public final override var isExecuting: Bool {
-        lock.lock()
-        defer { lock.unlock() }
+        lockState()
+        defer { unlockState() }
         return phase == phaseExecuting || phase == phaseFinishing
     }
 
     /// `true` once ``finish()`` has completed; never before the operation started.
     public final override var isFinished: Bool {
-        lock.lock()
-        defer { lock.unlock() }
+        lockState()
+        defer { unlockState() }
         return phase == phaseFinished
     }
 
     /// Starts the operation. Called by the queue; call it yourself only for an
     /// operation that is in no queue. A second call does nothing.
     public final override func start() {
-        let lock = self.lock
         // Cancelled before it started (a bulk cancel): finish without passing through
         // executing, so the queue sees one `isFinished` change, as for a plain operation.
         if isCancelled {
-            lock.lock()
+            lockState()
             let claimed = phase == phaseReady
             if claimed {
                 phase = phaseCancelledBeforeStart
             }
-            lock.unlock()
+            unlockState()
             if claimed {
                 completeFinishing(executed: false)
             }
@@ -118,13 +112,13 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
         // Not cancelled when read above (outside the lock: Foundation's own lock is never
         // taken under ours); a cancellation from now on reaches the running work.
         willChangeValue(forKey: "isExecuting")
-        lock.lock()
+        lockState()
         let ready = phase == phaseReady
         let finishAtOnce = finishRequestedBeforeStart || cancelledWhileQueued
         if ready {
             phase = finishAtOnce ? phaseFinishing : phaseExecuting
         }
-        lock.unlock()
+        unlockState()
         didChangeValue(forKey: "isExecuting")
         guard ready else { return }
         if finishAtOnce {
@@ -144,16 +138,16 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
     /// Marks the operation finished. Safe to call from any thread and any number of
     /// times: only the first call counts. Called before the operation started, it is
     /// remembered and the operation finishes when the queue starts it.
+    @inline(never)  // a call at each of the library's sites
     public final func finish() {
-        let lock = self.lock
-        lock.lock()
+        lockState()
         let proceed = phase == phaseExecuting
         if proceed {
             phase = phaseFinishing
         } else if phase == phaseReady {
             finishRequestedBeforeStart = true
         }
-        lock.unlock()
+        unlockState()
         if proceed {
             completeFinishing(executed: true)
         }
@@ -168,15 +162,15 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
         #else
         cancelLeavingDependencies()
         #endif
-        let lock = self.lock
-        lock.lock()
-        let waiting = enqueued && phase == phaseReady && !cancelledWhileQueued
+        lockState()
+        let waiting = enqueuedTime != 0 && phase == phaseReady && !cancelledWhileQueued
         if waiting {
             cancelledWhileQueued = true
         }
-        lock.unlock()
+        unlockState()
         if waiting {
-            didCancelWhileQueued()
+            // It never runs: report the cancellation now rather than when a slot frees.
+            cancelledBeforeStart()
         }
     }
 
@@ -194,10 +188,9 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
     /// to nothing), the operation is never reached once it can start, and `dependencies`
     /// is what it was.
     private func cancelLeavingDependencies() {
-        let lock = self.lock
-        lock.lock()
+        lockState()
         let mayBeListed = phase == phaseReady && addedDependency
-        lock.unlock()
+        unlockState()
         // Only the first cancel of an operation that has not started (a running one's
         // dependencies have finished and let go of it already) and was given dependencies
         // (most are not: a bulk cancel does not ask Foundation for them).
@@ -215,10 +208,9 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
     /// Makes the operation wait until `operation` has finished, as `Operation` does.
     /// Subclasses that override it must call `super.addDependency(_:)`.
     open override func addDependency(_ operation: Operation) {
-        let lock = self.lock
-        lock.lock()
+        lockState()
         addedDependency = true
-        lock.unlock()
+        unlockState()
         super.addDependency(operation)
     }
 
@@ -226,11 +218,9 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
     /// second `addOperation` is ignored instead of crashing Foundation.
     final func claimEnqueue(by queue: NetworkQueue) -> Bool {
         let now = Date().timeIntervalSinceReferenceDate
-        let lock = self.lock
-        lock.lock()
-        defer { lock.unlock() }
-        guard !enqueued, phase == phaseReady else { return false }
-        enqueued = true
+        lockState()
+        defer { unlockState() }
+        guard enqueuedTime == 0, phase == phaseReady else { return false }
         enqueuedTime = now
         self.queue = queue
         return true
@@ -239,43 +229,40 @@ open class NetworkOperation: Operation, @unchecked Sendable {  // unchecked: its
     /// The ``NetworkQueue`` that took the operation and when, in one lock (both `nil`
     /// when none did).
     final var enqueueRecord: (queue: NetworkQueue?, at: Date?) {
-        lock.lock()
-        let (queue, time) = (self.queue, enqueued ? enqueuedTime : nil)
-        lock.unlock()
-        return (queue, time.map(Date.init(timeIntervalSinceReferenceDate:)))
+        lockState()
+        let (queue, time) = (self.queue, enqueuedTime)
+        unlockState()
+        return (queue, time == 0 ? nil : Date(timeIntervalSinceReferenceDate: time))
     }
 
     /// Called on the starting thread right before ``execute()``; a library hook.
     func willExecute() {}
 
-    /// Called once, right before the operation becomes finished; a library hook.
-    func willFinish() {}
-
-    /// Whether ``didCancelWhileQueued()`` was called.
-    final var wasCancelledWhileQueued: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return cancelledWhileQueued
-    }
-
-    /// Called once, on the cancelling thread, when an operation a ``NetworkQueue`` holds
-    /// is cancelled before it started (it will finish without executing); a library hook.
-    func didCancelWhileQueued() {}
+    /// Called when the operation was cancelled before it started: once on the cancelling
+    /// thread when a ``NetworkQueue`` holds it (it will finish without executing), else
+    /// right before it finishes cancelled; a library hook.
+    func cancelledBeforeStart() {}
 
     /// Called on the queue of each post of this operation to ``CoalescedDelivery`` (the
     /// callback queue; a seed ``ServiceOperation``'s, the response queue); a library hook.
     func receiveCoalescedDelivery() {}
 
     /// `executed`: whether `isExecuting` was `true` until now (it changes with `isFinished`).
+    @inline(never)  // one copy for start() and finish()
     private func completeFinishing(executed: Bool) {
-        willFinish()
+        lockState()
+        let reported = cancelledWhileQueued
+        unlockState()
+        if !reported, isCancelled {
+            cancelledBeforeStart()
+        }
         if executed {
             willChangeValue(forKey: "isExecuting")
         }
         willChangeValue(forKey: "isFinished")
-        lock.lock()
+        lockState()
         phase = phaseFinished
-        lock.unlock()
+        unlockState()
         if executed {
             didChangeValue(forKey: "isExecuting")
         }

@@ -52,6 +52,7 @@ public final class NetworkQueue: @unchecked Sendable {  // unchecked: `slotLimit
     /// callback queue of the operations' host (by default the main queue). Operations
     /// ignored by ``addOperation(_:)`` are left out, and so is every repeat of one
     /// within `operations`.
+    @_alwaysEmitIntoClient  // in the caller: the seed adds one operation at a time
     public func addOperations(_ operations: [Operation], waitUntilFinished: Bool) {
         var claimed: [Operation] = []
         claimed.reserveCapacity(operations.count)
@@ -64,6 +65,7 @@ public final class NetworkQueue: @unchecked Sendable {  // unchecked: `slotLimit
     /// Cancels every operation in the queue; each finishes and reports a cancellation.
     /// The queue starts nothing while it cancels, so an operation waiting for a slot
     /// never sends its request because a cancelled one freed the slot first.
+    @_alwaysEmitIntoClient  // a forward to `operationQueue`: in the caller
     public func cancelAllOperations() {
         let wasSuspended = operationQueue.isSuspended
         operationQueue.isSuspended = true
@@ -73,29 +75,34 @@ public final class NetworkQueue: @unchecked Sendable {  // unchecked: `slotLimit
 
     /// Cancels every operation of this queue that carries `tag` (see
     /// ``NetworkOperation/tags``); each finishes and reports a cancellation.
+    @_alwaysEmitIntoClient  // in the caller: a program without tags carries none of it
     public func cancelOperations(tagged tag: String) {
-        for case let operation as NetworkOperation in operationQueue.operations where operation.hasTag(tag) {
+        for case let operation as NetworkOperation in operationQueue.operations where operation.tags.contains(tag) {
             operation.cancel()
         }
     }
 
     /// Blocks until every operation has finished. Never call it on the callback queue.
+    @_alwaysEmitIntoClient  // a forward to `operationQueue`: in the caller
     public func waitUntilAllOperationsAreFinished() {
         operationQueue.waitUntilAllOperationsAreFinished()
     }
 
     /// While `true`, no new operation starts; running ones go on.
+    @_alwaysEmitIntoClient  // a forward to `operationQueue`: in the caller
     public var isSuspended: Bool {
         get { operationQueue.isSuspended }
         set { operationQueue.isSuspended = newValue }
     }
 
     /// The number of operations not yet finished.
+    @_alwaysEmitIntoClient  // a forward to `operationQueue`: in the caller
     public var operationCount: Int {
         operationQueue.operationCount
     }
 
     /// The operations not yet finished.
+    @_alwaysEmitIntoClient  // a forward to `operationQueue`: in the caller
     public var operations: [Operation] {
         operationQueue.operations
     }

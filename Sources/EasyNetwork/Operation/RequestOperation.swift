@@ -19,53 +19,39 @@ import Foundation
 /// cancellations of many such operations (`cancelAllOperations()`) reach the callback
 /// queue in batches, each operation's callbacks still in order and once.
 open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
-    // unchecked: every `var` below is read and written only under the operation's lock.
+    // unchecked: every `var` below is read and written only under the operation's lock (but
+    // `awaitedOnly`, written before the operation is published).
     //
     // The lock is `lockState()`/`unlockState()`; the `let`s are set once in init.
     // Every field has the same layout for any `Output` (closures and references), so the
-    // code that touches only the fields that do not name `Output` (flags, failure,
-    // metrics, upload progress, observers) compiles as non-generic code (constant field
-    // offsets, no generic metadata), and freeing or cancelling an operation looks up no
-    // metadata. They are fields of the operation rather than a separate object or a
-    // struct: nothing more to allocate per operation (bulk cancels), no value witnesses.
+    // code that touches only the fields that do not name `Output` compiles as non-generic
+    // code (constant field offsets, no generic metadata). No field has an initial value
+    // where it is declared (in a public type each compiles a function): `init` sets them,
+    // and an optional is spelled `Optional<T>` (`T?` has an implicit `= nil`).
     private let request: BaseAPIRequest
     private let transform: @Sendable (NetworkResponse) throws -> Output
-
-    // Size: none of these has an initial value where it is declared (in a public type
-    // each compiles a function with an unwind entry): `init` sets every one, and an
-    // optional is spelled `Optional<T>` (`T?` has an implicit `= nil`).
-
-    // The generic part: three callbacks and the delivered result.
     @exclusivity(unchecked) private var successClosure: Optional<@Sendable (Output) -> Void>
+    @exclusivity(unchecked) private var failureClosure: Optional<@Sendable (NetworkError) -> Void>
     @exclusivity(unchecked) private var completionClosure: Optional<@Sendable (Result<Output, NetworkError>) -> Void>
     @exclusivity(unchecked) private var cachedValueClosure: Optional<@Sendable (Output) -> Void>
+    @exclusivity(unchecked) private var uploadProgressClosure: Optional<@Sendable (Progress) -> Void>
     /// Boxed, so that the operation's layout does not depend on `Output`.
     @exclusivity(unchecked) private var storedResult: Optional<StoredValue<Result<Output, NetworkError>>>
-
-    // The part that does not name `Output`.
-    @exclusivity(unchecked) private var failureClosure: Optional<@Sendable (NetworkError) -> Void>
-    @exclusivity(unchecked) private var uploadProgressClosure: Optional<@Sendable (Progress) -> Void>
+    /// Boxed: `RequestMetrics` holds `Date`s, whose layout is known only at run time.
+    @exclusivity(unchecked) private var storedMetrics: Optional<StoredValue<RequestMetrics>>
     @exclusivity(unchecked) private var madeUploadProgress: Optional<Progress>
     @exclusivity(unchecked) private var uploadGate: ProgressGate
-    /// Boxed: `RequestMetrics` holds Foundation `Date`s, whose layout is known only at
-    /// run time on some platforms.
-    @exclusivity(unchecked) private var storedMetrics: Optional<StoredValue<RequestMetrics>>
     /// Whether the callbacks were called (observers added later run at once).
     @exclusivity(unchecked) private var delivered: Bool
-    /// Cancelled before its request ran, outside a queue's wait (see ``willFinish()``):
-    /// ``result`` is then a cancellation, with nothing stored.
+    /// Cancelled before its request ran (see ``cancelledBeforeStart()``): ``result`` is
+    /// then a cancellation, with nothing stored.
     @exclusivity(unchecked) private var cancelledBeforeRun: Bool
-    /// Library observers of the delivery (``observeDelivery(_:)``), not of a type that
-    /// names `Output`: they read ``result``. The first (usually the only one: an awaiting
-    /// task) in a field of its own, so that it allocates no array.
-    @exclusivity(unchecked) private var firstObserver: Optional<@Sendable () -> Void>
-    @exclusivity(unchecked) private var moreObservers: [@Sendable () -> Void]
-    /// The callback queue of the request that runs (progress hops there).
-    @exclusivity(unchecked) private var progressQueue: Optional<DispatchQueue>
     /// Made and awaited by the library (``NetworkQueue/send(_:configuration:)``), never
-    /// shown to the caller: no closure of the caller's can be set, so a success is
-    /// delivered where it became known, not through the callback queue.
+    /// shown to the caller: a success is delivered where it became known. Set before the
+    /// operation is queued (queueing publishes it), read when it runs: no lock.
     @exclusivity(unchecked) private var awaitedOnly: Bool
+    /// Library observers of the delivery (``observeDelivery(_:)``), chained in one closure.
+    @exclusivity(unchecked) private var observers: Optional<@Sendable () -> Void>
 
     /// Called on the host's callback queue with the mapped value on success.
     ///
@@ -145,12 +131,9 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// of whatever progress the host app made current.
     public final var uploadProgress: Progress {
         lockState()
-        defer { unlockState() }
-        if let progress = madeUploadProgress {
-            return progress
-        }
-        let progress = Progress.discreteProgress(totalUnitCount: 0)
+        let progress = madeUploadProgress ?? Progress.discreteProgress(totalUnitCount: 0)
         madeUploadProgress = progress
+        unlockState()
         return progress
     }
     /// Called on the host's callback queue as the body goes out (at most every half
@@ -181,20 +164,18 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         self.request = request
         self.transform = transform
         successClosure = nil
+        failureClosure = nil
         completionClosure = nil
         cachedValueClosure = nil
-        storedResult = nil
-        failureClosure = nil
         uploadProgressClosure = nil
+        storedResult = nil
+        storedMetrics = nil
         madeUploadProgress = nil
         uploadGate = ProgressGate()
-        storedMetrics = nil
         delivered = false
         cancelledBeforeRun = false
-        firstObserver = nil
-        moreObservers = []
-        progressQueue = nil
         awaitedOnly = false
+        observers = nil
         super.init(configuration: configuration)
         executesWhenCancelled = false  // it reports a cancellation before start itself
     }
@@ -211,6 +192,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     }
 
     /// An operation that maps the JSON payload with a ``ResponseMapperProtocol`` type.
+    @_alwaysEmitIntoClient
     public convenience init<Mapper: ResponseMapperProtocol>(
         request: BaseAPIRequest,
         configuration: HostConfiguration = .shared,
@@ -222,6 +204,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// An operation that decodes the payload as `type` with `decoder` (the host's
     /// `jsonDecoder` when `nil`). A decoding error names the type, the key path and the
     /// size of the body (the body itself is in its `data` and `bodySnippet`).
+    @_alwaysEmitIntoClient
     public convenience init(
         request: BaseAPIRequest,
         configuration: HostConfiguration = .shared,
@@ -232,6 +215,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     }
 
     /// An operation that maps the JSON payload (`Any?`, `nil` when empty) with a closure.
+    @_alwaysEmitIntoClient
     public convenience init(
         request: BaseAPIRequest,
         configuration: HostConfiguration = .shared,
@@ -251,24 +235,21 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         }
         // Cancelled before it ran (while it waited in a queue, or before it started): it
         // never runs, nothing else stores a result.
-        return cancelledBeforeRun || wasCancelledWhileQueued ? .failure(.cancelled(url: nil)) : nil
+        return cancelledBeforeRun ? .failure(.cancelled(url: nil)) : nil
     }
 
     /// The request's measurements (time queued, duration, bytes, attempts), set
     /// before the callbacks run; `nil` when the request never ran.
     public final var metrics: RequestMetrics? {
         lockState()
-        defer { unlockState() }
-        return storedMetrics?.value
+        let stored = storedMetrics
+        unlockState()
+        return stored?.value
     }
 
     /// Sends the request and reports its result; subclasses rarely override it.
     open override func execute() {
-        let queue = service.configuration.callbackQueue
-        lockState()
         let inPlace = awaitedOnly
-        progressQueue = queue
-        unlockState()
         // Each closure captures only `self`: none allocates a context.
         service.perform(request, transform: transform, uploadProgress: { [self] sent, expected in
             reportUpload(sent: sent, expected: expected)
@@ -282,41 +263,54 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// Marks an operation the library made to await it, before it is queued (see
     /// ``NetworkQueue/send(_:configuration:)``).
     final func markAwaitedOnly() {
-        lockState()
         awaitedOnly = true
-        unlockState()
     }
 
     /// On the callback queue (an awaited success: where it became known): stores the
-    /// result and metrics, calls the closures set now, in order, then the library
-    /// observers, and finishes.
+    /// result and metrics, calls back, and finishes.
     private func deliver(_ result: Result<Output, NetworkError>, metrics: RequestMetrics) {
         lockState()
         let first = storedResult == nil && !cancelledBeforeRun
         if first {
             storedResult = StoredValue(result)
         }
-        if storedMetrics == nil {
-            storedMetrics = StoredValue(metrics)
-        }
+        storedMetrics = StoredValue(metrics)
         unlockState()
         if first {
-            if case .success = result {
-                completeUpload()
-            }
-            lockState()
-            let success = successClosure
-            let failure = failureClosure
-            let completion = completionClosure
-            unlockState()
-            switch result {
-            case .success(let value): success?(value)
-            case .failure(let error): failure?(error)
-            }
-            completion?(result)
-            notifyObservers()
+            callBack(result)
         }
         finish()
+    }
+
+    /// Calls the closures set now, in order, then the library observers.
+    private func callBack(_ result: Result<Output, NetworkError>) {
+        lockState()
+        let (success, failure, completion) = (successClosure, failureClosure, completionClosure)
+        unlockState()
+        switch result {
+        case .success(let value):
+            completeUpload()
+            success?(value)
+        case .failure(let error):
+            failure?(error)
+        }
+        completion?(result)
+        lockState()
+        delivered = true
+        let observers = observers.take()
+        unlockState()
+        observers?()
+    }
+
+    /// Before `success`: a body that went out is at 100 %; a progress nobody made (no
+    /// upload was reported or asked for) stays unmade.
+    private func completeUpload() {
+        lockState()
+        let made = madeUploadProgress
+        unlockState()
+        if let made, made.totalUnitCount > 0 {
+            showUpload(made.totalUnitCount, of: made.totalUnitCount)
+        }
     }
 
     /// Called on the session's queue as the body goes out; hops to the callback queue
@@ -324,115 +318,64 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     private func reportUpload(sent: Int64, expected: Int64) {
         let total = max(expected, sent)
         guard total > 0 else { return }
-        let fraction = Double(sent) / Double(total)
         lockState()
-        let admitted = uploadGate.admit(fraction)
-        let queue = progressQueue
+        let admitted = uploadGate.admit(Double(sent) / Double(total))
         unlockState()
-        guard admitted, let queue else { return }
-        QueueHop.async(queue) { [self] in
-            let progress = uploadProgress
-            guard sent >= progress.completedUnitCount else { return }
-            progress.totalUnitCount = total
-            progress.completedUnitCount = sent
-            onUploadProgress?(progress)
+        guard admitted else { return }
+        QueueHop.async(configuration.callbackQueue) { [self] in
+            showUpload(sent, of: total)
         }
     }
 
-    /// On the callback queue before `success`: a body that went out is at 100 %. A
-    /// progress nobody made (no upload was reported or asked for) stays unmade.
-    private func completeUpload() {
-        lockState()
-        let made = madeUploadProgress
-        unlockState()
-        guard let progress = made, progress.totalUnitCount > 0, progress.completedUnitCount < progress.totalUnitCount else { return }
-        progress.completedUnitCount = progress.totalUnitCount
+    /// On the callback queue: moves ``uploadProgress`` forward (never back) and calls
+    /// ``onUploadProgress``.
+    private func showUpload(_ sent: Int64, of total: Int64) {
+        let progress = uploadProgress
+        guard sent >= progress.completedUnitCount, sent > progress.completedUnitCount || total != progress.totalUnitCount else { return }
+        progress.totalUnitCount = total
+        progress.completedUnitCount = sent
         onUploadProgress?(progress)
     }
 
-    override func willFinish() {
-        // Cancelled before its request ran (outside a NetworkQueue, or started by hand):
-        // mark it now, so whoever looks at `result` after the operation finished sees the
-        // cancellation, and call back later, batched with the other cancellations of a
-        // bulk cancel (one queue hop for many).
-        guard !wasCancelledWhileQueued, isCancelled else { return }
+    override func cancelledBeforeStart() {
+        // Never runs: mark it, so whoever looks at `result` sees the cancellation, and
+        // call back soon (waiting in a NetworkQueue: now rather than when a slot frees),
+        // batched with the other cancellations of a bulk cancel (one queue hop for many).
         lockState()
         let first = storedResult == nil && !cancelledBeforeRun
-        if first {
-            cancelledBeforeRun = true
-        }
+        cancelledBeforeRun = true
         unlockState()
         if first {
             CoalescedDelivery.post(self, on: configuration.callbackQueue)
         }
     }
 
-    override func didCancelWhileQueued() {
-        // Waiting in a NetworkQueue: call back now rather than when a slot frees. The
-        // operation never runs, so nothing can store another result (`result` reports the
-        // cancellation).
-        CoalescedDelivery.post(self, on: configuration.callbackQueue)
-    }
-
     /// The coalesced delivery of a cancellation before start, posted once, by
-    /// ``didCancelWhileQueued()`` or by ``willFinish()``: which one cannot change once
-    /// either ran, the operation left the ready phase.
+    /// ``cancelledBeforeStart()``.
     override func receiveCoalescedDelivery() {
-        // The path of a bulk cancel, in one lock: the operation never ran, so its
-        // observers, if any, were added before (a queue's `run`); with none, marking it
-        // delivered before the closures run makes no observer wait for them.
-        lockState()
-        let failure = failureClosure
-        let completion = completionClosure
-        let observed = firstObserver != nil
-        if !observed {
-            delivered = true
-        }
-        unlockState()
-        let error = NetworkError.cancelled(url: nil)
-        failure?(error)
-        completion?(.failure(error))
-        if observed {
-            notifyObservers()
-        }
-    }
-
-    /// Marks the result delivered and calls the library observers.
-    private func notifyObservers() {
-        lockState()
-        delivered = true
-        let (first, more) = (firstObserver, moreObservers)
-        (firstObserver, moreObservers) = (nil, [])
-        unlockState()
-        first?()
-        for observer in more {
-            observer()
-        }
+        callBack(.failure(.cancelled(url: nil)))
     }
 
     /// Calls `observer` once after the public closures of the delivery (on the callback
-    /// queue), or at once when the result was delivered already; ``result`` then holds it.
-    final func observeDelivery(_ observer: @escaping @Sendable () -> Void) {
+    /// queue), or at once when the result was delivered already; ``result`` then holds it
+    /// (for the library's awaits, batches and chains).
+    @usableFromInline
+    package final func observeDelivery(_ observer: @escaping @Sendable () -> Void) {
         lockState()
         let now = delivered
         if !now {
-            if firstObserver == nil {
-                firstObserver = observer
+            if let previous = observers {
+                observers = {
+                    previous()
+                    observer()
+                }
             } else {
-                moreObservers.append(observer)
+                observers = observer
             }
         }
         unlockState()
         if now {
             observer()
-        }
-    }
-
-    /// ``observeDelivery(_:)`` with the result (for the library's batches and chains).
-    package final func observeResult(_ observer: @escaping @Sendable (Result<Output, NetworkError>) -> Void) {
-        // Called only while the operation delivers (or at once): it is alive.
-        observeDelivery { [unowned self] in
-            observer(result ?? .failure(.cancelled(url: nil)))
         }
     }
 }

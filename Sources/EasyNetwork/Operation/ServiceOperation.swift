@@ -26,7 +26,7 @@ open class ServiceOperation: NetworkOperation, @unchecked Sendable {  // uncheck
     // Made on first use, under the operation's lock: one cancelled before it ran never
     // makes one (a bulk cancel of queued operations allocates and frees nothing for it).
     @exclusivity(unchecked) private final var madeService: Optional<EasyNetworkService>
-    /// Whether ``execute()`` ran or is scheduled to (see ``reportCancellationBeforeStart()``).
+    /// Whether ``execute()`` ran or is scheduled to (see ``cancelledBeforeStart()``).
     @exclusivity(unchecked) private final var executeClaimed: Bool
     /// Whether a cancellation before start runs ``execute()`` so that its requests report
     /// it: the library's own operations, which report it themselves, set it to `false` in
@@ -96,28 +96,15 @@ open class ServiceOperation: NetworkOperation, @unchecked Sendable {  // uncheck
     private func prepareService() {
         let service = self.service
         let (queue, enqueuedAt) = enqueueRecord
-        let priority = queuePriority
         // Registered when the operation starts executing, not at init: an operation
         // cancelled before it started sends nothing, and stays free of the weak reference
         // (which would make every retain and release of it slower, measurable in a bulk cancel).
         service.prepare(
             lender: queue, queuedAt: enqueuedAt,
-            priority: priority == .normal ? nil : Self.taskPriority(for: priority)
+            priority: Self.taskPriority(for: queuePriority)
         ) { [weak self] in
             guard let self, self.isCancelled else { return }
             self.finish()
-        }
-    }
-
-    override func didCancelWhileQueued() {
-        reportCancellationBeforeStart()
-    }
-
-    override func willFinish() {
-        // Cancelled and finishing without having executed (cancelled before it was added
-        // to a queue, or in a plain `OperationQueue`, or started by hand).
-        if executesWhenCancelled, isCancelled {
-            reportCancellationBeforeStart()
         }
     }
 
@@ -126,7 +113,7 @@ open class ServiceOperation: NetworkOperation, @unchecked Sendable {  // uncheck
     /// on its cancelled service, call their failure closures with the cancellation and
     /// send nothing. The operation itself finishes as any cancelled one does, when the
     /// queue starts it, whatever `execute()` does.
-    private func reportCancellationBeforeStart() {
+    override func cancelledBeforeStart() {
         guard executesWhenCancelled else { return }
         lockState()
         let first = !executeClaimed
@@ -142,15 +129,9 @@ open class ServiceOperation: NetworkOperation, @unchecked Sendable {  // uncheck
         execute()
     }
 
-    /// The `URLSessionTask` priority matching an operation's queue priority.
-    static func taskPriority(for priority: Operation.QueuePriority) -> Float {
-        switch priority {
-        case .veryLow: return 0.1
-        case .low: return 0.25
-        case .normal: return 0.5
-        case .high: return 0.75
-        case .veryHigh: return 0.9
-        @unknown default: return 0.5
-        }
+    /// The `URLSessionTask` priority matching an operation's queue priority (`nil`: normal).
+    static func taskPriority(for priority: Operation.QueuePriority) -> Float? {
+        let raw = priority.rawValue  // -8, -4, 0, 4, 8
+        return raw == 0 ? nil : raw <= -8 ? 0.1 : raw <= -4 ? 0.25 : raw < 4 ? 0.5 : raw < 8 ? 0.75 : 0.9
     }
 }

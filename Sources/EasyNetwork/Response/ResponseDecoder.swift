@@ -61,6 +61,7 @@ extension ResponseDecoder where Output: Decodable {
     /// What a typed request whose `Response` is `Output` decodes with: ``data`` for `Data`
     /// and ``string`` for `String` (the raw body, as ``APIRequest``'s defaults have it, not
     /// their `Decodable` forms), ``decodable(_:)`` for any other type.
+    @usableFromInline
     static var natural: ResponseDecoder<Output> {
         ResponseDecoder<Data>.data as? Self ?? ResponseDecoder<String>.string as? Self ?? .decodable()
     }
