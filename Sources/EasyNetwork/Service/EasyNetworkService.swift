@@ -170,7 +170,7 @@ public final class EasyNetworkService: @unchecked Sendable {
         withExtendedLifetime(old) {}
     }
 
-    /// On the callback queue, after a cancellation was delivered (see ``DeliverStage``).
+    /// On the callback queue, after a cancellation was delivered (see `RequestExchange.deliver`).
     func cancellationDelivered() {
         lock.lock()
         let body = onCancelled

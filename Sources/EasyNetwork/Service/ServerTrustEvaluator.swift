@@ -16,6 +16,6 @@ package protocol ServerTrustEvaluator: AnyObject, Sendable {
 }
 
 /// An error that another attempt could only repeat (a server refused by its pins):
-/// ``RetryStage`` asks no interceptor and no policy about a failure whose
+/// the request exchange asks no interceptor and no policy about a failure whose
 /// ``NetworkError/underlyingError`` is one.
 package protocol NonRetryableError: Error {}
