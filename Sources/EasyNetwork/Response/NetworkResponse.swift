@@ -60,6 +60,7 @@ public struct NetworkResponse: Sendable {
     public var statusCode: Int { httpResponse.statusCode }
 
     /// The value of a response header, name compared case-insensitively.
+    @_alwaysEmitIntoClient
     public func header(_ name: String) -> String? {
         httpResponse.value(forHTTPHeaderField: name)
     }

@@ -47,6 +47,7 @@ extension ResponseDecoder where Output == Void {
 
 extension ResponseDecoder where Output == Any? {
     /// The payload as `JSONSerialization` gives it (`nil` when empty).
+    @_alwaysEmitIntoClient
     public static var json: ResponseDecoder<Any?> {
         ResponseDecoder { try $0.jsonObject() }
     }
@@ -70,6 +71,7 @@ extension ResponseDecoder where Output: Decodable {
 extension ResponseDecoder {
     /// A decoder from a closure that uses a type's conformance (`Decodable`, a
     /// mapper's `process`), which Swift 6 cannot prove `Sendable`.
+    @usableFromInline
     static func unchecked(_ decode: @escaping (NetworkResponse) throws -> Output) -> ResponseDecoder<Output> {
         // unsafe: `decode` keeps no state and holds only Sendable values and a conformance the compiler cannot prove nonisolated; it runs off any actor.
         nonisolated(unsafe) let decode = decode
@@ -77,11 +79,13 @@ extension ResponseDecoder {
     }
 
     /// The payload mapped by a hand-written ``ResponseMapperProtocol`` type.
+    @_alwaysEmitIntoClient
     public static func mapper<Mapper: ResponseMapperProtocol>(_ mapper: Mapper.Type) -> ResponseDecoder<Output> where Mapper.Item == Output {
         .unchecked { try Mapper.process($0.jsonObject()) }
     }
 
     /// The payload (as JSON) mapped by a closure, e.g. with ``ArrayResponseMapper``.
+    @_alwaysEmitIntoClient
     public static func map(_ transform: @escaping @Sendable (Any?) throws -> Output) -> ResponseDecoder<Output> {
         ResponseDecoder { try transform($0.jsonObject()) }
     }
