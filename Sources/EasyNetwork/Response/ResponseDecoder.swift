@@ -14,16 +14,19 @@ public struct ResponseDecoder<Output>: Sendable {
     }
 
     /// Decodes `response`.
+    @_alwaysEmitIntoClient
     public func decode(_ response: NetworkResponse) throws -> Output {
-        try body(response)
+        try closure(response)
     }
 
     /// The decoding closure itself.
+    @usableFromInline
     var closure: @Sendable (NetworkResponse) throws -> Output { body }
 }
 
 extension ResponseDecoder where Output == Data {
     /// The raw body, untouched by any envelope.
+    @_alwaysEmitIntoClient
     public static var data: ResponseDecoder<Data> {
         ResponseDecoder { $0.data }
     }
@@ -32,6 +35,7 @@ extension ResponseDecoder where Output == Data {
 extension ResponseDecoder where Output == String {
     /// The body as text in the `Content-Type` charset (UTF-8 when none or unknown),
     /// untouched by any envelope.
+    @_alwaysEmitIntoClient
     public static var string: ResponseDecoder<String> {
         ResponseDecoder { try $0.text() }
     }
@@ -40,6 +44,7 @@ extension ResponseDecoder where Output == String {
 extension ResponseDecoder where Output == Void {
     /// Nothing: for 204 and empty bodies, or any body that does not matter. An
     /// envelope, if the host has one, is still judged.
+    @_alwaysEmitIntoClient
     public static var void: ResponseDecoder<Void> {
         ResponseDecoder { try $0.validateEnvelope() }
     }
@@ -55,6 +60,7 @@ extension ResponseDecoder where Output == Any? {
 
 extension ResponseDecoder where Output: Decodable {
     /// The payload decoded as `Output` with `decoder`, or the host's decoder when `nil`.
+    @_alwaysEmitIntoClient
     public static func decodable(_ decoder: JSONDecoder? = nil) -> ResponseDecoder<Output> {
         .unchecked { try $0.decode(Output.self, decoder: decoder) }
     }
@@ -62,7 +68,7 @@ extension ResponseDecoder where Output: Decodable {
     /// What a typed request whose `Response` is `Output` decodes with: ``data`` for `Data`
     /// and ``string`` for `String` (the raw body, as ``APIRequest``'s defaults have it, not
     /// their `Decodable` forms), ``decodable(_:)`` for any other type.
-    @usableFromInline
+    @_alwaysEmitIntoClient @usableFromInline
     static var natural: ResponseDecoder<Output> {
         ResponseDecoder<Data>.data as? Self ?? ResponseDecoder<String>.string as? Self ?? .decodable()
     }
