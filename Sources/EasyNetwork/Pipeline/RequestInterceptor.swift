@@ -43,21 +43,28 @@ public protocol RequestInterceptor: Sendable {
 
 extension RequestInterceptor {
     /// Sends the request unchanged.
+    @_alwaysEmitIntoClient
     public func adapt(_ urlRequest: URLRequest, context: RequestContext) throws -> URLRequest { urlRequest }
     /// Runs the throwing `adapt` and hands its result to `completion`.
+    @_alwaysEmitIntoClient
     public func adapt(_ urlRequest: URLRequest, context: RequestContext, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
         completion(Result { try adapt(urlRequest, context: context) })
     }
     /// Does nothing.
+    @_alwaysEmitIntoClient
     public func willSend(_ urlRequest: URLRequest, context: RequestContext) {}
     /// Does nothing.
+    @_alwaysEmitIntoClient
     public func didReceive(_ response: HTTPURLResponse?, data: Data, error: (any Error)?, context: RequestContext) {}
     /// Accepts every response.
+    @_alwaysEmitIntoClient
     public func validate(_ response: NetworkResponse, context: RequestContext) throws {}
     /// Lets the next interceptor (or the retry policy) decide.
+    @_alwaysEmitIntoClient
     public func retry(_ error: NetworkError, context: RequestContext, completion: @escaping @Sendable (RetryDecision) -> Void) {
         completion(.pass)
     }
     /// Does nothing.
+    @_alwaysEmitIntoClient
     public func didFinish(_ outcome: RequestOutcome, context: RequestContext) {}
 }

@@ -29,7 +29,9 @@ public struct RequestMetrics: Sendable, Equatable {
     public let attempts: Int
 
     /// From start to end.
+    @_alwaysEmitIntoClient
     public var duration: TimeInterval { endedAt.timeIntervalSince(startedAt) }
     /// From being handed over to the first attempt.
+    @_alwaysEmitIntoClient
     public var queuedDuration: TimeInterval { startedAt.timeIntervalSince(queuedAt) }
 }

@@ -26,31 +26,39 @@ public protocol APIRequest: BaseAPIRequest {
 
 extension APIRequest {
     /// `GET`.
+    @_alwaysEmitIntoClient
     public var method: NetworkService.Method { .get }
     /// `.path`: parameters in the URL query.
+    @_alwaysEmitIntoClient
     public var query: NetworkService.QueryType { .path }
     /// No parameters.
+    @_alwaysEmitIntoClient
     public var params: [String: Any]? { nil }
     /// No headers of its own.
+    @_alwaysEmitIntoClient
     public var headers: [String: String]? { nil }
 }
 
 extension APIRequest where Response: Decodable {
     /// Decodes the payload with the host's `jsonDecoder`.
+    @_alwaysEmitIntoClient
     public var responseDecoder: ResponseDecoder<Response> { .decodable() }
 }
 
 extension APIRequest where Response == Data {
     /// The raw body.
+    @_alwaysEmitIntoClient
     public var responseDecoder: ResponseDecoder<Data> { .data }
 }
 
 extension APIRequest where Response == String {
     /// The body as text in its charset.
+    @_alwaysEmitIntoClient
     public var responseDecoder: ResponseDecoder<String> { .string }
 }
 
 extension APIRequest where Response == Void {
     /// Nothing; the envelope, if any, is still judged.
+    @_alwaysEmitIntoClient
     public var responseDecoder: ResponseDecoder<Void> { .void }
 }

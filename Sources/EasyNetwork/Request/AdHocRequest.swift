@@ -19,9 +19,9 @@ import Foundation
 public struct AdHocRequest: BaseAPIRequest {
     /// Every field in one immutable object: a copy retains one reference, and the struct
     /// compiles no value witnesses of its own (its seven fields inline cost 2.3 KB of them).
-    private let fields: Fields
+    @usableFromInline let fields: Fields
 
-    private final class Fields {
+    @usableFromInline final class Fields {
         let method: NetworkService.Method
         let api: String
         let query: NetworkService.QueryType
@@ -30,6 +30,7 @@ public struct AdHocRequest: BaseAPIRequest {
         let encodableBody: (any Encodable)?
         let multipartBody: MultipartFormData?
 
+        @usableFromInline
         init(_ method: NetworkService.Method, _ api: String, _ query: NetworkService.QueryType, _ params: [String: Any]?,
              _ headers: [String: String]?, _ encodableBody: (any Encodable)?, _ multipartBody: MultipartFormData?) {
             self.method = method
@@ -68,6 +69,7 @@ public struct AdHocRequest: BaseAPIRequest {
     ///   - headers: this request's headers.
     ///   - body: an `Encodable` JSON body (then `params` go into the query).
     ///   - multipart: a `multipart/form-data` body (then `params` become text fields).
+    @_alwaysEmitIntoClient
     public init(
         _ method: NetworkService.Method,
         _ api: String,
@@ -81,11 +83,13 @@ public struct AdHocRequest: BaseAPIRequest {
     }
 
     /// `GET api`, with `query` in the URL query.
+    @_alwaysEmitIntoClient
     public static func get(_ api: String, query: [String: Any]? = nil, headers: [String: String]? = nil) -> AdHocRequest {
         AdHocRequest(.get, api, params: query, headers: headers)
     }
 
     /// `POST api`, with `json` as a JSON body.
+    @_alwaysEmitIntoClient
     public static func post(_ api: String, json: [String: Any]? = nil, headers: [String: String]? = nil) -> AdHocRequest {
         AdHocRequest(.post, api, params: json, encoding: .json, headers: headers)
     }

@@ -62,6 +62,7 @@ public final class HeaderFieldError: Error, Sendable, CustomStringConvertible {
     /// For an interceptor that sets a header from outside data: on Linux `setValue` drops a
     /// value holding CR or LF before the library can see it (the header keeps its former
     /// value, or none), so check first and throw this error from `adapt`.
+    @_alwaysEmitIntoClient
     public static func check(name: String, value: String) -> HeaderFieldError? {
         guard !isValidName(name) || !isValidValue(value) else { return nil }
         return refusal(name: name, value: value, source: "an interceptor")
@@ -78,12 +79,14 @@ public final class HeaderFieldError: Error, Sendable, CustomStringConvertible {
     private static let tokenHigh: UInt64 = 0x57FF_FFFF_C7FF_FFFE  // A-Z ^ _ ` a-z | ~
 
     /// Whether `name` is a non-empty RFC 9110 token.
+    @usableFromInline
     package static func isValidName(_ name: String) -> Bool {
         let scanned = scan(name)
         return scanned.found & 16 == 0 && scanned.count > 0
     }
 
     /// Whether `value` holds no CR, LF or NUL.
+    @usableFromInline
     package static func isValidValue(_ value: String) -> Bool {
         scan(value).found & 7 == 0
     }
@@ -156,6 +159,7 @@ public final class HeaderFieldError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The ``HeaderFieldError`` of one refused field (`name` invalid, else `value`).
+    @usableFromInline
     static func refusal(name: String?, value: String, source: String) -> HeaderFieldError {
         let named = name.map(scan)
         let invalidName = named.map { $0.found & 16 != 0 || $0.count == 0 } ?? false

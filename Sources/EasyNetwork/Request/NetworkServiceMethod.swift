@@ -20,6 +20,7 @@ extension NetworkService {
 
         /// Whether repeating the request has the same effect as sending it once
         /// (RFC 9110 §9.2.2). Retries and request sharing only touch idempotent methods.
+        @_alwaysEmitIntoClient
         public var isIdempotent: Bool {
             switch self {
             case .get, .put, .delete, .head, .options: return true

@@ -26,8 +26,9 @@ public struct QueryStringEncoder: Sendable {
     public init() {}
 
     /// The encoded query string for `parameters`, without a leading `?`.
+    @_alwaysEmitIntoClient
     public func encode(_ parameters: [String: Any]) -> String {
-        Self.join(Self.leaves(parameters, naming: ParameterWalker.escaped))
+        Self.join(pairs(parameters))
     }
 
     /// The encoded query string, or the `.encoding` error (for `url`) of a value that breaks a rule.
@@ -38,7 +39,8 @@ public struct QueryStringEncoder: Sendable {
     }
 
     /// Escaped `name=value` pairs joined by `&`.
-    private static func join(_ leaves: [(name: String, value: String)]) -> String {
+    @usableFromInline
+    static func join(_ leaves: [(name: String, value: String)]) -> String {
         var query = ""
         for (name, value) in leaves {
             if !query.isEmpty { query += "&" }

@@ -8,6 +8,7 @@ public final class ArrayResponseMapper<A: ParsedItem> {
     ///
     /// - Throws: ``ResponseMapperError/invalid`` when `obj` is not an array, or the
     ///   first error `mapper` throws.
+    @_alwaysEmitIntoClient
     public static func process(_ obj: Any?, mapper: (Any?) throws -> A) throws -> [A] {
         guard let array = obj as? [Any] else { throw ResponseMapperError.invalid }
         var items: [A] = []

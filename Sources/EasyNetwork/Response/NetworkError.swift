@@ -184,8 +184,9 @@ public struct NetworkError: Error, Sendable {
     /// U+FFFD), with `…` when the body is longer; `nil` when there is no body. For
     /// debugging: no sentence of the error quotes the body, since those reach logs and
     /// crash reports. Log this only where a body may go.
+    @_alwaysEmitIntoClient
     public var bodySnippet: String? {
-        guard let data = details.data, !data.isEmpty else { return nil }
+        guard let data, !data.isEmpty else { return nil }
         // Copied to bytes first: decoding `Data` or a slice of it inlines far more code.
         var bytes = [UInt8](repeating: 0, count: min(data.count, 200))
         data.copyBytes(to: &bytes, count: bytes.count)
@@ -244,6 +245,7 @@ public struct NetworkError: Error, Sendable {
     public var isCancelled: Bool { kind == .cancelled }
 
     /// Whether the transport gave up waiting (`URLError.timedOut`).
+    @_alwaysEmitIntoClient
     public var isTimeout: Bool { urlError?.errorCode == NSURLErrorTimedOut }
 
     /// The `URLError` of a transport failure.
@@ -252,6 +254,7 @@ public struct NetworkError: Error, Sendable {
     }
 
     /// The error as `NSError`, for Objective-C-minded callers.
+    @_alwaysEmitIntoClient
     public var nsError: NSError { self as NSError }
 }
 

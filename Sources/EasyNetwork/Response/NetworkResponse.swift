@@ -60,6 +60,7 @@ public struct NetworkResponse: Sendable {
     public var statusCode: Int { httpResponse.statusCode }
 
     /// The value of a response header, name compared case-insensitively.
+    @_alwaysEmitIntoClient
     public func header(_ name: String) -> String? {
         httpResponse.value(forHTTPHeaderField: name)
     }
@@ -133,6 +134,7 @@ public struct NetworkResponse: Sendable {
 
     /// The body as text, in the charset the `Content-Type` names (UTF-8 when none or unknown).
     /// - Throws: ``NetworkError`` of kind `decoding` when the bytes are not valid in it.
+    @_alwaysEmitIntoClient
     public func text() throws -> String {
         let charset = TextCharset.charset(named: httpResponse.textEncodingName)
         guard let string = String(data: data, encoding: charset?.encoding ?? .utf8) else {
@@ -145,6 +147,7 @@ public struct NetworkResponse: Sendable {
     /// A `decoding` error about this response: `message`, then the size of the body.
     /// Never a byte of the body: its size only (`. Body: 57 bytes (not quoted)`), nothing
     /// for an empty body.
+    @usableFromInline
     package func decodingError(_ message: String, underlyingError: (any Error)? = nil) -> NetworkError {
         let count = data.count
         let text = count == 0 ? message : "\(NetworkError.sentence(message)) Body: \(count) \(count == 1 ? "byte" : "bytes") (not quoted)"

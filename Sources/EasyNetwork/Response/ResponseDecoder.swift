@@ -14,16 +14,19 @@ public struct ResponseDecoder<Output>: Sendable {
     }
 
     /// Decodes `response`.
+    @_alwaysEmitIntoClient
     public func decode(_ response: NetworkResponse) throws -> Output {
-        try body(response)
+        try closure(response)
     }
 
     /// The decoding closure itself.
+    @usableFromInline
     var closure: @Sendable (NetworkResponse) throws -> Output { body }
 }
 
 extension ResponseDecoder where Output == Data {
     /// The raw body, untouched by any envelope.
+    @_alwaysEmitIntoClient
     public static var data: ResponseDecoder<Data> {
         ResponseDecoder { $0.data }
     }
@@ -32,6 +35,7 @@ extension ResponseDecoder where Output == Data {
 extension ResponseDecoder where Output == String {
     /// The body as text in the `Content-Type` charset (UTF-8 when none or unknown),
     /// untouched by any envelope.
+    @_alwaysEmitIntoClient
     public static var string: ResponseDecoder<String> {
         ResponseDecoder { try $0.text() }
     }
@@ -40,6 +44,7 @@ extension ResponseDecoder where Output == String {
 extension ResponseDecoder where Output == Void {
     /// Nothing: for 204 and empty bodies, or any body that does not matter. An
     /// envelope, if the host has one, is still judged.
+    @_alwaysEmitIntoClient
     public static var void: ResponseDecoder<Void> {
         ResponseDecoder { try $0.validateEnvelope() }
     }
@@ -47,6 +52,7 @@ extension ResponseDecoder where Output == Void {
 
 extension ResponseDecoder where Output == Any? {
     /// The payload as `JSONSerialization` gives it (`nil` when empty).
+    @_alwaysEmitIntoClient
     public static var json: ResponseDecoder<Any?> {
         ResponseDecoder { try $0.jsonObject() }
     }
@@ -54,6 +60,7 @@ extension ResponseDecoder where Output == Any? {
 
 extension ResponseDecoder where Output: Decodable {
     /// The payload decoded as `Output` with `decoder`, or the host's decoder when `nil`.
+    @_alwaysEmitIntoClient
     public static func decodable(_ decoder: JSONDecoder? = nil) -> ResponseDecoder<Output> {
         .unchecked { try $0.decode(Output.self, decoder: decoder) }
     }
@@ -61,7 +68,7 @@ extension ResponseDecoder where Output: Decodable {
     /// What a typed request whose `Response` is `Output` decodes with: ``data`` for `Data`
     /// and ``string`` for `String` (the raw body, as ``APIRequest``'s defaults have it, not
     /// their `Decodable` forms), ``decodable(_:)`` for any other type.
-    @usableFromInline
+    @_alwaysEmitIntoClient @usableFromInline
     static var natural: ResponseDecoder<Output> {
         ResponseDecoder<Data>.data as? Self ?? ResponseDecoder<String>.string as? Self ?? .decodable()
     }
@@ -70,6 +77,7 @@ extension ResponseDecoder where Output: Decodable {
 extension ResponseDecoder {
     /// A decoder from a closure that uses a type's conformance (`Decodable`, a
     /// mapper's `process`), which Swift 6 cannot prove `Sendable`.
+    @usableFromInline
     static func unchecked(_ decode: @escaping (NetworkResponse) throws -> Output) -> ResponseDecoder<Output> {
         // unsafe: `decode` keeps no state and holds only Sendable values and a conformance the compiler cannot prove nonisolated; it runs off any actor.
         nonisolated(unsafe) let decode = decode
@@ -77,11 +85,13 @@ extension ResponseDecoder {
     }
 
     /// The payload mapped by a hand-written ``ResponseMapperProtocol`` type.
+    @_alwaysEmitIntoClient
     public static func mapper<Mapper: ResponseMapperProtocol>(_ mapper: Mapper.Type) -> ResponseDecoder<Output> where Mapper.Item == Output {
         .unchecked { try Mapper.process($0.jsonObject()) }
     }
 
     /// The payload (as JSON) mapped by a closure, e.g. with ``ArrayResponseMapper``.
+    @_alwaysEmitIntoClient
     public static func map(_ transform: @escaping @Sendable (Any?) throws -> Output) -> ResponseDecoder<Output> {
         ResponseDecoder { try transform($0.jsonObject()) }
     }

@@ -2,12 +2,14 @@ import Foundation
 
 /// Maps the charset names servers put in `Content-Type` to `String.Encoding`, without
 /// CoreFoundation (which Linux does not expose).
+@usableFromInline
 enum TextCharset {
     /// The names, in the order searched, with their encodings' raw values (the
     /// `NSStringEncoding` numbers, the same on every platform; `TextCharsetTests` holds them
     /// against the named constants). A table of constants, not code: a switch over strings
     /// compiles a comparison per name, and each named constant is an import of its own.
-    private static let table: [(name: String, rawValue: UInt)] = [
+    @usableFromInline
+    static let table: [(name: String, rawValue: UInt)] = [
         ("utf-8", 4), ("utf8", 4),
         ("utf-16", 10),
         ("utf-16le", 0x9400_0100),
@@ -25,6 +27,7 @@ enum TextCharset {
 
     /// The charset `name` (a `Content-Type` parameter) names: the table's own spelling of
     /// it, never the header's text, and its encoding; `nil` for a name the table lacks.
+    @_alwaysEmitIntoClient
     static func charset(named name: String?) -> (name: String, encoding: String.Encoding)? {
         guard let name = name?.trimmingCharacters(in: CharacterSet(charactersIn: "\" ")).lowercased(), !name.isEmpty else {
             return nil
