@@ -29,15 +29,17 @@ extension HostConfiguration {
     /// Seconds until this host may be sent to again, as its features say (the longest), or
     /// `nil`: what the outbox waits for before a delivery, without counting an attempt.
     package var sendingPause: TimeInterval? {
-        snapshot().features.reduce(nil) { longest, feature in
-            guard let pause = feature.sendingPause else { return longest }
-            return max(longest ?? 0, pause)
+        var longest: TimeInterval?
+        for feature in snapshot().features {  // a loop: `reduce` compiles a closure of its own
+            if let pause = feature.sendingPause { longest = max(longest ?? 0, pause) }
         }
+        return longest
     }
 
     /// Installs `feature` in place of the one of `type` (or removes it, `nil`);
     /// requests that start afterwards see it.
-    package func setFeature<Feature: HostFeature>(_ feature: Feature?, as type: Feature.Type) {
+    /// (Not generic: a product's `Feature?` and `Feature.self` convert at its call site.)
+    package func setFeature(_ feature: (any HostFeature)?, as type: any HostFeature.Type) {
         let settings = beginChange()
         settings.setFeature(feature, id: ObjectIdentifier(type), order: type.order)
         endChange(settings)

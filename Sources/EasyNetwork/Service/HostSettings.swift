@@ -45,48 +45,33 @@ package final class HostSettings: @unchecked Sendable {
     private(set) var features: [any HostFeature]
 
     /// The defaults of a new host.
-    init(baseURL: URL?) {
-        self.baseURL = nil
-        baseURLProblem = nil
-        urlMemo = URLMemo()
-        defaultHeaders = [:]
-        defaultHeadersFailure = nil
-        sessionHeadersFailure = nil
-        timeout = HostConfiguration.defaultTimeout
-        totalTimeout = nil
-        callbackQueue = .main
-        acceptableStatusCodes = Self.successStatusCodes()
-        payloadReader = nil
-        jsonDecoder = JSONDecoder()
-        jsonEncoder = Self.defaultJSONEncoder()
-        errorHandler = nil
-        errorSentencesQuoteServerMessages = false
-        interceptors = []
-        cachePolicy = .networkOnly
-        features = []
+    convenience init(baseURL: URL?) {
+        self.init(nil)
         setBaseURL(baseURL)
     }
 
-    /// A copy of `other`, every field the same (the URL memo shared).
-    private init(copying other: HostSettings) {
-        baseURL = other.baseURL
-        baseURLProblem = other.baseURLProblem
-        urlMemo = other.urlMemo
-        defaultHeaders = other.defaultHeaders
-        defaultHeadersFailure = other.defaultHeadersFailure
-        sessionHeadersFailure = other.sessionHeadersFailure
-        timeout = other.timeout
-        totalTimeout = other.totalTimeout
-        callbackQueue = other.callbackQueue
-        acceptableStatusCodes = other.acceptableStatusCodes
-        payloadReader = other.payloadReader
-        jsonDecoder = other.jsonDecoder
-        jsonEncoder = other.jsonEncoder
-        errorHandler = other.errorHandler
-        errorSentencesQuoteServerMessages = other.errorSentencesQuoteServerMessages
-        interceptors = other.interceptors
-        cachePolicy = other.cachePolicy
-        features = other.features
+    /// A copy of `other`, every field the same (the URL memo shared), or with `nil` the
+    /// defaults of a new host, not configured. (One initializer for both: two would each
+    /// hold a line per field.)
+    private init(_ other: HostSettings?) {
+        baseURL = other?.baseURL
+        baseURLProblem = other?.baseURLProblem
+        urlMemo = other?.urlMemo ?? URLMemo()
+        defaultHeaders = other?.defaultHeaders ?? [:]
+        defaultHeadersFailure = other?.defaultHeadersFailure
+        sessionHeadersFailure = other?.sessionHeadersFailure
+        timeout = other?.timeout ?? HostConfiguration.defaultTimeout
+        totalTimeout = other?.totalTimeout
+        callbackQueue = other?.callbackQueue ?? .main
+        acceptableStatusCodes = other?.acceptableStatusCodes ?? Self.successStatusCodes()
+        payloadReader = other?.payloadReader
+        jsonDecoder = other?.jsonDecoder ?? JSONDecoder()
+        jsonEncoder = other?.jsonEncoder ?? Self.defaultJSONEncoder()
+        errorHandler = other?.errorHandler
+        errorSentencesQuoteServerMessages = other?.errorSentencesQuoteServerMessages ?? false
+        interceptors = other?.interceptors ?? []
+        cachePolicy = other?.cachePolicy ?? .networkOnly
+        features = other?.features ?? []
     }
 
     /// `200..<300` as a set, built once per host by the standard library's own generic
@@ -108,7 +93,7 @@ package final class HostSettings: @unchecked Sendable {
 
     /// A private copy to change before publishing it.
     func copy() -> HostSettings {
-        HostSettings(copying: self)
+        HostSettings(self)
     }
 
     /// Sets the base URL when it is usable (see ``usableBaseURL(_:)``), else clears it
@@ -116,30 +101,28 @@ package final class HostSettings: @unchecked Sendable {
     /// request fails before anything is sent. `nil` and no text: not configured. Starts an
     /// empty URL memo.
     func setBaseURL(_ url: URL?, given: String? = nil) {
-        var usable: URL?
-        if let url { usable = Self.usableBaseURL(url) }
-        baseURL = usable
+        baseURL = nil
         baseURLProblem = nil
-        if usable == nil, let text = given ?? url?.absoluteString {
-            #if canImport(FoundationNetworking)
-            baseURLProblem = url.map(Self.isIPv6Literal) == true ? Self.refusedIPv6Literal(text) : Self.unusableBaseURL(text)
-            #else
-            baseURLProblem = Self.unusableBaseURL(text)
-            #endif
-        }
         urlMemo = URLMemo()
+        var isIPv6 = false
+        if let url {
+            #if canImport(FoundationNetworking)
+            isIPv6 = Self.isIPv6Literal(url)  // asked once: it decides both the URL and the message
+            #endif
+            if !isIPv6 { baseURL = Self.usableBaseURL(url) }
+        }
+        if baseURL == nil, let text = given ?? url?.absoluteString {
+            baseURLProblem = Self.refusedBaseURL(text, isIPv6: isIPv6)
+        }
     }
 
     /// `url` as a base URL when it can be one: the scheme `http` or `https` (in any case;
-    /// written in lowercase, since URLSession on Linux refuses `HTTP://`) and a host (on
-    /// Linux not an IPv6 address: see ``isIPv6Literal(_:)``); else `nil`. The same rule
-    /// for every way a base URL is given.
+    /// written in lowercase, since URLSession on Linux refuses `HTTP://`) and a host; else
+    /// `nil`. (On Linux the caller has refused an IPv6 address: see ``isIPv6Literal(_:)``.)
+    /// The same rule for every way a base URL is given.
     @inline(__always)  // one caller
     static func usableBaseURL(_ url: URL) -> URL? {
         guard let scheme = url.scheme, let host = url.host, !host.isEmpty else { return nil }
-        #if canImport(FoundationNetworking)
-        if isIPv6Literal(url) { return nil }
-        #endif
         let lowercased = scheme.lowercased()
         guard lowercased == "http" || lowercased == "https" else { return nil }
         if lowercased == scheme { return url }
@@ -148,10 +131,14 @@ package final class HostSettings: @unchecked Sendable {
         return parts?.url
     }
 
-    /// The message of a request on a host whose base URL `text` was refused.
+    /// The message of a request on a host whose base URL `text` was refused, or (`isIPv6`)
+    /// of a URL `text` whose host is an IPv6 address, on Linux. (One function for both
+    /// sentences: each concatenation compiles its own copy.)
     @inline(never)
-    static func unusableBaseURL(_ text: String) -> String {
-        "'" + text + "' is not a usable base URL (it needs http:// or https:// and a host, as in https://api.example.com/v1)"
+    static func refusedBaseURL(_ text: String, isIPv6: Bool) -> String {
+        "'" + text + (isIPv6
+            ? "' cannot be used on Linux: its host is an IPv6 address, which URLSession there refuses before connecting (swift-corelibs-foundation 6.3); give a host name that resolves to the address instead, such as localhost for ::1"
+            : "' is not a usable base URL (it needs http:// or https:// and a host, as in https://api.example.com/v1)")
     }
 
     #if canImport(FoundationNetworking)
@@ -168,9 +155,8 @@ package final class HostSettings: @unchecked Sendable {
     }
 
     /// The message of a URL `text` whose host is an IPv6 address, on Linux.
-    @inline(never)
     static func refusedIPv6Literal(_ text: String) -> String {
-        "'" + text + "' cannot be used on Linux: its host is an IPv6 address, which URLSession there refuses before connecting (swift-corelibs-foundation 6.3); give a host name that resolves to the address instead, such as localhost for ::1"
+        refusedBaseURL(text, isIPv6: true)
     }
     #endif
 
