@@ -14,12 +14,13 @@ import FoundationNetworking
 /// `Optional<T>`, since `T?` has an implicit `= nil`, which in a package type compiles a
 /// function with an unwind entry), a line in each initializer, and a property of the host
 /// whose setter is `beginChange()`, assign, `endChange(_:)`.
+@usableFromInline  // read and set by the host settings emitted into their callers
 package final class HostSettings: @unchecked Sendable {
     // unchecked: fields are written only on a fresh copy under the host's lock before it
     // is published; a published object is never written again.
 
     /// The URL every request's `api` is appended to; see ``setBaseURL(_:problem:)``.
-    private(set) var baseURL: Optional<URL>
+    @usableFromInline private(set) var baseURL: Optional<URL>
     /// Why the last base URL given was rejected, or `nil`.
     private(set) var baseURLProblem: Optional<String>
     /// URLs built on `baseURL`, a new one whenever it changes.
@@ -29,18 +30,18 @@ package final class HostSettings: @unchecked Sendable {
     var defaultHeadersFailure: Optional<NetworkError>
     /// Why the session configuration's `httpAdditionalHeaders` are refused, or `nil`.
     var sessionHeadersFailure: Optional<NetworkError>
-    var timeout: TimeInterval
-    var totalTimeout: Optional<TimeInterval>
+    @usableFromInline var timeout: TimeInterval
+    @usableFromInline var totalTimeout: Optional<TimeInterval>
     var callbackQueue: DispatchQueue
-    var acceptableStatusCodes: Set<Int>
+    @usableFromInline var acceptableStatusCodes: Set<Int>
     /// The envelope (`EasyNetworkEnvelopes`), or `nil`.
     package internal(set) var payloadReader: Optional<any PayloadReader>
-    package internal(set) var jsonDecoder: JSONDecoder
-    var jsonEncoder: JSONEncoder
-    var errorHandler: Optional<HostConfiguration.ErrorHandler>
-    var errorSentencesQuoteServerMessages: Bool
-    var interceptors: [any RequestInterceptor]
-    package internal(set) var cachePolicy: CachePolicy
+    @usableFromInline package internal(set) var jsonDecoder: JSONDecoder
+    @usableFromInline var jsonEncoder: JSONEncoder
+    @usableFromInline var errorHandler: Optional<HostConfiguration.ErrorHandler>
+    @usableFromInline var errorSentencesQuoteServerMessages: Bool
+    @usableFromInline var interceptors: [any RequestInterceptor]
+    @usableFromInline package internal(set) var cachePolicy: CachePolicy
     /// The installed optional features, in ``HostFeature/order`` (see ``setFeature(_:id:order:)``).
     private(set) var features: [any HostFeature]
 
@@ -100,6 +101,7 @@ package final class HostSettings: @unchecked Sendable {
     /// and keeps why, naming `given` (the text the caller gave; else the URL's own), so a
     /// request fails before anything is sent. `nil` and no text: not configured. Starts an
     /// empty URL memo.
+    @usableFromInline
     func setBaseURL(_ url: URL?, given: String? = nil) {
         baseURL = nil
         baseURLProblem = nil
