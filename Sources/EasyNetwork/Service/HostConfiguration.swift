@@ -125,7 +125,7 @@ public final class HostConfiguration: @unchecked Sendable {
     /// ``NetworkError/Kind-swift.enum/invalidRequest`` naming it; see ``init(baseURL:sessionConfiguration:)``).
     @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var baseURL: URL? {
-        get { snapshot().baseURL }
+        get { snapshot().baseURLValue }
         set {
             let settings = beginChange()
             settings.setBaseURL(newValue)
@@ -156,10 +156,10 @@ public final class HostConfiguration: @unchecked Sendable {
     /// for what such a request does not measure); EasyNetwork keeps every other one.
     @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var timeout: TimeInterval {
-        get { snapshot().timeout }
+        get { snapshot().timeoutValue }
         set {
             let settings = beginChange()
-            settings.timeout = newValue
+            settings.set(timeout: newValue)
             endChange(settings)
         }
     }
@@ -169,10 +169,10 @@ public final class HostConfiguration: @unchecked Sendable {
     /// (the default) for no such limit. Passing it fails with `error.isTimeout`.
     @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var totalTimeout: TimeInterval? {
-        get { snapshot().totalTimeout }
+        get { snapshot().totalTimeoutValue }
         set {
             let settings = beginChange()
-            settings.totalTimeout = newValue
+            settings.set(totalTimeout: newValue)
             endChange(settings)
         }
     }
@@ -192,10 +192,10 @@ public final class HostConfiguration: @unchecked Sendable {
     /// ``NetworkError/Kind-swift.enum/unacceptableStatus``.
     @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var acceptableStatusCodes: Set<Int> {
-        get { snapshot().acceptableStatusCodes }
+        get { snapshot().acceptableStatusCodesValue }
         set {
             let settings = beginChange()
-            settings.acceptableStatusCodes = newValue
+            settings.set(acceptableStatusCodes: newValue)
             endChange(settings)
         }
     }
@@ -206,10 +206,10 @@ public final class HostConfiguration: @unchecked Sendable {
     /// Do not change its settings while requests run; assign a new decoder instead.
     @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var jsonDecoder: JSONDecoder {
-        get { snapshot().jsonDecoder }
+        get { snapshot().jsonDecoderValue }
         set {
             let settings = beginChange()
-            settings.jsonDecoder = newValue
+            settings.set(jsonDecoder: newValue)
             endChange(settings)
         }
     }
@@ -221,10 +221,10 @@ public final class HostConfiguration: @unchecked Sendable {
     /// requests run; assign a new encoder instead.
     @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var jsonEncoder: JSONEncoder {
-        get { snapshot().jsonEncoder }
+        get { snapshot().jsonEncoderValue }
         set {
             let settings = beginChange()
-            settings.jsonEncoder = newValue
+            settings.set(jsonEncoder: newValue)
             endChange(settings)
         }
     }
@@ -235,10 +235,10 @@ public final class HostConfiguration: @unchecked Sendable {
     /// requests whose ``BaseAPIRequest/suppressesErrorHandler`` is `true`.
     @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var errorHandler: ErrorHandler? {
-        get { snapshot().errorHandler }
+        get { snapshot().errorHandlerValue }
         set {
             let settings = beginChange()
-            settings.errorHandler = newValue
+            settings.set(errorHandler: newValue)
             endChange(settings)
         }
     }
@@ -252,10 +252,10 @@ public final class HostConfiguration: @unchecked Sendable {
     /// an envelope's trace id, as before 1.0. Other hosts are not affected.
     @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var errorSentencesQuoteServerMessages: Bool {
-        get { snapshot().errorSentencesQuoteServerMessages }
+        get { snapshot().errorSentencesQuoteServerMessagesValue }
         set {
             let settings = beginChange()
-            settings.errorSentencesQuoteServerMessages = newValue
+            settings.set(errorSentencesQuoteServerMessages: newValue)
             endChange(settings)
         }
     }
@@ -264,10 +264,10 @@ public final class HostConfiguration: @unchecked Sendable {
     /// request's own. See ``RequestInterceptor``.
     @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var interceptors: [any RequestInterceptor] {
-        get { snapshot().interceptors }
+        get { snapshot().interceptorsValue }
         set {
             let settings = beginChange()
-            settings.interceptors = newValue
+            settings.set(interceptors: newValue)
             endChange(settings)
         }
     }
@@ -277,10 +277,10 @@ public final class HostConfiguration: @unchecked Sendable {
     /// (`host.responseCache`, from the `EasyNetworkCache` product).
     @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var cachePolicy: CachePolicy {
-        get { snapshot().cachePolicy }
+        get { snapshot().cachePolicyValue }
         set {
             let settings = beginChange()
-            settings.cachePolicy = newValue
+            settings.set(cachePolicy: newValue)
             endChange(settings)
         }
     }

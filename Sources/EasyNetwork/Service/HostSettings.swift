@@ -20,7 +20,7 @@ package final class HostSettings: @unchecked Sendable {
     // is published; a published object is never written again.
 
     /// The URL every request's `api` is appended to; see ``setBaseURL(_:problem:)``.
-    @usableFromInline private(set) var baseURL: Optional<URL>
+    private(set) var baseURL: Optional<URL>
     /// Why the last base URL given was rejected, or `nil`.
     private(set) var baseURLProblem: Optional<String>
     /// URLs built on `baseURL`, a new one whenever it changes.
@@ -30,18 +30,18 @@ package final class HostSettings: @unchecked Sendable {
     var defaultHeadersFailure: Optional<NetworkError>
     /// Why the session configuration's `httpAdditionalHeaders` are refused, or `nil`.
     var sessionHeadersFailure: Optional<NetworkError>
-    @usableFromInline var timeout: TimeInterval
-    @usableFromInline var totalTimeout: Optional<TimeInterval>
+    var timeout: TimeInterval
+    var totalTimeout: Optional<TimeInterval>
     var callbackQueue: DispatchQueue
-    @usableFromInline var acceptableStatusCodes: Set<Int>
+    var acceptableStatusCodes: Set<Int>
     /// The envelope (`EasyNetworkEnvelopes`), or `nil`.
     package internal(set) var payloadReader: Optional<any PayloadReader>
-    @usableFromInline package internal(set) var jsonDecoder: JSONDecoder
-    @usableFromInline var jsonEncoder: JSONEncoder
-    @usableFromInline var errorHandler: Optional<HostConfiguration.ErrorHandler>
-    @usableFromInline var errorSentencesQuoteServerMessages: Bool
-    @usableFromInline var interceptors: [any RequestInterceptor]
-    @usableFromInline package internal(set) var cachePolicy: CachePolicy
+    package internal(set) var jsonDecoder: JSONDecoder
+    var jsonEncoder: JSONEncoder
+    var errorHandler: Optional<HostConfiguration.ErrorHandler>
+    var errorSentencesQuoteServerMessages: Bool
+    var interceptors: [any RequestInterceptor]
+    package internal(set) var cachePolicy: CachePolicy
     /// The installed optional features, in ``HostFeature/order`` (see ``setFeature(_:id:order:)``).
     private(set) var features: [any HostFeature]
 
@@ -74,6 +74,105 @@ package final class HostSettings: @unchecked Sendable {
         cachePolicy = other?.cachePolicy ?? .networkOnly
         features = other?.features ?? []
     }
+
+    // What the host's properties that the seed program never touches read and set from
+    // their callers' modules (they are `@_alwaysEmitIntoClient`): a reader and a `set`
+    // method each, since a `@usableFromInline` field would bring a getter, a setter and
+    // a `modify` of its own.
+
+    /// ``baseURL``, for ``HostConfiguration/baseURL``.
+    @usableFromInline
+    var baseURLValue: URL? { baseURL }
+
+    /// Sets ``timeout`` on a copy from ``HostConfiguration/beginChange()``.
+    @usableFromInline
+    func set(timeout value: TimeInterval) {
+        timeout = value
+    }
+
+    /// ``timeout``, for ``HostConfiguration/timeout``.
+    @usableFromInline
+    var timeoutValue: TimeInterval { timeout }
+
+    /// Sets ``totalTimeout`` on a copy from ``HostConfiguration/beginChange()``.
+    @usableFromInline
+    func set(totalTimeout value: TimeInterval?) {
+        totalTimeout = value
+    }
+
+    /// ``totalTimeout``, for ``HostConfiguration/totalTimeout``.
+    @usableFromInline
+    var totalTimeoutValue: TimeInterval? { totalTimeout }
+
+    /// Sets ``acceptableStatusCodes`` on a copy from ``HostConfiguration/beginChange()``.
+    @usableFromInline
+    func set(acceptableStatusCodes value: Set<Int>) {
+        acceptableStatusCodes = value
+    }
+
+    /// ``acceptableStatusCodes``, for ``HostConfiguration/acceptableStatusCodes``.
+    @usableFromInline
+    var acceptableStatusCodesValue: Set<Int> { acceptableStatusCodes }
+
+    /// Sets ``jsonDecoder`` on a copy from ``HostConfiguration/beginChange()``.
+    @usableFromInline
+    func set(jsonDecoder value: JSONDecoder) {
+        jsonDecoder = value
+    }
+
+    /// ``jsonDecoder``, for ``HostConfiguration/jsonDecoder``.
+    @usableFromInline
+    var jsonDecoderValue: JSONDecoder { jsonDecoder }
+
+    /// Sets ``jsonEncoder`` on a copy from ``HostConfiguration/beginChange()``.
+    @usableFromInline
+    func set(jsonEncoder value: JSONEncoder) {
+        jsonEncoder = value
+    }
+
+    /// ``jsonEncoder``, for ``HostConfiguration/jsonEncoder``.
+    @usableFromInline
+    var jsonEncoderValue: JSONEncoder { jsonEncoder }
+
+    /// Sets ``errorHandler`` on a copy from ``HostConfiguration/beginChange()``.
+    @usableFromInline
+    func set(errorHandler value: HostConfiguration.ErrorHandler?) {
+        errorHandler = value
+    }
+
+    /// ``errorHandler``, for ``HostConfiguration/errorHandler``.
+    @usableFromInline
+    var errorHandlerValue: HostConfiguration.ErrorHandler? { errorHandler }
+
+    /// Sets ``errorSentencesQuoteServerMessages`` on a copy from ``HostConfiguration/beginChange()``.
+    @usableFromInline
+    func set(errorSentencesQuoteServerMessages value: Bool) {
+        errorSentencesQuoteServerMessages = value
+    }
+
+    /// ``errorSentencesQuoteServerMessages``, for ``HostConfiguration/errorSentencesQuoteServerMessages``.
+    @usableFromInline
+    var errorSentencesQuoteServerMessagesValue: Bool { errorSentencesQuoteServerMessages }
+
+    /// Sets ``interceptors`` on a copy from ``HostConfiguration/beginChange()``.
+    @usableFromInline
+    func set(interceptors value: [any RequestInterceptor]) {
+        interceptors = value
+    }
+
+    /// ``interceptors``, for ``HostConfiguration/interceptors``.
+    @usableFromInline
+    var interceptorsValue: [any RequestInterceptor] { interceptors }
+
+    /// Sets ``cachePolicy`` on a copy from ``HostConfiguration/beginChange()``.
+    @usableFromInline
+    func set(cachePolicy value: CachePolicy) {
+        cachePolicy = value
+    }
+
+    /// ``cachePolicy``, for ``HostConfiguration/cachePolicy``.
+    @usableFromInline
+    var cachePolicyValue: CachePolicy { cachePolicy }
 
     /// `200..<300` as a set, built once per host by the standard library's own generic
     /// code: optimized, this one line would compile a `Set<Int>` builder (insert, grow,
