@@ -137,15 +137,20 @@ public final class HostConfiguration: @unchecked Sendable {
     /// names are compared case-insensitively. While a name is not an HTTP token or a
     /// value holds CR, LF or NUL, every request fails with
     /// ``NetworkError/Kind-swift.enum/invalidRequest`` and a ``HeaderFieldError`` naming it.
+    @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var defaultHeaders: [String: String] {
-        @inline(never) get { snapshot().defaultHeaders }
-        @inline(never) set {
-            let failure = HeaderFieldCheck.failure(in: newValue, url: nil, source: "the host's default headers")
-            let settings = beginChange()
-            settings.defaultHeaders = newValue
-            settings.defaultHeadersFailure = failure
-            endChange(settings)
-        }
+        get { snapshot().defaultHeadersValue }
+        set { setDefaultHeaders(newValue) }
+    }
+
+    /// Checks and publishes `headers` as ``defaultHeaders`` (the check outside the lock).
+    @usableFromInline
+    func setDefaultHeaders(_ headers: [String: String]) {
+        let failure = HeaderFieldCheck.failure(in: headers, url: nil, source: "the host's default headers")
+        let settings = beginChange()
+        settings.defaultHeaders = headers
+        settings.defaultHeadersFailure = failure
+        endChange(settings)
     }
 
     /// The timeout of a request in seconds when the request sets none. Default 60.
@@ -178,11 +183,12 @@ public final class HostConfiguration: @unchecked Sendable {
     }
 
     /// The queue every callback of this host's requests is delivered on. Default `.main`.
+    @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var callbackQueue: DispatchQueue {
-        @inline(never) get { snapshot().callbackQueue }
-        @inline(never) set {
+        get { snapshot().callbackQueueValue }
+        set {
             let settings = beginChange()
-            settings.callbackQueue = newValue
+            settings.set(callbackQueue: newValue)
             endChange(settings)
         }
     }
@@ -289,9 +295,22 @@ public final class HostConfiguration: @unchecked Sendable {
     /// to stop and get the 3xx response. `nil` (the default) follows every redirect.
     /// Whatever it returns, `Authorization` and `Cookie` are removed when the redirect
     /// leads to another host, scheme or port.
+    @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var redirectHandler: (@Sendable (_ response: HTTPURLResponse, _ newRequest: URLRequest) -> URLRequest?)? {
-        @inline(never) get { transport.delegate.redirectHandler }
-        @inline(never) set { transport.delegate.redirectHandler = newValue }
+        get { redirectHandlerValue }
+        set { setRedirectHandler(newValue) }
+    }
+
+    /// The session delegate's ``redirectHandler``.
+    @usableFromInline
+    var redirectHandlerValue: (@Sendable (_ response: HTTPURLResponse, _ newRequest: URLRequest) -> URLRequest?)? {
+        transport.delegate.redirectHandler
+    }
+
+    /// Gives the session delegate `handler` as its ``redirectHandler``.
+    @usableFromInline
+    func setRedirectHandler(_ handler: (@Sendable (_ response: HTTPURLResponse, _ newRequest: URLRequest) -> URLRequest?)?) {
+        transport.delegate.redirectHandler = handler
     }
 
     /// Replaces the session configuration. Running requests finish on the old session;

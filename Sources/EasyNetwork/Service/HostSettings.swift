@@ -174,6 +174,20 @@ package final class HostSettings: @unchecked Sendable {
     @usableFromInline
     var cachePolicyValue: CachePolicy { cachePolicy }
 
+    /// Sets ``callbackQueue`` on a copy from ``HostConfiguration/beginChange()``.
+    @usableFromInline
+    func set(callbackQueue value: DispatchQueue) {
+        callbackQueue = value
+    }
+
+    /// ``callbackQueue``, for ``HostConfiguration/callbackQueue``.
+    @usableFromInline
+    var callbackQueueValue: DispatchQueue { callbackQueue }
+
+    /// ``defaultHeaders``, for ``HostConfiguration/defaultHeaders``.
+    @usableFromInline
+    var defaultHeadersValue: [String: String] { defaultHeaders }
+
     /// `200..<300` as a set, built once per host by the standard library's own generic
     /// code: optimized, this one line would compile a `Set<Int>` builder (insert, grow,
     /// copy: about 2 KB) into every program, and the library builds no other `Set<Int>`.
