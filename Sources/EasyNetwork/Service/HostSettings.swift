@@ -283,19 +283,30 @@ package final class HostSettings: @unchecked Sendable {
     /// Replaces the feature whose type has `id` with `feature` (or removes it), kept in `order`.
     @inline(__always)  // one caller
     func setFeature(_ feature: (any HostFeature)?, id: ObjectIdentifier, order: Int) {
-        // One pass that appends to a new array: `removeAll(where:)` and `insert(_:at:)`
-        // would each compile a `replaceSubrange` of this element type into every program.
+        // One pass with one `append` (each `append` site inlines the growth check and the
+        // element type's metadata): `removeAll(where:)` and `insert(_:at:)` would each
+        // compile a `replaceSubrange` of this element type into every program.
         var kept: [any HostFeature] = []
         var pending = feature
-        for installed in features where ObjectIdentifier(type(of: installed)) != id {
-            if let feature = pending, type(of: installed).order > order {
-                kept.append(feature)
+        var index = 0
+        while true {
+            var next: any HostFeature
+            if index < features.count {
+                next = features[index]
+                if let feature = pending, type(of: next).order > order {
+                    next = feature  // goes before the installed one, which the next turn takes
+                    pending = nil
+                } else {
+                    index += 1
+                    if ObjectIdentifier(type(of: next)) == id { continue }
+                }
+            } else if let feature = pending {
+                next = feature
                 pending = nil
+            } else {
+                break
             }
-            kept.append(installed)
-        }
-        if let feature = pending {
-            kept.append(feature)
+            kept.append(next)
         }
         features = kept
     }
