@@ -318,9 +318,7 @@ package final class HostSettings: @unchecked Sendable {
     /// The base URL, or the error a request must fail with when there is none.
     var resolvedBaseURL: Result<URL, NetworkError> {
         if let baseURL { return .success(baseURL) }
-        if let baseURLProblem {
-            return .failure(NetworkError(kind: .invalidRequest, message: baseURLProblem))
-        }
-        return .failure(NetworkError(kind: .notConfigured))
+        // One error made: with no problem kept, `message: nil` makes the bare `notConfigured`.
+        return .failure(NetworkError(kind: baseURLProblem == nil ? .notConfigured : .invalidRequest, message: baseURLProblem))
     }
 }
