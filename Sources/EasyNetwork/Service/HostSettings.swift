@@ -12,8 +12,9 @@ import FoundationNetworking
 ///
 /// Adding a setting: a stored `var` (no default value; an optional one spelled
 /// `Optional<T>`, since `T?` has an implicit `= nil`, which in a package type compiles a
-/// function with an unwind entry), a line in each initializer, and a property of the host
-/// whose setter is `beginChange()`, assign, `endChange(_:)`.
+/// function with an unwind entry), a line in `init(_:)`, a `@usableFromInline` reader and
+/// `set` method, and an `@_alwaysEmitIntoClient` property of the host that reads
+/// `snapshot()` and sets with `beginChange()`, `set`, `endChange(_:)`.
 @usableFromInline  // read and set by the host settings emitted into their callers
 package final class HostSettings: @unchecked Sendable {
     // unchecked: fields are written only on a fresh copy under the host's lock before it
