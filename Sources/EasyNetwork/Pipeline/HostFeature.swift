@@ -38,8 +38,7 @@ extension HostConfiguration {
 
     /// Installs `feature` in place of the one of `type` (or removes it, `nil`);
     /// requests that start afterwards see it.
-    /// (Not generic: a product's `Feature?` and `Feature.self` convert at its call site.)
-    package func setFeature(_ feature: (any HostFeature)?, as type: any HostFeature.Type) {
+    package func setFeature<Feature: HostFeature>(_ feature: Feature?, as type: Feature.Type) {
         let settings = beginChange()
         settings.setFeature(feature, id: ObjectIdentifier(type), order: type.order)
         endChange(settings)
