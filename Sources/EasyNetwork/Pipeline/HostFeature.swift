@@ -29,10 +29,11 @@ extension HostConfiguration {
     /// Seconds until this host may be sent to again, as its features say (the longest), or
     /// `nil`: what the outbox waits for before a delivery, without counting an attempt.
     package var sendingPause: TimeInterval? {
-        snapshot().features.reduce(nil) { longest, feature in
-            guard let pause = feature.sendingPause else { return longest }
-            return max(longest ?? 0, pause)
+        var longest: TimeInterval?
+        for feature in snapshot().features {  // a loop: `reduce` compiles a closure of its own
+            if let pause = feature.sendingPause { longest = max(longest ?? 0, pause) }
         }
+        return longest
     }
 
     /// Installs `feature` in place of the one of `type` (or removes it, `nil`);

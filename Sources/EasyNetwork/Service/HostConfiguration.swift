@@ -22,9 +22,11 @@ import FoundationNetworking
 public final class HostConfiguration: @unchecked Sendable {
     // unchecked: `current` is read and replaced only under `lock`; the rest is immutable or Sendable.
     //
-    // Size: the accessors of the settings are never inlined, nor are `snapshot()`,
-    // `beginChange()` and `endChange(_:)`, so the `modify` the compiler adds to each
-    // public property only calls them instead of holding another copy of both.
+    // Size: `snapshot()`, `beginChange()` and `endChange(_:)` are never inlined. A setting
+    // the seed program never touches is emitted into the module that reads or sets it
+    // (`@_alwaysEmitIntoClient`), so the core holds no accessors of it; the rest have
+    // accessors that are never inlined, so the `modify` the compiler adds to each public
+    // property only calls them.
 
     /// The name of the notification posted on `NotificationCenter.default` when a
     /// request of a host gets 401 Unauthorized:
@@ -121,9 +123,10 @@ public final class HostConfiguration: @unchecked Sendable {
     /// The URL every request's `api` is appended to; `nil` when not configured, or when
     /// the URL given was not an `http` or `https` URL with a host (then requests fail with
     /// ``NetworkError/Kind-swift.enum/invalidRequest`` naming it; see ``init(baseURL:sessionConfiguration:)``).
+    @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var baseURL: URL? {
-        @inline(never) get { snapshot().baseURL }
-        @inline(never) set {
+        get { snapshot().baseURLValue }
+        set {
             let settings = beginChange()
             settings.setBaseURL(newValue)
             endChange(settings)
@@ -134,15 +137,20 @@ public final class HostConfiguration: @unchecked Sendable {
     /// names are compared case-insensitively. While a name is not an HTTP token or a
     /// value holds CR, LF or NUL, every request fails with
     /// ``NetworkError/Kind-swift.enum/invalidRequest`` and a ``HeaderFieldError`` naming it.
+    @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var defaultHeaders: [String: String] {
-        @inline(never) get { snapshot().defaultHeaders }
-        @inline(never) set {
-            let failure = HeaderFieldCheck.failure(in: newValue, url: nil, source: "the host's default headers")
-            let settings = beginChange()
-            settings.defaultHeaders = newValue
-            settings.defaultHeadersFailure = failure
-            endChange(settings)
-        }
+        get { snapshot().defaultHeadersValue }
+        set { setDefaultHeaders(newValue) }
+    }
+
+    /// Checks and publishes `headers` as ``defaultHeaders`` (the check outside the lock).
+    @usableFromInline
+    func setDefaultHeaders(_ headers: [String: String]) {
+        let failure = HeaderFieldCheck.failure(in: headers, url: nil, source: "the host's default headers")
+        let settings = beginChange()
+        settings.defaultHeaders = headers
+        settings.defaultHeadersFailure = failure
+        endChange(settings)
     }
 
     /// The timeout of a request in seconds when the request sets none. Default 60.
@@ -151,11 +159,12 @@ public final class HostConfiguration: @unchecked Sendable {
     /// may be sub-second. On Linux, URLSession keeps a whole number of seconds itself for a
     /// request that needs no byte events (as exactly: see ``RequestMetrics/firstByteAt``
     /// for what such a request does not measure); EasyNetwork keeps every other one.
+    @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var timeout: TimeInterval {
-        @inline(never) get { snapshot().timeout }
-        @inline(never) set {
+        get { snapshot().timeoutValue }
+        set {
             let settings = beginChange()
-            settings.timeout = newValue
+            settings.set(timeout: newValue)
             endChange(settings)
         }
     }
@@ -163,21 +172,23 @@ public final class HostConfiguration: @unchecked Sendable {
     /// The most seconds one attempt of a request may take however steadily bytes move
     /// (as Apple's `timeoutIntervalForResource`), when the request sets none; `nil`
     /// (the default) for no such limit. Passing it fails with `error.isTimeout`.
+    @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var totalTimeout: TimeInterval? {
-        @inline(never) get { snapshot().totalTimeout }
-        @inline(never) set {
+        get { snapshot().totalTimeoutValue }
+        set {
             let settings = beginChange()
-            settings.totalTimeout = newValue
+            settings.set(totalTimeout: newValue)
             endChange(settings)
         }
     }
 
     /// The queue every callback of this host's requests is delivered on. Default `.main`.
+    @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var callbackQueue: DispatchQueue {
-        @inline(never) get { snapshot().callbackQueue }
-        @inline(never) set {
+        get { snapshot().callbackQueueValue }
+        set {
             let settings = beginChange()
-            settings.callbackQueue = newValue
+            settings.set(callbackQueue: newValue)
             endChange(settings)
         }
     }
@@ -185,11 +196,12 @@ public final class HostConfiguration: @unchecked Sendable {
     /// The status codes that count as success. Default `200..<300` (all of it,
     /// 299 included). Any other status fails the request with
     /// ``NetworkError/Kind-swift.enum/unacceptableStatus``.
+    @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var acceptableStatusCodes: Set<Int> {
-        @inline(never) get { snapshot().acceptableStatusCodes }
-        @inline(never) set {
+        get { snapshot().acceptableStatusCodesValue }
+        set {
             let settings = beginChange()
-            settings.acceptableStatusCodes = newValue
+            settings.set(acceptableStatusCodes: newValue)
             endChange(settings)
         }
     }
@@ -198,11 +210,12 @@ public final class HostConfiguration: @unchecked Sendable {
     /// host's is a plain `JSONDecoder()`, whose dates are seconds since 2001: set
     /// `dateDecodingStrategy` to what your backend sends, e.g. `.iso8601`).
     /// Do not change its settings while requests run; assign a new decoder instead.
+    @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var jsonDecoder: JSONDecoder {
-        @inline(never) get { snapshot().jsonDecoder }
-        @inline(never) set {
+        get { snapshot().jsonDecoderValue }
+        set {
             let settings = beginChange()
-            settings.jsonDecoder = newValue
+            settings.set(jsonDecoder: newValue)
             endChange(settings)
         }
     }
@@ -212,11 +225,12 @@ public final class HostConfiguration: @unchecked Sendable {
     /// assign another encoder for another format (a plain `JSONEncoder()` writes
     /// Foundation's default, seconds since 2001). Do not change its settings while
     /// requests run; assign a new encoder instead.
+    @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var jsonEncoder: JSONEncoder {
-        @inline(never) get { snapshot().jsonEncoder }
-        @inline(never) set {
+        get { snapshot().jsonEncoderValue }
+        set {
             let settings = beginChange()
-            settings.jsonEncoder = newValue
+            settings.set(jsonEncoder: newValue)
             endChange(settings)
         }
     }
@@ -225,11 +239,12 @@ public final class HostConfiguration: @unchecked Sendable {
     /// before the request's own failure callback: the place for one error reporter or
     /// one "please sign in again" prompt. Not called for cancellations, nor for
     /// requests whose ``BaseAPIRequest/suppressesErrorHandler`` is `true`.
+    @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var errorHandler: ErrorHandler? {
-        @inline(never) get { snapshot().errorHandler }
-        @inline(never) set {
+        get { snapshot().errorHandlerValue }
+        set {
             let settings = beginChange()
-            settings.errorHandler = newValue
+            settings.set(errorHandler: newValue)
             endChange(settings)
         }
     }
@@ -241,22 +256,24 @@ public final class HostConfiguration: @unchecked Sendable {
     /// logs and crash reports through them; the text is in ``NetworkError/serverMessage``.
     /// `true`: the sentences and `message` hold the server's message, and the user info
     /// an envelope's trace id, as before 1.0. Other hosts are not affected.
+    @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var errorSentencesQuoteServerMessages: Bool {
-        @inline(never) get { snapshot().errorSentencesQuoteServerMessages }
-        @inline(never) set {
+        get { snapshot().errorSentencesQuoteServerMessagesValue }
+        set {
             let settings = beginChange()
-            settings.errorSentencesQuoteServerMessages = newValue
+            settings.set(errorSentencesQuoteServerMessages: newValue)
             endChange(settings)
         }
     }
 
     /// Plugins every request of this host passes through, in order, before the
     /// request's own. See ``RequestInterceptor``.
+    @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var interceptors: [any RequestInterceptor] {
-        @inline(never) get { snapshot().interceptors }
-        @inline(never) set {
+        get { snapshot().interceptorsValue }
+        set {
             let settings = beginChange()
-            settings.interceptors = newValue
+            settings.set(interceptors: newValue)
             endChange(settings)
         }
     }
@@ -264,11 +281,12 @@ public final class HostConfiguration: @unchecked Sendable {
     /// The cache policy of requests that set none (``BaseAPIRequest/cachePolicy``).
     /// Default `.networkOnly`. It matters only with a response cache
     /// (`host.responseCache`, from the `EasyNetworkCache` product).
+    @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var cachePolicy: CachePolicy {
-        @inline(never) get { snapshot().cachePolicy }
-        @inline(never) set {
+        get { snapshot().cachePolicyValue }
+        set {
             let settings = beginChange()
-            settings.cachePolicy = newValue
+            settings.set(cachePolicy: newValue)
             endChange(settings)
         }
     }
@@ -277,9 +295,22 @@ public final class HostConfiguration: @unchecked Sendable {
     /// to stop and get the 3xx response. `nil` (the default) follows every redirect.
     /// Whatever it returns, `Authorization` and `Cookie` are removed when the redirect
     /// leads to another host, scheme or port.
+    @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var redirectHandler: (@Sendable (_ response: HTTPURLResponse, _ newRequest: URLRequest) -> URLRequest?)? {
-        @inline(never) get { transport.delegate.redirectHandler }
-        @inline(never) set { transport.delegate.redirectHandler = newValue }
+        get { redirectHandlerValue }
+        set { setRedirectHandler(newValue) }
+    }
+
+    /// The session delegate's ``redirectHandler``.
+    @usableFromInline
+    var redirectHandlerValue: (@Sendable (_ response: HTTPURLResponse, _ newRequest: URLRequest) -> URLRequest?)? {
+        transport.delegate.redirectHandler
+    }
+
+    /// Gives the session delegate `handler` as its ``redirectHandler``.
+    @usableFromInline
+    func setRedirectHandler(_ handler: (@Sendable (_ response: HTTPURLResponse, _ newRequest: URLRequest) -> URLRequest?)?) {
+        transport.delegate.redirectHandler = handler
     }
 
     /// Replaces the session configuration. Running requests finish on the old session;
@@ -307,7 +338,7 @@ public final class HostConfiguration: @unchecked Sendable {
 
     /// The current settings: immutable, shared by every request that starts before the
     /// next change.
-    @inline(never)
+    @inline(never) @usableFromInline
     func snapshot() -> HostSettings {
         lock.lock()
         let settings = current
@@ -318,7 +349,7 @@ public final class HostConfiguration: @unchecked Sendable {
     /// Starts a change: takes the lock and returns a private copy of the settings.
     /// Change the copy (nothing that calls out or waits) and hand it to
     /// ``endChange(_:)`` at once, on every path.
-    @inline(never)
+    @inline(never) @usableFromInline
     func beginChange() -> HostSettings {
         lock.lock()
         return current.copy()
@@ -326,7 +357,7 @@ public final class HostConfiguration: @unchecked Sendable {
 
     /// Publishes the settings from ``beginChange()`` and lets go of the lock; requests
     /// that start afterwards see them, requests already running keep theirs.
-    @inline(never)
+    @inline(never) @usableFromInline
     func endChange(_ changed: HostSettings) {
         let replaced = current
         current = changed

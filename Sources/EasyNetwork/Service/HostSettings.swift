@@ -12,8 +12,10 @@ import FoundationNetworking
 ///
 /// Adding a setting: a stored `var` (no default value; an optional one spelled
 /// `Optional<T>`, since `T?` has an implicit `= nil`, which in a package type compiles a
-/// function with an unwind entry), a line in each initializer, and a property of the host
-/// whose setter is `beginChange()`, assign, `endChange(_:)`.
+/// function with an unwind entry), a line in `init(_:)`, a `@usableFromInline` reader and
+/// `set` method, and an `@_alwaysEmitIntoClient` property of the host that reads
+/// `snapshot()` and sets with `beginChange()`, `set`, `endChange(_:)`.
+@usableFromInline  // read and set by the host settings emitted into their callers
 package final class HostSettings: @unchecked Sendable {
     // unchecked: fields are written only on a fresh copy under the host's lock before it
     // is published; a published object is never written again.
@@ -45,49 +47,147 @@ package final class HostSettings: @unchecked Sendable {
     private(set) var features: [any HostFeature]
 
     /// The defaults of a new host.
-    init(baseURL: URL?) {
-        self.baseURL = nil
-        baseURLProblem = nil
-        urlMemo = URLMemo()
-        defaultHeaders = [:]
-        defaultHeadersFailure = nil
-        sessionHeadersFailure = nil
-        timeout = HostConfiguration.defaultTimeout
-        totalTimeout = nil
-        callbackQueue = .main
-        acceptableStatusCodes = Self.successStatusCodes()
-        payloadReader = nil
-        jsonDecoder = JSONDecoder()
-        jsonEncoder = Self.defaultJSONEncoder()
-        errorHandler = nil
-        errorSentencesQuoteServerMessages = false
-        interceptors = []
-        cachePolicy = .networkOnly
-        features = []
+    convenience init(baseURL: URL?) {
+        self.init(nil)
         setBaseURL(baseURL)
     }
 
-    /// A copy of `other`, every field the same (the URL memo shared).
-    private init(copying other: HostSettings) {
-        baseURL = other.baseURL
-        baseURLProblem = other.baseURLProblem
-        urlMemo = other.urlMemo
-        defaultHeaders = other.defaultHeaders
-        defaultHeadersFailure = other.defaultHeadersFailure
-        sessionHeadersFailure = other.sessionHeadersFailure
-        timeout = other.timeout
-        totalTimeout = other.totalTimeout
-        callbackQueue = other.callbackQueue
-        acceptableStatusCodes = other.acceptableStatusCodes
-        payloadReader = other.payloadReader
-        jsonDecoder = other.jsonDecoder
-        jsonEncoder = other.jsonEncoder
-        errorHandler = other.errorHandler
-        errorSentencesQuoteServerMessages = other.errorSentencesQuoteServerMessages
-        interceptors = other.interceptors
-        cachePolicy = other.cachePolicy
-        features = other.features
+    /// A copy of `other`, every field the same (the URL memo shared), or with `nil` the
+    /// defaults of a new host, not configured. (One initializer for both: two would each
+    /// hold a line per field.)
+    private init(_ other: HostSettings?) {
+        baseURL = other?.baseURL
+        baseURLProblem = other?.baseURLProblem
+        urlMemo = other?.urlMemo ?? URLMemo()
+        defaultHeaders = other?.defaultHeaders ?? [:]
+        defaultHeadersFailure = other?.defaultHeadersFailure
+        sessionHeadersFailure = other?.sessionHeadersFailure
+        timeout = other?.timeout ?? HostConfiguration.defaultTimeout
+        totalTimeout = other?.totalTimeout
+        callbackQueue = other?.callbackQueue ?? .main
+        acceptableStatusCodes = other?.acceptableStatusCodes ?? Self.successStatusCodes()
+        payloadReader = other?.payloadReader
+        jsonDecoder = other?.jsonDecoder ?? JSONDecoder()
+        jsonEncoder = other?.jsonEncoder ?? Self.defaultJSONEncoder()
+        errorHandler = other?.errorHandler
+        errorSentencesQuoteServerMessages = other?.errorSentencesQuoteServerMessages ?? false
+        interceptors = other?.interceptors ?? []
+        cachePolicy = other?.cachePolicy ?? .networkOnly
+        features = other?.features ?? []
     }
+
+    // What the host's properties that the seed program never touches read and set from
+    // their callers' modules (they are `@_alwaysEmitIntoClient`): a reader and a `set`
+    // method each, since a `@usableFromInline` field would bring a getter, a setter and
+    // a `modify` of its own.
+
+    /// ``baseURL``, for ``HostConfiguration/baseURL``.
+    @usableFromInline
+    var baseURLValue: URL? { baseURL }
+
+    /// Sets ``timeout`` on a copy from ``HostConfiguration/beginChange()``.
+    @usableFromInline
+    func set(timeout value: TimeInterval) {
+        timeout = value
+    }
+
+    /// ``timeout``, for ``HostConfiguration/timeout``.
+    @usableFromInline
+    var timeoutValue: TimeInterval { timeout }
+
+    /// Sets ``totalTimeout`` on a copy from ``HostConfiguration/beginChange()``.
+    @usableFromInline
+    func set(totalTimeout value: TimeInterval?) {
+        totalTimeout = value
+    }
+
+    /// ``totalTimeout``, for ``HostConfiguration/totalTimeout``.
+    @usableFromInline
+    var totalTimeoutValue: TimeInterval? { totalTimeout }
+
+    /// Sets ``acceptableStatusCodes`` on a copy from ``HostConfiguration/beginChange()``.
+    @usableFromInline
+    func set(acceptableStatusCodes value: Set<Int>) {
+        acceptableStatusCodes = value
+    }
+
+    /// ``acceptableStatusCodes``, for ``HostConfiguration/acceptableStatusCodes``.
+    @usableFromInline
+    var acceptableStatusCodesValue: Set<Int> { acceptableStatusCodes }
+
+    /// Sets ``jsonDecoder`` on a copy from ``HostConfiguration/beginChange()``.
+    @usableFromInline
+    func set(jsonDecoder value: JSONDecoder) {
+        jsonDecoder = value
+    }
+
+    /// ``jsonDecoder``, for ``HostConfiguration/jsonDecoder``.
+    @usableFromInline
+    var jsonDecoderValue: JSONDecoder { jsonDecoder }
+
+    /// Sets ``jsonEncoder`` on a copy from ``HostConfiguration/beginChange()``.
+    @usableFromInline
+    func set(jsonEncoder value: JSONEncoder) {
+        jsonEncoder = value
+    }
+
+    /// ``jsonEncoder``, for ``HostConfiguration/jsonEncoder``.
+    @usableFromInline
+    var jsonEncoderValue: JSONEncoder { jsonEncoder }
+
+    /// Sets ``errorHandler`` on a copy from ``HostConfiguration/beginChange()``.
+    @usableFromInline
+    func set(errorHandler value: HostConfiguration.ErrorHandler?) {
+        errorHandler = value
+    }
+
+    /// ``errorHandler``, for ``HostConfiguration/errorHandler``.
+    @usableFromInline
+    var errorHandlerValue: HostConfiguration.ErrorHandler? { errorHandler }
+
+    /// Sets ``errorSentencesQuoteServerMessages`` on a copy from ``HostConfiguration/beginChange()``.
+    @usableFromInline
+    func set(errorSentencesQuoteServerMessages value: Bool) {
+        errorSentencesQuoteServerMessages = value
+    }
+
+    /// ``errorSentencesQuoteServerMessages``, for ``HostConfiguration/errorSentencesQuoteServerMessages``.
+    @usableFromInline
+    var errorSentencesQuoteServerMessagesValue: Bool { errorSentencesQuoteServerMessages }
+
+    /// Sets ``interceptors`` on a copy from ``HostConfiguration/beginChange()``.
+    @usableFromInline
+    func set(interceptors value: [any RequestInterceptor]) {
+        interceptors = value
+    }
+
+    /// ``interceptors``, for ``HostConfiguration/interceptors``.
+    @usableFromInline
+    var interceptorsValue: [any RequestInterceptor] { interceptors }
+
+    /// Sets ``cachePolicy`` on a copy from ``HostConfiguration/beginChange()``.
+    @usableFromInline
+    func set(cachePolicy value: CachePolicy) {
+        cachePolicy = value
+    }
+
+    /// ``cachePolicy``, for ``HostConfiguration/cachePolicy``.
+    @usableFromInline
+    var cachePolicyValue: CachePolicy { cachePolicy }
+
+    /// Sets ``callbackQueue`` on a copy from ``HostConfiguration/beginChange()``.
+    @usableFromInline
+    func set(callbackQueue value: DispatchQueue) {
+        callbackQueue = value
+    }
+
+    /// ``callbackQueue``, for ``HostConfiguration/callbackQueue``.
+    @usableFromInline
+    var callbackQueueValue: DispatchQueue { callbackQueue }
+
+    /// ``defaultHeaders``, for ``HostConfiguration/defaultHeaders``.
+    @usableFromInline
+    var defaultHeadersValue: [String: String] { defaultHeaders }
 
     /// `200..<300` as a set, built once per host by the standard library's own generic
     /// code: optimized, this one line would compile a `Set<Int>` builder (insert, grow,
@@ -108,38 +208,37 @@ package final class HostSettings: @unchecked Sendable {
 
     /// A private copy to change before publishing it.
     func copy() -> HostSettings {
-        HostSettings(copying: self)
+        HostSettings(self)
     }
 
     /// Sets the base URL when it is usable (see ``usableBaseURL(_:)``), else clears it
     /// and keeps why, naming `given` (the text the caller gave; else the URL's own), so a
     /// request fails before anything is sent. `nil` and no text: not configured. Starts an
     /// empty URL memo.
+    @usableFromInline
     func setBaseURL(_ url: URL?, given: String? = nil) {
-        var usable: URL?
-        if let url { usable = Self.usableBaseURL(url) }
-        baseURL = usable
+        baseURL = nil
         baseURLProblem = nil
-        if usable == nil, let text = given ?? url?.absoluteString {
-            #if canImport(FoundationNetworking)
-            baseURLProblem = url.map(Self.isIPv6Literal) == true ? Self.refusedIPv6Literal(text) : Self.unusableBaseURL(text)
-            #else
-            baseURLProblem = Self.unusableBaseURL(text)
-            #endif
-        }
         urlMemo = URLMemo()
+        var isIPv6 = false
+        if let url {
+            #if canImport(FoundationNetworking)
+            isIPv6 = Self.isIPv6Literal(url)  // asked once: it decides both the URL and the message
+            #endif
+            if !isIPv6 { baseURL = Self.usableBaseURL(url) }
+        }
+        if baseURL == nil, let text = given ?? url?.absoluteString {
+            baseURLProblem = Self.refusedBaseURL(text, isIPv6: isIPv6)
+        }
     }
 
     /// `url` as a base URL when it can be one: the scheme `http` or `https` (in any case;
-    /// written in lowercase, since URLSession on Linux refuses `HTTP://`) and a host (on
-    /// Linux not an IPv6 address: see ``isIPv6Literal(_:)``); else `nil`. The same rule
-    /// for every way a base URL is given.
+    /// written in lowercase, since URLSession on Linux refuses `HTTP://`) and a host; else
+    /// `nil`. (On Linux the caller has refused an IPv6 address: see ``isIPv6Literal(_:)``.)
+    /// The same rule for every way a base URL is given.
     @inline(__always)  // one caller
     static func usableBaseURL(_ url: URL) -> URL? {
         guard let scheme = url.scheme, let host = url.host, !host.isEmpty else { return nil }
-        #if canImport(FoundationNetworking)
-        if isIPv6Literal(url) { return nil }
-        #endif
         let lowercased = scheme.lowercased()
         guard lowercased == "http" || lowercased == "https" else { return nil }
         if lowercased == scheme { return url }
@@ -148,10 +247,14 @@ package final class HostSettings: @unchecked Sendable {
         return parts?.url
     }
 
-    /// The message of a request on a host whose base URL `text` was refused.
+    /// The message of a request on a host whose base URL `text` was refused, or (`isIPv6`)
+    /// of a URL `text` whose host is an IPv6 address, on Linux. (One function for both
+    /// sentences: each concatenation compiles its own copy.)
     @inline(never)
-    static func unusableBaseURL(_ text: String) -> String {
-        "'" + text + "' is not a usable base URL (it needs http:// or https:// and a host, as in https://api.example.com/v1)"
+    static func refusedBaseURL(_ text: String, isIPv6: Bool) -> String {
+        "'" + text + (isIPv6
+            ? "' cannot be used on Linux: its host is an IPv6 address, which URLSession there refuses before connecting (swift-corelibs-foundation 6.3); give a host name that resolves to the address instead, such as localhost for ::1"
+            : "' is not a usable base URL (it needs http:// or https:// and a host, as in https://api.example.com/v1)")
     }
 
     #if canImport(FoundationNetworking)
@@ -168,9 +271,8 @@ package final class HostSettings: @unchecked Sendable {
     }
 
     /// The message of a URL `text` whose host is an IPv6 address, on Linux.
-    @inline(never)
     static func refusedIPv6Literal(_ text: String) -> String {
-        "'" + text + "' cannot be used on Linux: its host is an IPv6 address, which URLSession there refuses before connecting (swift-corelibs-foundation 6.3); give a host name that resolves to the address instead, such as localhost for ::1"
+        refusedBaseURL(text, isIPv6: true)
     }
     #endif
 
@@ -182,19 +284,30 @@ package final class HostSettings: @unchecked Sendable {
     /// Replaces the feature whose type has `id` with `feature` (or removes it), kept in `order`.
     @inline(__always)  // one caller
     func setFeature(_ feature: (any HostFeature)?, id: ObjectIdentifier, order: Int) {
-        // One pass that appends to a new array: `removeAll(where:)` and `insert(_:at:)`
-        // would each compile a `replaceSubrange` of this element type into every program.
+        // One pass with one `append` (each `append` site inlines the growth check and the
+        // element type's metadata): `removeAll(where:)` and `insert(_:at:)` would each
+        // compile a `replaceSubrange` of this element type into every program.
         var kept: [any HostFeature] = []
         var pending = feature
-        for installed in features where ObjectIdentifier(type(of: installed)) != id {
-            if let feature = pending, type(of: installed).order > order {
-                kept.append(feature)
+        var index = 0
+        while true {
+            var next: any HostFeature
+            if index < features.count {
+                next = features[index]
+                if let feature = pending, type(of: next).order > order {
+                    next = feature  // goes before the installed one, which the next turn takes
+                    pending = nil
+                } else {
+                    index += 1
+                    if ObjectIdentifier(type(of: next)) == id { continue }
+                }
+            } else if let feature = pending {
+                next = feature
                 pending = nil
+            } else {
+                break
             }
-            kept.append(installed)
-        }
-        if let feature = pending {
-            kept.append(feature)
+            kept.append(next)
         }
         features = kept
     }
@@ -206,9 +319,7 @@ package final class HostSettings: @unchecked Sendable {
     /// The base URL, or the error a request must fail with when there is none.
     var resolvedBaseURL: Result<URL, NetworkError> {
         if let baseURL { return .success(baseURL) }
-        if let baseURLProblem {
-            return .failure(NetworkError(kind: .invalidRequest, message: baseURLProblem))
-        }
-        return .failure(NetworkError(kind: .notConfigured))
+        // One error made: with no problem kept, `message: nil` makes the bare `notConfigured`.
+        return .failure(NetworkError(kind: baseURLProblem == nil ? .notConfigured : .invalidRequest, message: baseURLProblem))
     }
 }
