@@ -137,6 +137,11 @@ final class RequestOperationTests: ServerTestCase {
         // ThreadSanitizer to see the lock at work).
         let op = RequestOperation(request: TestRequest("/products/1"), configuration: makeHost(), decoding: Product.self)
         let calls = Collector<String>()
+        // Set before the operation is queued: a request that ends before the first of the
+        // threads below still has one of each to call.
+        op.success = { _ in calls.append("success first") }
+        op.failure = { _ in calls.append("failure first") }
+        op.completion = { _ in calls.append("completion first") }
         queue.addOperation(op)
         DispatchQueue.concurrentPerform(iterations: 200) { index in
             op.success = { _ in calls.append("success \(index)") }
