@@ -129,7 +129,7 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
         if carriesAttempts, URLRequestBuilder.multipartForm(of: request) != nil {
             return finish(NetworkError(kind: .invalidRequest, message: "A download cannot send a multipart body; send the form with a RequestOperation"))
         }
-        BuildStage.run(request, builder: URLRequestBuilder(configuration: service.configuration), exactTimeout: sessionKeepsIdle) { [self] built, file in
+        BuildStage.run(request, builder: URLRequestBuilder(settings: settings), exactTimeout: sessionKeepsIdle) { [self] built, file in
             switch built {
             case .success(let urlRequest): started(urlRequest, file)
             case .failure(let error): finish(error)

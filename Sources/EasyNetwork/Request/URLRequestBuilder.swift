@@ -12,8 +12,15 @@ typealias BuildStage = URLRequestBuilder
 package struct URLRequestBuilder {
     let settings: HostSettings
 
+    /// A builder with the host's settings as they are now.
     package init(configuration: HostConfiguration) {
         settings = configuration.snapshot()
+    }
+
+    /// A builder with settings taken before (a request's exchange builds with the snapshot
+    /// its timeouts and interceptors came from, so one request sees one set of settings).
+    init(settings: HostSettings) {
+        self.settings = settings
     }
 
     /// The multipart form `request` sends, or `nil`. Read it once per request and give

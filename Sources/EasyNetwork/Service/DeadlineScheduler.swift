@@ -4,8 +4,9 @@ import Foundation
 ///
 /// A timer per request costs a timer setup and teardown on every request, and a
 /// cancelled `asyncAfter` item lingers until its time. Here a request adds an entry and
-/// removes it when it completes, in a small array in the order they were added (a host
-/// has a handful of requests in flight; the oldest usually completes first). The one
+/// removes it when it completes, in a small array in the order they were added (only
+/// attempts in flight have one, a few dozen at most in an app; the oldest usually
+/// completes first). The one
 /// timer is armed only when a new deadline is earlier than the armed one: with equal
 /// timeouts, not again for each request. When it fires it runs what is due, in deadline
 /// order (equal deadlines in the order they were added), and is armed for the earliest
