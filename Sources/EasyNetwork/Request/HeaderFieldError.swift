@@ -71,7 +71,17 @@ public final class HeaderFieldError: Error, Sendable, CustomStringConvertible {
     /// One sentence: the header (by name, unless the name holds a control character), where
     /// it came from and what is wrong.
     public var description: String {
-        (name == nil ? "the token" : showsName ? "header '" + (name ?? "") + "'" : "a header") + " of " + source + ": " + problem
+        // Appended piece by piece: no temporary string per `+`.
+        var text = name == nil ? "the token" : showsName ? "header '" : "a header"
+        if showsName, let name {
+            text += name
+            text += "'"
+        }
+        text += " of "
+        text += source
+        text += ": "
+        text += problem
+        return text
     }
 
     /// The token characters (`tchar`) below 64 and from 64 to 127, one bit each.
@@ -175,7 +185,9 @@ public final class HeaderFieldError: Error, Sendable, CustomStringConvertible {
         }
         let scanned = scan(value)
         let trailing = scanned.breaks == scanned.count - scanned.first, leading = scanned.breaks == scanned.last + 1
-        let problem = phrase(name == nil ? 0 : 1) + phrase(trailing && leading ? 2 : trailing ? 3 : leading ? 4 : 5) + phrase(5 + scanned.found & 7)
+        var problem = phrase(name == nil ? 0 : 1)
+        problem += phrase(trailing && leading ? 2 : trailing ? 3 : leading ? 4 : 5)
+        problem += phrase(5 + scanned.found & 7)
         return HeaderFieldError(name: name, shown: shown, source: source, problem: problem, isInvalidName: false)
     }
 
