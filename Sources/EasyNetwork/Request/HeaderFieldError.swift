@@ -166,7 +166,9 @@ public final class HeaderFieldError: Error, Sendable, CustomStringConvertible {
     @inline(never)
     package static func failure(name: String?, value: String, source: String, url: URL?) -> NetworkError {
         let header = refusal(name: name, value: value, source: source)
-        return NetworkError(kind: .invalidRequest, message: header.description + "; nothing was sent", url: url, underlyingError: header)
+        var message = header.description
+        message += "; nothing was sent"
+        return NetworkError(kind: .invalidRequest, message: message, url: url, underlyingError: header)
     }
 
     /// The ``HeaderFieldError`` of one refused field (`name` invalid, else `value`): its
@@ -179,7 +181,8 @@ public final class HeaderFieldError: Error, Sendable, CustomStringConvertible {
             let named = scan(name)
             shown = named.found & 15 == 0
             if named.found & 16 != 0 || named.count == 0 {
-                let problem = named.count == 0 ? "its name is empty" : "its name holds " + describe(named.refused)
+                var problem = named.count == 0 ? "its name is empty" : "its name holds "
+                if named.count > 0 { problem += describe(named.refused) }
                 return HeaderFieldError(name: name, shown: shown, source: source, problem: problem, isInvalidName: true)
             }
         }

@@ -142,7 +142,9 @@ package struct URLRequestBuilder {
         if let api {
             // A NUL between them, which an encoded query never holds: no api and query pair
             // can spell another's key (the last NUL of a key ends its api).
-            key = api + "\u{0}" + encodedQuery
+            key = api
+            key += "\u{0}"
+            key += encodedQuery
             if let known = memo?.url(for: key) { return known }
         } else if query?.isEmpty ?? true {
             return base
@@ -152,17 +154,20 @@ package struct URLRequestBuilder {
         let (path, apiQuery) = split(api ?? "", at: UInt8(ascii: "?"), trim: 0)
         if !path.isEmpty {
             // 0xFF never occurs in UTF-8: these only trim.
-            result = split(result, at: 0xFF, trim: 1).0 + "/" + PercentEncoding.encode(split(path, at: 0xFF, trim: 2).0, allowed: PercentEncoding.path, keepingEscapes: true)
+            result = split(result, at: 0xFF, trim: 1).0
+            result += "/"
+            result += PercentEncoding.encode(split(path, at: 0xFF, trim: 2).0, allowed: PercentEncoding.path, keepingEscapes: true)
         }
         var hasQuery = false
         appendQuery(baseQuery, to: &result, hasQuery: &hasQuery)
         appendQuery(apiQuery.map { PercentEncoding.encode($0, allowed: PercentEncoding.query, keepingEscapes: true) }, to: &result, hasQuery: &hasQuery)
         appendQuery(encodedQuery, to: &result, hasQuery: &hasQuery)
         if api == nil, let fragment {
-            result += "#" + fragment
+            result += "#"
+            result += fragment
         }
         guard let url = URL(string: result), url.scheme != nil else {
-            throw invalidURL("'" + base.description + "'" + (api.map { " with api '" + $0 + "'" } ?? "") + " does not make a valid URL", url: base)
+            throw invalidURL(base: base, api: api)
         }
         memo?.remember(url, for: key)
         return url
@@ -193,6 +198,21 @@ package struct URLRequestBuilder {
                     index.map { String(decoding: UnsafeBufferPointer(rebasing: bytes[($0 + 1)...]), as: UTF8.self) })
         }
         return text.utf8.withContiguousStorageIfAvailable(split) ?? Array(text.utf8).withUnsafeBufferPointer(split)
+    }
+
+    /// The error of `base` and `api` when they make no URL (cold).
+    @inline(never)
+    private static func invalidURL(base: URL, api: String?) -> NetworkError {
+        var message = "'"
+        message += base.description
+        message += "'"
+        if let api {
+            message += " with api '"
+            message += api
+            message += "'"
+        }
+        message += " does not make a valid URL"
+        return invalidURL(message, url: base)
     }
 
     /// The error of a URL that does not parse (cold).
