@@ -185,7 +185,7 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
         interceptor.adapt(urlRequest, context: context) { [self] result in
             switch result {
             case .success(let adapted):
-                if let refused = HeaderFieldCheck.failure(in: adapted.allHTTPHeaderFields, url: adapted.url, source: "", of: interceptor) {
+                if let refused = HeaderFieldCheck.failure(in: adapted.allHTTPHeaderFields, url: adapted.url, source: "", of: type(of: interceptor)) {
                     return finish(refused)
                 }
                 adapt(index + 1, adapted, context: context)

@@ -130,6 +130,7 @@ extension BaseAPIRequest {
     public var cachePolicy: CachePolicy? { nil }
 
     /// `["Content-Type": "application/json"]`, the header most JSON APIs expect.
+    @_alwaysEmitIntoClient
     public func defaultJsonHeader() -> [String: String] {
         ["Content-Type": "application/json"]
     }

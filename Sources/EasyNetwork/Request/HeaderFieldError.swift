@@ -71,7 +71,17 @@ public final class HeaderFieldError: Error, Sendable, CustomStringConvertible {
     /// One sentence: the header (by name, unless the name holds a control character), where
     /// it came from and what is wrong.
     public var description: String {
-        (name == nil ? "the token" : showsName ? "header '" + (name ?? "") + "'" : "a header") + " of " + source + ": " + problem
+        // Appended piece by piece: no temporary string per `+`.
+        var text = name == nil ? "the token" : showsName ? "header '" : "a header"
+        if showsName, let name {
+            text += name
+            text += "'"
+        }
+        text += " of "
+        text += source
+        text += ": "
+        text += problem
+        return text
     }
 
     /// The token characters (`tchar`) below 64 and from 64 to 127, one bit each.
@@ -121,11 +131,12 @@ public final class HeaderFieldError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The failure of the first refused field of `fields`, or `nil` when every one is valid.
-    /// `interceptor`, when given, is named as the source (only for a refusal).
-    package static func failure(in fields: [String: String]?, url: URL?, source: String, of interceptor: (any RequestInterceptor)? = nil) -> NetworkError? {
+    /// `interceptor`, the type of the interceptor that set them, is named as the source
+    /// when given (only for a refusal).
+    package static func failure(in fields: [String: String]?, url: URL?, source: String, of interceptor: Any.Type? = nil) -> NetworkError? {
         guard let fields else { return nil }
         for (name, value) in fields where !isValidName(name) || !isValidValue(value) {
-            return failure(name: name, value: value, source: interceptor.map { "interceptor " + DecodingDiagnostics.name(of: type(of: $0)) } ?? source, url: url)
+            return failure(name: name, value: value, source: interceptor.map { "interceptor " + DecodingDiagnostics.name(of: $0) } ?? source, url: url)
         }
         return nil
     }
@@ -155,38 +166,51 @@ public final class HeaderFieldError: Error, Sendable, CustomStringConvertible {
     @inline(never)
     package static func failure(name: String?, value: String, source: String, url: URL?) -> NetworkError {
         let header = refusal(name: name, value: value, source: source)
-        return NetworkError(kind: .invalidRequest, message: header.description + "; nothing was sent", url: url, underlyingError: header)
+        var message = header.description
+        message += "; nothing was sent"
+        return NetworkError(kind: .invalidRequest, message: message, url: url, underlyingError: header)
     }
 
-    /// The ``HeaderFieldError`` of one refused field (`name` invalid, else `value`).
+    /// The ``HeaderFieldError`` of one refused field (`name` invalid, else `value`): its
+    /// problem in fixed phrases (``phrase(_:)``), the value described, never quoted.
     @usableFromInline
     static func refusal(name: String?, value: String, source: String) -> HeaderFieldError {
-        let named = name.map(scan)
-        let invalidName = named.map { $0.found & 16 != 0 || $0.count == 0 } ?? false
-        let problem: String
-        if let named, invalidName {
-            problem = named.count == 0 ? "its name is empty" : "its name holds " + describe(named.refused)
-        } else {
-            let scanned = scan(value)
-            let trailing = scanned.breaks == scanned.count - scanned.first, leading = scanned.breaks == scanned.last + 1
-            problem = (name == nil ? "it" : "its value")
-                + (trailing && leading ? " is only " : trailing ? " ends with " : leading ? " starts with " : " holds ")
-                + breaks(scanned.found & 7)
-        }
         // A name holding a line break or another control character is not repeated.
-        return HeaderFieldError(name: name, shown: (named?.found ?? 0) & 15 == 0, source: source, problem: problem, isInvalidName: invalidName)
+        var shown = true
+        if let name {
+            let named = scan(name)
+            shown = named.found & 15 == 0
+            if named.found & 16 != 0 || named.count == 0 {
+                var problem = named.count == 0 ? "its name is empty" : "its name holds "
+                if named.count > 0 { problem += describe(named.refused) }
+                return HeaderFieldError(name: name, shown: shown, source: source, problem: problem, isInvalidName: true)
+            }
+        }
+        let scanned = scan(value)
+        let trailing = scanned.breaks == scanned.count - scanned.first, leading = scanned.breaks == scanned.last + 1
+        var problem = phrase(name == nil ? 0 : 1)
+        problem += phrase(trailing && leading ? 2 : trailing ? 3 : leading ? 4 : 5)
+        problem += phrase(5 + scanned.found & 7)
+        return HeaderFieldError(name: name, shown: shown, source: source, problem: problem, isInvalidName: false)
     }
 
-    /// The CR (1), LF (2) and NUL (4) in `found`, in words.
-    @inline(__always)  // one caller
-    private static func breaks(_ found: Int) -> String {
-        switch found {
-        case 1: return "a carriage return (CR)"
-        case 2: return "a line feed (LF)"
-        case 3: return "a carriage return (CR) and a line feed (LF)"
-        case 4: return "a NUL byte"
-        case 5: return "a carriage return (CR) and a NUL byte"
-        case 6: return "a line feed (LF) and a NUL byte"
+    /// The fixed phrases of a value's problem: its subject (0, 1), where the bytes are
+    /// (2–5), then which of CR (1), LF (2) and NUL (4) it holds (5 + those bits, 6–12).
+    @inline(never)
+    private static func phrase(_ index: Int) -> String {
+        switch index {
+        case 0: return "it"
+        case 1: return "its value"
+        case 2: return " is only "
+        case 3: return " ends with "
+        case 4: return " starts with "
+        case 5: return " holds "
+        case 6: return "a carriage return (CR)"
+        case 7: return "a line feed (LF)"
+        case 8: return "a carriage return (CR) and a line feed (LF)"
+        case 9: return "a NUL byte"
+        case 10: return "a carriage return (CR) and a NUL byte"
+        case 11: return "a line feed (LF) and a NUL byte"
         default: return "a carriage return (CR), a line feed (LF) and a NUL byte"
         }
     }

@@ -86,7 +86,10 @@ enum JSONBody {
         do {
             return .success(try encoder.encode(value))
         } catch {
-            let message = "cannot encode " + DecodingDiagnostics.name(of: type(of: value)) + ": " + DecodingDiagnostics.reason(for: error)
+            var message = "cannot encode "
+            message += DecodingDiagnostics.name(of: type(of: value))
+            message += ": "
+            message += DecodingDiagnostics.reason(for: error)
             return .failure(NetworkError(kind: .encoding, message: message, url: url, underlyingError: error))
         }
     }

@@ -2,21 +2,50 @@ import Foundation
 
 extension NetworkService {
     /// The HTTP method of a request.
-    public enum Method: String, Sendable, CaseIterable {
+    ///
+    /// Its ``rawValue`` (`"GET"`), ``init(rawValue:)`` and ``allCases`` are plain members,
+    /// compiled into the program that uses them, not conformances to `RawRepresentable` and
+    /// `CaseIterable` that every program would carry (about 1.4 KB).
+    public enum Method: Sendable {
         /// `GET`: reads a resource. Parameters go into the URL query.
-        case get = "GET"
+        case get
         /// `POST`: creates or submits.
-        case post = "POST"
+        case post
         /// `PUT`: replaces a resource.
-        case put = "PUT"
+        case put
         /// `DELETE`: removes a resource.
-        case delete = "DELETE"
+        case delete
         /// `PATCH`: changes part of a resource.
-        case patch = "PATCH"
+        case patch
         /// `HEAD`: like GET, without a body in the response. Parameters go into the URL query.
-        case head = "HEAD"
+        case head
         /// `OPTIONS`: asks what the server allows.
-        case options = "OPTIONS"
+        case options
+
+        /// Every method, in the order declared.
+        @_alwaysEmitIntoClient
+        public static var allCases: [Method] { [.get, .post, .put, .delete, .patch, .head, .options] }
+
+        /// The method's name as sent (`"GET"`).
+        @_alwaysEmitIntoClient
+        public var rawValue: String {
+            switch self {
+            case .get: return "GET"
+            case .post: return "POST"
+            case .put: return "PUT"
+            case .delete: return "DELETE"
+            case .patch: return "PATCH"
+            case .head: return "HEAD"
+            case .options: return "OPTIONS"
+            }
+        }
+
+        /// The method named `rawValue` (`"GET"`, case-sensitive), or `nil`.
+        @_alwaysEmitIntoClient
+        public init?(rawValue: String) {
+            guard let method = Method.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = method
+        }
 
         /// Whether repeating the request has the same effect as sending it once
         /// (RFC 9110 §9.2.2). Retries and request sharing only touch idempotent methods.

@@ -166,9 +166,14 @@ enum ParameterWalker {
         var path: [String] = []
         for frame in frames {
             let position = frame.next - 1
-            path.append(frame.keys.isEmpty ? "[" + String(position) + "]" : frame.keys[position])
+            path.append(frame.keys.isEmpty ? index(position) : frame.keys[position])
         }
-        let message = rule == tooDeep ? subject(path) + rule : subject(path) + " is a " + String(describing: type) + rule
+        var message = subject(path)
+        if rule != tooDeep {
+            message += " is a "
+            message += String(describing: type)
+        }
+        message += rule
         return NetworkError(kind: .encoding, message: message, url: url)
     }
 
@@ -200,12 +205,25 @@ enum ParameterWalker {
     static func invalid(_ value: Any, _ context: EncodingError.Context) -> String {
         var path: [String] = []
         for key in context.codingPath {
-            path.append(key.intValue.map { "[" + String($0) + "]" } ?? key.stringValue)
+            path.append(key.intValue.map(index) ?? key.stringValue)
         }
         if path.isEmpty, context.debugDescription == "Unable to encode the given top-level value to JSON." {
             return "it" + tooDeep
         }
-        return subject(path) + " (" + DecodingDiagnostics.name(of: type(of: value)) + ") is invalid: " + context.debugDescription
+        var text = subject(path)
+        text += " ("
+        text += DecodingDiagnostics.name(of: type(of: value))
+        text += ") is invalid: "
+        text += context.debugDescription
+        return text
+    }
+
+    /// A step of a key path for an index: `[2]`.
+    private static func index(_ position: Int) -> String {
+        var step = "["
+        step += String(position)
+        step += "]"
+        return step
     }
 
     /// `the value at 'user.dates[2]'`, or `the top-level value`. Keys are joined by dots,
@@ -229,9 +247,15 @@ enum ParameterWalker {
                 // Counted in bytes: one character may hold a megabyte of combining marks
                 // (a cut inside a character leaves the key out).
                 let bytes = step.utf8
-                text += bytes.count > 40 ? (String(bytes[bytes.startIndex..<bytes.index(bytes.startIndex, offsetBy: 40)]) ?? "") + "…" : step
+                if bytes.count > 40 {
+                    text += String(bytes[bytes.startIndex..<bytes.index(bytes.startIndex, offsetBy: 40)]) ?? ""
+                    text += "…"
+                } else {
+                    text += step
+                }
             }
         }
-        return text + "'"
+        text += "'"
+        return text
     }
 }

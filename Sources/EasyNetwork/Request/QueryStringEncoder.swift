@@ -44,7 +44,9 @@ public struct QueryStringEncoder: Sendable {
         var query = ""
         for (name, value) in leaves {
             if !query.isEmpty { query += "&" }
-            query += name + "=" + value
+            query += name
+            query += "="
+            query += value
         }
         return query
     }

@@ -21,13 +21,14 @@ extension QueryStringEncoder {
 
     /// Puts `key` into the ascending `keys` at its place (the optional modules' one sort
     /// of a few strings).
+    @_alwaysEmitIntoClient
     package static func insert(_ key: String, into keys: inout [String]) {
         keys.append(key)
         heapSort(&keys)
     }
 
     /// Sorts `keys` ascending in place (not stable: dictionary keys are distinct).
-    @inline(never)
+    @inline(never) @usableFromInline
     static func heapSort(_ keys: inout [String]) {
         // Nothing to sort: an empty array's shared storage is never copied to be made unique.
         guard keys.count > 1 else { return }

@@ -128,7 +128,8 @@ package struct URLRequestBuilder {
     /// `base` + `api`: the api path is appended to the base path with exactly one slash
     /// between them; a query in `api` is kept, then `query` is added; a fragment of `base`
     /// is dropped. With no `api`, `base` is an absolute URL: `query` is added to its own,
-    /// and its fragment is kept.
+    /// and its fragment is kept. One composition for both (an empty api path leaves the
+    /// base path as it is).
     ///
     /// Built as text and parsed once with `URL(string:)`, which answers `nil` for a bad
     /// string: `URLComponents`' percent-encoded setters stop the process instead.
@@ -141,30 +142,32 @@ package struct URLRequestBuilder {
         if let api {
             // A NUL between them, which an encoded query never holds: no api and query pair
             // can spell another's key (the last NUL of a key ends its api).
-            key = api + "\u{0}" + encodedQuery
+            key = api
+            key += "\u{0}"
+            key += encodedQuery
             if let known = memo?.url(for: key) { return known }
         } else if query?.isEmpty ?? true {
             return base
         }
         let (whole, fragment) = split(base.absoluteString, at: UInt8(ascii: "#"), trim: 0)
         var (result, baseQuery) = split(whole, at: UInt8(ascii: "?"), trim: 0)
-        guard let api else {
-            guard let url = URL(string: whole + (baseQuery == nil ? "?" : "&") + encodedQuery + (fragment.map { "#" + $0 } ?? "")) else {
-                throw invalidURL("'" + base.description + "' is not a valid URL", url: base)
-            }
-            return url
-        }
-        let (path, apiQuery) = split(api, at: UInt8(ascii: "?"), trim: 0)
+        let (path, apiQuery) = split(api ?? "", at: UInt8(ascii: "?"), trim: 0)
         if !path.isEmpty {
             // 0xFF never occurs in UTF-8: these only trim.
-            result = split(result, at: 0xFF, trim: 1).0 + "/" + PercentEncoding.encode(split(path, at: 0xFF, trim: 2).0, allowed: PercentEncoding.path, keepingEscapes: true)
+            result = split(result, at: 0xFF, trim: 1).0
+            result += "/"
+            result += PercentEncoding.encode(split(path, at: 0xFF, trim: 2).0, allowed: PercentEncoding.path, keepingEscapes: true)
         }
         var hasQuery = false
         appendQuery(baseQuery, to: &result, hasQuery: &hasQuery)
         appendQuery(apiQuery.map { PercentEncoding.encode($0, allowed: PercentEncoding.query, keepingEscapes: true) }, to: &result, hasQuery: &hasQuery)
         appendQuery(encodedQuery, to: &result, hasQuery: &hasQuery)
+        if api == nil, let fragment {
+            result += "#"
+            result += fragment
+        }
         guard let url = URL(string: result), url.scheme != nil else {
-            throw invalidURL("'" + api + "' does not make a valid URL with base '" + base.description + "'", url: base)
+            throw invalidURL(base: base, api: api)
         }
         memo?.remember(url, for: key)
         return url
@@ -195,6 +198,21 @@ package struct URLRequestBuilder {
                     index.map { String(decoding: UnsafeBufferPointer(rebasing: bytes[($0 + 1)...]), as: UTF8.self) })
         }
         return text.utf8.withContiguousStorageIfAvailable(split) ?? Array(text.utf8).withUnsafeBufferPointer(split)
+    }
+
+    /// The error of `base` and `api` when they make no URL (cold).
+    @inline(never)
+    private static func invalidURL(base: URL, api: String?) -> NetworkError {
+        var message = "'"
+        message += base.description
+        message += "'"
+        if let api {
+            message += " with api '"
+            message += api
+            message += "'"
+        }
+        message += " does not make a valid URL"
+        return invalidURL(message, url: base)
     }
 
     /// The error of a URL that does not parse (cold).
