@@ -8,6 +8,7 @@ import Foundation
 extension ResponseEnvelope: PayloadReader {
     /// The payload of `body`; `nil` when a successful envelope lacks the payload key
     /// or holds `null` there.
+    @usableFromInline  // a requirement of PayloadReader, which the inlined NetworkResponse.decode calls
     package func payload(of body: Any?, in response: NetworkResponse) throws -> Any? {
         guard let object = body as? [String: Any] else {
             throw response.decodingError("expected an envelope (a JSON object), got " + Self.shape(of: body) + ".")
@@ -26,6 +27,7 @@ extension ResponseEnvelope: PayloadReader {
 
     /// The payload of `response` decoded as `type` in one pass of `decoder`
     /// (``EnvelopeBox``); `nil` when a successful envelope has none.
+    @usableFromInline
     package func decodePayload<T: Decodable>(_ type: T.Type, decoder: JSONDecoder, in response: NetworkResponse) throws -> T? {
         try EnvelopeBinding.$current.withValue(response) {
             try decoder.decode(EnvelopeBox<T>.self, from: response.data)

@@ -4,6 +4,7 @@ import Foundation
 ///
 /// Never a byte of the body: an error's sentences reach the host app's logs and crash
 /// reports. The body stays on the error (``NetworkError/data``, ``NetworkError/bodySnippet``).
+@usableFromInline
 enum DecodingDiagnostics {
     /// What went wrong and at which key path (`expected Int at .items[1].id: …`) for
     /// decoding errors, and for encoding errors (``EncodingFailure/invalid(_:_:)``: named
@@ -13,6 +14,7 @@ enum DecodingDiagnostics {
     /// quotes the value (`Cannot initialize Role from invalid String value …`,
     /// `Parsed JSON number <…> does not fit in Int`). The other kinds' descriptions name types
     /// (`Expected to decode String but found number instead`).
+    @usableFromInline
     static func reason(for error: any Error) -> String {
         // One cast each, then a switch: a `case` pattern per kind would cast `error` again.
         if case .invalidValue(let value, let context)? = error as? EncodingError {
@@ -32,7 +34,7 @@ enum DecodingDiagnostics {
 
     /// The name of `type`, as `String(describing:)` gives it (one call site for every
     /// sentence that names a type).
-    @inline(never)
+    @inline(never) @usableFromInline
     static func name(of type: Any.Type) -> String {
         String(describing: type)
     }

@@ -157,7 +157,7 @@ public struct NetworkError: Error, Sendable {
             var text = details.message
             if countsServerText, let server = text {
                 let count = server.count
-                text = "the server sent a message of " + String(count) + (count == 1 ? " character" : " characters") + " (not quoted)"
+                text = "the server sent a message of \(count) character\(count == 1 ? "" : "s") (not quoted)"
             }
             guard let addendum = details.addendum else { return text }
             let head = text.map(Self.clause) ?? ""
@@ -277,35 +277,41 @@ extension NetworkError {
 }
 
 extension NetworkError: LocalizedError {
+    /// The opening words of each kind's sentence, in `rawValue` order: one table of fixed
+    /// phrases, not a builder per kind.
+    private static let heads = [
+        "The request is invalid", "The request parameters could not be encoded", "The network request failed",
+        "The server answered with status ", "The response could not be read", "The request was cancelled",
+        "No base URL is configured", "The server reported a failure", "Authentication failed",
+    ]
+
     /// A sentence a person understands: what failed, the attempts when a retry repeated
     /// it, then ``message`` (or the `URLError`'s own words), ending with one full stop.
     /// ``Kind-swift.enum/notConfigured`` adds what to do.
     public var errorDescription: String? {
-        var text: String
-        var detail = message
+        let kind = kind
+        var text = Self.heads[kind.rawValue - 1]
+        var detail = kind == .cancelled ? nil : message  // a cancellation's message is not shown
         switch kind {
-        case .cancelled: return "The request was cancelled."  // no detail (a message of one is not shown)
-        case .notConfigured: text = "No base URL is configured"
-        case .invalidRequest: text = "The request is invalid"
-        case .encoding: text = "The request parameters could not be encoded"
-        case .decoding: text = "The response could not be read"
-        case .authentication: text = "Authentication failed"
+        case .unacceptableStatus:
+            text += statusCode.map { String($0) + " " + HTTPURLResponse.localizedString(forStatusCode: $0) } ?? "unknown"
+        case .business:
+            if let businessCode { text += " (code " + businessCode + ")" }
         case .transport:
-            text = "The network request failed"
             if let words = urlError?.localizedDescription {
                 detail = detail.map { Self.clause(words) + ": " + $0 } ?? words
             }
-        case .unacceptableStatus:
-            text = "The server answered with status " + (statusCode.map { "\($0) \(HTTPURLResponse.localizedString(forStatusCode: $0))" } ?? "unknown")
-        case .business:
-            text = "The server reported a failure" + (businessCode.map { " (code \($0))" } ?? "")
+        default: break
         }
         // Only the kinds a retry can repeat (transport 3, status 4, business 8) mention the attempts.
         if let attempts, attempts > 1, 0b1_0001_1000 & (1 << kind.rawValue) != 0 {
-            text += " (after \(attempts) attempts)"
+            text += " (after " + String(attempts) + " attempts)"
         }
-        let words = detail.map(Self.clause) ?? ""
-        text = Self.sentence(words.isEmpty ? text : text + ": " + words)
+        if let detail {
+            let words = Self.clause(detail)
+            if !words.isEmpty { text += ": " + words }
+        }
+        text = Self.sentence(text)
         return kind != .notConfigured ? text : text + """
              An SDK passes its own host to each operation (configuration: HostConfiguration(baseURL:)); \
             an app may configure the shared host with HostConfiguration.baseURL(_:). \
@@ -313,17 +319,28 @@ extension NetworkError: LocalizedError {
             """
     }
 
+    /// `parts` in one string: the one place the library's sentences are put together (a
+    /// string append compiled per part costs more than an array of them).
+    @inline(never)
+    static func join(_ parts: String...) -> String {
+        var text = ""
+        for part in parts {
+            text += part
+        }
+        return text
+    }
+
     /// Why it failed, when known.
     public var failureReason: String? { message }
 
     /// `text` without the spaces around it and without a closing full stop, comma,
-    /// colon or semicolon, to go on with `": "` (an ellipsis and `.)` stay).
+    /// colon or semicolon, to go on with `": "` (`…` and `.)` stay).
     static func clause(_ text: String) -> String {
         words(text, asSentence: false)
     }
 
-    /// `text` ending as one sentence: a full stop added unless it ends with `.`, `!`,
-    /// `?`, `…` or `.)`, after a closing comma, colon or semicolon is dropped.
+    /// `text` ending as one sentence: a full stop added unless it ends with `!`, `?`, `…`
+    /// or `.)`, after closing stops, commas, colons and semicolons are dropped.
     static func sentence(_ text: String) -> String {
         words(text, asSentence: true)
     }
@@ -335,23 +352,14 @@ extension NetworkError: LocalizedError {
     @inline(never)
     private static func words(_ text: String, asSentence: Bool) -> String {
         var bytes = Array(text.trimmingCharacters(in: .whitespacesAndNewlines).utf8)
-        let count = bytes.count
-        if asSentence, let last = bytes.last,
-           last == 0x2E || last == 0x21 || last == 0x3F  // . ! ?
-            || last == 0xA6 && count >= 3 && bytes[count - 3] == 0xE2 && bytes[count - 2] == 0x80  // …
-            || last == 0x29 && count >= 2 && bytes[count - 2] == 0x2E {  // .)
-            return String(decoding: bytes, as: UTF8.self)
-        }
-        while let last = bytes.last, last == 0x2E || last == 0x2C || last == 0x3A || last == 0x3B {  // . , : ;
-            if bytes.count >= 3, bytes[bytes.count - 2] == 0x2E, bytes[bytes.count - 3] == 0x2E {
-                break  // "..."
-            }
+        while let last = bytes.last, last == 0x2E || last == 0x2C || last == 0x3A || last == 0x3B || last == 0x20 {  // . , : ; space
             bytes.removeLast()
-            while bytes.last == 0x20 {
-                bytes.removeLast()
-            }
         }
-        return String(decoding: bytes, as: UTF8.self) + (asSentence ? "." : "")
+        let text = String(decoding: bytes, as: UTF8.self)
+        let count = bytes.count, last = bytes.last ?? 0, before = count > 1 ? bytes[count - 2] : 0
+        // Ends a sentence already: `!`, `?`, `…` (E2 80 A6) or `.)`.
+        let ends = last == 0x21 || last == 0x3F || last == 0xA6 && before == 0x80 || last == 0x29 && before == 0x2E
+        return asSentence && !ends ? text + "." : text
     }
 }
 

@@ -15,6 +15,7 @@ public struct NetworkResponse: Sendable {
     public var data: Data { storage.data }
     /// The host's envelope (`EasyNetworkEnvelopes`), applied by ``jsonObject()``,
     /// ``decode(_:decoder:)`` and ``validateEnvelope()``; `nil` when the host has none.
+    @usableFromInline
     package var payloadReader: (any PayloadReader)? { storage.payloadReader }
     /// The host's JSON decoder, used by ``decode(_:decoder:)`` when none is given.
     public var jsonDecoder: JSONDecoder { storage.jsonDecoder }
@@ -93,6 +94,8 @@ public struct NetworkResponse: Sendable {
     /// - Throws: ``NetworkError``: `business` for an envelope failure, `decoding` for a body
     ///   that does not decode, naming the type, the key path and the size of the body
     ///   (never its bytes).
+    /// Emitted into the caller (the `.decodable` and typed decoders are): the pipeline never calls it.
+    @_alwaysEmitIntoClient
     public func decode<T: Decodable>(_ type: T.Type, decoder: JSONDecoder? = nil) throws -> T {
         // A thin generic shim: the envelope is judged by its reader, and every error is
         // made, by non-generic code (`decodingFailure`).
@@ -114,8 +117,8 @@ public struct NetworkResponse: Sendable {
     /// Why decoding `type` failed: `error` itself when it is a ``NetworkError`` (the
     /// envelope's business error), else a `decoding` error naming the type and the key
     /// path; with no `error`, the envelope's payload is missing.
-    @inline(never)
-    private func decodingFailure(_ error: (any Error)?, type: Any.Type) -> any Error {
+    @_alwaysEmitIntoClient @inline(never) @usableFromInline
+    func decodingFailure(_ error: (any Error)?, type: Any.Type) -> any Error {
         if let error, error is NetworkError {
             return error
         }
@@ -126,6 +129,7 @@ public struct NetworkResponse: Sendable {
     /// Checks the envelope, if any, and ignores the payload: for requests whose
     /// result is `Void`.
     /// - Throws: ``NetworkError`` of kind `business` or `decoding`.
+    @_alwaysEmitIntoClient
     public func validateEnvelope() throws {
         if payloadReader != nil {
             _ = try jsonObject()

@@ -5,6 +5,7 @@ import Foundation
 /// its `host.envelope`. The core never names an envelope: a ``NetworkResponse`` with a
 /// reader asks it for the payload (``NetworkResponse/jsonObject()``,
 /// ``NetworkResponse/decode(_:decoder:)``); one without reads the whole body.
+@usableFromInline
 package protocol PayloadReader: Sendable {
     /// The key of the payload in the body, or `nil` when the payload is the whole body
     /// (named in the error for a missing payload).
