@@ -123,7 +123,7 @@ public struct NetworkError: Error, Sendable {
     /// (`EasyNetworkRetry` says so why a retry was withheld).
     package func appending(_ clause: String) -> NetworkError {
         copy(serverText: details.messageIsServers, quoted: details.quotesServerText,
-             addendum: details.addendum.map { $0 + "; " + clause } ?? clause, attempts: details.attempts)
+             addendum: details.addendum.map { "\($0); \(clause)" } ?? clause, attempts: details.attempts)
     }
 
     /// This error on a new ``Details`` with the flags, addendum and attempts given (copies
@@ -161,7 +161,7 @@ public struct NetworkError: Error, Sendable {
             }
             guard let addendum = details.addendum else { return text }
             let head = text.map(Self.clause) ?? ""
-            return head.isEmpty ? addendum : head + "; " + addendum
+            return head.isEmpty ? addendum : "\(head); \(addendum)"
         }
     }
 
@@ -389,7 +389,7 @@ extension NetworkError: CustomNSError {
     /// `value` under `key` unless it is `nil`. Unoptimized on purpose: it calls the
     /// standard library's generic `updateValue` instead of compiling a copy for `[String: Any]`.
     @_optimize(none)
-    private static func put(_ value: Any?, _ key: String, _ info: inout [String: Any]) {
+    private static func put<Value>(_ value: Value?, _ key: String, _ info: inout [String: Any]) {
         if let value { info.updateValue(value, forKey: key) }
     }
 }
