@@ -48,14 +48,13 @@ extension ResponseEnvelope: PayloadReader {
         if let payloadKey, let value = Self.value(of: payloadKey, in: object), !(value is NSNull) {
             payload = try? JSONSerialization.data(withJSONObject: value, options: JSONOptions.fragmentsSortedKeys)
         }
-        return response.error(
-            .business,
-            serverMessage: message,
-            businessCode: code,
-            traceId: traceIdKey.flatMap { Self.codeText(Self.value(of: $0, in: object)) },
-            payload: payload,
-            isUnauthorized: code.map { unauthorizedCodes.contains($0) } ?? false
+        // The message and trace id are the server's text: the error's sentences count them (see NetworkError.message).
+        let traceId = traceIdKey.flatMap { Self.codeText(Self.value(of: $0, in: object)) }
+        let error = NetworkError(
+            kind: .business, message: message, url: response.request.url, response: response.httpResponse, data: response.data,
+            businessCode: code, traceId: traceId, payload: payload, isUnauthorized: code.map { unauthorizedCodes.contains($0) } ?? false
         )
+        return message == nil && traceId == nil ? error : error.withServerText(quoted: false)
     }
 
     /// How a body that is not an envelope looks, for the error.

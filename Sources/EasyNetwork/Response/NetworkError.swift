@@ -114,7 +114,7 @@ public struct NetworkError: Error, Sendable {
     /// This error with its message (and trace id) marked as the server's text, quoted in
     /// the sentences or not.
     @inline(never)
-    func withServerText(quoted: Bool) -> NetworkError {
+    package func withServerText(quoted: Bool) -> NetworkError {
         copy(serverText: true, quoted: quoted, addendum: details.addendum, attempts: details.attempts)
     }
 
@@ -319,17 +319,6 @@ extension NetworkError: LocalizedError {
             """
     }
 
-    /// `parts` in one string: the one place the library's sentences are put together (a
-    /// string append compiled per part costs more than an array of them).
-    @inline(never)
-    static func join(_ parts: String...) -> String {
-        var text = ""
-        for part in parts {
-            text += part
-        }
-        return text
-    }
-
     /// Why it failed, when known.
     public var failureReason: String? { message }
 
@@ -397,6 +386,6 @@ extension NetworkError: CustomNSError {
 extension NetworkError: CustomStringConvertible {
     /// The localized description, prefixed with the kind.
     public var description: String {
-        "NetworkError." + String(describing: kind) + ": " + (errorDescription ?? "")
+        "NetworkError.\(kind): \(errorDescription ?? "")"
     }
 }

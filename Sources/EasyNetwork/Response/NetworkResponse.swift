@@ -155,36 +155,6 @@ public struct NetworkResponse: Sendable {
     package func decodingError(_ message: String, underlyingError: (any Error)? = nil) -> NetworkError {
         let count = data.count
         let text = count == 0 ? message : "\(NetworkError.sentence(message)) Body: \(count) \(count == 1 ? "byte" : "bytes") (not quoted)"
-        return error(.decoding, message: text, underlyingError: underlyingError)
-    }
-
-    /// An error about this response, with its URL, response and body: the one place
-    /// the response's errors are made (decoding here, business in the envelope). Give
-    /// `message` (the library's words) or `serverMessage` (text the server sent, which
-    /// the error's sentences only count: ``NetworkError/serverMessage``).
-    @inline(never)
-    package func error(
-        _ kind: NetworkError.Kind,
-        message: String? = nil,
-        serverMessage: String? = nil,
-        underlyingError: (any Error)? = nil,
-        businessCode: String? = nil,
-        traceId: String? = nil,
-        payload: Data? = nil,
-        isUnauthorized: Bool? = nil
-    ) -> NetworkError {
-        let error = NetworkError(
-            kind: kind,
-            message: message ?? serverMessage,
-            url: request.url,
-            response: httpResponse,
-            data: data,
-            underlyingError: underlyingError,
-            businessCode: businessCode,
-            traceId: traceId,
-            payload: payload,
-            isUnauthorized: isUnauthorized
-        )
-        return serverMessage == nil && traceId == nil ? error : error.withServerText(quoted: false)
+        return NetworkError(kind: .decoding, message: text, url: request.url, response: httpResponse, data: data, underlyingError: underlyingError)
     }
 }
