@@ -122,7 +122,7 @@ public struct NetworkResponse: Sendable {
         if let error, error is NetworkError {
             return error
         }
-        let reason = error.map(DecodingDiagnostics.reason) ?? "the envelope has no '" + (payloadReader?.payloadKey ?? "") + "'."
+        let reason = error.map(DecodingDiagnostics.decodingReason) ?? "the envelope has no '" + (payloadReader?.payloadKey ?? "") + "'."
         return decodingError("cannot decode " + DecodingDiagnostics.name(of: type) + ": " + reason, underlyingError: error)
     }
 
