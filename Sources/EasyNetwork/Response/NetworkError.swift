@@ -49,7 +49,7 @@ public struct NetworkError: Error, Sendable {
     /// included); `nil` when the error was not made by a request.
     public internal(set) var attempts: Int? {
         get { details.attempts }
-        set { self = copy(serverText: details.messageIsServers, quoted: details.quotesServerText, addendum: details.addendum, attempts: newValue) }
+        set { self = copy(serverText: details.serverText, addendum: details.addendum, attempts: newValue) }
     }
 
     /// The fields of an error, shared by its copies and never changed.
@@ -65,14 +65,12 @@ public struct NetworkError: Error, Sendable {
         let traceId: String?
         let payload: Data?
         let isUnauthorized: Bool
-        /// Whether `message` (and the trace id) is text the server sent (a status error's
-        /// JSON message, an envelope's), which ``NetworkError/message`` only counts unless
-        /// `quotesServerText`; set where the library reads that text.
-        let messageIsServers: Bool
-        /// Whether the sentences quote the server's message and the user info holds the
-        /// trace id: the host's ``HostConfiguration/errorSentencesQuoteServerMessages``,
-        /// applied once, as the request ends.
-        let quotesServerText: Bool
+        /// `nil` when `message` is the library's words; else `message` (and the trace id) is
+        /// text the server sent (a status error's JSON message, an envelope's), set where the
+        /// library reads that text: `false` when ``NetworkError/message`` only counts it,
+        /// `true` when the sentences quote it and the user info holds the trace id (the host's
+        /// ``HostConfiguration/errorSentencesQuoteServerMessages``, applied as the request ends).
+        let serverText: Bool?
         /// The library's words after `message` in ``NetworkError/message`` (see `appending(_:)`).
         let addendum: String?
         /// ``NetworkError/attempts``.
@@ -80,7 +78,7 @@ public struct NetworkError: Error, Sendable {
 
         init(kind: Kind, message: String? = nil, statusCode: Int? = nil, url: URL? = nil, response: HTTPURLResponse? = nil, data: Data? = nil,
              underlyingError: (any Error)? = nil, businessCode: String? = nil, traceId: String? = nil, payload: Data? = nil,
-             isUnauthorized: Bool = false, messageIsServers: Bool = false, quotesServerText: Bool = false, addendum: String? = nil,
+             isUnauthorized: Bool = false, serverText: Bool? = nil, addendum: String? = nil,
              attempts: Int? = nil) {
             self.kind = kind
             self.message = message
@@ -93,41 +91,40 @@ public struct NetworkError: Error, Sendable {
             self.traceId = traceId
             self.payload = payload
             self.isUnauthorized = isUnauthorized
-            self.messageIsServers = messageIsServers
-            self.quotesServerText = quotesServerText
+            self.serverText = serverText
             self.addendum = addendum
             self.attempts = attempts
         }
     }
 
     /// Whether the error holds text the server sent that its sentences count and do not quote.
-    var countsServerText: Bool { details.messageIsServers && !details.quotesServerText }
+    var countsServerText: Bool { details.serverText == false }
 
     /// This error with its message (and trace id) marked as the server's text, quoted in
     /// the sentences or not.
     @inline(never)
     package func withServerText(quoted: Bool) -> NetworkError {
-        copy(serverText: true, quoted: quoted, addendum: details.addendum, attempts: details.attempts)
+        copy(serverText: quoted, addendum: details.addendum, attempts: details.attempts)
     }
 
     /// This error, every field kept (the server's message still counted or quoted as the
     /// host says), with `clause`, in the library's words, after its ``message`` and `"; "`
     /// (`EasyNetworkRetry` says so why a retry was withheld).
     package func appending(_ clause: String) -> NetworkError {
-        copy(serverText: details.messageIsServers, quoted: details.quotesServerText,
+        copy(serverText: details.serverText,
              addendum: details.addendum.map { "\($0); \(clause)" } ?? clause, attempts: details.attempts)
     }
 
     /// This error on a new ``Details`` with the flags, addendum and attempts given (copies
     /// made before keep theirs).
     @inline(never)
-    private func copy(serverText: Bool, quoted: Bool, addendum: String?, attempts: Int?) -> NetworkError {
+    private func copy(serverText: Bool?, addendum: String?, attempts: Int?) -> NetworkError {
         let old = details
         var error = self
         error.details = Details(
             kind: old.kind, message: old.message, statusCode: old.statusCode, url: old.url, response: old.response, data: old.data,
             underlyingError: old.underlyingError, businessCode: old.businessCode, traceId: old.traceId, payload: old.payload,
-            isUnauthorized: old.isUnauthorized, messageIsServers: serverText, quotesServerText: quoted, addendum: addendum,
+            isUnauthorized: old.isUnauthorized, serverText: serverText, addendum: addendum,
             attempts: attempts
         )
         return error
@@ -163,7 +160,7 @@ public struct NetworkError: Error, Sendable {
     /// For showing to a person deliberately: no sentence of the error quotes it (unless
     /// the host opts in, see ``HostConfiguration/errorSentencesQuoteServerMessages``),
     /// since a server's message may carry an email address or a token.
-    public var serverMessage: String? { details.messageIsServers ? details.message : nil }
+    public var serverMessage: String? { details.serverText != nil ? details.message : nil }
     /// The HTTP status code, when a response arrived.
     public var statusCode: Int? { details.statusCode }
     /// The URL the request was for, when one was built.

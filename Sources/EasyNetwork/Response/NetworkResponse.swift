@@ -24,6 +24,7 @@ public struct NetworkResponse: Sendable {
     private let storage: Storage
 
     /// Creates a response; the library makes these, tests may too.
+    @_alwaysEmitIntoClient  // the library calls the package initializer
     public init(
         request: URLRequest,
         httpResponse: HTTPURLResponse,
@@ -34,7 +35,7 @@ public struct NetworkResponse: Sendable {
     }
 
     /// A response whose payload `payloadReader` reads (`nil`: the whole body).
-    @inline(never)
+    @inline(never) @usableFromInline
     package init(request: URLRequest, httpResponse: HTTPURLResponse, data: Data, payloadReader: (any PayloadReader)?, jsonDecoder: JSONDecoder) {
         storage = Storage(request: request, httpResponse: httpResponse, data: data, payloadReader: payloadReader, jsonDecoder: jsonDecoder)
     }
