@@ -276,18 +276,22 @@ extension NetworkError: LocalizedError {
         var detail = kind == .cancelled ? nil : message  // a cancellation's message is not shown
         switch kind {
         case .unacceptableStatus:
-            text += statusCode.map { String($0) + " " + HTTPURLResponse.localizedString(forStatusCode: $0) } ?? "unknown"
+            if let code = statusCode {
+                text += "\(code) \(HTTPURLResponse.localizedString(forStatusCode: code))"
+            } else {
+                text += "unknown"
+            }
         case .business:
-            if let businessCode { text += " (code " + businessCode + ")" }
+            if let businessCode { text += " (code \(businessCode))" }
         case .transport:
             if let words = urlError?.localizedDescription {
-                detail = detail.map { Self.clause(words) + ": " + $0 } ?? words
+                detail = detail.map { "\(Self.clause(words)): \($0)" } ?? words
             }
         default: break
         }
         // Only the kinds a retry can repeat (transport 3, status 4, business 8) mention the attempts.
         if let attempts, attempts > 1, 0b1_0001_1000 & (1 << kind.rawValue) != 0 {
-            text += " (after " + String(attempts) + " attempts)"
+            text += " (after \(attempts) attempts)"
         }
         if let detail {
             let words = Self.clause(detail)
