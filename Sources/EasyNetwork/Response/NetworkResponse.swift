@@ -155,7 +155,7 @@ public struct NetworkResponse: Sendable {
     @usableFromInline
     package func decodingError(_ message: String, underlyingError: (any Error)? = nil) -> NetworkError {
         let count = data.count
-        let text = count == 0 ? message : "\(NetworkError.sentence(message)) Body: \(count) \(count == 1 ? "byte" : "bytes") (not quoted)"
+        let text = count == 0 ? message : "\(NetworkError.sentence(message)) Body: \(count) byte\(count == 1 ? "" : "s") (not quoted)"
         return NetworkError(kind: .decoding, message: text, url: request.url, response: httpResponse, data: data, underlyingError: underlyingError)
     }
 }
