@@ -10,6 +10,6 @@ extension HostConfiguration {
     /// Setting one installs it for the requests that start afterwards.
     public var envelope: ResponseEnvelope? {
         get { payloadReader as? ResponseEnvelope }
-        set { payloadReader = newValue }
+        set { setPayloadReader(newValue) }
     }
 }

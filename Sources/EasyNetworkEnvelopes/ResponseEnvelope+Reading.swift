@@ -8,6 +8,7 @@ import Foundation
 extension ResponseEnvelope: PayloadReader {
     /// The payload of `body`; `nil` when a successful envelope lacks the payload key
     /// or holds `null` there.
+    @usableFromInline  // a requirement of PayloadReader, which the inlined NetworkResponse.decode calls
     package func payload(of body: Any?, in response: NetworkResponse) throws -> Any? {
         guard let object = body as? [String: Any] else {
             throw response.decodingError("expected an envelope (a JSON object), got " + Self.shape(of: body) + ".")
@@ -26,6 +27,7 @@ extension ResponseEnvelope: PayloadReader {
 
     /// The payload of `response` decoded as `type` in one pass of `decoder`
     /// (``EnvelopeBox``); `nil` when a successful envelope has none.
+    @usableFromInline
     package func decodePayload<T: Decodable>(_ type: T.Type, decoder: JSONDecoder, in response: NetworkResponse) throws -> T? {
         try EnvelopeBinding.$current.withValue(response) {
             try decoder.decode(EnvelopeBox<T>.self, from: response.data)
@@ -46,14 +48,13 @@ extension ResponseEnvelope: PayloadReader {
         if let payloadKey, let value = Self.value(of: payloadKey, in: object), !(value is NSNull) {
             payload = try? JSONSerialization.data(withJSONObject: value, options: JSONOptions.fragmentsSortedKeys)
         }
-        return response.error(
-            .business,
-            serverMessage: message,
-            businessCode: code,
-            traceId: traceIdKey.flatMap { Self.codeText(Self.value(of: $0, in: object)) },
-            payload: payload,
-            isUnauthorized: code.map { unauthorizedCodes.contains($0) } ?? false
+        // The message and trace id are the server's text: the error's sentences count them (see NetworkError.message).
+        let traceId = traceIdKey.flatMap { Self.codeText(Self.value(of: $0, in: object)) }
+        let error = NetworkError(
+            kind: .business, message: message, url: response.request.url, response: response.httpResponse, data: response.data,
+            businessCode: code, traceId: traceId, payload: payload, isUnauthorized: code.map { unauthorizedCodes.contains($0) } ?? false
         )
+        return message == nil && traceId == nil ? error : error.withServerText(quoted: false)
     }
 
     /// How a body that is not an envelope looks, for the error.

@@ -54,6 +54,14 @@ final class NetworkErrorPrivacyTests: ServerTestCase {
         }
     }
 
+    /// A mapper that decodes with its own `JSONDecoder`: the `DecodingError` reaches the
+    /// core, not `NetworkResponse.decode`.
+    private enum MemberDecodingMapper: ResponseMapperProtocol {
+        static func process(_ obj: Any?) throws -> Member {
+            try JSONDecoder().decode(Member.self, from: JSONSerialization.data(withJSONObject: obj ?? [:]))
+        }
+    }
+
     // MARK: Helpers
 
     /// Every text the error hands out: its descriptions, message and reason, and every
@@ -185,6 +193,21 @@ final class NetworkErrorPrivacyTests: ServerTestCase {
         XCTAssertEqual(failure.underlyingError as? ResponseMapperError, .missingAttribute)
         assertQuotesNothing(of: Self.profile, in: failure, secrets: ["ana@example.com", "tok_5f2a9cd1e8"])
         XCTAssertTrue(failure.localizedDescription.contains("lacks an attribute"), failure.localizedDescription)
+        XCTAssertTrue(failure.localizedDescription.contains("\(Self.profile.utf8.count) bytes"), failure.localizedDescription)
+    }
+
+    func testAMappersOwnDecodingErrorQuotesNoByteOfTheBody() throws {
+        // Foundation's description of this failure quotes the value ("owner-7f3e").
+        answer(Data(Self.profile.utf8))
+        let operation = RequestOperation(request: TestRequest("/profile"), configuration: makeHost(), mapper: MemberDecodingMapper.self)
+        let done = expectation(description: "mapped")
+        operation.completion = { _ in done.fulfill() }
+        queue.addOperation(operation)
+        wait(for: [done], timeout: 5)
+        let failure = try XCTUnwrap(error(operation.result))
+        XCTAssertEqual(failure.kind, .decoding)
+        XCTAssertTrue(failure.underlyingError is DecodingError)
+        assertQuotesNothing(of: Self.profile, in: failure, secrets: ["owner-7f3e", "ana@example.com", "tok_5f2a9cd1e8"])
         XCTAssertTrue(failure.localizedDescription.contains("\(Self.profile.utf8.count) bytes"), failure.localizedDescription)
     }
 

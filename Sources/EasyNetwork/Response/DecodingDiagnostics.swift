@@ -4,20 +4,31 @@ import Foundation
 ///
 /// Never a byte of the body: an error's sentences reach the host app's logs and crash
 /// reports. The body stays on the error (``NetworkError/data``, ``NetworkError/bodySnippet``).
+@usableFromInline
 enum DecodingDiagnostics {
-    /// What went wrong and at which key path (`expected Int at .items[1].id: …`) for
-    /// decoding errors, and for encoding errors (``EncodingFailure/invalid(_:_:)``: named
-    /// by key path and type, never by the value); the localized description of any other error.
+    /// What went wrong for an encoding error (``EncodingFailure/invalid(_:_:)``: named by
+    /// key path and type, never by the value); the localized description of any other error.
+    /// The core's words: a `DecodingError` (which only ``NetworkResponse/decode(_:decoder:)``
+    /// meets) is named in ``decodingReason(for:)``, emitted into the caller with it. A
+    /// `DecodingError` a custom decoder throws reads Foundation's `The data isn’t in the
+    /// correct format`, which quotes nothing.
+    @usableFromInline
+    static func reason(for error: any Error) -> String {
+        if case .invalidValue(let value, let context)? = error as? EncodingError {
+            return EncodingFailure.invalid(value, context)
+        }
+        return (error as NSError).localizedDescription
+    }
+
+    /// What went wrong and at which key path (`expected Int at .items[1].id: …`) for a
+    /// decoding error; ``reason(for:)`` for any other error.
     ///
     /// A `dataCorrupted` error is named by its key path only: Foundation's description of it
     /// quotes the value (`Cannot initialize Role from invalid String value …`,
     /// `Parsed JSON number <…> does not fit in Int`). The other kinds' descriptions name types
     /// (`Expected to decode String but found number instead`).
-    static func reason(for error: any Error) -> String {
-        // One cast each, then a switch: a `case` pattern per kind would cast `error` again.
-        if case .invalidValue(let value, let context)? = error as? EncodingError {
-            return EncodingFailure.invalid(value, context)
-        }
+    @_alwaysEmitIntoClient
+    static func decodingReason(for error: any Error) -> String {
         // One sentence for every kind: few string appends.
         let lead: String, type: Any.Type?, context: DecodingError.Context, tail: String
         switch error as? DecodingError {
@@ -25,20 +36,20 @@ enum DecodingDiagnostics {
         case .valueNotFound(let expected, let found)?: (lead, type, context, tail) = ("no value of type ", expected, found, "")
         case .keyNotFound(let key, let found)?: (lead, type, context, tail) = ("missing key '\(key.stringValue)'", nil, found, "")
         case .dataCorrupted(let found)?: (lead, type, context, tail) = ("corrupted data", nil, found, " (not JSON, or a value the type refuses)")
-        default: return (error as NSError).localizedDescription
+        default: return reason(for: error)
         }
         return "\(lead)\(type.map(name) ?? "") at \(path(context.codingPath))\(type == nil ? tail : ": " + context.debugDescription)"
     }
 
     /// The name of `type`, as `String(describing:)` gives it (one call site for every
     /// sentence that names a type).
-    @inline(never)
+    @inline(never) @usableFromInline
     static func name(of type: Any.Type) -> String {
         String(describing: type)
     }
 
     /// A key path such as `.items[1].id`, or `the top level`.
-    @inline(never)
+    @_alwaysEmitIntoClient
     static func path(_ codingPath: [any CodingKey]) -> String {
         var text = ""
         for key in codingPath {

@@ -37,8 +37,9 @@ public struct NetworkError: Error, Sendable {
     }
 
     // Layout: one reference (1 word), so a copy is one retain. Every field lives in one
-    // immutable object shared by every copy (replaced, never changed: see `copy`); a bare
-    // error (a cancellation) shares its kind's one empty object and allocates nothing.
+    // immutable object shared by every copy (replaced, never changed: see `copy`). Every
+    // error allocates its object, a bare one too: errors are rare, and a table of shared
+    // empty objects cost 480 bytes of code in every program.
     private var details: Details
 
     /// The stage that failed.
@@ -48,7 +49,7 @@ public struct NetworkError: Error, Sendable {
     /// included); `nil` when the error was not made by a request.
     public internal(set) var attempts: Int? {
         get { details.attempts }
-        set { self = copy(serverText: details.messageIsServers, quoted: details.quotesServerText, addendum: details.addendum, attempts: newValue) }
+        set { self = copy(serverText: details.serverText, addendum: details.addendum, attempts: newValue) }
     }
 
     /// The fields of an error, shared by its copies and never changed.
@@ -64,14 +65,12 @@ public struct NetworkError: Error, Sendable {
         let traceId: String?
         let payload: Data?
         let isUnauthorized: Bool
-        /// Whether `message` (and the trace id) is text the server sent (a status error's
-        /// JSON message, an envelope's), which ``NetworkError/message`` only counts unless
-        /// `quotesServerText`; set where the library reads that text.
-        let messageIsServers: Bool
-        /// Whether the sentences quote the server's message and the user info holds the
-        /// trace id: the host's ``HostConfiguration/errorSentencesQuoteServerMessages``,
-        /// applied once, as the request ends.
-        let quotesServerText: Bool
+        /// `nil` when `message` is the library's words; else `message` (and the trace id) is
+        /// text the server sent (a status error's JSON message, an envelope's), set where the
+        /// library reads that text: `false` when ``NetworkError/message`` only counts it,
+        /// `true` when the sentences quote it and the user info holds the trace id (the host's
+        /// ``HostConfiguration/errorSentencesQuoteServerMessages``, applied as the request ends).
+        let serverText: Bool?
         /// The library's words after `message` in ``NetworkError/message`` (see `appending(_:)`).
         let addendum: String?
         /// ``NetworkError/attempts``.
@@ -79,7 +78,7 @@ public struct NetworkError: Error, Sendable {
 
         init(kind: Kind, message: String? = nil, statusCode: Int? = nil, url: URL? = nil, response: HTTPURLResponse? = nil, data: Data? = nil,
              underlyingError: (any Error)? = nil, businessCode: String? = nil, traceId: String? = nil, payload: Data? = nil,
-             isUnauthorized: Bool = false, messageIsServers: Bool = false, quotesServerText: Bool = false, addendum: String? = nil,
+             isUnauthorized: Bool = false, serverText: Bool? = nil, addendum: String? = nil,
              attempts: Int? = nil) {
             self.kind = kind
             self.message = message
@@ -92,50 +91,40 @@ public struct NetworkError: Error, Sendable {
             self.traceId = traceId
             self.payload = payload
             self.isUnauthorized = isUnauthorized
-            self.messageIsServers = messageIsServers
-            self.quotesServerText = quotesServerText
+            self.serverText = serverText
             self.addendum = addendum
             self.attempts = attempts
         }
     }
 
-    /// The empty ``Details`` of each kind, in `rawValue` order, shared by every bare error.
-    private static let bare = Kind.allCases.map { Details(kind: $0) }
-
-    /// The empty ``Details`` of `kind` (one call, not the lookup in every place that makes an error).
-    @inline(never)
-    private static func bare(_ kind: Kind) -> Details {
-        bare[kind.rawValue - 1]  // allCases is in rawValue order, from 1
-    }
-
     /// Whether the error holds text the server sent that its sentences count and do not quote.
-    var countsServerText: Bool { details.messageIsServers && !details.quotesServerText }
+    var countsServerText: Bool { details.serverText == false }
 
     /// This error with its message (and trace id) marked as the server's text, quoted in
     /// the sentences or not.
     @inline(never)
-    func withServerText(quoted: Bool) -> NetworkError {
-        copy(serverText: true, quoted: quoted, addendum: details.addendum, attempts: details.attempts)
+    package func withServerText(quoted: Bool) -> NetworkError {
+        copy(serverText: quoted, addendum: details.addendum, attempts: details.attempts)
     }
 
     /// This error, every field kept (the server's message still counted or quoted as the
     /// host says), with `clause`, in the library's words, after its ``message`` and `"; "`
     /// (`EasyNetworkRetry` says so why a retry was withheld).
     package func appending(_ clause: String) -> NetworkError {
-        copy(serverText: details.messageIsServers, quoted: details.quotesServerText,
-             addendum: details.addendum.map { $0 + "; " + clause } ?? clause, attempts: details.attempts)
+        copy(serverText: details.serverText,
+             addendum: details.addendum.map { "\($0); \(clause)" } ?? clause, attempts: details.attempts)
     }
 
     /// This error on a new ``Details`` with the flags, addendum and attempts given (copies
     /// made before keep theirs).
     @inline(never)
-    private func copy(serverText: Bool, quoted: Bool, addendum: String?, attempts: Int?) -> NetworkError {
+    private func copy(serverText: Bool?, addendum: String?, attempts: Int?) -> NetworkError {
         let old = details
         var error = self
         error.details = Details(
             kind: old.kind, message: old.message, statusCode: old.statusCode, url: old.url, response: old.response, data: old.data,
             underlyingError: old.underlyingError, businessCode: old.businessCode, traceId: old.traceId, payload: old.payload,
-            isUnauthorized: old.isUnauthorized, messageIsServers: serverText, quotesServerText: quoted, addendum: addendum,
+            isUnauthorized: old.isUnauthorized, serverText: serverText, addendum: addendum,
             attempts: attempts
         )
         return error
@@ -157,11 +146,11 @@ public struct NetworkError: Error, Sendable {
             var text = details.message
             if countsServerText, let server = text {
                 let count = server.count
-                text = "the server sent a message of " + String(count) + (count == 1 ? " character" : " characters") + " (not quoted)"
+                text = "the server sent a message of \(count) character\(count == 1 ? "" : "s") (not quoted)"
             }
             guard let addendum = details.addendum else { return text }
             let head = text.map(Self.clause) ?? ""
-            return head.isEmpty ? addendum : head + "; " + addendum
+            return head.isEmpty ? addendum : "\(head); \(addendum)"
         }
     }
 
@@ -171,7 +160,7 @@ public struct NetworkError: Error, Sendable {
     /// For showing to a person deliberately: no sentence of the error quotes it (unless
     /// the host opts in, see ``HostConfiguration/errorSentencesQuoteServerMessages``),
     /// since a server's message may carry an email address or a token.
-    public var serverMessage: String? { details.messageIsServers ? details.message : nil }
+    public var serverMessage: String? { details.serverText != nil ? details.message : nil }
     /// The HTTP status code, when a response arrived.
     public var statusCode: Int? { details.statusCode }
     /// The URL the request was for, when one was built.
@@ -227,18 +216,11 @@ public struct NetworkError: Error, Sendable {
         let statusCode = statusCode ?? response?.statusCode
         let url = url ?? response?.url
         let isUnauthorized = isUnauthorized ?? (statusCode == 401)
-        // `data?.count == nil`, not `data == nil`: the latter compiles Data's `==` into every
-        // program (7.6 KB in the quick start, measured), although no data is compared.
-        if message == nil, statusCode == nil, url == nil, response == nil, data?.count == nil, underlyingError == nil,
-           businessCode == nil, traceId == nil, payload?.count == nil, !isUnauthorized {
-            details = Self.bare(kind)
-        } else {
-            details = Details(
-                kind: kind, message: message, statusCode: statusCode, url: url, response: response, data: data,
-                underlyingError: underlyingError, businessCode: businessCode, traceId: traceId,
-                payload: payload, isUnauthorized: isUnauthorized
-            )
-        }
+        details = Details(
+            kind: kind, message: message, statusCode: statusCode, url: url, response: response, data: data,
+            underlyingError: underlyingError, businessCode: businessCode, traceId: traceId,
+            payload: payload, isUnauthorized: isUnauthorized
+        )
     }
 
     /// Whether the request was cancelled (by you, the operation or the queue).
@@ -277,35 +259,45 @@ extension NetworkError {
 }
 
 extension NetworkError: LocalizedError {
+    /// The opening words of each kind's sentence, in `rawValue` order: one table of fixed
+    /// phrases, not a builder per kind.
+    private static let heads = [
+        "The request is invalid", "The request parameters could not be encoded", "The network request failed",
+        "The server answered with status ", "The response could not be read", "The request was cancelled",
+        "No base URL is configured", "The server reported a failure", "Authentication failed",
+    ]
+
     /// A sentence a person understands: what failed, the attempts when a retry repeated
     /// it, then ``message`` (or the `URLError`'s own words), ending with one full stop.
     /// ``Kind-swift.enum/notConfigured`` adds what to do.
     public var errorDescription: String? {
-        var text: String
-        var detail = message
+        let kind = kind
+        var text = Self.heads[kind.rawValue - 1]
+        var detail = kind == .cancelled ? nil : message  // a cancellation's message is not shown
         switch kind {
-        case .cancelled: return "The request was cancelled."  // no detail (a message of one is not shown)
-        case .notConfigured: text = "No base URL is configured"
-        case .invalidRequest: text = "The request is invalid"
-        case .encoding: text = "The request parameters could not be encoded"
-        case .decoding: text = "The response could not be read"
-        case .authentication: text = "Authentication failed"
-        case .transport:
-            text = "The network request failed"
-            if let words = urlError?.localizedDescription {
-                detail = detail.map { Self.clause(words) + ": " + $0 } ?? words
-            }
         case .unacceptableStatus:
-            text = "The server answered with status " + (statusCode.map { "\($0) \(HTTPURLResponse.localizedString(forStatusCode: $0))" } ?? "unknown")
+            if let code = statusCode {
+                text += "\(code) \(HTTPURLResponse.localizedString(forStatusCode: code))"
+            } else {
+                text += "unknown"
+            }
         case .business:
-            text = "The server reported a failure" + (businessCode.map { " (code \($0))" } ?? "")
+            if let businessCode { text += " (code \(businessCode))" }
+        case .transport:
+            if let words = urlError?.localizedDescription {
+                detail = detail.map { "\(Self.clause(words)): \($0)" } ?? words
+            }
+        default: break
         }
         // Only the kinds a retry can repeat (transport 3, status 4, business 8) mention the attempts.
         if let attempts, attempts > 1, 0b1_0001_1000 & (1 << kind.rawValue) != 0 {
             text += " (after \(attempts) attempts)"
         }
-        let words = detail.map(Self.clause) ?? ""
-        text = Self.sentence(words.isEmpty ? text : text + ": " + words)
+        if let detail {
+            let words = Self.clause(detail)
+            if !words.isEmpty { text += ": " + words }
+        }
+        text = Self.sentence(text)
         return kind != .notConfigured ? text : text + """
              An SDK passes its own host to each operation (configuration: HostConfiguration(baseURL:)); \
             an app may configure the shared host with HostConfiguration.baseURL(_:). \
@@ -317,13 +309,13 @@ extension NetworkError: LocalizedError {
     public var failureReason: String? { message }
 
     /// `text` without the spaces around it and without a closing full stop, comma,
-    /// colon or semicolon, to go on with `": "` (an ellipsis and `.)` stay).
+    /// colon or semicolon, to go on with `": "` (`…` and `.)` stay).
     static func clause(_ text: String) -> String {
         words(text, asSentence: false)
     }
 
-    /// `text` ending as one sentence: a full stop added unless it ends with `.`, `!`,
-    /// `?`, `…` or `.)`, after a closing comma, colon or semicolon is dropped.
+    /// `text` ending as one sentence: a full stop added unless it ends with `!`, `?`, `…`
+    /// or `.)`, after closing stops, commas, colons and semicolons are dropped.
     static func sentence(_ text: String) -> String {
         words(text, asSentence: true)
     }
@@ -335,23 +327,14 @@ extension NetworkError: LocalizedError {
     @inline(never)
     private static func words(_ text: String, asSentence: Bool) -> String {
         var bytes = Array(text.trimmingCharacters(in: .whitespacesAndNewlines).utf8)
-        let count = bytes.count
-        if asSentence, let last = bytes.last,
-           last == 0x2E || last == 0x21 || last == 0x3F  // . ! ?
-            || last == 0xA6 && count >= 3 && bytes[count - 3] == 0xE2 && bytes[count - 2] == 0x80  // …
-            || last == 0x29 && count >= 2 && bytes[count - 2] == 0x2E {  // .)
-            return String(decoding: bytes, as: UTF8.self)
-        }
-        while let last = bytes.last, last == 0x2E || last == 0x2C || last == 0x3A || last == 0x3B {  // . , : ;
-            if bytes.count >= 3, bytes[bytes.count - 2] == 0x2E, bytes[bytes.count - 3] == 0x2E {
-                break  // "..."
-            }
+        while let last = bytes.last, last == 0x2E || last == 0x2C || last == 0x3A || last == 0x3B || last == 0x20 {  // . , : ; space
             bytes.removeLast()
-            while bytes.last == 0x20 {
-                bytes.removeLast()
-            }
         }
-        return String(decoding: bytes, as: UTF8.self) + (asSentence ? "." : "")
+        let text = String(decoding: bytes, as: UTF8.self)
+        let count = bytes.count, last = bytes.last ?? 0, before = count > 1 ? bytes[count - 2] : 0
+        // Ends a sentence already: `!`, `?`, `…` (E2 80 A6) or `.)`.
+        let ends = last == 0x21 || last == 0x3F || last == 0xA6 && before == 0x80 || last == 0x29 && before == 0x2E
+        return asSentence && !ends ? text + "." : text
     }
 }
 
@@ -381,7 +364,7 @@ extension NetworkError: CustomNSError {
     /// `value` under `key` unless it is `nil`. Unoptimized on purpose: it calls the
     /// standard library's generic `updateValue` instead of compiling a copy for `[String: Any]`.
     @_optimize(none)
-    private static func put(_ value: Any?, _ key: String, _ info: inout [String: Any]) {
+    private static func put<Value>(_ value: Value?, _ key: String, _ info: inout [String: Any]) {
         if let value { info.updateValue(value, forKey: key) }
     }
 }
@@ -389,6 +372,6 @@ extension NetworkError: CustomNSError {
 extension NetworkError: CustomStringConvertible {
     /// The localized description, prefixed with the kind.
     public var description: String {
-        "NetworkError." + String(describing: kind) + ": " + (errorDescription ?? "")
+        "NetworkError.\(kind): \(errorDescription ?? "")"
     }
 }

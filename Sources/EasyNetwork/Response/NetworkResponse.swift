@@ -15,6 +15,7 @@ public struct NetworkResponse: Sendable {
     public var data: Data { storage.data }
     /// The host's envelope (`EasyNetworkEnvelopes`), applied by ``jsonObject()``,
     /// ``decode(_:decoder:)`` and ``validateEnvelope()``; `nil` when the host has none.
+    @usableFromInline
     package var payloadReader: (any PayloadReader)? { storage.payloadReader }
     /// The host's JSON decoder, used by ``decode(_:decoder:)`` when none is given.
     public var jsonDecoder: JSONDecoder { storage.jsonDecoder }
@@ -23,6 +24,7 @@ public struct NetworkResponse: Sendable {
     private let storage: Storage
 
     /// Creates a response; the library makes these, tests may too.
+    @_alwaysEmitIntoClient  // the library calls the package initializer
     public init(
         request: URLRequest,
         httpResponse: HTTPURLResponse,
@@ -33,7 +35,7 @@ public struct NetworkResponse: Sendable {
     }
 
     /// A response whose payload `payloadReader` reads (`nil`: the whole body).
-    @inline(never)
+    @inline(never) @usableFromInline
     package init(request: URLRequest, httpResponse: HTTPURLResponse, data: Data, payloadReader: (any PayloadReader)?, jsonDecoder: JSONDecoder) {
         storage = Storage(request: request, httpResponse: httpResponse, data: data, payloadReader: payloadReader, jsonDecoder: jsonDecoder)
     }
@@ -93,6 +95,8 @@ public struct NetworkResponse: Sendable {
     /// - Throws: ``NetworkError``: `business` for an envelope failure, `decoding` for a body
     ///   that does not decode, naming the type, the key path and the size of the body
     ///   (never its bytes).
+    /// Emitted into the caller (the `.decodable` and typed decoders are): the pipeline never calls it.
+    @_alwaysEmitIntoClient
     public func decode<T: Decodable>(_ type: T.Type, decoder: JSONDecoder? = nil) throws -> T {
         // A thin generic shim: the envelope is judged by its reader, and every error is
         // made, by non-generic code (`decodingFailure`).
@@ -114,18 +118,19 @@ public struct NetworkResponse: Sendable {
     /// Why decoding `type` failed: `error` itself when it is a ``NetworkError`` (the
     /// envelope's business error), else a `decoding` error naming the type and the key
     /// path; with no `error`, the envelope's payload is missing.
-    @inline(never)
-    private func decodingFailure(_ error: (any Error)?, type: Any.Type) -> any Error {
+    @_alwaysEmitIntoClient @inline(never) @usableFromInline
+    func decodingFailure(_ error: (any Error)?, type: Any.Type) -> any Error {
         if let error, error is NetworkError {
             return error
         }
-        let reason = error.map(DecodingDiagnostics.reason) ?? "the envelope has no '" + (payloadReader?.payloadKey ?? "") + "'."
+        let reason = error.map(DecodingDiagnostics.decodingReason) ?? "the envelope has no '" + (payloadReader?.payloadKey ?? "") + "'."
         return decodingError("cannot decode " + DecodingDiagnostics.name(of: type) + ": " + reason, underlyingError: error)
     }
 
     /// Checks the envelope, if any, and ignores the payload: for requests whose
     /// result is `Void`.
     /// - Throws: ``NetworkError`` of kind `business` or `decoding`.
+    @_alwaysEmitIntoClient
     public func validateEnvelope() throws {
         if payloadReader != nil {
             _ = try jsonObject()
@@ -150,37 +155,7 @@ public struct NetworkResponse: Sendable {
     @usableFromInline
     package func decodingError(_ message: String, underlyingError: (any Error)? = nil) -> NetworkError {
         let count = data.count
-        let text = count == 0 ? message : "\(NetworkError.sentence(message)) Body: \(count) \(count == 1 ? "byte" : "bytes") (not quoted)"
-        return error(.decoding, message: text, underlyingError: underlyingError)
-    }
-
-    /// An error about this response, with its URL, response and body: the one place
-    /// the response's errors are made (decoding here, business in the envelope). Give
-    /// `message` (the library's words) or `serverMessage` (text the server sent, which
-    /// the error's sentences only count: ``NetworkError/serverMessage``).
-    @inline(never)
-    package func error(
-        _ kind: NetworkError.Kind,
-        message: String? = nil,
-        serverMessage: String? = nil,
-        underlyingError: (any Error)? = nil,
-        businessCode: String? = nil,
-        traceId: String? = nil,
-        payload: Data? = nil,
-        isUnauthorized: Bool? = nil
-    ) -> NetworkError {
-        let error = NetworkError(
-            kind: kind,
-            message: message ?? serverMessage,
-            url: request.url,
-            response: httpResponse,
-            data: data,
-            underlyingError: underlyingError,
-            businessCode: businessCode,
-            traceId: traceId,
-            payload: payload,
-            isUnauthorized: isUnauthorized
-        )
-        return serverMessage == nil && traceId == nil ? error : error.withServerText(quoted: false)
+        let text = count == 0 ? message : "\(NetworkError.sentence(message)) Body: \(count) byte\(count == 1 ? "" : "s") (not quoted)"
+        return NetworkError(kind: .decoding, message: text, url: request.url, response: httpResponse, data: data, underlyingError: underlyingError)
     }
 }

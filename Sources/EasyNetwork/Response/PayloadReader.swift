@@ -5,6 +5,7 @@ import Foundation
 /// its `host.envelope`. The core never names an envelope: a ``NetworkResponse`` with a
 /// reader asks it for the payload (``NetworkResponse/jsonObject()``,
 /// ``NetworkResponse/decode(_:decoder:)``); one without reads the whole body.
+@usableFromInline
 package protocol PayloadReader: Sendable {
     /// The key of the payload in the body, or `nil` when the payload is the whole body
     /// (named in the error for a missing payload).
@@ -20,14 +21,16 @@ package protocol PayloadReader: Sendable {
 }
 
 extension HostConfiguration {
-    /// The host's payload reader (its envelope), or `nil`; requests that start after a
-    /// change see it.
+    /// The host's payload reader (its envelope), or `nil`.
     package var payloadReader: (any PayloadReader)? {
         @inline(never) get { snapshot().payloadReader }
-        @inline(never) set {
-            let settings = beginChange()
-            settings.payloadReader = newValue
-            endChange(settings)
-        }
+    }
+
+    /// Installs `reader` (its envelope; `nil`: none) for the requests that start afterwards.
+    /// A method, not a setter: a settable property compiles a `modify` accessor too.
+    package func setPayloadReader(_ reader: (any PayloadReader)?) {
+        let settings = beginChange()
+        settings.payloadReader = reader
+        endChange(settings)
     }
 }

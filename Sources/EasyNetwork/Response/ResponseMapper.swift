@@ -10,6 +10,7 @@ open class ResponseMapper<A: ParsedItem> {
     ///
     /// - Throws: ``ResponseMapperError/invalid`` when `obj` is not a JSON object,
     ///   ``ResponseMapperError/missingAttribute`` when `parse` returns `nil`.
+    @_alwaysEmitIntoClient  // called by the app's mapper, never by the pipeline
     public static func process(_ obj: Any?, parse: ([String: Any]) throws -> A?) throws -> A {
         guard let json = obj as? [String: Any] else { throw ResponseMapperError.invalid }
         guard let item = try parse(json) else { throw ResponseMapperError.missingAttribute }

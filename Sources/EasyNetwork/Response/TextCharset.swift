@@ -8,8 +8,9 @@ enum TextCharset {
     /// `NSStringEncoding` numbers, the same on every platform; `TextCharsetTests` holds them
     /// against the named constants). A table of constants, not code: a switch over strings
     /// compiles a comparison per name, and each named constant is an import of its own.
-    @usableFromInline
-    static let table: [(name: String, rawValue: UInt)] = [
+    /// Emitted into the caller, as ``NetworkResponse/text()`` is: the core holds no copy.
+    @_alwaysEmitIntoClient
+    static var table: [(name: String, rawValue: UInt)] { [
         ("utf-8", 4), ("utf8", 4),
         ("utf-16", 10),
         ("utf-16le", 0x9400_0100),
@@ -23,7 +24,7 @@ enum TextCharset {
         ("shift_jis", 8), ("shift-jis", 8), ("sjis", 8),
         ("euc-jp", 3),
         ("iso-2022-jp", 21),
-    ]
+    ] }
 
     /// The charset `name` (a `Content-Type` parameter) names: the table's own spelling of
     /// it, never the header's text, and its encoding; `nil` for a name the table lacks.
