@@ -79,6 +79,7 @@ public final class HostConfiguration: @unchecked Sendable {
     /// that says why (see ``init(baseURL:sessionConfiguration:)``).
     /// - Returns: whether the string was a usable base URL.
     @discardableResult
+    @_alwaysEmitIntoClient  // in the caller: the seed program sets no base URL from a string
     public static func baseURL(_ urlString: String) -> Bool {
         shared.setBaseURL(string: urlString)
     }
@@ -326,12 +327,12 @@ public final class HostConfiguration: @unchecked Sendable {
 
     /// Sets the base URL from a string; see ``baseURL(_:)``.
     @discardableResult
-    @inline(never)
+    @_alwaysEmitIntoClient  // in the caller: the seed program sets no base URL from a string
     public func setBaseURL(string: String) -> Bool {
         let url = Self.parsedURL(string)
         let settings = beginChange()
         settings.setBaseURL(url, given: string)
-        let usable = settings.baseURL != nil
+        let usable = settings.baseURLValue != nil
         endChange(settings)
         return usable
     }
@@ -368,6 +369,7 @@ public final class HostConfiguration: @unchecked Sendable {
     }
 
     /// `string` (trimmed) as a URL, or `nil`; ``HostSettings/setBaseURL(_:given:)`` judges it.
+    @usableFromInline
     static func parsedURL(_ string: String) -> URL? {
         URLComponents(string: string.trimmingCharacters(in: .whitespacesAndNewlines))?.url
     }
