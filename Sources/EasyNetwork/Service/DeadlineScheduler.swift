@@ -77,7 +77,8 @@ package final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the 
         return armings
     }
 
-    /// Under `lock`.
+    /// Under `lock`. (Out of line: two callers.)
+    @inline(never)
     private func arm(for deadline: UInt64) {
         armedFor = deadline
         armings += 1

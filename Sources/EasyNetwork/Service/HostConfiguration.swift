@@ -40,7 +40,8 @@ public final class HostConfiguration: @unchecked Sendable {
     /// prefixed name, so observers that use this constant keep working. The unprefixed
     /// `"DidPerformUnauthorizedOperation"` is no longer posted.
     @available(*, deprecated, renamed: "unauthorizedOperationNotification")
-    public static let didPerformUnauthorizedOperation = unauthorizedOperationNotification
+    @_alwaysEmitIntoClient  // in the caller: nothing in the library reads it
+    public static var didPerformUnauthorizedOperation: Notification.Name { unauthorizedOperationNotification }
 
     /// The shared configuration used by `ServiceOperation()` and friends. It always
     /// exists; until ``baseURL(_:)`` is called its requests fail with
