@@ -146,8 +146,15 @@ public final class EasyNetworkService: @unchecked Sendable {
         lock.unlock()
         // One call site: the first, then the others.
         for index in -1..<more.count {
-            (index < 0 ? first : more[index])?.cancel()
+            Self.cancel(index < 0 ? first : more[index])
         }
+    }
+
+    /// Cancels `exchange` through its own out-of-line code: not optimized, so that no
+    /// second copy of `RequestExchange.cancel()` is inlined here (about 350 bytes).
+    @_optimize(none)
+    private static func cancel(_ exchange: RequestExchange?) {
+        exchange?.cancel()
     }
 
     /// The queue that runs the request, which may lend a slot while it waits (the
