@@ -303,7 +303,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
                 end(NetworkError(kind: .cancelled, url: request.url))
             } else {
                 // A body cut short (libcurl's "transfer closed", -1 on Linux) is a connection loss.
-                end(NetworkError(kind: .transport, url: request.url, underlyingError: TruncatedBody.classify(error, declared: declared, received: count)))
+                end(NetworkError(kind: .transport, url: request.url, underlyingError: TransportOutcome.truncatedBody(error, declared: declared, received: count)))
             }
             return
         }

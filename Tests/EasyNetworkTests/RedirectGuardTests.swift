@@ -28,12 +28,12 @@ final class RedirectGuardTests: XCTestCase {
             Thread.sleep(forTimeInterval: 0.005)
         }
         var answered = 0
-        RedirectGuard.answer(task, URLRequest(url: url)) { _ in answered += 1 }
+        SessionDelegate.answer(task, URLRequest(url: url)) { _ in answered += 1 }
         XCTAssertEqual(answered, task.state == .running ? 1 : 0, "a running task gets its answer")
-        RedirectGuard.cancel(task)
+        SessionDelegate.cancel(task)
         XCTAssertNotEqual(task.state, .running)
         var late = 0
-        RedirectGuard.answer(task, URLRequest(url: url)) { _ in late += 1 }
+        SessionDelegate.answer(task, URLRequest(url: url)) { _ in late += 1 }
         #if canImport(FoundationNetworking)
         XCTAssertEqual(late, 0, "no answer after a cancel: corelibs would trap on it")
         #else

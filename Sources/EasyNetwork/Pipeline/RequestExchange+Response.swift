@@ -46,7 +46,7 @@ extension RequestExchange {
         if let error = outcome.error {
             if cancelled || (error as? URLError)?.errorCode == NSURLErrorCancelled { return .cancelled(url: url) }
             if let error = error as? NetworkError { return error }
-            return .transport(TruncatedBody.classify(error, declared: outcome.response?.expectedContentLength, received: Int64(outcome.data.count)), url: url)
+            return .transport(TransportOutcome.truncatedBody(error, declared: outcome.response?.expectedContentLength, received: Int64(outcome.data.count)), url: url)
         }
         guard let httpResponse = outcome.response else {
             return cancelled ? .cancelled(url: url) : .transport(URLError(.badServerResponse), url: url)

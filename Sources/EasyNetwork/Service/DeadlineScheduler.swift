@@ -64,7 +64,7 @@ package final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the 
         while index < entries.count, entries[index].key != key {
             index += 1
         }
-        let removed = index < entries.count ? entries.remove(at: index).fire : nil
+        let removed = index < entries.count ? take(index) : nil
         lock.unlock()
         // The closure (and what it holds) is released outside the lock.
         withExtendedLifetime(removed) {}
@@ -77,11 +77,18 @@ package final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the 
         return armings
     }
 
-    /// Under `lock`.
+    /// Under `lock`. (Out of line: two callers.)
+    @inline(never)
     private func arm(for deadline: UInt64) {
         armedFor = deadline
         armings += 1
         timer.schedule(deadline: DispatchTime(uptimeNanoseconds: deadline), leeway: .milliseconds(5))
+    }
+
+    /// The entry at `index`, taken out (one `remove` for both callers); under `lock`.
+    @inline(never)
+    private func take(_ index: Int) -> @Sendable () -> Void {
+        entries.remove(at: index).fire
     }
 
     /// Runs what is due, one entry at a time outside the lock, earliest first (of equal
@@ -109,7 +116,7 @@ package final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the 
                 lock.unlock()
                 return
             }
-            let fire = entries.remove(at: earliest).fire
+            let fire = take(earliest)
             lock.unlock()
             fire()
         }

@@ -75,18 +75,20 @@ public final class EasyNetworkService: @unchecked Sendable {
     ///
     /// An error thrown by `transform` arrives as a ``NetworkError`` of kind
     /// ``NetworkError/Kind-swift.enum/decoding`` (a thrown `NetworkError` is passed on as is).
+    @_alwaysEmitIntoClient  // in the caller: the seed program performs no typed request
     public func perform<Output>(
         _ request: BaseAPIRequest,
         transform: @escaping @Sendable (NetworkResponse) throws -> Output,
         completion: @escaping @Sendable (Result<Output, NetworkError>) -> Void
     ) {
-        perform(request, transform: transform) { result, _ in completion(result) }
+        perform(request, transform: transform, uploadProgress: nil, cachedValue: nil, deliversInPlace: false) { result, _ in completion(result) }
     }
 
     /// ``perform(_:transform:completion:)`` that also hands over the request's metrics
     /// and reports upload progress (bytes sent, bytes to send) from the session's queue.
     /// `deliversInPlace`: a success may reach `completion` on the thread that mapped it
     /// (see ``ExchangeSink/deliversInPlace``).
+    @usableFromInline
     func perform<Output>(
         _ request: BaseAPIRequest,
         transform: @escaping @Sendable (NetworkResponse) throws -> Output,
@@ -144,8 +146,15 @@ public final class EasyNetworkService: @unchecked Sendable {
         lock.unlock()
         // One call site: the first, then the others.
         for index in -1..<more.count {
-            (index < 0 ? first : more[index])?.cancel()
+            Self.cancel(index < 0 ? first : more[index])
         }
+    }
+
+    /// Cancels `exchange` through its own out-of-line code: not optimized, so that no
+    /// second copy of `RequestExchange.cancel()` is inlined here (about 350 bytes).
+    @_optimize(none)
+    private static func cancel(_ exchange: RequestExchange?) {
+        exchange?.cancel()
     }
 
     /// The queue that runs the request, which may lend a slot while it waits (the

@@ -40,7 +40,8 @@ public final class HostConfiguration: @unchecked Sendable {
     /// prefixed name, so observers that use this constant keep working. The unprefixed
     /// `"DidPerformUnauthorizedOperation"` is no longer posted.
     @available(*, deprecated, renamed: "unauthorizedOperationNotification")
-    public static let didPerformUnauthorizedOperation = unauthorizedOperationNotification
+    @_alwaysEmitIntoClient  // in the caller: nothing in the library reads it
+    public static var didPerformUnauthorizedOperation: Notification.Name { unauthorizedOperationNotification }
 
     /// The shared configuration used by `ServiceOperation()` and friends. It always
     /// exists; until ``baseURL(_:)`` is called its requests fail with
@@ -79,6 +80,7 @@ public final class HostConfiguration: @unchecked Sendable {
     /// that says why (see ``init(baseURL:sessionConfiguration:)``).
     /// - Returns: whether the string was a usable base URL.
     @discardableResult
+    @_alwaysEmitIntoClient  // in the caller: the seed program sets no base URL from a string
     public static func baseURL(_ urlString: String) -> Bool {
         shared.setBaseURL(string: urlString)
     }
@@ -326,12 +328,12 @@ public final class HostConfiguration: @unchecked Sendable {
 
     /// Sets the base URL from a string; see ``baseURL(_:)``.
     @discardableResult
-    @inline(never)
+    @_alwaysEmitIntoClient  // in the caller: the seed program sets no base URL from a string
     public func setBaseURL(string: String) -> Bool {
         let url = Self.parsedURL(string)
         let settings = beginChange()
         settings.setBaseURL(url, given: string)
-        let usable = settings.baseURL != nil
+        let usable = settings.baseURLValue != nil
         endChange(settings)
         return usable
     }
@@ -368,6 +370,7 @@ public final class HostConfiguration: @unchecked Sendable {
     }
 
     /// `string` (trimmed) as a URL, or `nil`; ``HostSettings/setBaseURL(_:given:)`` judges it.
+    @usableFromInline
     static func parsedURL(_ string: String) -> URL? {
         URLComponents(string: string.trimmingCharacters(in: .whitespacesAndNewlines))?.url
     }

@@ -6,7 +6,7 @@ import FoundationNetworking
 /// A redirect of a host's task: the host's `redirectHandler` and header check, the
 /// server-trust refusal of its target, the cross-origin credential rule, and on Linux the
 /// redirects of a request with a body that the session must not follow (they would go out
-/// empty: the request's exchange sends them). Answered once, through ``RedirectGuard``.
+/// empty: the request's exchange sends them). Answered once, under ``redirectLock`` (Linux).
 extension SessionDelegate {
     func urlSession(
         _ session: URLSession,
@@ -16,7 +16,7 @@ extension SessionDelegate {
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         // Decided first (the host's handler is the caller's code), then answered once.
-        RedirectGuard.answer(task, follow(request, of: task, response: response), completionHandler)
+        Self.answer(task, follow(request, of: task, response: response), completionHandler)
     }
 
     /// The request to follow for a redirect of `task` to `request`, or `nil` to end the
@@ -68,6 +68,41 @@ extension SessionDelegate {
         }
         #endif
         return next
+    }
+
+    // A cancel must not land between a redirect's question and its answer, which
+    // swift-corelibs-foundation turns into a trap. On Linux a task that meets a redirect
+    // waits for its delegate's answer; a `cancel()` in that wait stops the transfer on the
+    // task's work queue first, and the answer, queued after it, then finds no redirect
+    // waiting: "Received callback for HTTP redirection, but we're not waiting for it" ends
+    // the process. So every cancel the library makes of a session task, and every redirect
+    // answer, runs under one lock: a cancel that came first is seen by the answer, which is
+    // then never given (the task ends as cancelled); an answer that came first is queued
+    // before the cancel's stop. On Apple platforms both run as they are.
+
+    #if canImport(FoundationNetworking)
+    /// Orders the library's cancels of session tasks and the redirect answers (Linux).
+    private static let redirectLock = Lock()
+    #endif
+
+    /// Cancels `task`; the task's completion reports the cancellation.
+    static func cancel(_ task: URLSessionTask) {
+        #if canImport(FoundationNetworking)
+        redirectLock.lock()
+        defer { redirectLock.unlock() }
+        #endif
+        task.cancel()
+    }
+
+    /// Gives `task`'s delegate answer to a redirect, unless the task was cancelled or has
+    /// ended meanwhile (Linux): then its completion already reports that.
+    static func answer(_ task: URLSessionTask, _ request: URLRequest?, _ completionHandler: (URLRequest?) -> Void) {
+        #if canImport(FoundationNetworking)
+        redirectLock.lock()
+        defer { redirectLock.unlock() }
+        guard task.state == .running else { return }
+        #endif
+        completionHandler(request)
     }
 
     #if canImport(FoundationNetworking)

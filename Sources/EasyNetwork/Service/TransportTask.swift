@@ -9,7 +9,7 @@ package struct TransportTask: Sendable {
     private let cancelAction: @Sendable () -> Void
 
     init(_ task: URLSessionTask) {
-        cancelAction = { RedirectGuard.cancel(task) }  // the task itself is the closure's context: no allocation
+        cancelAction = { SessionDelegate.cancel(task) }  // the task itself is the closure's context: no allocation
     }
 
     package init(cancel: @escaping @Sendable () -> Void) {
