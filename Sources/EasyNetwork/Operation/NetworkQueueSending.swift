@@ -77,8 +77,7 @@ extension NetworkQueue {
     /// The operation of every `send`, never specialized (one copy for every `Output`):
     /// with a `completion`, set and added to this queue; without, made to be awaited
     /// (nobody else sees it: a success resumes the task from where it became known).
-    @inline(never) @_semantics("optimize.sil.specialize.generic.never")
-    @usableFromInline
+    @_alwaysEmitIntoClient  // in the caller: the seed sends through its own operations
     internal func operation<Output>(
         _ request: BaseAPIRequest, _ configuration: HostConfiguration, _ decoder: ResponseDecoder<Output>,
         _ completion: (@Sendable (Result<Output, NetworkError>) -> Void)?
@@ -125,7 +124,7 @@ extension NetworkQueue {
     }
 
     /// Calls `finished` once `operation` has finished (at once when it has).
-    @usableFromInline
+    @_alwaysEmitIntoClient
     static func whenFinished(_ operation: Operation, _ finished: @escaping @Sendable () -> Void) {
         if operation.isFinished {
             return finished()
