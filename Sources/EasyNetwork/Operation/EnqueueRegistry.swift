@@ -4,7 +4,7 @@ import Foundation
 /// second time (to the same queue or another) is ignored instead of stopping the
 /// process in Foundation's "already in a queue" check.
 ///
-/// ``NetworkOperation``s carry their own flag and never reach the table; every other
+/// ``ServiceOperation``s carry their own flag and never reach the table; every other
 /// `Operation` is tracked here by a weak reference, so the registry never keeps one
 /// alive. Entries of operations that finished or went away are swept out as the table
 /// grows.
@@ -32,7 +32,7 @@ enum EnqueueRegistry {
     /// has finished.
     @usableFromInline
     static func claim(_ operation: Operation, by queue: NetworkQueue) -> Bool {
-        if let networkOperation = operation as? NetworkOperation {
+        if let networkOperation = operation as? ServiceOperation {
             return networkOperation.claimEnqueue(by: queue)
         }
         guard !operation.isExecuting, !operation.isFinished else { return false }

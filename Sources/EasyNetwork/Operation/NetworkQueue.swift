@@ -74,10 +74,10 @@ public final class NetworkQueue: @unchecked Sendable {  // unchecked: `slotLimit
     }
 
     /// Cancels every operation of this queue that carries `tag` (see
-    /// ``NetworkOperation/tags``); each finishes and reports a cancellation.
+    /// ``ServiceOperation/tags``); each finishes and reports a cancellation.
     @_alwaysEmitIntoClient  // in the caller: a program without tags carries none of it
     public func cancelOperations(tagged tag: String) {
-        for case let operation as NetworkOperation in operationQueue.operations where operation.tags.contains(tag) {
+        for case let operation as ServiceOperation in operationQueue.operations where operation.tags.contains(tag) {
             operation.cancel()
         }
     }
