@@ -6,6 +6,7 @@ import Foundation
 /// `lock()`/`unlock()` pair specializes nothing per call site, so the lock costs the
 /// same few bytes wherever it is used. Not recursive; nothing under it may call out to
 /// user code or wait for another thread.
+@usableFromInline
 package final class Lock: @unchecked Sendable {
     // unchecked: the mutex is allocated once in init, freed in deinit, and only ever
     // used through pthread calls, which are thread-safe.
@@ -25,13 +26,13 @@ package final class Lock: @unchecked Sendable {
     }
 
     /// Takes the lock; pair every call with ``unlock()`` on every path.
-    @inline(__always)
+    @inline(__always) @usableFromInline
     package func lock() {
         pthread_mutex_lock(mutex)
     }
 
     /// Lets go of the lock.
-    @inline(__always)
+    @inline(__always) @usableFromInline
     package func unlock() {
         pthread_mutex_unlock(mutex)
     }
