@@ -138,9 +138,9 @@ extension NetworkQueue {
 
     /// The one waiting path of `run` and `send`: adds `operation` to this queue and
     /// returns once the callback that `observe` installs was called (it must be called
-    /// once). Cancelling the calling task cancels the operation. Never inlined: one copy
-    /// of the cancellation handler and the continuation serves every caller.
-    @inline(never) @usableFromInline
+    /// once). Cancelling the calling task cancels the operation. In the caller: the seed
+    /// awaits nothing; a module that awaits has one copy of it.
+    @_alwaysEmitIntoClient
     package func wait(for operation: Operation, observe: (@escaping @Sendable () -> Void) -> Void) async {
         await withTaskCancellationHandler {
             // Unchecked: every `observe` here calls its callback exactly once (a delivery,

@@ -39,7 +39,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline final var storedResult: Optional<StoredValue<Result<Output, NetworkError>>>
     /// Boxed: `RequestMetrics` holds `Date`s, whose layout is known only at run time.
     @exclusivity(unchecked) @usableFromInline final var storedMetrics: Optional<StoredValue<RequestMetrics>>
-    @exclusivity(unchecked) @usableFromInline final var madeUploadProgress: Optional<Progress>
+    @exclusivity(unchecked) private var madeUploadProgress: Optional<Progress>
     @exclusivity(unchecked) private var uploadGate: ProgressGate
     /// Whether the callbacks were called (observers added later run at once).
     @exclusivity(unchecked) private var delivered: Bool

@@ -8,6 +8,7 @@ import Foundation
 /// The form is read from the request once (``URLRequestBuilder/multipartForm(of:)``) and
 /// that one value gives both the header and this file. A protocol, not a class of the
 /// core: the core only reads it, the product makes it.
+@usableFromInline
 package protocol MultipartBodyFile: AnyObject, Sendable {
     /// Where the body is.
     var url: URL { get }
