@@ -5,17 +5,15 @@ import Foundation
 @usableFromInline
 package final class FileWriter {
     @usableFromInline let handle: FileHandle
-    /// The bytes this writer wrote.
-    @usableFromInline package internal(set) var written: Int64
 
     /// Opens `url` for writing: after its current end when `appending`, else emptied.
-    @inline(never)  // one copy, not another inside the allocating entry
-    package init(url: URL, appending: Bool) throws {
-        written = 0
+    /// (In the products that write files, as every member: the core never does.)
+    @_alwaysEmitIntoClient
+    package convenience init(url: URL, appending: Bool) throws {
         if !appending || !FileManager.default.fileExists(atPath: url.path) {
             try Data().write(to: url)  // made, or emptied; a failure names the file
         }
-        handle = try FileHandle(forWritingTo: url)
+        let handle = try FileHandle(forWritingTo: url)
         if appending {
             if #available(iOS 13.4, macOS 10.15.4, tvOS 13.4, watchOS 6.2, *) {
                 try handle.seekToEnd()
@@ -23,6 +21,12 @@ package final class FileWriter {
                 handle.seekToEndOfFile()
             }
         }
+        self.init(handle: handle)
+    }
+
+    @usableFromInline
+    init(handle: FileHandle) {
+        self.handle = handle
     }
 
     /// Appends `data` (in the products that write files: the core never does).
@@ -33,7 +37,6 @@ package final class FileWriter {
         } else {
             handle.write(data)
         }
-        written += Int64(data.count)
     }
 
     /// Closes the file.
