@@ -50,7 +50,7 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
     private let options: DownloadOptions
 
     // Read and written only under the operation's lock (`lockState()`/`unlockState()`,
-    // shared with `NetworkOperation`); the lock, not the access checker, keeps them exclusive.
+    // shared with `ServiceOperation`); the lock, not the access checker, keeps them exclusive.
     @exclusivity(unchecked) private var plugIn: DownloadPlugIn?
     @exclusivity(unchecked) private var storedResult: Result<URL, NetworkError>?
     @exclusivity(unchecked) private var storedMetrics: RequestMetrics?

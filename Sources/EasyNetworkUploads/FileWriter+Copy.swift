@@ -5,7 +5,9 @@ import Foundation
 
 extension FileWriter {
     /// Appends the contents of `file`, read in 64 KB pieces.
-    func copy(from file: URL) throws {
+    /// - Returns: the bytes copied.
+    func copy(from file: URL) throws -> Int64 {
+        var copied: Int64 = 0
         let reader = try FileHandle(forReadingFrom: file)
         defer { try? reader.close() }
         while true {
@@ -15,8 +17,9 @@ extension FileWriter {
             } else {
                 chunk = reader.readData(ofLength: 64 * 1024)
             }
-            if chunk.isEmpty { return }
+            if chunk.isEmpty { return copied }
             try write(chunk)
+            copied += Int64(chunk.count)
         }
     }
 }

@@ -64,7 +64,7 @@ struct MultipartBodyWriter: MultipartWriter {
     static func write(_ body: MultipartFormData, for requestURL: URL?) -> Result<MultipartBodyFile, NetworkError> {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent(namePrefix + UUID().uuidString)
         do {
-            return .success(MultipartBodyFile(url: file, length: try body.write(to: file), writer: shared))
+            return .success(TemporaryBodyFile(url: file, length: try body.write(to: file), writer: shared))
         } catch {
             try? FileManager.default.removeItem(at: file)
             return .failure(NetworkError(kind: .encoding, message: "cannot write the multipart body: " + error.localizedDescription, url: requestURL, underlyingError: error))

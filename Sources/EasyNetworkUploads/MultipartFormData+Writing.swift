@@ -18,16 +18,21 @@ extension MultipartFormData {
     func write(to url: URL) throws -> Int64 {
         let writer = try FileWriter(url: url, appending: false)
         defer { writer.close() }
-        for case let part as FormPart in parts {
-            try writer.write(Self.bytes("--" + boundary + "\r\n" + part.headers))
-            if let file = part.file {
-                try writer.copy(from: file)
-            } else {
-                try writer.write(part.data)
-            }
-            try writer.write(Self.bytes("\r\n"))
+        var length: Int64 = 0
+        func put(_ data: Data) throws {
+            try writer.write(data)
+            length += Int64(data.count)
         }
-        try writer.write(Self.bytes("--" + boundary + "--\r\n"))
-        return writer.written
+        for case let part as FormPart in parts {
+            try put(Self.bytes("--" + boundary + "\r\n" + part.headers))
+            if let file = part.file {
+                length += try writer.copy(from: file)
+            } else {
+                try put(part.data)
+            }
+            try put(Self.bytes("\r\n"))
+        }
+        try put(Self.bytes("--" + boundary + "--\r\n"))
+        return length
     }
 }

@@ -115,7 +115,7 @@ final class ChainCancellationTests: ServerTestCase {
     /// survives. On Linux a step's finish used to reach the next step after the chain had
     /// released it (swift-corelibs-foundation's list of an operation's dependents does not
     /// retain them): SIGSEGV in `Operation.observeValue`, called from
-    /// `NetworkOperation.completeFinishing`, once seen in this file's first test; a wave
+    /// `ServiceOperation.completeFinishing`, once seen in this file's first test; a wave
     /// of 20,000 hit it in 5 of 7 runs. In a child process, so that a crash fails this
     /// test alone.
     func testSixtyThousandChainsCancelledAsTheyStartEachEndOnce() throws {
@@ -213,8 +213,8 @@ final class ChainCancellationTests: ServerTestCase {
         let handle = chain(run: 0, host: makeHost()).start(on: queue) { _ in }
         let queued = queue.operationQueue.operations
         XCTAssertEqual(queued.count, 4)
-        XCTAssertFalse(queued.first is NetworkOperation, "the steps came first: \(queued)")
-        XCTAssertEqual(queued.filter { $0 is NetworkOperation }.count, 3)
+        XCTAssertFalse(queued.first is ServiceOperation, "the steps came first: \(queued)")
+        XCTAssertEqual(queued.filter { $0 is ServiceOperation }.count, 3)
         handle.cancel()
         queue.isSuspended = false
     }

@@ -162,13 +162,14 @@ extension NetworkQueueTests {
     }
 }
 
-/// A ``NetworkOperation`` that runs a closure.
-private final class NetworkOperationProbe: NetworkOperation, @unchecked Sendable {
+/// A ``ServiceOperation`` that runs a closure (and not once cancelled).
+private final class NetworkOperationProbe: ServiceOperation, @unchecked Sendable {
     private let body: @Sendable () -> Void
 
     init(_ body: @escaping @Sendable () -> Void) {
         self.body = body
         super.init()
+        executesWhenCancelled = false
     }
 
     override func execute() {

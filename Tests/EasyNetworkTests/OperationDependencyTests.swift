@@ -3,8 +3,13 @@ import EasyNetworkTesting
 import Foundation
 import XCTest
 
-/// A NetworkOperation that finishes when the test says so.
-private final class HeldOperation: NetworkOperation, @unchecked Sendable {
+/// An operation that finishes when the test says so (and does not run once cancelled).
+private final class HeldOperation: ServiceOperation, @unchecked Sendable {
+    override init() {
+        super.init()
+        executesWhenCancelled = false
+    }
+
     override func execute() {}
 }
 
@@ -50,7 +55,7 @@ final class OperationDependencyTests: XCTestCase {
     /// retaining it, and `cancel()` makes a waiting operation ready at once: a cancelled
     /// dependent could start, finish and be released before its dependency finished, whose
     /// finish then read the freed operation (SIGSEGV in `Operation.observeValue`, called
-    /// from `NetworkOperation.completeFinishing`). 2,000 such pairs, in a child process so
+    /// from `ServiceOperation.completeFinishing`). 2,000 such pairs, in a child process so
     /// that a crash fails this test alone.
     func testCancelledDependentReleasedBeforeItsDependencyFinishesDoesNotCrash() throws {
         let child = try ChildProcess.run(self, timeout: 120) {

@@ -3,14 +3,16 @@ import EasyNetworkTesting
 import Foundation
 import XCTest
 
-/// A plain NetworkOperation that counts how often `execute` ran and finishes later.
-final class CountingOperation: NetworkOperation, @unchecked Sendable {
+/// A plain operation (one that does not run `execute` once cancelled, as the library's
+/// own do) that counts how often `execute` ran and finishes later.
+final class CountingOperation: ServiceOperation, @unchecked Sendable {
     let executions = Collector<Date>()
     let delay: TimeInterval
 
     init(delay: TimeInterval = 0) {
         self.delay = delay
         super.init()
+        executesWhenCancelled = false
     }
 
     override func execute() {

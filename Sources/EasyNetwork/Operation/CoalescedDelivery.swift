@@ -4,7 +4,7 @@ import Foundation
 /// posted to an idle queue schedules one drain, and those posted before that drain runs
 /// join it.
 ///
-/// Each post is delivered exactly once (``NetworkOperation/receiveCoalescedDelivery()``),
+/// Each post is delivered exactly once (``ServiceOperation/receiveCoalescedDelivery()``),
 /// on its queue, in the order posted; never later than a plain `queue.async` posted at
 /// the same moment would run. Used for cancellations of operations that never started:
 /// cancelling 100,000 queued operations costs a handful of queue hops instead of
@@ -14,9 +14,9 @@ enum CoalescedDelivery {
     /// an array of references needs no value witnesses of its own.
     private final class Batch {
         let queue: DispatchQueue
-        var operations: [NetworkOperation]
+        var operations: [ServiceOperation]
 
-        init(queue: DispatchQueue, first: NetworkOperation) {
+        init(queue: DispatchQueue, first: ServiceOperation) {
             self.queue = queue
             operations = [first]
         }
@@ -30,7 +30,7 @@ enum CoalescedDelivery {
 
     /// Calls `operation.receiveCoalescedDelivery()` on `queue`, batched with the other
     /// operations posted to `queue` meanwhile.
-    static func post(_ operation: NetworkOperation, on queue: DispatchQueue) {
+    static func post(_ operation: ServiceOperation, on queue: DispatchQueue) {
         lock.lock()
         var schedule = true
         for batch in batches where batch.queue === queue {
@@ -48,7 +48,7 @@ enum CoalescedDelivery {
     }
 
     private static func drain(_ queue: DispatchQueue) {
-        var operations: [NetworkOperation] = []
+        var operations: [ServiceOperation] = []
         lock.lock()
         if let index = batches.firstIndex(where: { $0.queue === queue }) {
             operations = batches.remove(at: index).operations

@@ -16,11 +16,11 @@ public final class NetworkQueue: @unchecked Sendable {  // unchecked: `slotLimit
     /// the queue underneath is lent one more slot per waiting request.
     public let operationQueue: OperationQueue
     /// Guards ``slotLimit`` and ``slotsLent`` (lent by `EasyNetworkPlugins`' `SlotLoan`).
-    package let slotLock: Lock
+    @usableFromInline package let slotLock: Lock
     /// The queue's own limit (at least 1).
-    @exclusivity(unchecked) package var slotLimit: Int
+    @exclusivity(unchecked) @usableFromInline package var slotLimit: Int
     /// Slots lent on top of the limit to operations parked for a token refresh.
-    @exclusivity(unchecked) package var slotsLent: Int
+    @exclusivity(unchecked) @usableFromInline package var slotsLent: Int
 
     /// Creates a queue that runs at most `maxConcurrentOperationCount` operations at once.
     public init(maxConcurrentOperationCount: Int = NetworkQueue.defaultMaxConcurrentOperationCount, name: String? = nil) {
@@ -74,10 +74,10 @@ public final class NetworkQueue: @unchecked Sendable {  // unchecked: `slotLimit
     }
 
     /// Cancels every operation of this queue that carries `tag` (see
-    /// ``NetworkOperation/tags``); each finishes and reports a cancellation.
+    /// ``ServiceOperation/tags``); each finishes and reports a cancellation.
     @_alwaysEmitIntoClient  // in the caller: a program without tags carries none of it
     public func cancelOperations(tagged tag: String) {
-        for case let operation as NetworkOperation in operationQueue.operations where operation.tags.contains(tag) {
+        for case let operation as ServiceOperation in operationQueue.operations where operation.tags.contains(tag) {
             operation.cancel()
         }
     }
@@ -109,6 +109,7 @@ public final class NetworkQueue: @unchecked Sendable {  // unchecked: `slotLimit
 
     /// The concurrency limit (at least 1). An operation waiting for a token refresh
     /// does not count against it: while it waits, the queue runs one more.
+    @_alwaysEmitIntoClient  // in the caller: the pipeline reads `slotLimit`
     public var maxConcurrentOperationCount: Int {
         get {
             slotLock.lock()

@@ -77,8 +77,7 @@ extension NetworkQueue {
     /// The operation of every `send`, never specialized (one copy for every `Output`):
     /// with a `completion`, set and added to this queue; without, made to be awaited
     /// (nobody else sees it: a success resumes the task from where it became known).
-    @inline(never) @_semantics("optimize.sil.specialize.generic.never")
-    @usableFromInline
+    @_alwaysEmitIntoClient  // in the caller: the seed sends through its own operations
     internal func operation<Output>(
         _ request: BaseAPIRequest, _ configuration: HostConfiguration, _ decoder: ResponseDecoder<Output>,
         _ completion: (@Sendable (Result<Output, NetworkError>) -> Void)?
@@ -125,7 +124,7 @@ extension NetworkQueue {
     }
 
     /// Calls `finished` once `operation` has finished (at once when it has).
-    @usableFromInline
+    @_alwaysEmitIntoClient
     static func whenFinished(_ operation: Operation, _ finished: @escaping @Sendable () -> Void) {
         if operation.isFinished {
             return finished()
@@ -139,9 +138,9 @@ extension NetworkQueue {
 
     /// The one waiting path of `run` and `send`: adds `operation` to this queue and
     /// returns once the callback that `observe` installs was called (it must be called
-    /// once). Cancelling the calling task cancels the operation. Never inlined: one copy
-    /// of the cancellation handler and the continuation serves every caller.
-    @inline(never) @usableFromInline
+    /// once). Cancelling the calling task cancels the operation. In the caller: the seed
+    /// awaits nothing; a module that awaits has one copy of it.
+    @_alwaysEmitIntoClient
     package func wait(for operation: Operation, observe: (@escaping @Sendable () -> Void) -> Void) async {
         await withTaskCancellationHandler {
             // Unchecked: every `observe` here calls its callback exactly once (a delivery,

@@ -30,22 +30,22 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     // and an optional is spelled `Optional<T>` (`T?` has an implicit `= nil`).
     private let request: BaseAPIRequest
     private let transform: @Sendable (NetworkResponse) throws -> Output
-    @exclusivity(unchecked) private var successClosure: Optional<@Sendable (Output) -> Void>
-    @exclusivity(unchecked) private var failureClosure: Optional<@Sendable (NetworkError) -> Void>
-    @exclusivity(unchecked) private var completionClosure: Optional<@Sendable (Result<Output, NetworkError>) -> Void>
-    @exclusivity(unchecked) private var cachedValueClosure: Optional<@Sendable (Output) -> Void>
-    @exclusivity(unchecked) private var uploadProgressClosure: Optional<@Sendable (Progress) -> Void>
+    @exclusivity(unchecked) @usableFromInline final var successClosure: Optional<@Sendable (Output) -> Void>
+    @exclusivity(unchecked) @usableFromInline final var failureClosure: Optional<@Sendable (NetworkError) -> Void>
+    @exclusivity(unchecked) @usableFromInline final var completionClosure: Optional<@Sendable (Result<Output, NetworkError>) -> Void>
+    @exclusivity(unchecked) @usableFromInline final var cachedValueClosure: Optional<@Sendable (Output) -> Void>
+    @exclusivity(unchecked) @usableFromInline final var uploadProgressClosure: Optional<@Sendable (Progress) -> Void>
     /// Boxed, so that the operation's layout does not depend on `Output`.
-    @exclusivity(unchecked) private var storedResult: Optional<StoredValue<Result<Output, NetworkError>>>
+    @exclusivity(unchecked) @usableFromInline final var storedResult: Optional<StoredValue<Result<Output, NetworkError>>>
     /// Boxed: `RequestMetrics` holds `Date`s, whose layout is known only at run time.
-    @exclusivity(unchecked) private var storedMetrics: Optional<StoredValue<RequestMetrics>>
+    @exclusivity(unchecked) @usableFromInline final var storedMetrics: Optional<StoredValue<RequestMetrics>>
     @exclusivity(unchecked) private var madeUploadProgress: Optional<Progress>
     @exclusivity(unchecked) private var uploadGate: ProgressGate
     /// Whether the callbacks were called (observers added later run at once).
     @exclusivity(unchecked) private var delivered: Bool
     /// Cancelled before its request ran (see ``cancelledBeforeStart()``): ``result`` is
     /// then a cancellation, with nothing stored.
-    @exclusivity(unchecked) private var cancelledBeforeRun: Bool
+    @exclusivity(unchecked) @usableFromInline final var cancelledBeforeRun: Bool
     /// Made and awaited by the library (``NetworkQueue/send(_:configuration:)``), never
     /// shown to the caller: a success is delivered where it became known. Set before the
     /// operation is queued (queueing publishes it), read when it runs: no lock.
@@ -60,6 +60,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// would race with the code that set it (a captured `var`, a non-Sendable object).
     /// They run on the host's ``HostConfiguration/callbackQueue`` (the main queue unless
     /// the host says otherwise); the ones set when the result is delivered are called.
+    @_alwaysEmitIntoClient  // in the caller: the pipeline reads the field
     public final var success: (@Sendable (Output) -> Void)? {
         get {
             lockState()
@@ -78,6 +79,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     }
     /// Called on the host's callback queue with the error on failure or cancellation.
     /// Set and read from any thread (kept under the operation's lock, like ``success``).
+    @_alwaysEmitIntoClient  // in the caller: the pipeline reads the field
     public final var failure: (@Sendable (NetworkError) -> Void)? {
         get {
             lockState()
@@ -94,6 +96,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     }
     /// Called on the host's callback queue with the result, after `success` or `failure`.
     /// Set and read from any thread (kept under the operation's lock, like ``success``).
+    @_alwaysEmitIntoClient  // in the caller: the pipeline reads the field
     public final var completion: (@Sendable (Result<Output, NetworkError>) -> Void)? {
         get {
             lockState()
@@ -112,6 +115,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// value decoded from a stored response when the request's cache policy is
     /// `.cacheThenNetwork` and one is stored. Set and read from any thread (kept under the
     /// operation's lock, like ``success``).
+    @_alwaysEmitIntoClient  // in the caller: the pipeline reads the field
     public final var onCachedValue: (@Sendable (Output) -> Void)? {
         get {
             lockState()
@@ -129,7 +133,14 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// Bytes of the request body sent, of all (uploads; stays 0 of 0 for requests
     /// without a body). A discrete progress, made on first use: it never becomes a child
     /// of whatever progress the host app made current.
+    @_alwaysEmitIntoClient  // in the caller: the pipeline reads the field
     public final var uploadProgress: Progress {
+        madeProgress()
+    }
+
+    /// ``uploadProgress``, made on first use.
+    @usableFromInline
+    final func madeProgress() -> Progress {
         lockState()
         let progress = madeUploadProgress ?? Progress.discreteProgress(totalUnitCount: 0)
         madeUploadProgress = progress
@@ -139,6 +150,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// Called on the host's callback queue as the body goes out (at most every half
     /// percent), monotonic, and with 100 % before `success`. Set and read from any thread
     /// (kept under the operation's lock, like ``success``).
+    @_alwaysEmitIntoClient  // in the caller: the pipeline reads the field
     public final var onUploadProgress: (@Sendable (Progress) -> Void)? {
         get {
             lockState()
@@ -182,6 +194,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
 
     /// An operation whose response is decoded by `responseDecoder`
     /// (`.data`, `.string`, `.json`, `.void`, `.decodable()`, `.mapper(_:)`, `.map(_:)`).
+    @_alwaysEmitIntoClient
     public convenience init(
         request: BaseAPIRequest,
         configuration: HostConfiguration = .shared,
@@ -225,6 +238,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     }
 
     /// The result, once the operation has delivered it.
+    @_alwaysEmitIntoClient  // in the caller: the pipeline reads the field
     public final var result: Result<Output, NetworkError>? {
         lockState()
         let stored = storedResult
@@ -235,11 +249,12 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         }
         // Cancelled before it ran (while it waited in a queue, or before it started): it
         // never runs, nothing else stores a result.
-        return cancelledBeforeRun ? .failure(.cancelled(url: nil)) : nil
+        return cancelledBeforeRun ? .failure(NetworkError(kind: .cancelled)) : nil
     }
 
     /// The request's measurements (time queued, duration, bytes, attempts), set
     /// before the callbacks run; `nil` when the request never ran.
+    @_alwaysEmitIntoClient  // in the caller: the pipeline reads the field
     public final var metrics: RequestMetrics? {
         lockState()
         let stored = storedMetrics
@@ -254,7 +269,10 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         service.perform(request, transform: transform, uploadProgress: { [self] sent, expected in
             reportUpload(sent: sent, expected: expected)
         }, cachedValue: { [self] value in
-            onCachedValue?(value)
+            lockState()
+            let cachedValue = cachedValueClosure
+            unlockState()
+            cachedValue?(value)
         }, deliversInPlace: inPlace, completion: { [self] result, metrics in
             deliver(result, metrics: metrics)
         })
@@ -262,6 +280,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
 
     /// Marks an operation the library made to await it, before it is queued (see
     /// ``NetworkQueue/send(_:configuration:)``).
+    @usableFromInline
     final func markAwaitedOnly() {
         awaitedOnly = true
     }
@@ -330,11 +349,14 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// On the callback queue: moves ``uploadProgress`` forward (never back) and calls
     /// ``onUploadProgress``.
     private func showUpload(_ sent: Int64, of total: Int64) {
-        let progress = uploadProgress
+        let progress = madeProgress()
         guard sent >= progress.completedUnitCount, sent > progress.completedUnitCount || total != progress.totalUnitCount else { return }
         progress.totalUnitCount = total
         progress.completedUnitCount = sent
-        onUploadProgress?(progress)
+        lockState()
+        let observer = uploadProgressClosure
+        unlockState()
+        observer?(progress)
     }
 
     override func cancelledBeforeStart() {

@@ -4,11 +4,16 @@ import Foundation
 /// every platform: `NSJSONWritingSortedKeys` is 1 << 1, the fragment options 1 << 2). Each
 /// named option is an imported addressor of its own (a PLT entry, a GOT slot, a relocation
 /// and a dynamic symbol); `ResponseHandlingTests` and `EnvelopeTests` read what they write.
+/// Constants built where they are used: a stored `static let` would be a global with a
+/// one-time initializer each.
 package enum JSONOptions {
     /// `.sortedKeys`.
-    package static let sortedKeys = JSONSerialization.WritingOptions(rawValue: 1 << 1)
+    @inline(__always)
+    package static var sortedKeys: JSONSerialization.WritingOptions { .init(rawValue: 1 << 1) }
     /// `[.fragmentsAllowed, .sortedKeys]`.
-    package static let fragmentsSortedKeys = JSONSerialization.WritingOptions(rawValue: 1 << 2 | 1 << 1)
+    @inline(__always)
+    package static var fragmentsSortedKeys: JSONSerialization.WritingOptions { .init(rawValue: 1 << 2 | 1 << 1) }
     /// `.fragmentsAllowed` for reading.
-    package static let readingFragments = JSONSerialization.ReadingOptions(rawValue: 1 << 2)
+    @inline(__always)
+    package static var readingFragments: JSONSerialization.ReadingOptions { .init(rawValue: 1 << 2) }
 }

@@ -6,16 +6,20 @@ import Foundation
 /// `lock()`/`unlock()` pair specializes nothing per call site, so the lock costs the
 /// same few bytes wherever it is used. Not recursive; nothing under it may call out to
 /// user code or wait for another thread.
+@usableFromInline
 package final class Lock: @unchecked Sendable {
     // unchecked: the mutex is allocated once in init, freed in deinit, and only ever
     // used through pthread calls, which are thread-safe.
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    // Untyped: a stored property typed with `pthread_mutex_t` would make the core carry
+    // that C type's metadata and value witnesses (about 300 bytes) for its reflection record.
+    private let storage: UnsafeMutableRawPointer
 
     @inline(never)  // one copy, not another inside the allocating entry
     package init() {
-        mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
+        storage = UnsafeMutableRawPointer(mutex)
     }
 
     deinit {
@@ -24,14 +28,19 @@ package final class Lock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    /// Takes the lock; pair every call with ``unlock()`` on every path.
     @inline(__always)
+    private var mutex: UnsafeMutablePointer<pthread_mutex_t> {
+        storage.assumingMemoryBound(to: pthread_mutex_t.self)
+    }
+
+    /// Takes the lock; pair every call with ``unlock()`` on every path.
+    @inline(__always) @usableFromInline
     package func lock() {
         pthread_mutex_lock(mutex)
     }
 
     /// Lets go of the lock.
-    @inline(__always)
+    @inline(__always) @usableFromInline
     package func unlock() {
         pthread_mutex_unlock(mutex)
     }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The lock of a ``NetworkOperation`` and its library subclasses (and of small library
+/// The lock of a ``ServiceOperation`` and its library subclasses (and of small library
 /// objects such as `EasyNetworkPlugins`' `SlotLoan`): one of a fixed pool of mutexes, picked by the owner's
 /// address.
 ///

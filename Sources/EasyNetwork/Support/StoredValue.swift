@@ -3,8 +3,9 @@
 ///
 /// Not `Sendable`: it lives only in fields that a lock guards (the operation's), and is
 /// read from there; its value is set once, at init.
+@usableFromInline
 final class StoredValue<Value> {
-    let value: Value
+    @usableFromInline let value: Value
 
     init(_ value: Value) {
         self.value = value

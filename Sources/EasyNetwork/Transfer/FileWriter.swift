@@ -2,20 +2,18 @@ import Foundation
 
 /// Appends to a file, reporting failures as errors (the old `FileHandle.write(_:)`
 /// raises an Objective-C exception on Apple platforms instead, which nothing can catch).
+@usableFromInline
 package final class FileWriter {
-    private let handle: FileHandle
-    /// The bytes this writer wrote.
-    package private(set) var written: Int64
+    @usableFromInline let handle: FileHandle
 
     /// Opens `url` for writing: after its current end when `appending`, else emptied.
-    package init(url: URL, appending: Bool) throws {
-        written = 0
+    /// (In the products that write files, as every member: the core never does.)
+    @_alwaysEmitIntoClient
+    package convenience init(url: URL, appending: Bool) throws {
         if !appending || !FileManager.default.fileExists(atPath: url.path) {
-            guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
-            }
+            try Data().write(to: url)  // made, or emptied; a failure names the file
         }
-        handle = try FileHandle(forWritingTo: url)
+        let handle = try FileHandle(forWritingTo: url)
         if appending {
             if #available(iOS 13.4, macOS 10.15.4, tvOS 13.4, watchOS 6.2, *) {
                 try handle.seekToEnd()
@@ -23,19 +21,26 @@ package final class FileWriter {
                 handle.seekToEndOfFile()
             }
         }
+        self.init(handle: handle)
     }
 
-    /// Appends `data` (out of line: a multipart body writes from several places).
-    @inline(never)
+    @usableFromInline
+    init(handle: FileHandle) {
+        self.handle = handle
+    }
+
+    /// Appends `data` (in the products that write files: the core never does).
+    @_alwaysEmitIntoClient
     package func write(_ data: Data) throws {
         if #available(iOS 13.4, macOS 10.15.4, tvOS 13.4, watchOS 6.2, *) {
             try handle.write(contentsOf: data)
         } else {
             handle.write(data)
         }
-        written += Int64(data.count)
     }
 
+    /// Closes the file.
+    @_alwaysEmitIntoClient
     package func close() {
         if #available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *) {
             try? handle.close()

@@ -1,28 +1,21 @@
 import Foundation
 
 /// A request's multipart body written to a temporary file (by its form's
-/// ``MultipartWriter``): the request's `params` as text fields, then the parts of its
-/// ``MultipartFormData``, all between the one boundary its `Content-Type` names.
+/// ``MultipartWriter``, in `EasyNetworkUploads`): the request's `params` as text fields,
+/// then the parts of its ``MultipartFormData``, all between the one boundary its
+/// `Content-Type` names.
 ///
 /// The form is read from the request once (``URLRequestBuilder/multipartForm(of:)``) and
-/// that one value gives both the header and this file.
-package final class MultipartBodyFile: Sendable {
-    // A class, not a struct: one reference to copy, no value witnesses for its existential.
+/// that one value gives both the header and this file. A protocol, not a class of the
+/// core: the core only reads it, the product makes it.
+@usableFromInline
+package protocol MultipartBodyFile: AnyObject, Sendable {
     /// Where the body is.
-    package let url: URL
+    var url: URL { get }
     /// Its length in bytes.
-    package let length: Int64
+    var length: Int64 { get }
     /// The writer that made it, which also hands it to `URLSession`.
-    package let writer: any MultipartWriter
-
-    package init(url: URL, length: Int64, writer: any MultipartWriter) {
-        self.url = url
-        self.length = length
-        self.writer = writer
-    }
-
+    var writer: any MultipartWriter { get }
     /// Deletes the file.
-    func remove() {
-        try? FileManager.default.removeItem(at: url)
-    }
+    func remove()
 }

@@ -24,9 +24,10 @@ public struct MultipartFormData: Sendable {
     /// The boundary between parts.
     public let boundary: String
     /// (Set in `init`: in a public type an initial value here compiles a function.)
-    package private(set) var parts: [any MultipartPart]
+    @usableFromInline package internal(set) var parts: [any MultipartPart]
 
     /// An empty body with a random boundary (or the one given).
+    @_alwaysEmitIntoClient  // in the caller: the pipeline reads forms, never makes one
     public init(boundary: String? = nil) {
         self.boundary = boundary ?? "EasyNetwork-" + UUID().uuidString
         parts = []
@@ -43,7 +44,8 @@ public struct MultipartFormData: Sendable {
         parts.first?.writer
     }
 
-    /// Adds `part`.
+    /// Adds `part` (in `EasyNetworkUploads`, which makes every part).
+    @_alwaysEmitIntoClient
     package mutating func addPart(_ part: any MultipartPart) {
         parts.append(part)
     }

@@ -5,6 +5,7 @@ import FoundationNetworking
 
 /// One part of a ``MultipartFormData``, made by `EasyNetworkUploads`, whose `writer`
 /// writes the body it is in.
+@usableFromInline
 package protocol MultipartPart: AnyObject, Sendable {
     var writer: any MultipartWriter { get }
 }
@@ -12,6 +13,7 @@ package protocol MultipartPart: AnyObject, Sendable {
 /// Writes a request's multipart body to a temporary file: the engine of the
 /// `EasyNetworkUploads` product, carried by every ``MultipartFormData`` whose parts it
 /// added (``MultipartFormData/writer``). The core never names it.
+@usableFromInline
 package protocol MultipartWriter: Sendable {
     /// Writes `form` preceded by `fields` (the request's `params` as text fields) to a
     /// new temporary file, off the caller's thread, then calls `completion` once, on any

@@ -26,8 +26,8 @@ public enum BetaSDK {
     /// copies' values.
     public static var copyNames: [String: String] {
         [
-            "Swift type name": String(reflecting: NetworkOperation.self),
-            "runtime class name": NSStringFromClass(NetworkOperation.self),
+            "Swift type name": String(reflecting: ServiceOperation.self),
+            "runtime class name": NSStringFromClass(ServiceOperation.self),
             "401 notification name": HostConfiguration.unauthorizedOperationNotification.rawValue,
             "NSError domain": NetworkError.errorDomain,
             "operation queue name": queue.operationQueue.name ?? "",

@@ -40,8 +40,8 @@ let copies = [
             appQueue.addOperation(operation)
         },
         names: [
-            "Swift type name": String(reflecting: NetworkOperation.self),
-            "runtime class name": NSStringFromClass(NetworkOperation.self),
+            "Swift type name": String(reflecting: ServiceOperation.self),
+            "runtime class name": NSStringFromClass(ServiceOperation.self),
             "401 notification name": HostConfiguration.unauthorizedOperationNotification.rawValue,
             "NSError domain": NetworkError.errorDomain,
             "operation queue name": appQueue.operationQueue.name ?? "",
