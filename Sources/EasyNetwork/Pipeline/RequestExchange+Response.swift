@@ -88,7 +88,7 @@ extension RequestExchange {
             if case .pass = decision { return ask(index + 1, failure, context: context) }
             if case .retry = decision {
                 lock.lock()
-                retriesBy.append(ObjectIdentifier(type(of: interceptor)))
+                retriesBy.append(interceptor)
                 lock.unlock()
             }
             decided(decision, failure)
@@ -122,7 +122,9 @@ extension RequestExchange {
     func retryCount(decidedBy type: ObjectIdentifier) -> Int {
         lock.lock()
         defer { lock.unlock() }
-        return retriesBy.reduce(0) { $1 == type ? $0 + 1 : $0 }
+        var count = 0
+        for interceptor in retriesBy where ObjectIdentifier(Swift.type(of: interceptor)) == type { count += 1 }
+        return count
     }
 
     /// Cancels the request wherever it is: in flight (the task's completion reports

@@ -54,8 +54,9 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
     /// A scheduled retry (its ``DeadlineScheduler`` key), and whether one is being decided.
     var backoff: Int?
     var cancelled = false, finished = false, deciding = false
-    /// Who decided each retry (see ``RequestContext/retryCount(decidedBy:)``).
-    var retriesBy: [ObjectIdentifier] = []
+    /// Who decided each retry (see ``RequestContext/retryCount(decidedBy:)``): the
+    /// interceptors themselves, an array type the exchange has anyway.
+    var retriesBy: [any RequestInterceptor] = []
     var startedAt: Date?, firstByteAt: Date?
     var bytesSent = 0, bytesReceived = 0
     /// The last attempt's request and answer, kept only for interceptors.
