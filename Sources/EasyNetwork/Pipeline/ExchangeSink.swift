@@ -1,7 +1,7 @@
 import Dispatch
 
 /// The typed end of a ``RequestExchange``, which itself knows no output type: the
-/// caller's mapping, the value it made and the completion (``TypedSink``, or a product's own).
+/// caller's mapping, the value it made and the completion (see ``TypedSink``).
 ///
 /// The value may not be `Sendable` (the seed's `Any?`): it is written and taken only
 /// under the lock the exchange passes in, which orders it between the queues.

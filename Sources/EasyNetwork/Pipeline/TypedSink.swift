@@ -1,15 +1,14 @@
 import Dispatch
 
-/// The one sink of the core: a request's mapping, the value it made and its completion
-/// (the seed's ``EasyNetworkService/request(_:success:failure:)`` too, as `Any?`). Small
-/// on purpose: it is the one generic part of a request.
+/// The one generic part of a request: its mapping, the value it made and its
+/// completion. Small on purpose: every `Output` a program uses specializes it.
 final class TypedSink<Output>: ExchangeSink, @unchecked Sendable {
     // unchecked: `value` is written and taken only under the lock the exchange passes
     // in; the rest is immutable and Sendable.
     private let transform: @Sendable (NetworkResponse) throws -> Output
     private let cachedValue: (@Sendable (Output) -> Void)?
     private let completion: @Sendable (Result<Output, NetworkError>, RequestMetrics) -> Void
-    let deliversInPlace: Bool, mapsInline: Bool
+    let deliversInPlace: Bool
     private var value: Output?
 
     @inline(never)  // one copy, not another inside the allocating entry
@@ -17,14 +16,12 @@ final class TypedSink<Output>: ExchangeSink, @unchecked Sendable {
         transform: @escaping @Sendable (NetworkResponse) throws -> Output,
         cachedValue: (@Sendable (Output) -> Void)?,
         completion: @escaping @Sendable (Result<Output, NetworkError>, RequestMetrics) -> Void,
-        deliversInPlace: Bool = false,
-        mapsInline: Bool = false
+        deliversInPlace: Bool = false
     ) {
         self.transform = transform
         self.cachedValue = cachedValue
         self.completion = completion
         self.deliversInPlace = deliversInPlace
-        self.mapsInline = mapsInline
     }
 
     func map(_ response: NetworkResponse, lock: Lock) -> NetworkError? {

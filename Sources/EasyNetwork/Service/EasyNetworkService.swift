@@ -67,14 +67,7 @@ public final class EasyNetworkService: @unchecked Sendable {
         success: (@Sendable (Any?) -> Void)? = nil,
         failure: (@Sendable (NetworkError) -> Void)? = nil
     ) {
-        // The library's own small parse: it may run on the delegate queue (`mapsInline`).
-        let sink = TypedSink<Any?>(transform: { try $0.jsonObject() }, cachedValue: nil, completion: { result, _ in
-            switch result {
-            case .success(let json): success?(json)
-            case .failure(let error): failure?(error)
-            }
-        }, mapsInline: true)
-        start(request, sink: sink, uploadProgress: nil)
+        start(request, sink: JSONSink(success: success, failure: failure), uploadProgress: nil)
     }
 
     /// Sends `request`, runs `transform` on the successful response off the callback
