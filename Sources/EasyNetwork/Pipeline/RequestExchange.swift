@@ -85,16 +85,19 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
         self.sink = sink
         var found = settings.plugIns(for: request, service: service)
         if let transfer { found.append(transfer) }
-        var plugIns: [any RequestPlugIn] = [], chain: [any RequestInterceptor] = [], retrier: (any RequestInterceptor)?
+        // The host's list as it is (its storage shared, nothing copied) unless something joins it.
+        var chain = settings.interceptors
+        let own = request.interceptors
+        if !own.isEmpty { chain += own }
+        var plugIns: [any RequestPlugIn] = [], first: [any RequestInterceptor] = [], retrier: (any RequestInterceptor)?
         for plugIn in found {
             let interceptor = plugIn.interceptor, decides = plugIn.retrier
             if transfer != nil, plugIn !== transfer, interceptor == nil, decides == nil { continue }
             plugIns.append(plugIn)
-            if let interceptor { chain.append(interceptor) }
+            if let interceptor { first.append(interceptor) }
             if retrier == nil { retrier = decides }
         }
-        chain += settings.interceptors
-        chain += request.interceptors
+        if !first.isEmpty { chain = first + chain }
         if let retrier { chain.append(retrier) }
         self.plugIns = plugIns
         self.chain = chain
