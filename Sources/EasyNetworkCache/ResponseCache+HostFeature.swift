@@ -7,9 +7,9 @@ import Foundation
 /// (its own, or the host's `HostConfiguration/cachePolicy`) is not `.networkOnly`
 /// gets a ``CachePlugIn``. The cache is the feature itself (no wrapper object).
 extension ResponseCache: HostFeature {
-    package static var order: Int { 0 }
+    @usableFromInline package static var order: Int { 0 }
 
-    package func plugIn(for request: any BaseAPIRequest, settings: HostSettings, service: EasyNetworkService) -> (any RequestPlugIn)? {
+    @usableFromInline package func plugIn(for request: any BaseAPIRequest, settings: HostSettings, service: EasyNetworkService) -> (any RequestPlugIn)? {
         CachePlugIn(cache: self, policy: request.cachePolicy ?? settings.cachePolicy, settings: settings)
     }
 }

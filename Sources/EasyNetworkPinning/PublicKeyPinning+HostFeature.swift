@@ -7,9 +7,9 @@ import Foundation
 /// whose `adapt` refuses what pinning cannot protect before anything is sent; it runs
 /// before the token's (order 20), so a refused request never waits for a refresh.
 extension PublicKeyPinning: HostFeature {
-    package static var order: Int { 5 }
+    @usableFromInline package static var order: Int { 5 }
 
-    package func plugIn(for request: any BaseAPIRequest, settings: HostSettings, service: EasyNetworkService) -> (any RequestPlugIn)? {
+    @usableFromInline package func plugIn(for request: any BaseAPIRequest, settings: HostSettings, service: EasyNetworkService) -> (any RequestPlugIn)? {
         rules.hosts.isEmpty ? nil : rules
     }
 }

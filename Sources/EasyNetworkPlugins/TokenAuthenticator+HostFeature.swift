@@ -6,9 +6,9 @@ import Foundation
 /// The host's ``TokenAuthenticator`` as a `HostFeature`: every request that requires
 /// authentication gets a ``TokenPlugIn``.
 extension TokenAuthenticator: HostFeature {
-    package static var order: Int { 20 }
+    @usableFromInline package static var order: Int { 20 }
 
-    package func plugIn(for request: any BaseAPIRequest, settings: HostSettings, service: EasyNetworkService) -> (any RequestPlugIn)? {
+    @usableFromInline package func plugIn(for request: any BaseAPIRequest, settings: HostSettings, service: EasyNetworkService) -> (any RequestPlugIn)? {
         request.requiresAuthentication ? TokenPlugIn(authenticator: self, service: service) : nil
     }
 }

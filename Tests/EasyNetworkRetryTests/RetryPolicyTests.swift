@@ -1,6 +1,7 @@
 import EasyNetwork
 import EasyNetworkRetry
 import EasyNetworkTesting
+import EasyNetworkPlugins
 import Foundation
 import XCTest
 #if canImport(FoundationNetworking)

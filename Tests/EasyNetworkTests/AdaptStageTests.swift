@@ -1,5 +1,6 @@
 import EasyNetwork
 import EasyNetworkTesting
+import EasyNetworkPlugins
 import Foundation
 import XCTest
 #if canImport(FoundationNetworking)

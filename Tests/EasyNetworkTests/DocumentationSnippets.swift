@@ -3,6 +3,7 @@ import EasyNetworkRetry
 import EasyNetworkEnvelopes
 import EasyNetworkUploads
 import EasyNetworkTesting
+import EasyNetworkPlugins
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,6 +1,7 @@
 @testable import EasyNetwork
 import EasyNetworkTestSupport
 import EasyNetworkTesting
+import EasyNetworkPlugins
 import Foundation
 import XCTest
 #if canImport(FoundationNetworking)

@@ -1,6 +1,7 @@
 import EasyNetwork
 import EasyNetworkEnvelopes
 import EasyNetworkTesting
+import EasyNetworkPlugins
 import Foundation
 import XCTest
 

@@ -26,6 +26,10 @@ enum EncodingBenchmark {
 
     /// Refuses the request once it is built, so nothing goes to the network.
     struct Stop: Error {}
+    /// Refuses every request in `adapt` (ClosureInterceptor is EasyNetworkPlugins' since 1.0).
+    struct Refusal: RequestInterceptor {
+        func adapt(_ urlRequest: URLRequest, context: RequestContext) throws -> URLRequest { throw Stop() }
+    }
 
     /// The cases: a label and a request made for a string of `size` bytes.
     static let cases: [(String, @Sendable (String) -> Probe)] = [
@@ -78,7 +82,7 @@ enum EncodingBenchmark {
     static func run(rounds: Int = 5) {
         let host = HostConfiguration(baseURL: URL(string: "http://127.0.0.1:9")!)
         host.callbackQueue = DispatchQueue(label: "EncodingBenchmark.callbacks")
-        host.interceptors = [ClosureInterceptor(adapt: { _, _ in throw Stop() })]
+        host.interceptors = [Refusal()]
         let sizes = [10_000, 100_000, 1_000_000]
         let texts = sizes.map(text(size:))
         print("Encoding one request with a field name or value of 10 KB, 100 KB and 1 MB")

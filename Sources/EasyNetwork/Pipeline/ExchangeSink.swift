@@ -5,6 +5,7 @@ import Dispatch
 ///
 /// The value may not be `Sendable` (the seed's `Any?`): it is written and taken only
 /// under the lock the exchange passes in, which orders it between the queues.
+@usableFromInline  // named by RequestPlugIn, which the features emitted into products name
 package protocol ExchangeSink: AnyObject, Sendable {
     /// Runs the caller's mapping on a validated response and keeps the value (under
     /// `lock`); returns the error when the mapping threw.

@@ -5,6 +5,7 @@ import Foundation
 /// and stored in the host's settings by its type (``HostConfiguration/feature(_:)``).
 /// The core never names a feature: per request, the host's installed features are
 /// asked in ``order`` for their part (``plugIn(for:settings:service:)``).
+@usableFromInline
 package protocol HostFeature: AnyObject, Sendable {
     /// Where the feature's plug-in runs among the others, lowest first: the cache 0,
     /// coalescing 10, the token 20.
@@ -17,17 +18,21 @@ package protocol HostFeature: AnyObject, Sendable {
 }
 
 extension HostFeature {
+    @_alwaysEmitIntoClient
     package var sendingPause: TimeInterval? { nil }
 }
 
 extension HostConfiguration {
-    /// The installed feature of `type`, or `nil`.
+    /// The installed feature of `type`, or `nil`. (Emitted into the products that ask:
+    /// the pipeline never does.)
+    @_alwaysEmitIntoClient
     package func feature<Feature: HostFeature>(_ type: Feature.Type) -> Feature? {
         snapshot().feature(ObjectIdentifier(type)) as? Feature
     }
 
     /// Seconds until this host may be sent to again, as its features say (the longest), or
     /// `nil`: what the outbox waits for before a delivery, without counting an attempt.
+    @_alwaysEmitIntoClient
     package var sendingPause: TimeInterval? {
         var longest: TimeInterval?
         for feature in snapshot().features {  // a loop: `reduce` compiles a closure of its own
@@ -38,6 +43,7 @@ extension HostConfiguration {
 
     /// Installs `feature` in place of the one of `type` (or removes it, `nil`);
     /// requests that start afterwards see it.
+    @_alwaysEmitIntoClient
     package func setFeature<Feature: HostFeature>(_ feature: Feature?, as type: Feature.Type) {
         let settings = beginChange()
         settings.setFeature(feature, id: ObjectIdentifier(type), order: type.order)

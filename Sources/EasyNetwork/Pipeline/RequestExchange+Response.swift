@@ -19,7 +19,7 @@ extension RequestExchange {
         guard asking else { return finish(.cancelled(url: outcome.request.url)) }
         // Nobody to ask (no interceptor, no retry engine), or a failure another attempt
         // could only repeat (a NonRetryableError underneath: a server refused by its pins).
-        guard !chain.isEmpty || retrier != nil, !(failure.underlyingError is any NonRetryableError) else {
+        guard !chain.isEmpty, !(failure.underlyingError is any NonRetryableError) else {
             return decided(.pass, failure)
         }
         ask(0, failure, context: context ?? self.context(attempt: attempt))
@@ -38,7 +38,7 @@ extension RequestExchange {
             plugIn.received(&outcome)
         }
         if let context {
-            for interceptor in interceptors {
+            for interceptor in chain {
                 interceptor.didReceive(outcome.response, data: outcome.data, error: outcome.error, context: context)
             }
         }
@@ -60,7 +60,7 @@ extension RequestExchange {
         }
         let response = NetworkResponse(request: outcome.request, httpResponse: httpResponse, data: outcome.data, payloadReader: streamed ? nil : settings.payloadReader, jsonDecoder: settings.jsonDecoder)
         if let context {
-            for interceptor in interceptors {
+            for interceptor in chain {
                 do {
                     try interceptor.validate(response, context: context)
                 } catch let error as NetworkError {
@@ -79,23 +79,17 @@ extension RequestExchange {
     }
 
     /// The one place a retry is decided: the chain in order (the token first, then the
-    /// host's and the request's interceptors), the retry engine last; the first answer
-    /// that is not `.pass` wins, from any thread. An interceptor's `.retry` is counted.
+    /// host's and the request's interceptors, the retry engine last); the first answer
+    /// that is not `.pass` wins, from any thread. A `.retry` is counted for its type.
     private func ask(_ index: Int, _ failure: NetworkError, context: RequestContext) {
-        let counted = index < chain.count
-        guard let interceptor = counted ? chain[index] : index == chain.count ? retrier : nil else {
-            return decided(.pass, failure)
-        }
+        guard index < chain.count else { return decided(.pass, failure) }
+        let interceptor = chain[index]
         interceptor.retry(failure, context: context) { [self] decision in
-            switch decision {
-            case .pass:
-                return ask(index + 1, failure, context: context)
-            case .retry where counted:
+            if case .pass = decision { return ask(index + 1, failure, context: context) }
+            if case .retry = decision {
                 lock.lock()
-                retriesBy.append(ObjectIdentifier(type(of: interceptor)))
+                retriesBy.append(interceptor)
                 lock.unlock()
-            default:
-                break
             }
             decided(decision, failure)
         }
@@ -128,7 +122,9 @@ extension RequestExchange {
     func retryCount(decidedBy type: ObjectIdentifier) -> Int {
         lock.lock()
         defer { lock.unlock() }
-        return retriesBy.reduce(0) { $1 == type ? $0 + 1 : $0 }
+        var count = 0
+        for interceptor in retriesBy where ObjectIdentifier(Swift.type(of: interceptor)) == type { count += 1 }
+        return count
     }
 
     /// Cancels the request wherever it is: in flight (the task's completion reports
@@ -177,10 +173,10 @@ extension RequestExchange {
         if settings.errorSentencesQuoteServerMessages, let counted = error, counted.countsServerText {
             error = counted.withServerText(quoted: true)
         }
-        if !interceptors.isEmpty {
+        if !chain.isEmpty {
             let outcome = RequestOutcome(urlRequest: sent, response: response, data: data, error: error, metrics: metrics)
             let context = context(attempt: metrics.attempts)
-            interceptors.forEach { $0.didFinish(outcome, context: context) }
+            chain.forEach { $0.didFinish(outcome, context: context) }
         }
         if error == nil, sink.deliversInPlace {
             deliver(nil, metrics: metrics)

@@ -19,14 +19,13 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
     let request: any BaseAPIRequest
     let settings: HostSettings
     let sink: any ExchangeSink
-    /// The host's and the request's interceptors: they see every step.
-    let interceptors: [any RequestInterceptor]
-    /// Those that adapt and decide retries: the plug-ins' (the token) first, then `interceptors`.
+    /// Every interceptor, in one ordered list that sees every step: the plug-ins' (the
+    /// token) first, then the host's and the request's, the retry engine's last.
     let chain: [any RequestInterceptor]
     /// The host's optional features taking part (cache, coalescing, token, retries).
     let plugIns: [any RequestPlugIn]
-    /// Asked last about a retry (the retry engine), or `nil`: nothing retries but interceptors.
-    let retrier: (any RequestInterceptor)?
+    /// Whether a retry engine is in `chain`: without one only interceptors retry.
+    let retries: Bool
     /// The number interceptors see; 0 when there are none.
     let requestID: Int
     /// The limits of every attempt, as URLSession's: no byte moving for `idle` seconds, and
@@ -55,8 +54,9 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
     /// A scheduled retry (its ``DeadlineScheduler`` key), and whether one is being decided.
     var backoff: Int?
     var cancelled = false, finished = false, deciding = false
-    /// Who decided each retry (see ``RequestContext/retryCount(decidedBy:)``).
-    var retriesBy: [ObjectIdentifier] = []
+    /// Who decided each retry (see ``RequestContext/retryCount(decidedBy:)``): the
+    /// interceptors themselves, an array type the exchange has anyway.
+    var retriesBy: [any RequestInterceptor] = []
     var startedAt: Date?, firstByteAt: Date?
     var bytesSent = 0, bytesReceived = 0
     /// The last attempt's request and answer, kept only for interceptors.
@@ -83,11 +83,12 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
         let settings = service.configuration.snapshot()
         self.settings = settings
         self.sink = sink
-        let own = request.interceptors  // usually none: then no concatenation at all
-        let interceptors = own.isEmpty ? settings.interceptors : settings.interceptors + own
-        self.interceptors = interceptors
         var found = settings.plugIns(for: request, service: service)
         if let transfer { found.append(transfer) }
+        // The host's list as it is (its storage shared, nothing copied) unless something joins it.
+        var chain = settings.interceptors
+        let own = request.interceptors
+        if !own.isEmpty { chain += own }
         var plugIns: [any RequestPlugIn] = [], first: [any RequestInterceptor] = [], retrier: (any RequestInterceptor)?
         for plugIn in found {
             let interceptor = plugIn.interceptor, decides = plugIn.retrier
@@ -96,10 +97,12 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
             if let interceptor { first.append(interceptor) }
             if retrier == nil { retrier = decides }
         }
+        if !first.isEmpty { chain = first + chain }
+        if let retrier { chain.append(retrier) }
         self.plugIns = plugIns
-        self.retrier = retrier
-        chain = first.isEmpty ? interceptors : first + interceptors
-        requestID = interceptors.isEmpty ? 0 : RequestContext.nextRequestID()
+        self.chain = chain
+        retries = retrier != nil
+        requestID = chain.isEmpty ? 0 : RequestContext.nextRequestID()
         idle = request.timeout ?? settings.timeout
         total = request.totalTimeout ?? (transfer == nil ? settings.totalTimeout : nil)
         self.priority = priority
@@ -107,7 +110,7 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
         self.uploadProgress = uploadProgress
         carriesAttempts = transfer != nil
         sessionKeepsIdle = transfer == nil && NetworkService.sessionKeepsIdle(idle)
-        handlesInline = sink.mapsInline && interceptors.isEmpty && plugIns.isEmpty && settings.payloadReader == nil
+        handlesInline = sink.mapsInline && chain.isEmpty && plugIns.isEmpty && settings.payloadReader == nil
     }
 
     func context(attempt: Int) -> RequestContext {
@@ -119,7 +122,7 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
     func start(built: URLRequest?) {
         // A request whose own RetryPolicy retries on a host without the retry engine (the
         // EasyNetworkRetry product) is refused before anything is sent, never sent once.
-        if retrier == nil, let policy = request.retryPolicy, policy.maxAttempts > 1 {
+        if !retries, let policy = request.retryPolicy, policy.maxAttempts > 1 {
             return finish(NetworkError(kind: .invalidRequest, message: "the request's retryPolicy retries (maxAttempts " + String(policy.maxAttempts)
                 + "), but its host has no retry engine: import EasyNetworkRetry and set host.retryPolicy (.none keeps the host's other requests to one attempt)"))
         }
@@ -218,7 +221,7 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
             }
         }
         if let context {
-            interceptors.forEach { $0.willSend(urlRequest, context: context) }
+            chain.forEach { $0.willSend(urlRequest, context: context) }
         }
         let bodySize = urlRequest.httpBody?.count ?? Int(bodyFile?.length ?? 0)
         // Plain (a task with a completion handler, no byte events) when the session keeps
@@ -229,7 +232,7 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
             && (uploadProgress == nil || (bodySize == 0 && urlRequest.httpBodyStream == nil))
         // Recorded before the transfer starts: a fast one can end before dataTask returns.
         lock.lock()
-        if !interceptors.isEmpty { lastRequest = urlRequest }
+        if context != nil { lastRequest = urlRequest }
         bytesSent += bodySize
         clockStart = .now()
         lastActivity = clockStart
@@ -302,7 +305,7 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
         }
         task = nil
         completedAttempt = max(completedAttempt, attempt)
-        if !interceptors.isEmpty { (lastResponse, lastData) = (outcome.response, outcome.data) }
+        if context != nil { (lastResponse, lastData) = (outcome.response, outcome.data) }
         firstByteAt = outcome.firstByteAt
         bytesReceived += outcome.streamedBytes ?? outcome.data.count
         let wasCancelled = cancelled

@@ -10,6 +10,7 @@ import FoundationNetworking
 /// (``HostConfiguration/SettingsSnapshot/plugIns(for:service:)``); every hook has a
 /// default that does nothing. Hooks that answer or send an attempt see only requests
 /// without a body file.
+@usableFromInline
 package protocol RequestPlugIn: AnyObject, Sendable {
     /// An interceptor that adapts and decides retries ahead of the host's (the token).
     var interceptor: (any RequestInterceptor)? { get }

@@ -47,6 +47,7 @@ public struct RetryPolicy: Sendable {
     public var maxRetryAfter: TimeInterval
 
     /// A policy; every parameter has the default of ``default``.
+    @_alwaysEmitIntoClient
     public init(
         maxAttempts: Int = 3,
         baseDelay: TimeInterval = 0.5,
@@ -73,13 +74,10 @@ public struct RetryPolicy: Sendable {
 
     /// 3 attempts, 0.5 s then 1 s (±25 %), on 408/429/500/502/503/504 and transient
     /// transport errors, idempotent methods only, `Retry-After` honoured up to 60 s.
-    public static let `default` = RetryPolicy()
+    @_alwaysEmitIntoClient
+    public static var `default`: RetryPolicy { RetryPolicy() }
 
     /// Never retries.
-    public static let none: RetryPolicy = {
-        // ``default`` with one attempt: its sets are built once, not again here.
-        var policy = RetryPolicy.default
-        policy.maxAttempts = 1
-        return policy
-    }()
+    @_alwaysEmitIntoClient
+    public static var none: RetryPolicy { RetryPolicy(maxAttempts: 1) }
 }

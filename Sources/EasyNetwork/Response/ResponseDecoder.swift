@@ -6,11 +6,14 @@ import Foundation
 /// Typed requests (``APIRequest``) pick one from their `Response` type; a
 /// ``RequestOperation`` can be given one directly.
 public struct ResponseDecoder<Output>: Sendable {
-    private let body: @Sendable (NetworkResponse) throws -> Output
+    /// The decoding closure itself.
+    @usableFromInline
+    let closure: @Sendable (NetworkResponse) throws -> Output
 
     /// A decoder from a closure over the response.
+    @_alwaysEmitIntoClient
     public init(_ decode: @escaping @Sendable (NetworkResponse) throws -> Output) {
-        body = decode
+        closure = decode
     }
 
     /// Decodes `response`.
@@ -18,10 +21,6 @@ public struct ResponseDecoder<Output>: Sendable {
     public func decode(_ response: NetworkResponse) throws -> Output {
         try closure(response)
     }
-
-    /// The decoding closure itself.
-    @usableFromInline
-    var closure: @Sendable (NetworkResponse) throws -> Output { body }
 }
 
 extension ResponseDecoder where Output == Data {

@@ -44,7 +44,7 @@ package final class HostSettings: @unchecked Sendable {
     var interceptors: [any RequestInterceptor]
     package internal(set) var cachePolicy: CachePolicy
     /// The installed optional features, in ``HostFeature/order`` (see ``setFeature(_:id:order:)``).
-    private(set) var features: [any HostFeature]
+    @usableFromInline var features: [any HostFeature]  // set only by `setFeature`, emitted into the products
 
     /// The defaults of a new host.
     convenience init(baseURL: URL?) {
@@ -277,12 +277,13 @@ package final class HostSettings: @unchecked Sendable {
     #endif
 
     /// The installed feature whose type has `id`, or `nil`.
+    @usableFromInline
     func feature(_ id: ObjectIdentifier) -> (any HostFeature)? {
         features.first { ObjectIdentifier(type(of: $0)) == id }
     }
 
     /// Replaces the feature whose type has `id` with `feature` (or removes it), kept in `order`.
-    @inline(__always)  // one caller
+    @_alwaysEmitIntoClient  // only the products install features
     func setFeature(_ feature: (any HostFeature)?, id: ObjectIdentifier, order: Int) {
         // One pass with one `append` (each `append` site inlines the growth check and the
         // element type's metadata): `removeAll(where:)` and `insert(_:at:)` would each

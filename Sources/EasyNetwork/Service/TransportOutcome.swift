@@ -6,6 +6,7 @@ import FoundationNetworking
 /// What one data task produced: the response and body, or the error. A streamed
 /// transfer (a download, written to disk as it arrives) keeps no body: it counts the
 /// bytes it handed on in ``streamedBytes``.
+@usableFromInline  // named by RequestPlugIn, which the features emitted into products name
 package struct TransportOutcome: Sendable {
     // Size: `Optional<T>` spelled out, set in `init`: `T?` has an implicit `= nil`, which
     // in a package type compiles a function with an unwind entry.

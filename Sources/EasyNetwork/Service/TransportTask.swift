@@ -5,6 +5,7 @@ import FoundationNetworking
 
 /// A running transfer that can be cancelled from any thread: a task of its own, or a
 /// seat on a shared (coalesced) one.
+@usableFromInline  // named by RequestPlugIn, which the features emitted into products name
 package struct TransportTask: Sendable {
     private let cancelAction: @Sendable () -> Void
 

@@ -6,7 +6,7 @@ import Foundation
 /// `lock()`/`unlock()` pair specializes nothing per call site, so the lock costs the
 /// same few bytes wherever it is used. Not recursive; nothing under it may call out to
 /// user code or wait for another thread.
-@usableFromInline
+@usableFromInline  // named by RequestPlugIn, which the features emitted into products name
 package final class Lock: @unchecked Sendable {
     // unchecked: the mutex is allocated once in init, freed in deinit, and only ever
     // used through pthread calls, which are thread-safe.

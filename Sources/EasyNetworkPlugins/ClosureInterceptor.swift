@@ -1,9 +1,13 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// A ``RequestInterceptor`` made of closures, for one-off plugins:
+/// A `RequestInterceptor` made of closures, for one-off plugins (in this product since 1.0:
+/// the core runs interceptors, the interceptors themselves live here):
 ///
 /// ```swift
 /// host.interceptors.append(ClosureInterceptor(adapt: { request, _ in
@@ -24,7 +28,7 @@ public final class ClosureInterceptor: RequestInterceptor {
     /// An interceptor that runs the given closures; leave out what you do not need.
     /// `adaptAsync`, when given, adapts instead of `adapt` and may call its completion
     /// later, from any thread; `retry` decides retries (see
-    /// ``RequestInterceptor/retry(_:context:completion:)``).
+    /// `RequestInterceptor.retry(_:context:completion:)`).
     @inline(never)  // one copy, not another inside the allocating entry
     public init(
         adapt: (@Sendable (URLRequest, RequestContext) throws -> URLRequest)? = nil,
