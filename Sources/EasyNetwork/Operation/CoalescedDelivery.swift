@@ -19,7 +19,7 @@ enum CoalescedDelivery {
     /// an array of references needs no value witnesses of its own.
     private final class Batch: @unchecked Sendable {  // unchecked: `operations` is read and written only under `lock`
         let queue: DispatchQueue
-        var operations: [ServiceOperation]
+        @exclusivity(unchecked) var operations: [ServiceOperation]
 
         init(queue: DispatchQueue, first: ServiceOperation) {
             self.queue = queue
@@ -30,7 +30,7 @@ enum CoalescedDelivery {
     private static let lock = Lock()
     /// The batch that the next post to its queue joins; `nil` once its drain has begun.
     /// Read and written only under `lock`; the batches' own `operations` too.
-    nonisolated(unsafe) private static var open: Batch?
+    @exclusivity(unchecked) nonisolated(unsafe) private static var open: Batch?
 
     /// Calls `operation.receiveCoalescedDelivery()` on `queue`, batched with the other
     /// operations posted to `queue` meanwhile.
