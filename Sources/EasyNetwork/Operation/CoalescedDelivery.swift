@@ -21,9 +21,9 @@ enum CoalescedDelivery {
         let queue: DispatchQueue
         @exclusivity(unchecked) var operations: [ServiceOperation]
 
-        init(queue: DispatchQueue, first: ServiceOperation) {
+        init(queue: DispatchQueue) {
             self.queue = queue
-            operations = [first]
+            operations = []
         }
     }
 
@@ -36,15 +36,14 @@ enum CoalescedDelivery {
     /// operations posted to `queue` meanwhile.
     static func post(_ operation: ServiceOperation, on queue: DispatchQueue) {
         lock.lock()
-        if let batch = open, batch.queue === queue {
-            batch.operations.append(operation)
-            lock.unlock()
-            return
-        }
-        let batch = Batch(queue: queue, first: operation)
+        let joined = open.flatMap { $0.queue === queue ? $0 : nil }
+        let batch = joined ?? Batch(queue: queue)
         open = batch
+        batch.operations.append(operation)
         lock.unlock()
-        QueueHop.async(queue) { drain(batch) }
+        if joined == nil {
+            QueueHop.async(queue) { drain(batch) }
+        }
     }
 
     private static func drain(_ batch: Batch) {
