@@ -4,7 +4,7 @@
 /// Emitted into its callers (a request operation's upload, `EasyNetworkDownloads`'
 /// download): a few instructions each, no call.
 @usableFromInline
-package struct ProgressGate {
+package struct ProgressGate: Sendable {
     @usableFromInline var reported: Double
 
     @_alwaysEmitIntoClient
