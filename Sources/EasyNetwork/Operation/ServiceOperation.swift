@@ -104,6 +104,9 @@ open class ServiceOperation: Operation, @unchecked Sendable {  // unchecked: its
         super.init()
     }
 
+    @inline(never)  // one copy of the fields' release, not another inside each library subclass's deinit
+    deinit {}
+
     /// Takes the operation's lock, one of a shared pool (see ``OperationLock``: no
     /// allocation per operation), which library subclasses share for their own state; pair
     /// with ``unlockState()``. Nothing under it may run user code, nor release the last
