@@ -19,4 +19,19 @@ public enum CachePolicy: Sendable, Equatable {
     /// The network, asked with `If-None-Match` / `If-Modified-Since` from the stored
     /// response; a `304 Not Modified` is answered with the stored body.
     case revalidate
+
+    /// Whether two policies are the same case (with the same `maxAge`). Written out and
+    /// emitted into the caller: the library never compares policies, so the core keeps
+    /// only the conformance's witness, not a derived function as well.
+    @_alwaysEmitIntoClient
+    public static func == (lhs: CachePolicy, rhs: CachePolicy) -> Bool {
+        switch (lhs, rhs) {
+        case (.networkOnly, .networkOnly), (.cacheThenNetwork, .cacheThenNetwork), (.revalidate, .revalidate):
+            return true
+        case let (.cacheElseNetwork(left), .cacheElseNetwork(right)):
+            return left == right
+        default:
+            return false
+        }
+    }
 }

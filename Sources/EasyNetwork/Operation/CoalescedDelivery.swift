@@ -1,58 +1,58 @@
 import Foundation
 
 /// Hands operations' cancellations to a callback queue in batches: the first operation
-/// posted to an idle queue schedules one drain, and those posted before that drain runs
-/// join it.
+/// posted schedules one drain on its queue, and those posted to the same queue before
+/// that drain runs join it.
 ///
 /// Each post is delivered exactly once (``ServiceOperation/receiveCoalescedDelivery()``),
 /// on its queue, in the order posted; never later than a plain `queue.async` posted at
 /// the same moment would run. Used for cancellations of operations that never started:
 /// cancelling 100,000 queued operations costs a handful of queue hops instead of
 /// 100,000, and no allocation per operation (it is stored as is, not in a closure).
+///
+/// One batch is open at a time, the last one made: a post to another queue opens a new
+/// batch (with its own drain), so cancellations that alternate between queues cost a hop
+/// per change of queue. A bulk cancel posts to one queue (a host's callback queue, or
+/// the response queue for subclasses of ``ServiceOperation``), in one batch.
 enum CoalescedDelivery {
-    /// The operations posted to one queue and not yet drained. A class, not a struct:
+    /// The operations posted to one queue, drained by one hop. A class, not a struct:
     /// an array of references needs no value witnesses of its own.
-    private final class Batch {
+    private final class Batch: @unchecked Sendable {  // unchecked: `operations` is read and written only under `lock`
         let queue: DispatchQueue
-        var operations: [ServiceOperation]
+        @exclusivity(unchecked) var operations: [ServiceOperation]
 
-        init(queue: DispatchQueue, first: ServiceOperation) {
+        init(queue: DispatchQueue) {
             self.queue = queue
-            operations = [first]
+            operations = []
         }
     }
 
     private static let lock = Lock()
-    /// Batches not yet drained, one per queue (a host has one callback queue; an app
-    /// a few), found by identity. Read and written only under `lock`; the batches' own
-    /// `operations` too.
-    nonisolated(unsafe) private static var batches: [Batch] = []
+    /// The batch that the next post to its queue joins; `nil` once its drain has begun.
+    /// Read and written only under `lock`; the batches' own `operations` too.
+    @exclusivity(unchecked) nonisolated(unsafe) private static var open: Batch?
 
     /// Calls `operation.receiveCoalescedDelivery()` on `queue`, batched with the other
     /// operations posted to `queue` meanwhile.
     static func post(_ operation: ServiceOperation, on queue: DispatchQueue) {
         lock.lock()
-        var schedule = true
-        for batch in batches where batch.queue === queue {
-            batch.operations.append(operation)
-            schedule = false
-            break
-        }
-        if schedule {
-            batches.append(Batch(queue: queue, first: operation))
-        }
+        let joined = open.flatMap { $0.queue === queue ? $0 : nil }
+        let batch = joined ?? Batch(queue: queue)
+        open = batch
+        batch.operations.append(operation)
         lock.unlock()
-        if schedule {
-            QueueHop.async(queue) { drain(queue) }
+        if joined == nil {
+            QueueHop.async(queue) { drain(batch) }
         }
     }
 
-    private static func drain(_ queue: DispatchQueue) {
-        var operations: [ServiceOperation] = []
+    private static func drain(_ batch: Batch) {
         lock.lock()
-        if let index = batches.firstIndex(where: { $0.queue === queue }) {
-            operations = batches.remove(at: index).operations
+        if open === batch {
+            open = nil
         }
+        let operations = batch.operations
+        batch.operations = []
         lock.unlock()
         for operation in operations {
             operation.receiveCoalescedDelivery()

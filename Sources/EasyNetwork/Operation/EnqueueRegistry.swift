@@ -26,8 +26,8 @@ enum EnqueueRegistry {
 
     private static let lock = Lock()
     // `entries` and `sweepAt` are read and written only under `lock`.
-    nonisolated(unsafe) private static var entries: [Entry] = []
-    nonisolated(unsafe) private static var sweepAt = 64
+    @exclusivity(unchecked) nonisolated(unsafe) private static var entries: [Entry] = []
+    @exclusivity(unchecked) nonisolated(unsafe) private static var sweepAt = 64
 
     /// Claims `operation` for `queue`: `false` when it was claimed before, is running or
     /// has finished.

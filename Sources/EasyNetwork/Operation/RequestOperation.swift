@@ -35,10 +35,10 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline final var completionClosure: Optional<@Sendable (Result<Output, NetworkError>) -> Void>
     @exclusivity(unchecked) @usableFromInline final var cachedValueClosure: Optional<@Sendable (Output) -> Void>
     @exclusivity(unchecked) @usableFromInline final var uploadProgressClosure: Optional<@Sendable (Progress) -> Void>
-    /// Boxed, so that the operation's layout does not depend on `Output`.
-    @exclusivity(unchecked) @usableFromInline final var storedResult: Optional<StoredValue<Result<Output, NetworkError>>>
-    /// Boxed: `RequestMetrics` holds `Date`s, whose layout is known only at run time.
-    @exclusivity(unchecked) @usableFromInline final var storedMetrics: Optional<StoredValue<RequestMetrics>>
+    /// The delivered `(Result<Output, NetworkError>, RequestMetrics)`, boxed in one object
+    /// (the operation's layout does not depend on `Output`, and `RequestMetrics` holds
+    /// `Date`s, whose layout is known only at run time).
+    @exclusivity(unchecked) @usableFromInline final var delivery: Optional<StoredValue>
     @exclusivity(unchecked) private var madeUploadProgress: Optional<Progress>
     @exclusivity(unchecked) private var uploadGate: ProgressGate
     /// Whether the callbacks were called (observers added later run at once).
@@ -180,8 +180,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         completionClosure = nil
         cachedValueClosure = nil
         uploadProgressClosure = nil
-        storedResult = nil
-        storedMetrics = nil
+        delivery = nil
         madeUploadProgress = nil
         uploadGate = ProgressGate()
         delivered = false
@@ -241,11 +240,12 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     @_alwaysEmitIntoClient  // in the caller: the pipeline reads the field
     public final var result: Result<Output, NetworkError>? {
         lockState()
-        let stored = storedResult
+        let stored = delivery
         let cancelledBeforeRun = cancelledBeforeRun
         unlockState()
-        if let stored {
-            return stored.value
+        // The box holds what `deliver` stored.
+        if let stored, let delivered = stored.value as? (Result<Output, NetworkError>, RequestMetrics) {
+            return delivered.0
         }
         // Cancelled before it ran (while it waited in a queue, or before it started): it
         // never runs, nothing else stores a result.
@@ -257,9 +257,9 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     @_alwaysEmitIntoClient  // in the caller: the pipeline reads the field
     public final var metrics: RequestMetrics? {
         lockState()
-        let stored = storedMetrics
+        let stored = delivery
         unlockState()
-        return stored?.value
+        return (stored?.value as? (Result<Output, NetworkError>, RequestMetrics))?.1
     }
 
     /// Sends the request and reports its result; subclasses rarely override it.
@@ -289,11 +289,10 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// result and metrics, calls back, and finishes.
     private func deliver(_ result: Result<Output, NetworkError>, metrics: RequestMetrics) {
         lockState()
-        let first = storedResult == nil && !cancelledBeforeRun
+        let first = delivery == nil && !cancelledBeforeRun
         if first {
-            storedResult = StoredValue(result)
+            delivery = StoredValue((result, metrics))
         }
-        storedMetrics = StoredValue(metrics)
         unlockState()
         if first {
             callBack(result)
@@ -364,7 +363,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         // call back soon (waiting in a NetworkQueue: now rather than when a slot frees),
         // batched with the other cancellations of a bulk cancel (one queue hop for many).
         lockState()
-        let first = storedResult == nil && !cancelledBeforeRun
+        let first = delivery == nil && !cancelledBeforeRun
         cancelledBeforeRun = true
         unlockState()
         if first {

@@ -9,6 +9,20 @@ private let phaseFinishing: UInt8 = 2
 private let phaseCancelledBeforeStart: UInt8 = 3
 private let phaseFinished: UInt8 = 4
 
+// The bits of a ``ServiceOperation``'s `flags` (one field, not one each: every stored
+// property is an initialization in each initializer, an entry in the metadata of the class
+// and of each subclass, and a field record).
+/// `finish()` was called before the operation started.
+private let finishRequestedBeforeStart: UInt8 = 1
+/// Cancelled while a ``NetworkQueue`` held it, not started: reported at once.
+private let cancelledWhileQueued: UInt8 = 2
+/// Whether ``ServiceOperation/addDependency(_:)`` was ever called (a cancel then looks at
+/// `dependencies`).
+private let addedDependency: UInt8 = 4
+/// Whether ``ServiceOperation/execute()`` ran or is scheduled to (see
+/// ``ServiceOperation/cancelledBeforeStart()``).
+private let executeClaimed: UInt8 = 8
+
 /// The asynchronous `Operation` every EasyNetwork operation stands on, with an
 /// ``EasyNetworkService`` for one host: the base of the seed-style operations an SDK
 /// author writes.
@@ -48,10 +62,8 @@ open class ServiceOperation: Operation, @unchecked Sendable {  // unchecked: its
     // `lockState()`); the lock, not the access checker, keeps them exclusive. None has an
     // initial value where it is declared (in a public type each compiles a function).
     @exclusivity(unchecked) private final var phase: UInt8
-    @exclusivity(unchecked) private final var finishRequestedBeforeStart: Bool
-    @exclusivity(unchecked) private final var cancelledWhileQueued: Bool
-    /// Whether ``addDependency(_:)`` was ever called (a cancel then looks at `dependencies`).
-    @exclusivity(unchecked) private final var addedDependency: Bool
+    /// The bits above (`finishRequestedBeforeStart`, `cancelledWhileQueued`, ...).
+    @exclusivity(unchecked) private final var flags: UInt8
     /// When a ``NetworkQueue`` took the operation, in seconds since the reference date (a
     /// `Date`'s layout is known only at run time); 0 while none did.
     @exclusivity(unchecked) private final var enqueuedTime: TimeInterval
@@ -61,8 +73,6 @@ open class ServiceOperation: Operation, @unchecked Sendable {  // unchecked: its
     // Made on first use: one cancelled before it ran never makes one (a bulk cancel of
     // queued operations allocates and frees nothing for it).
     @exclusivity(unchecked) private final var madeService: Optional<EasyNetworkService>
-    /// Whether ``execute()`` ran or is scheduled to (see ``cancelledBeforeStart()``).
-    @exclusivity(unchecked) private final var executeClaimed: Bool
     /// Whether a cancellation before start runs ``execute()`` so that its requests report
     /// it: the library's own operations, which report it themselves, set it to `false` in
     /// their initializer (never later: it is read without the lock).
@@ -73,13 +83,10 @@ open class ServiceOperation: Operation, @unchecked Sendable {  // unchecked: its
     public override init() {
         configuration = .shared
         phase = phaseReady
-        finishRequestedBeforeStart = false
-        cancelledWhileQueued = false
-        addedDependency = false
+        flags = 0
         enqueuedTime = 0
         tagSet = []
         madeService = nil
-        executeClaimed = false
         executesWhenCancelled = true
         super.init()
     }
@@ -89,16 +96,16 @@ open class ServiceOperation: Operation, @unchecked Sendable {  // unchecked: its
     public init(configuration: HostConfiguration) {
         self.configuration = configuration
         phase = phaseReady
-        finishRequestedBeforeStart = false
-        cancelledWhileQueued = false
-        addedDependency = false
+        flags = 0
         enqueuedTime = 0
         tagSet = []
         madeService = nil
-        executeClaimed = false
         executesWhenCancelled = true
         super.init()
     }
+
+    @inline(never)  // one copy of the fields' release, not another inside each library subclass's deinit
+    deinit {}
 
     /// Takes the operation's lock, one of a shared pool (see ``OperationLock``: no
     /// allocation per operation), which library subclasses share for their own state; pair
@@ -188,11 +195,13 @@ open class ServiceOperation: Operation, @unchecked Sendable {  // unchecked: its
         willChangeValue(forKey: "isExecuting")
         lockState()
         let ready = phase == phaseReady
-        let finishAtOnce = finishRequestedBeforeStart || cancelledWhileQueued
+        let finishAtOnce = flags & (finishRequestedBeforeStart | cancelledWhileQueued) != 0
         if ready {
             phase = finishAtOnce ? phaseFinishing : phaseExecuting
             // It runs now: a later cancellation does not run it again.
-            executeClaimed = executeClaimed || !finishAtOnce
+            if !finishAtOnce {
+                flags |= executeClaimed
+            }
         }
         unlockState()
         didChangeValue(forKey: "isExecuting")
@@ -221,7 +230,7 @@ open class ServiceOperation: Operation, @unchecked Sendable {  // unchecked: its
         if proceed {
             phase = phaseFinishing
         } else if phase == phaseReady {
-            finishRequestedBeforeStart = true
+            flags |= finishRequestedBeforeStart
         }
         unlockState()
         if proceed {
@@ -240,9 +249,9 @@ open class ServiceOperation: Operation, @unchecked Sendable {  // unchecked: its
         cancelLeavingDependencies()
         #endif
         lockState()
-        let waiting = enqueuedTime != 0 && phase == phaseReady && !cancelledWhileQueued
+        let waiting = enqueuedTime != 0 && phase == phaseReady && flags & cancelledWhileQueued == 0
         if waiting {
-            cancelledWhileQueued = true
+            flags |= cancelledWhileQueued
         }
         unlockState()
         if waiting {
@@ -270,7 +279,7 @@ open class ServiceOperation: Operation, @unchecked Sendable {  // unchecked: its
     /// is what it was.
     private func cancelLeavingDependencies() {
         lockState()
-        let mayBeListed = phase == phaseReady && addedDependency
+        let mayBeListed = phase == phaseReady && flags & addedDependency != 0
         unlockState()
         // Only the first cancel of an operation that has not started (a running one's
         // dependencies have finished and let go of it already) and was given dependencies
@@ -290,7 +299,7 @@ open class ServiceOperation: Operation, @unchecked Sendable {  // unchecked: its
     /// Subclasses that override it must call `super.addDependency(_:)`.
     open override func addDependency(_ operation: Operation) {
         lockState()
-        addedDependency = true
+        flags |= addedDependency
         unlockState()
         super.addDependency(operation)
     }
@@ -339,8 +348,8 @@ open class ServiceOperation: Operation, @unchecked Sendable {  // unchecked: its
     func cancelledBeforeStart() {
         guard executesWhenCancelled else { return }
         lockState()
-        let first = !executeClaimed
-        executeClaimed = true
+        let first = flags & executeClaimed == 0
+        flags |= executeClaimed
         unlockState()
         if first {
             CoalescedDelivery.post(self, on: ResponseStage.queue)
@@ -358,7 +367,7 @@ open class ServiceOperation: Operation, @unchecked Sendable {  // unchecked: its
     @inline(never)  // one copy for start() and finish()
     private func completeFinishing(executed: Bool) {
         lockState()
-        let reported = cancelledWhileQueued
+        let reported = flags & cancelledWhileQueued != 0
         unlockState()
         if !reported, isCancelled {
             cancelledBeforeStart()
