@@ -8,8 +8,8 @@ final class JSONSink: ExchangeSink, @unchecked Sendable {
     // exchange passes in; the closures are immutable and Sendable.
     private let success: (@Sendable (Any?) -> Void)?
     private let failure: (@Sendable (NetworkError) -> Void)?
-    private var value: Any?
-    private var mapped = false
+    @exclusivity(unchecked) private var value: Any?
+    @exclusivity(unchecked) private var mapped = false
 
     init(success: (@Sendable (Any?) -> Void)?, failure: (@Sendable (NetworkError) -> Void)?) {
         self.success = success

@@ -45,32 +45,32 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
     let sessionKeepsIdle: Bool
     let lock = Lock()
 
-    var base: URLRequest?
-    var bodyFile: MultipartBodyFile?
+    @exclusivity(unchecked) var base: URLRequest?
+    @exclusivity(unchecked) var bodyFile: MultipartBodyFile?
     /// Attempts sent, and the last whose transport completed (it may complete before
     /// `send` has stored its task).
-    var attempt = 0, completedAttempt = 0
-    var task: TransportTask?
+    @exclusivity(unchecked) var attempt = 0, completedAttempt = 0
+    @exclusivity(unchecked) var task: TransportTask?
     /// A scheduled retry (its ``DeadlineScheduler`` key), and whether one is being decided.
-    var backoff: Int?
-    var cancelled = false, finished = false, deciding = false
+    @exclusivity(unchecked) var backoff: Int?
+    @exclusivity(unchecked) var cancelled = false, finished = false, deciding = false
     /// Who decided each retry (see ``RequestContext/retryCount(decidedBy:)``): the
     /// interceptors themselves, an array type the exchange has anyway.
-    var retriesBy: [any RequestInterceptor] = []
-    var startedAt: Date?, firstByteAt: Date?
-    var bytesSent = 0, bytesReceived = 0
+    @exclusivity(unchecked) var retriesBy: [any RequestInterceptor] = []
+    @exclusivity(unchecked) var startedAt: Date?, firstByteAt: Date?
+    @exclusivity(unchecked) var bytesSent = 0, bytesReceived = 0
     /// The last attempt's request and answer, kept only for interceptors.
-    var lastRequest: URLRequest?, lastResponse: HTTPURLResponse?, lastData: Data?
+    @exclusivity(unchecked) var lastRequest: URLRequest?, lastResponse: HTTPURLResponse?, lastData: Data?
     /// The current attempt's clock: whether it runs, when the attempt began and last moved
     /// bytes, its scheduler entry, whether the session keeps the idle limit (then the clock
     /// keeps only the total one), and the timeout it expired with.
-    var timing = false, idleKept = false
-    var clockStart = DispatchTime.distantFuture, lastActivity = DispatchTime.distantFuture
-    var clockKey: Int?
-    var expired: URLError?
+    @exclusivity(unchecked) var timing = false, idleKept = false
+    @exclusivity(unchecked) var clockStart = DispatchTime.distantFuture, lastActivity = DispatchTime.distantFuture
+    @exclusivity(unchecked) var clockKey: Int?
+    @exclusivity(unchecked) var expired: URLError?
     #if canImport(FoundationNetworking)
     /// Redirects this exchange followed itself in the current attempt (see `follow`).
-    var hops = 0
+    @exclusivity(unchecked) var hops = 0
     #endif
 
     /// `transfer`, when given, carries every attempt itself (a download, streamed to

@@ -9,7 +9,7 @@ final class TypedSink<Output>: ExchangeSink, @unchecked Sendable {
     private let cachedValue: (@Sendable (Output) -> Void)?
     private let completion: @Sendable (Result<Output, NetworkError>, RequestMetrics) -> Void
     let deliversInPlace: Bool
-    private var value: Output?
+    @exclusivity(unchecked) private var value: Output?
 
     @inline(never)  // one copy, not another inside the allocating entry
     init(
