@@ -88,8 +88,7 @@ enum SubjectPublicKeyInfo {
 
     /// `byte` as `0x` and two hexadecimal digits.
     private static func hex(_ byte: UInt8) -> String {
-        let digits = Array("0123456789abcdef")
-        return "0x" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0x0F)])
+        (byte < 0x10 ? "0x0" : "0x") + String(byte, radix: 16)
     }
 
     /// Why a certificate's key could not be read.
