@@ -50,7 +50,7 @@ extension Outbox {
         }
     }
 
-    /// The damaged files set aside (see ``OutboxProblem/Kind/corruptFile``), for a support
+    /// The damaged files set aside (see ``OutboxError/Code/corruptFile``), for a support
     /// report; they count against no limit and are never read again.
     public func setAsideFiles() -> [URL] {
         var names = (try? FileManager.default.contentsOfDirectory(atPath: files.aside)) ?? []

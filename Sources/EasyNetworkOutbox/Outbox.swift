@@ -342,12 +342,12 @@ public final class Outbox: @unchecked Sendable {
 
     /// Hands a problem to ``onProblem`` on the callback queue.
     @inline(never)
-    func report(_ kind: OutboxProblem.Kind, _ entry: String?, file: URL? = nil, _ message: String) {
+    func report(_ kind: OutboxError.Code, _ entry: String?, file: URL? = nil, _ message: String) {
         lock.lock()
         let callback = problemCallback
         lock.unlock()
         guard let callback else { return }
-        let problem = OutboxProblem(kind: kind, entryID: entry, file: file, message: message)
+        let problem = OutboxError(code: kind, message: message, entryID: entry, file: file)
         callBack { callback(problem) }
     }
 
