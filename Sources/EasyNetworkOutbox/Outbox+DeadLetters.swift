@@ -6,12 +6,12 @@ extension Outbox {
     /// Every entry waiting or being sent, oldest first, read from disk (bodies included:
     /// for inspection and support tools, not for a hot path). Damaged files are left out.
     public func pendingEntries() -> [OutboxEntry] {
-        records(in: files.pending).map { OutboxEntry(record: $0) }
+        entries(in: files.pending)
     }
 
     /// Every dead letter, oldest first, read from disk.
     public func deadLetters() -> [OutboxDeadLetter] {
-        records(in: files.dead).map { OutboxDeadLetter(record: $0) }
+        entries(in: files.dead)
     }
 
     /// Puts a dead letter back among the entries, in its old place (it is old: it goes
@@ -79,16 +79,16 @@ extension Outbox {
         lock.unlock()
     }
 
-    /// The intact records in `folder`, oldest first.
+    /// The intact entries in `folder`, oldest first.
     @inline(never)
-    private func records(in folder: String) -> [EntryRecord] {
+    private func entries(in folder: String) -> [OutboxEntry] {
         try? load()
-        var records: [EntryRecord] = [], bytes = 0
+        var entries: [OutboxEntry] = [], bytes = 0
         for id in files.list(folder, bytes: &bytes) {
             if let read = try? files.read(id, in: folder), let record = EntryRecord.decoding(read) {
-                records.append(record)
+                entries.append(OutboxEntry(record: record))
             }
         }
-        return records
+        return entries
     }
 }
