@@ -52,17 +52,16 @@ extension Outbox {
 
     /// The damaged files set aside (see ``OutboxError/Code/corruptFile``), for a support
     /// report; they count against no limit and are never read again.
+    /// (Compiled into the caller: the outbox itself never lists them.)
+    @_alwaysEmitIntoClient
     public func setAsideFiles() -> [URL] {
-        var names = (try? FileManager.default.contentsOfDirectory(atPath: files.aside)) ?? []
-        EntryFolder.sort(&names)
-        var urls: [URL] = []
-        for name in names {
-            urls.append(URL(fileURLWithPath: files.aside + "/" + name))
-        }
-        return urls
+        let aside = folder.path + "/aside"  // EntryFolder's `aside`
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: aside)) ?? []
+        return names.sorted().map { URL(fileURLWithPath: aside + "/" + $0) }
     }
 
     /// Removes the files set aside.
+    @_alwaysEmitIntoClient
     public func removeSetAsideFiles() {
         for file in setAsideFiles() {
             unlink(file.path)
