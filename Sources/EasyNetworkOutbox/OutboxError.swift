@@ -89,6 +89,7 @@ public struct OutboxError: Error, Sendable, CustomStringConvertible {
     }
 
     /// `Outbox.<code>: <message>`.
+    @inline(never)  // one body, for errorDescription too
     public var description: String {
         "Outbox." + fields.code.rawValue + ": " + fields.message
     }
