@@ -80,55 +80,75 @@ public final class Outbox: @unchecked Sendable {
 
     /// Called on the host's callback queue for each entry the server accepted (after its
     /// file was removed).
+    @_alwaysEmitIntoClient  // the outbox reads its own copy: no accessor in the module
     public var onDelivered: (@Sendable (OutboxEntry) -> Void)? {
-        get {
-            lock.lock()
-            defer { lock.unlock() }
-            return deliveredCallback
-        }
-        set {
-            // The old closure is released after the lock is let go.
-            lock.lock()
-            let old = deliveredCallback
-            deliveredCallback = newValue
-            lock.unlock()
-            withExtendedLifetime(old) {}
-        }
+        get { deliveredHandler() }
+        set { setOnDelivered(newValue) }
     }
 
     /// Called on the host's callback queue, once, for each entry that became a dead letter.
+    @_alwaysEmitIntoClient
     public var onDeadLetter: (@Sendable (OutboxDeadLetter) -> Void)? {
-        get {
-            lock.lock()
-            defer { lock.unlock() }
-            return deadLetterCallback
-        }
-        set {
-            // The old closure is released after the lock is let go.
-            lock.lock()
-            let old = deadLetterCallback
-            deadLetterCallback = newValue
-            lock.unlock()
-            withExtendedLifetime(old) {}
-        }
+        get { deadLetterHandler() }
+        set { setOnDeadLetter(newValue) }
     }
 
     /// Called on the host's callback queue for each problem the outbox handled on its own
     /// (a corrupt file set aside, an entry dropped to make room, a file it could not remove).
+    @_alwaysEmitIntoClient
     public var onProblem: (@Sendable (OutboxProblem) -> Void)? {
-        get {
-            lock.lock()
-            defer { lock.unlock() }
-            return problemCallback
-        }
-        set {
-            // The old closure is released after the lock is let go.
-            lock.lock()
-            let old = problemCallback
-            problemCallback = newValue
-            lock.unlock()
-            withExtendedLifetime(old) {}
-        }
+        get { problemHandler() }
+        set { setOnProblem(newValue) }
+    }
+
+    // The callbacks' accessors, under `lock` (the old closure is released after the lock is let go).
+
+    @usableFromInline
+    func deliveredHandler() -> (@Sendable (OutboxEntry) -> Void)? {
+        lock.lock()
+        defer { lock.unlock() }
+        return deliveredCallback
+    }
+
+    @usableFromInline
+    func setOnDelivered(_ callback: (@Sendable (OutboxEntry) -> Void)?) {
+        lock.lock()
+        let old = deliveredCallback
+        deliveredCallback = callback
+        lock.unlock()
+        withExtendedLifetime(old) {}
+    }
+
+    @usableFromInline
+    func deadLetterHandler() -> (@Sendable (OutboxDeadLetter) -> Void)? {
+        lock.lock()
+        defer { lock.unlock() }
+        return deadLetterCallback
+    }
+
+    @usableFromInline
+    func setOnDeadLetter(_ callback: (@Sendable (OutboxDeadLetter) -> Void)?) {
+        lock.lock()
+        let old = deadLetterCallback
+        deadLetterCallback = callback
+        lock.unlock()
+        withExtendedLifetime(old) {}
+    }
+
+    @usableFromInline
+    func problemHandler() -> (@Sendable (OutboxProblem) -> Void)? {
+        lock.lock()
+        defer { lock.unlock() }
+        return problemCallback
+    }
+
+    @usableFromInline
+    func setOnProblem(_ callback: (@Sendable (OutboxProblem) -> Void)?) {
+        lock.lock()
+        let old = problemCallback
+        problemCallback = callback
+        lock.unlock()
+        withExtendedLifetime(old) {}
     }
 
     // MARK: Sending
