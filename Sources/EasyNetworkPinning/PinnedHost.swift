@@ -95,8 +95,8 @@ public struct PinnedHost: Sendable {
     /// `name` as entries compare it: lowercased, without a trailing dot or IPv6 brackets.
     static func normalized(_ name: String) -> String {
         var text = Substring(name.lowercased())
-        if text.hasPrefix("["), text.hasSuffix("]") { text = text.dropFirst().dropLast() }
-        if text.hasSuffix(".") { text = text.dropLast() }
+        if text.count > 1, text.first == "[", text.last == "]" { text = text.dropFirst().dropLast() }
+        if text.last == "." { text = text.dropLast() }
         return String(text)
     }
 

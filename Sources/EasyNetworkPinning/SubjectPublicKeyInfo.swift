@@ -29,9 +29,9 @@ enum SubjectPublicKeyInfo {
             if position < tbs.end, bytes[position] == 0xA0 {
                 position = try element(bytes, at: position, end: tbs.end, tag: 0xA0, what: "the version").end
             }
-            for (tag, what) in [(UInt8(0x02), "the serial number"), (0x30, "the signature algorithm"), (0x30, "the issuer"),
-                                (0x30, "the validity"), (0x30, "the subject")] {
-                position = try element(bytes, at: position, end: tbs.end, tag: tag, what: what).end
+            position = try element(bytes, at: position, end: tbs.end, tag: 0x02, what: "the serial number").end
+            for what in ["the signature algorithm", "the issuer", "the validity", "the subject"] {
+                position = try element(bytes, at: position, end: tbs.end, tag: 0x30, what: what).end
             }
             let key = try element(bytes, at: position, end: tbs.end, tag: 0x30, what: "the SubjectPublicKeyInfo")
             let algorithm = try element(bytes, at: key.content, end: key.end, tag: 0x30, what: "the key's algorithm")
