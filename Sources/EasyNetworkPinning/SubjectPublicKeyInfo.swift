@@ -41,7 +41,8 @@ enum SubjectPublicKeyInfo {
             let signatureAlgorithm = try element(bytes, at: tbs.end, end: certificate.end, tag: 0x30, what: "the signature algorithm")
             let signature = try element(bytes, at: signatureAlgorithm.end, end: certificate.end, tag: 0x03, what: "the signature")
             guard signature.end == certificate.end else { throw Problem("bytes follow the signature") }
-            return .success(Data(bytes[position..<key.end]))
+            // Copied through a pointer (`Data(bytes:count:)`, as the pin's digest: one initializer, not generic ones).
+            return .success(bytes.withUnsafeBytes { raw in raw.baseAddress.map { Data(bytes: $0 + position, count: key.end - position) } ?? Data() })
         } catch {
             return .failure(error)
         }
@@ -54,7 +55,8 @@ enum SubjectPublicKeyInfo {
 
     /// The pin of a DER SubjectPublicKeyInfo.
     static func pin(ofKey spki: Data) -> String {
-        Data(SHA256.digest(spki)).base64EncodedString()
+        let digest = SHA256.digest(spki)
+        return Data(bytes: digest, count: digest.count).base64EncodedString()
     }
 
     /// The element at `start`, which must have `tag` and end by `end`.
