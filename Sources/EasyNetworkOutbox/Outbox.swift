@@ -240,13 +240,11 @@ public final class Outbox: @unchecked Sendable {
             if name.caseInsensitiveCompare(options.idempotencyHeader) == .orderedSame {
                 key = value
             } else if !options.isUnstored(name) {
-                headers.append(name)
-                headers.append(value)
+                Self.append(name, value, to: &headers)
             }
         }
         let idempotencyKey = key ?? UUID().uuidString
-        headers.append(options.idempotencyHeader)
-        headers.append(idempotencyKey)
+        Self.append(options.idempotencyHeader, idempotencyKey, to: &headers)
         lock.lock()
         let id = state.newName()
         lock.unlock()
@@ -256,6 +254,13 @@ public final class Outbox: @unchecked Sendable {
             requiresAuthentication: request.requiresAuthentication, attempts: 0, countedAttempts: 0, notBefore: nil,
             statusCode: 0, reason: "", responseBody: Data(), endedAt: nil
         )
+    }
+
+    /// Appends a header field to `headers` (names and values in turn): one place that grows the array.
+    @inline(never)
+    private static func append(_ name: String, _ value: String, to headers: inout [String]) {
+        headers.append(name)
+        headers.append(value)
     }
 
     // MARK: Starting and stopping
