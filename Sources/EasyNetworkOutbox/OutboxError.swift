@@ -14,7 +14,7 @@ public typealias OutboxProblem = OutboxError
 /// Check ``code``; ``underlyingError`` holds the `NetworkError` of a request that could not
 /// be built, or the `POSIXError` of a file operation.
 public struct OutboxError: Error, Sendable, CustomStringConvertible {
-    /// A problem's code (``OutboxProblem/Kind`` is ``Code``).
+    /// A problem's code: `OutboxProblem.Kind` is ``Code``.
     public typealias Kind = Code
 
     /// What went wrong. A struct of constants rather than an enum, so that later releases
