@@ -30,11 +30,10 @@ extension Outbox {
         }
         return URL(fileURLWithPath: NSHomeDirectory(), isDirectory: true).appendingPathComponent("Library/Application Support", isDirectory: true)
 #else
-        let environment = ProcessInfo.processInfo.environment
-        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
-            return URL(fileURLWithPath: xdg, isDirectory: true)
+        if let xdg = getenv("XDG_DATA_HOME"), xdg.pointee == UInt8(ascii: "/") {
+            return URL(fileURLWithPath: String(cString: xdg), isDirectory: true)
         }
-        let home = URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory(), isDirectory: true)
+        let home = URL(fileURLWithPath: getenv("HOME").map { String(cString: $0) } ?? NSHomeDirectory(), isDirectory: true)
         return home.appendingPathComponent(".local/share", isDirectory: true)
 #endif
     }

@@ -40,9 +40,11 @@ final class EntryFolder: Sendable {
         if mkdir(path, 0o700) != 0, errno == ENOENT {
             try? FileManager.default.createDirectory(at: root.deletingLastPathComponent(), withIntermediateDirectories: true)
         }
-        for folder in [path, pending, dead, aside, tmp] where mkdir(folder, 0o700) != 0 && errno != EEXIST {
-            try OutboxError.storage("mkdir", folder, errno: errno)
-        }
+        try Self.makeDirectory(path)
+        try Self.makeDirectory(pending)
+        try Self.makeDirectory(dead)
+        try Self.makeDirectory(aside)
+        try Self.makeDirectory(tmp)
 #if canImport(Darwin)
         // Entries are transient: they stay out of the user's backups.
         var values = URLResourceValues()
@@ -50,6 +52,12 @@ final class EntryFolder: Sendable {
         var folder = root
         try? folder.setResourceValues(values)
 #endif
+    }
+
+    /// Creates the folder `path` (owner-only) unless it exists.
+    @inline(never)
+    private static func makeDirectory(_ path: String) throws {
+        if mkdir(path, 0o700) != 0, errno != EEXIST { try OutboxError.storage("mkdir", path, errno: errno) }
     }
 
     /// The path of the entry file of `id` in `folder` (a subfolder's path).

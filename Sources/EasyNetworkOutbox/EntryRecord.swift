@@ -240,7 +240,8 @@ private struct EntryReader {
 
     @inline(never)
     mutating func data() -> Data {
-        take(u32()).map { Data($0) } ?? Data()
+        // Through a pointer: `Data(bytes:count:)` is not generic.
+        take(u32()).flatMap { buffer in buffer.baseAddress.map { Data(bytes: $0, count: buffer.count) } } ?? Data()
     }
 
     @inline(never)

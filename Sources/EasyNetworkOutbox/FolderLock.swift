@@ -11,7 +11,7 @@ final class FolderLock {
     private var descriptor: Int32 = -1
 
     init(folder: URL) {
-        path = folder.appendingPathComponent("lock").path
+        path = folder.path + "/lock"
     }
 
     deinit {

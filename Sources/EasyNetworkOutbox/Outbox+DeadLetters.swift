@@ -6,12 +6,12 @@ extension Outbox {
     /// Every entry waiting or being sent, oldest first, read from disk (bodies included:
     /// for inspection and support tools, not for a hot path). Damaged files are left out.
     public func pendingEntries() -> [OutboxEntry] {
-        records(in: files.pending).map { OutboxEntry(record: $0) }
+        entries(in: files.pending)
     }
 
     /// Every dead letter, oldest first, read from disk.
     public func deadLetters() -> [OutboxDeadLetter] {
-        records(in: files.dead).map { OutboxDeadLetter(record: $0) }
+        entries(in: files.dead)
     }
 
     /// Puts a dead letter back among the entries, in its old place (it is old: it goes
@@ -50,19 +50,18 @@ extension Outbox {
         }
     }
 
-    /// The damaged files set aside (see ``OutboxProblem/Kind/corruptFile``), for a support
+    /// The damaged files set aside (see ``OutboxError/Code/corruptFile``), for a support
     /// report; they count against no limit and are never read again.
+    /// (Compiled into the caller: the outbox itself never lists them.)
+    @_alwaysEmitIntoClient
     public func setAsideFiles() -> [URL] {
-        var names = (try? FileManager.default.contentsOfDirectory(atPath: files.aside)) ?? []
-        EntryFolder.sort(&names)
-        var urls: [URL] = []
-        for name in names {
-            urls.append(URL(fileURLWithPath: files.aside + "/" + name))
-        }
-        return urls
+        let aside = folder.path + "/aside"  // EntryFolder's `aside`
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: aside)) ?? []
+        return names.sorted().map { URL(fileURLWithPath: aside + "/" + $0) }
     }
 
     /// Removes the files set aside.
+    @_alwaysEmitIntoClient
     public func removeSetAsideFiles() {
         for file in setAsideFiles() {
             unlink(file.path)
@@ -79,16 +78,16 @@ extension Outbox {
         lock.unlock()
     }
 
-    /// The intact records in `folder`, oldest first.
+    /// The intact entries in `folder`, oldest first.
     @inline(never)
-    private func records(in folder: String) -> [EntryRecord] {
+    private func entries(in folder: String) -> [OutboxEntry] {
         try? load()
-        var records: [EntryRecord] = [], bytes = 0
+        var entries: [OutboxEntry] = [], bytes = 0
         for id in files.list(folder, bytes: &bytes) {
             if let read = try? files.read(id, in: folder), let record = EntryRecord.decoding(read) {
-                records.append(record)
+                entries.append(OutboxEntry(record: record))
             }
         }
-        return records
+        return entries
     }
 }

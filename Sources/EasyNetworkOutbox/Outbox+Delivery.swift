@@ -205,7 +205,7 @@ extension Outbox {
         let callback = deadLetterCallback
         lock.unlock()
         if let callback {
-            let dead = OutboxDeadLetter(record: letter)
+            let dead = OutboxEntry(record: letter)
             callBack { callback(dead) }
         }
     }

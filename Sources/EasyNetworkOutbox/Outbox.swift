@@ -80,55 +80,75 @@ public final class Outbox: @unchecked Sendable {
 
     /// Called on the host's callback queue for each entry the server accepted (after its
     /// file was removed).
+    @_alwaysEmitIntoClient  // the outbox reads its own copy: no accessor in the module
     public var onDelivered: (@Sendable (OutboxEntry) -> Void)? {
-        get {
-            lock.lock()
-            defer { lock.unlock() }
-            return deliveredCallback
-        }
-        set {
-            // The old closure is released after the lock is let go.
-            lock.lock()
-            let old = deliveredCallback
-            deliveredCallback = newValue
-            lock.unlock()
-            withExtendedLifetime(old) {}
-        }
+        get { deliveredHandler() }
+        set { setOnDelivered(newValue) }
     }
 
     /// Called on the host's callback queue, once, for each entry that became a dead letter.
+    @_alwaysEmitIntoClient
     public var onDeadLetter: (@Sendable (OutboxDeadLetter) -> Void)? {
-        get {
-            lock.lock()
-            defer { lock.unlock() }
-            return deadLetterCallback
-        }
-        set {
-            // The old closure is released after the lock is let go.
-            lock.lock()
-            let old = deadLetterCallback
-            deadLetterCallback = newValue
-            lock.unlock()
-            withExtendedLifetime(old) {}
-        }
+        get { deadLetterHandler() }
+        set { setOnDeadLetter(newValue) }
     }
 
     /// Called on the host's callback queue for each problem the outbox handled on its own
     /// (a corrupt file set aside, an entry dropped to make room, a file it could not remove).
+    @_alwaysEmitIntoClient
     public var onProblem: (@Sendable (OutboxProblem) -> Void)? {
-        get {
-            lock.lock()
-            defer { lock.unlock() }
-            return problemCallback
-        }
-        set {
-            // The old closure is released after the lock is let go.
-            lock.lock()
-            let old = problemCallback
-            problemCallback = newValue
-            lock.unlock()
-            withExtendedLifetime(old) {}
-        }
+        get { problemHandler() }
+        set { setOnProblem(newValue) }
+    }
+
+    // The callbacks' accessors, under `lock` (the old closure is released after the lock is let go).
+
+    @usableFromInline
+    func deliveredHandler() -> (@Sendable (OutboxEntry) -> Void)? {
+        lock.lock()
+        defer { lock.unlock() }
+        return deliveredCallback
+    }
+
+    @usableFromInline
+    func setOnDelivered(_ callback: (@Sendable (OutboxEntry) -> Void)?) {
+        lock.lock()
+        let old = deliveredCallback
+        deliveredCallback = callback
+        lock.unlock()
+        withExtendedLifetime(old) {}
+    }
+
+    @usableFromInline
+    func deadLetterHandler() -> (@Sendable (OutboxDeadLetter) -> Void)? {
+        lock.lock()
+        defer { lock.unlock() }
+        return deadLetterCallback
+    }
+
+    @usableFromInline
+    func setOnDeadLetter(_ callback: (@Sendable (OutboxDeadLetter) -> Void)?) {
+        lock.lock()
+        let old = deadLetterCallback
+        deadLetterCallback = callback
+        lock.unlock()
+        withExtendedLifetime(old) {}
+    }
+
+    @usableFromInline
+    func problemHandler() -> (@Sendable (OutboxProblem) -> Void)? {
+        lock.lock()
+        defer { lock.unlock() }
+        return problemCallback
+    }
+
+    @usableFromInline
+    func setOnProblem(_ callback: (@Sendable (OutboxProblem) -> Void)?) {
+        lock.lock()
+        let old = problemCallback
+        problemCallback = callback
+        lock.unlock()
+        withExtendedLifetime(old) {}
     }
 
     // MARK: Sending
@@ -220,13 +240,11 @@ public final class Outbox: @unchecked Sendable {
             if name.caseInsensitiveCompare(options.idempotencyHeader) == .orderedSame {
                 key = value
             } else if !options.isUnstored(name) {
-                headers.append(name)
-                headers.append(value)
+                Self.append(name, value, to: &headers)
             }
         }
         let idempotencyKey = key ?? UUID().uuidString
-        headers.append(options.idempotencyHeader)
-        headers.append(idempotencyKey)
+        Self.append(options.idempotencyHeader, idempotencyKey, to: &headers)
         lock.lock()
         let id = state.newName()
         lock.unlock()
@@ -236,6 +254,13 @@ public final class Outbox: @unchecked Sendable {
             requiresAuthentication: request.requiresAuthentication, attempts: 0, countedAttempts: 0, notBefore: nil,
             statusCode: 0, reason: "", responseBody: Data(), endedAt: nil
         )
+    }
+
+    /// Appends a header field to `headers` (names and values in turn): one place that grows the array.
+    @inline(never)
+    private static func append(_ name: String, _ value: String, to headers: inout [String]) {
+        headers.append(name)
+        headers.append(value)
     }
 
     // MARK: Starting and stopping
@@ -342,12 +367,12 @@ public final class Outbox: @unchecked Sendable {
 
     /// Hands a problem to ``onProblem`` on the callback queue.
     @inline(never)
-    func report(_ kind: OutboxProblem.Kind, _ entry: String?, file: URL? = nil, _ message: String) {
+    func report(_ kind: OutboxError.Code, _ entry: String?, file: URL? = nil, _ message: String) {
         lock.lock()
         let callback = problemCallback
         lock.unlock()
         guard let callback else { return }
-        let problem = OutboxProblem(kind: kind, entryID: entry, file: file, message: message)
+        let problem = OutboxError(code: kind, message: message, entryID: entry, file: file)
         callBack { callback(problem) }
     }
 

@@ -14,7 +14,7 @@ public struct OutboxOptions: Sendable {
         /// already accepted is ever dropped.
         public static let refuse = FullPolicy(number: 0)
         /// Make room by removing the oldest dead letters, then the oldest entries not being
-        /// sent, each reported to ``Outbox/onProblem`` as ``OutboxProblem/Kind/dropped``.
+        /// sent, each reported to ``Outbox/onProblem`` as ``OutboxError/Code/dropped``.
         public static let dropOldest = FullPolicy(number: 1)
     }
 

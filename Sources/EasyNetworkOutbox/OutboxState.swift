@@ -51,7 +51,7 @@ final class OutboxState {
         let now = UInt64(max(0, Date().timeIntervalSince1970 * 1_000_000_000))
         lastStamp = max(now, lastStamp + 1)
         var name = [UInt8](repeating: 0x2D, count: 29)  // "-"
-        var stamp = lastStamp, tail = UInt32.random(in: 0...UInt32.max)
+        var stamp = lastStamp, tail = UInt32(truncatingIfNeeded: Self.random())
         for index in 0..<20 {
             name[19 - index] = 0x30 + UInt8(stamp % 10)
             stamp /= 10
@@ -62,6 +62,12 @@ final class OutboxState {
             tail >>= 4
         }
         return String(decoding: name, as: UTF8.self)
+    }
+
+    /// 64 random bits (one generator call, no generic range code).
+    static func random() -> UInt64 {
+        var generator = SystemRandomNumberGenerator()
+        return generator.next()
     }
 
     // MARK: Room

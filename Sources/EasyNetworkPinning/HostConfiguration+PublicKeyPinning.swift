@@ -14,14 +14,25 @@ extension HostConfiguration {
     /// Set it before the first request. Setting it ends the host's current session
     /// gracefully, so that no connection made before (and never checked against these pins)
     /// is reused; requests already running finish on it.
+    @_alwaysEmitIntoClient  // a host setting's accessors (see ARCHITECTURE.md): no modify coroutine in the module
     public var publicKeyPinning: PublicKeyPinning? {
-        get { feature(PublicKeyPinning.self) }
-        set {
-            pinningChange.lock()
-            setFeature(newValue, as: PublicKeyPinning.self)
-            transport.setTrustEvaluator(newValue)
-            pinningChange.unlock()
-            transport.renewSession()
-        }
+        get { pinning() }
+        set { setPinning(newValue) }
+    }
+
+    /// The host's pins.
+    @usableFromInline
+    func pinning() -> PublicKeyPinning? {
+        feature(PublicKeyPinning.self)
+    }
+
+    /// Installs `pinning` as the host's feature and its session's judge, then renews the session.
+    @usableFromInline
+    func setPinning(_ pinning: PublicKeyPinning?) {
+        pinningChange.lock()
+        setFeature(pinning, as: PublicKeyPinning.self)
+        transport.setTrustEvaluator(pinning)
+        pinningChange.unlock()
+        transport.renewSession()
     }
 }

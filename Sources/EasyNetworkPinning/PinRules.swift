@@ -10,6 +10,7 @@ import FoundationNetworking
 /// covers a host name, whether a certificate chain passes, whether a request may be sent.
 /// Immutable. It is also the per-request plug-in of the pinning: its `adapt` refuses a
 /// request that pinning cannot protect (plain HTTP; Linux) before it is sent.
+@usableFromInline
 final class PinRules: RequestPlugIn, RequestInterceptor, Sendable {
     let hosts: [PinnedHost]
 
@@ -29,6 +30,7 @@ final class PinRules: RequestPlugIn, RequestInterceptor, Sendable {
 
     /// The entry that decides `name` at `date`: the host's own, else the subdomain rule of
     /// its nearest parent; `nil` when none covers it or that one has expired.
+    @usableFromInline
     func pinnedHost(for name: String, at date: Date) -> PinnedHost? {
         let name = PinnedHost.normalized(name)
         var best: PinnedHost?
@@ -41,6 +43,7 @@ final class PinRules: RequestPlugIn, RequestInterceptor, Sendable {
 
     /// Passes when a certificate of `chain` (DER, leaf first, as the system verified it)
     /// has a key `entry` pins; throws why not.
+    @usableFromInline
     func check(_ chain: [Data], against entry: PinnedHost) throws(PublicKeyPinningError) {
         var served: [String] = []
         var unreadable: [String] = []
@@ -89,6 +92,7 @@ final class PinRules: RequestPlugIn, RequestInterceptor, Sendable {
     var interceptor: (any RequestInterceptor)? { self }
 
     /// Refuses a request pinning cannot protect before it is sent (every attempt, downloads too).
+    @usableFromInline
     func adapt(_ urlRequest: URLRequest, context: RequestContext, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
         if let refused = refusal(for: urlRequest.url) {
             completion(.failure(refused))

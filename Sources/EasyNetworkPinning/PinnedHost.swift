@@ -59,17 +59,19 @@ public struct PinnedHost: Sendable {
         func invalid(_ reason: String) -> PublicKeyPinningError {
             PublicKeyPinningError(.invalidConfiguration, host: name, message: reason)
         }
-        // Letters, digits, `-` and `.`; colons only in an IPv6 address (two or more), so
-        // `host:port` is refused.
-        var colons = 0
+        // Letters, digits, `-` and `.` (never two in a row, nor first); colons only in an
+        // IPv6 address (two or more), so `host:port` is refused.
+        var colons = 0, previous = UInt8(ascii: "."), other = false
         for byte in name.utf8 {
             switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."): continue
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"): break
+            case UInt8(ascii: ".") where previous != UInt8(ascii: "."): break
             case UInt8(ascii: ":"): colons += 1
-            default: throw invalid("'" + host + "' is not a host name (no scheme, port, path or wildcard)")
+            default: other = true
             }
+            previous = byte
         }
-        guard !name.isEmpty, !name.contains(".."), !name.hasPrefix("."), colons == 0 || colons >= 2 else {
+        guard !other, !name.isEmpty, colons == 0 || colons >= 2 else {
             throw invalid("'" + host + "' is not a host name (no scheme, port, path or wildcard)")
         }
         var accepted: [String] = []
@@ -93,8 +95,8 @@ public struct PinnedHost: Sendable {
     /// `name` as entries compare it: lowercased, without a trailing dot or IPv6 brackets.
     static func normalized(_ name: String) -> String {
         var text = Substring(name.lowercased())
-        if text.hasPrefix("["), text.hasSuffix("]") { text = text.dropFirst().dropLast() }
-        if text.hasSuffix(".") { text = text.dropLast() }
+        if text.count > 1, text.first == "[", text.last == "]" { text = text.dropFirst().dropLast() }
+        if text.last == "." { text = text.dropLast() }
         return String(text)
     }
 

@@ -30,7 +30,7 @@ import Foundation
 /// get the hashes and roll keys.
 public final class PublicKeyPinning: Sendable {
     /// The rules, also the per-request plug-in.
-    let rules: PinRules
+    @usableFromInline let rules: PinRules
 
     /// Pins `hosts`; each host name once.
     /// - Throws: ``PublicKeyPinningError`` with reason
@@ -52,6 +52,7 @@ public final class PublicKeyPinning: Sendable {
 
     /// The entry that decides `host` at `date`: its own, else the nearest parent's with
     /// ``PinnedHost/includesSubdomains``; `nil` when none covers it or that one has expired.
+    @_alwaysEmitIntoClient  // for tools and tests: the module never asks
     public func pinnedHost(for host: String, at date: Date = Date()) -> PinnedHost? {
         rules.pinnedHost(for: host, at: date)
     }
@@ -63,6 +64,7 @@ public final class PublicKeyPinning: Sendable {
     ///   ``PublicKeyPinningError/Reason-swift.struct/noPinMatched``, or
     ///   ``PublicKeyPinningError/Reason-swift.struct/malformedCertificate`` when no
     ///   certificate could be read.
+    @_alwaysEmitIntoClient  // for tools and tests: the module never asks
     public func validate(certificateChain: [Data], host: String, at date: Date = Date()) throws -> PinnedHost? {
         guard let entry = rules.pinnedHost(for: host, at: date) else { return nil }
         try rules.check(certificateChain, against: entry)

@@ -82,6 +82,7 @@ extension PublicKeyPinningError: NonRetryableError {}
 
 extension NetworkError {
     /// The public-key pinning refusal behind this error, if it is one.
+    @_alwaysEmitIntoClient  // public API only, and the module never asks
     public var publicKeyPinningError: PublicKeyPinningError? {
         underlyingError as? PublicKeyPinningError
     }

@@ -29,9 +29,9 @@ enum SubjectPublicKeyInfo {
             if position < tbs.end, bytes[position] == 0xA0 {
                 position = try element(bytes, at: position, end: tbs.end, tag: 0xA0, what: "the version").end
             }
-            for (tag, what) in [(UInt8(0x02), "the serial number"), (0x30, "the signature algorithm"), (0x30, "the issuer"),
-                                (0x30, "the validity"), (0x30, "the subject")] {
-                position = try element(bytes, at: position, end: tbs.end, tag: tag, what: what).end
+            position = try element(bytes, at: position, end: tbs.end, tag: 0x02, what: "the serial number").end
+            for what in ["the signature algorithm", "the issuer", "the validity", "the subject"] {
+                position = try element(bytes, at: position, end: tbs.end, tag: 0x30, what: what).end
             }
             let key = try element(bytes, at: position, end: tbs.end, tag: 0x30, what: "the SubjectPublicKeyInfo")
             let algorithm = try element(bytes, at: key.content, end: key.end, tag: 0x30, what: "the key's algorithm")
@@ -41,7 +41,8 @@ enum SubjectPublicKeyInfo {
             let signatureAlgorithm = try element(bytes, at: tbs.end, end: certificate.end, tag: 0x30, what: "the signature algorithm")
             let signature = try element(bytes, at: signatureAlgorithm.end, end: certificate.end, tag: 0x03, what: "the signature")
             guard signature.end == certificate.end else { throw Problem("bytes follow the signature") }
-            return .success(Data(bytes[position..<key.end]))
+            // Copied through a pointer (`Data(bytes:count:)`, as the pin's digest: one initializer, not generic ones).
+            return .success(bytes.withUnsafeBytes { raw in raw.baseAddress.map { Data(bytes: $0 + position, count: key.end - position) } ?? Data() })
         } catch {
             return .failure(error)
         }
@@ -54,7 +55,8 @@ enum SubjectPublicKeyInfo {
 
     /// The pin of a DER SubjectPublicKeyInfo.
     static func pin(ofKey spki: Data) -> String {
-        Data(SHA256.digest(spki)).base64EncodedString()
+        let digest = SHA256.digest(spki)
+        return Data(bytes: digest, count: digest.count).base64EncodedString()
     }
 
     /// The element at `start`, which must have `tag` and end by `end`.
@@ -88,8 +90,7 @@ enum SubjectPublicKeyInfo {
 
     /// `byte` as `0x` and two hexadecimal digits.
     private static func hex(_ byte: UInt8) -> String {
-        let digits = Array("0123456789abcdef")
-        return "0x" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0x0F)])
+        (byte < 0x10 ? "0x0" : "0x") + String(byte, radix: 16)
     }
 
     /// Why a certificate's key could not be read.
