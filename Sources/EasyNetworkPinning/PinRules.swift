@@ -89,6 +89,7 @@ final class PinRules: RequestPlugIn, RequestInterceptor, Sendable {
         return nil
     }
 
+    @usableFromInline
     var interceptor: (any RequestInterceptor)? { self }
 
     /// Refuses a request pinning cannot protect before it is sent (every attempt, downloads too).

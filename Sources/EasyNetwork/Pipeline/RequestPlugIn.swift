@@ -44,12 +44,13 @@ package protocol RequestPlugIn: AnyObject, Sendable {
 }
 
 extension RequestPlugIn {
-    package var interceptor: (any RequestInterceptor)? { nil }
-    package var credential: String? { nil }
-    package var retrier: (any RequestInterceptor)? { nil }
-    package func admit(attempt: Int, url: URL?) -> NetworkError? { nil }
-    package func answers(_ request: inout URLRequest, credential: String?, sink: any ExchangeSink, lock: Lock, queue: DispatchQueue) -> Bool { false }
-    package func send(
+    // @usableFromInline: a plug-in class a product makes @usableFromInline (PinRules) uses them as witnesses.
+    @usableFromInline package var interceptor: (any RequestInterceptor)? { nil }
+    @usableFromInline package var credential: String? { nil }
+    @usableFromInline package var retrier: (any RequestInterceptor)? { nil }
+    @usableFromInline package func admit(attempt: Int, url: URL?) -> NetworkError? { nil }
+    @usableFromInline package func answers(_ request: inout URLRequest, credential: String?, sink: any ExchangeSink, lock: Lock, queue: DispatchQueue) -> Bool { false }
+    @usableFromInline package func send(
         _ request: URLRequest,
         activity: any TransferActivity,
         next: (URLRequest, any TransferActivity, @escaping @Sendable (TransportOutcome) -> Void) -> TransportTask?,
@@ -57,9 +58,9 @@ extension RequestPlugIn {
     ) -> TransportTask? {
         next(request, activity, arrived)
     }
-    package func received(_ outcome: inout TransportOutcome) {}
-    package func didMap(_ response: NetworkResponse, credential: String?) {}
-    package func end() {}
+    @usableFromInline package func received(_ outcome: inout TransportOutcome) {}
+    @usableFromInline package func didMap(_ response: NetworkResponse, credential: String?) {}
+    @usableFromInline package func end() {}
 }
 
 extension Array where Element == any RequestPlugIn {
