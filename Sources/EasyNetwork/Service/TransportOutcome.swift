@@ -39,6 +39,14 @@ package struct TransportOutcome: Sendable {
         #endif
     }
 
+    /// The outcome of a task that could not start: `URLError` `code`. (Cold, out of line,
+    /// and here, where `URLError` is made already: a file that makes one carries its
+    /// conformance lookups too.)
+    @inline(never)
+    init(_ request: URLRequest, failed code: URLError.Code) {
+        self.init(request: request, error: URLError(code))
+    }
+
     /// `error`, or `networkConnectionLost` when it is a -1 that cut a body short: fewer
     /// than the `declared` bytes were `received`, or libcurl said so; so a body cut short
     /// counts as the transient error it is.
