@@ -65,7 +65,8 @@ package struct TransportOutcome: Sendable {
         guard let urlError = error as? URLError, urlError.errorCode == NSURLErrorUnknown else { return error }
         // `received` is never negative: a missing or negative `declared` is never short of it.
         let words = urlError.localizedDescription
-        guard received < declared ?? 0 || words.contains("transfer closed with") else { return error }
+        // (`strstr`: `contains` compiles a generic `range(of:)` call and its conformance lookups.)
+        guard received < declared ?? 0 || strstr(words, "transfer closed with") != nil else { return error }
         // `networkConnectionLost`, with the error's description and the error as the underlying one.
         return URLError(.networkConnectionLost, userInfo: [NSLocalizedDescriptionKey: words, NSUnderlyingErrorKey: urlError])
     }
