@@ -353,6 +353,16 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         #endif
     }
 
+    #if canImport(FoundationNetworking)
+    /// Whether `request` carries a body, bytes or a stream, that a redirect would lose
+    /// (Linux). Here, not with the redirect, where it is asked: this file handles `Data`
+    /// already, and a file that does carries `Data`'s outlined helpers.
+    @inline(never)
+    static func carriesBody(_ request: URLRequest?) -> Bool {
+        request?.httpBody?.isEmpty == false || request?.httpBodyStream != nil
+    }
+    #endif
+
     #if !canImport(FoundationNetworking) || DEBUG
     /// The task's metrics arrived, at times after it completed: hands the moment its last
     /// response began to the task's ending, which may be waiting for it.
