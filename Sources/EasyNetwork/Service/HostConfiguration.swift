@@ -330,7 +330,7 @@ public final class HostConfiguration: @unchecked Sendable {
     @discardableResult
     @_alwaysEmitIntoClient  // in the caller: the seed program sets no base URL from a string
     public func setBaseURL(string: String) -> Bool {
-        let url = Self.parsedURL(string)
+        let url = HostSettings.parsedURL(string)
         let settings = beginChange()
         settings.setBaseURL(url, given: string)
         let usable = settings.baseURLValue != nil
@@ -367,11 +367,5 @@ public final class HostConfiguration: @unchecked Sendable {
         // When nothing else holds the replaced settings, they and a value only they held
         // (an old interceptor, say) go here, after the lock, so a deinit may use this host.
         withExtendedLifetime(replaced) {}
-    }
-
-    /// `string` (trimmed) as a URL, or `nil`; ``HostSettings/setBaseURL(_:given:)`` judges it.
-    @usableFromInline
-    static func parsedURL(_ string: String) -> URL? {
-        URLComponents(string: string.trimmingCharacters(in: .whitespacesAndNewlines))?.url
     }
 }

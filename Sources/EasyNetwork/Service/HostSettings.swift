@@ -232,6 +232,13 @@ package final class HostSettings: @unchecked Sendable {
         }
     }
 
+    /// `string` (trimmed) as a URL, or `nil`; ``setBaseURL(_:given:)`` judges it. (Here, with
+    /// the other `URLComponents` code: each file that uses it carries helpers of its own.)
+    @usableFromInline
+    static func parsedURL(_ string: String) -> URL? {
+        URLComponents(string: string.trimmingCharacters(in: .whitespacesAndNewlines))?.url
+    }
+
     /// `url` as a base URL when it can be one: the scheme `http` or `https` (in any case;
     /// written in lowercase, since URLSession on Linux refuses `HTTP://`) and a host; else
     /// `nil`. (On Linux the caller has refused an IPv6 address: see ``isIPv6Literal(_:)``.)

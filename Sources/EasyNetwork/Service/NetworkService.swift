@@ -47,7 +47,7 @@ public final class NetworkService: @unchecked Sendable {
         completion: @escaping @Sendable (TransportOutcome) -> Void
     ) -> TransportTask? {
         guard let session = currentSession() else {
-            completion(Self.failed(request, .cancelled))
+            completion(TransportOutcome(request, failed: .cancelled))
             return nil
         }
         // A body file goes as its writer says (never the file itself on Linux: see
@@ -56,7 +56,7 @@ public final class NetworkService: @unchecked Sendable {
         let task: URLSessionTask
         if let bodyFile {
             guard let upload = bodyFile.writer.uploadTask(from: bodyFile.url, request: request, in: session, progress: uploadProgress) else {
-                completion(Self.failed(request, .fileDoesNotExist))
+                completion(TransportOutcome(request, failed: .fileDoesNotExist))
                 return nil
             }
             (task, uploadProgress) = upload
@@ -84,7 +84,7 @@ public final class NetworkService: @unchecked Sendable {
     /// (see ``sessionKeepsIdle(_:)``). Nothing hears its bytes while it runs.
     func plainTask(with request: URLRequest, priority: Float?, completion: @escaping @Sendable (TransportOutcome) -> Void) -> TransportTask? {
         guard let session = currentSession() else {
-            completion(Self.failed(request, .cancelled))
+            completion(TransportOutcome(request, failed: .cancelled))
             return nil
         }
         let transfer = PlainTransfer(request: request, delegate: delegate, completion: completion)
@@ -95,13 +95,6 @@ public final class NetworkService: @unchecked Sendable {
         }
         task.resume()
         return TransportTask(task)
-    }
-
-    /// The outcome of a task that could not start: `URLError` `code` (cold: one copy of
-    /// the error's making for every such exit).
-    @inline(never)
-    private static func failed(_ request: URLRequest, _ code: URLError.Code) -> TransportOutcome {
-        TransportOutcome(request: request, error: URLError(code))
     }
 
     /// Whether this platform's URLSession keeps an idle timeout of `idle` seconds exactly,

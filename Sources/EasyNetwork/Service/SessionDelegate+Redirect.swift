@@ -55,7 +55,7 @@ extension SessionDelegate {
         // request's exchange sends it with the body (see ``TransportOutcome/redirect``); a transfer of another kind (a download) fails with a typed error.
         let method = next.httpMethod ?? "GET"
         if method != "GET", method != "HEAD",
-           task is URLSessionUploadTask || sent?.httpBody?.isEmpty == false || sent?.httpBodyStream != nil {
+           task is URLSessionUploadTask || Self.carriesBody(sent) {
             lock.lock()
             let entry = entryOrNote(task)
             if entry.observer == nil {  // a buffered transfer, or a note on a plain one

@@ -40,6 +40,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         /// A buffered transfer's response, body, and when its response began to arrive.
         var response: HTTPURLResponse?
         var body: Data
+        /// Whether `body` holds a piece yet (asked instead of `Data.isEmpty`, which compiles
+        /// to a switch over `Data`'s representations).
+        var bodyStarted: Bool
         var firstByteAt: Date?
         /// The 401 a cancelled authentication challenge carried (Linux).
         var challengeResponse: HTTPURLResponse?
@@ -67,6 +70,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             self.activity = activity
             self.uploadProgress = uploadProgress
             body = Data()
+            bodyStarted = false
         }
     }
 
@@ -205,10 +209,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             return
         }
         if entry.firstByteAt == nil { entry.firstByteAt = Date() }
-        if entry.body.isEmpty {
-            entry.body = data  // shares the bytes of a body that comes in one piece
-        } else {
+        if entry.bodyStarted {
             entry.body.append(data)
+        } else {
+            entry.body = data  // shares the bytes of a body that comes in one piece
+            entry.bodyStarted = true
         }
     }
 
@@ -347,6 +352,16 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         completionHandler(.performDefaultHandling, nil)
         #endif
     }
+
+    #if canImport(FoundationNetworking)
+    /// Whether `request` carries a body, bytes or a stream, that a redirect would lose
+    /// (Linux). Here, not with the redirect, where it is asked: this file handles `Data`
+    /// already, and a file that does carries `Data`'s outlined helpers.
+    @inline(never)
+    static func carriesBody(_ request: URLRequest?) -> Bool {
+        request?.httpBody?.isEmpty == false || request?.httpBodyStream != nil
+    }
+    #endif
 
     #if !canImport(FoundationNetworking) || DEBUG
     /// The task's metrics arrived, at times after it completed: hands the moment its last

@@ -39,6 +39,14 @@ package struct TransportOutcome: Sendable {
         #endif
     }
 
+    /// The outcome of a task that could not start: `URLError` `code`. (Cold, out of line,
+    /// and here, where `URLError` is made already: a file that makes one carries its
+    /// conformance lookups too.)
+    @inline(never)
+    init(_ request: URLRequest, failed code: URLError.Code) {
+        self.init(request: request, error: URLError(code))
+    }
+
     /// `error`, or `networkConnectionLost` when it is a -1 that cut a body short: fewer
     /// than the `declared` bytes were `received`, or libcurl said so; so a body cut short
     /// counts as the transient error it is.
@@ -57,7 +65,8 @@ package struct TransportOutcome: Sendable {
         guard let urlError = error as? URLError, urlError.errorCode == NSURLErrorUnknown else { return error }
         // `received` is never negative: a missing or negative `declared` is never short of it.
         let words = urlError.localizedDescription
-        guard received < declared ?? 0 || words.contains("transfer closed with") else { return error }
+        // (`strstr`: `contains` compiles a generic `range(of:)` call and its conformance lookups.)
+        guard received < declared ?? 0 || strstr(words, "transfer closed with") != nil else { return error }
         // `networkConnectionLost`, with the error's description and the error as the underlying one.
         return URLError(.networkConnectionLost, userInfo: [NSLocalizedDescriptionKey: words, NSUnderlyingErrorKey: urlError])
     }
