@@ -86,7 +86,7 @@ package struct URLRequestBuilder {
         // host's; within one dictionary, names that differ only in case are set in
         // ascending order (the last value wins; the name keeps the spelling set first).
         Self.set(settings.defaultHeaders, on: &urlRequest)
-        Self.set(request.headers ?? [:], on: &urlRequest)
+        Self.set(request.headers, on: &urlRequest)
 
         var contentType: String?
         if let form {
@@ -118,8 +118,8 @@ package struct URLRequestBuilder {
 
     /// Sets `fields` on `request`, names in ascending order.
     @inline(never)
-    private static func set(_ fields: [String: String], on request: inout URLRequest) {
-        guard !fields.isEmpty else { return }
+    private static func set(_ fields: [String: String]?, on request: inout URLRequest) {
+        guard let fields, !fields.isEmpty else { return }
         for name in SortedKeys.of(fields) {
             request.setValue(fields[name], forHTTPHeaderField: name)
         }

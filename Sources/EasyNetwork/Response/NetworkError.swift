@@ -349,7 +349,7 @@ extension NetworkError: CustomNSError {
     /// and underlying error, under the usual keys; a trace id read from an envelope only on
     /// a host that quotes server messages.
     public var errorUserInfo: [String: Any] {
-        var info: [String: Any] = [:]
+        var info = [String: Any]()
         Self.put(errorDescription, NSLocalizedDescriptionKey, &info)
         Self.put(attempts, "attempts", &info)
         Self.put(message, NSLocalizedFailureReasonErrorKey, &info)
