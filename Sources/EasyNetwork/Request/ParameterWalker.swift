@@ -189,7 +189,7 @@ enum ParameterWalker {
         var message = subject(path)
         if rule != tooDeep {
             message += " is a "
-            message += String(describing: type)
+            message += DecodingDiagnostics.name(of: type)
         }
         message += rule
         return NetworkError(kind: .encoding, message: message, url: url)
@@ -219,20 +219,20 @@ enum ParameterWalker {
     /// or, for what swift-foundation's writer says of containers nested 512 deep, `it is
     /// nested deeper than 512 levels…`. Named by its type: the value itself may be a secret
     /// (or the whole body).
-    @inline(__always)  // one caller, DecodingDiagnostics.reason(for:)
-    static func invalid(_ value: Any, _ context: EncodingError.Context) -> String {
+    @inline(never)
+    static func invalid(_ type: Any.Type, _ codingPath: [any CodingKey], _ debugDescription: String) -> String {
         var path: [String] = []
-        for key in context.codingPath {
+        for key in codingPath {
             path.append(key.intValue.map(index) ?? key.stringValue)
         }
-        if path.isEmpty, context.debugDescription == "Unable to encode the given top-level value to JSON." {
+        if path.isEmpty, debugDescription == "Unable to encode the given top-level value to JSON." {
             return "it" + tooDeep
         }
         var text = subject(path)
         text += " ("
-        text += DecodingDiagnostics.name(of: type(of: value))
+        text += DecodingDiagnostics.name(of: type)
         text += ") is invalid: "
-        text += context.debugDescription
+        text += debugDescription
         return text
     }
 
