@@ -192,7 +192,7 @@ enum ParameterWalker {
             message += DecodingDiagnostics.name(of: type)
         }
         message += rule
-        return NetworkError(kind: .encoding, message: message, url: url)
+        return NetworkError.library(.encoding, message, url: url)
     }
 
     /// Appends the part of a leaf's name for a child at `key` (or an index): the key

@@ -240,7 +240,7 @@ package struct URLRequestBuilder {
     /// The error of a URL that does not parse (cold).
     @inline(never)
     private static func invalidURL(_ message: String, url: URL) -> NetworkError {
-        NetworkError(kind: .invalidRequest, message: message, url: url)
+        NetworkError.library(.invalidRequest, message, url: url)
     }
 
     /// Why a multipart request whose form no writer made (no part added with
@@ -271,7 +271,7 @@ package struct URLRequestBuilder {
         }
         guard let form else { return completion(.success(urlRequest), nil) }
         guard let writer = form.writer else {
-            return completion(.failure(NetworkError(kind: .invalidRequest, message: noUploads, url: urlRequest.url)), nil)
+            return completion(.failure(NetworkError.library(.invalidRequest, noUploads, url: urlRequest.url)), nil)
         }
         writer.write(form, fields: request.params, for: urlRequest.url) { written in
             switch written {
