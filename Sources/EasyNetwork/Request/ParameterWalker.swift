@@ -245,7 +245,7 @@ enum ParameterWalker {
     }
 
     /// `the value at 'user.dates[2]'`, or `the top-level value`. Keys are joined by dots,
-    /// indices in brackets. A long key is cut to its first 40 bytes and a long path to its
+    /// indices in brackets. A long key is cut to its first 40 bytes (whole Unicode scalars) and a long path to its
     /// first 8 and last 4 steps, so that a message stays short whatever the caller's keys
     /// (the whole path is in a body's `EncodingError`).
     @inline(never)
@@ -263,10 +263,13 @@ enum ParameterWalker {
             } else {
                 if position > 0 { text += "." }
                 // Counted in bytes: one character may hold a megabyte of combining marks
-                // (a cut inside a character leaves the key out).
-                let bytes = step.utf8
-                if bytes.count > 40 {
-                    text += String(bytes[bytes.startIndex..<bytes.index(bytes.startIndex, offsetBy: 40)]) ?? ""
+                // (the cut keeps whole Unicode scalars).
+                if step.utf8.count > 40 {
+                    text += Array(step.utf8).withUnsafeBufferPointer { bytes in
+                        var end = 40
+                        while end > 0, bytes[end] & 0xC0 == 0x80 { end -= 1 }  // not inside a scalar
+                        return String(decoding: UnsafeBufferPointer(rebasing: bytes[..<end]), as: UTF8.self)
+                    }
                     text += "…"
                 } else {
                     text += step
