@@ -219,4 +219,11 @@ final class ParameterEncodingTests: ServerTestCase {
         let prefix = String(repeating: "k", count: 40) + "…"
         XCTAssertEqual(line, "json|encoding|the value at '" + prefix + "." + prefix + "' is a Double that is not finite (NaN or infinity)")
     }
+
+    /// A key cut at 40 bytes keeps its whole Unicode scalars (a cut inside one once left the key out).
+    func testAnErrorMessageCutsALongKeyBetweenScalars() {
+        let key = "a" + String(repeating: "\u{E9}", count: 30)  // 61 bytes: byte 40 is inside a scalar
+        let line = outcome([key: Double.nan], .json)
+        XCTAssertEqual(line, "json|encoding|the value at 'a" + String(repeating: "\u{E9}", count: 19) + "…' is a Double that is not finite (NaN or infinity)")
+    }
 }

@@ -168,7 +168,7 @@ public final class HeaderFieldError: Error, Sendable, CustomStringConvertible {
         let header = refusal(name: name, value: value, source: source)
         var message = header.description
         message += "; nothing was sent"
-        return NetworkError(kind: .invalidRequest, message: message, url: url, underlyingError: header)
+        return NetworkError.library(.invalidRequest, message, url: url, underlyingError: header)
     }
 
     /// The ``HeaderFieldError`` of one refused field (`name` invalid, else `value`): its

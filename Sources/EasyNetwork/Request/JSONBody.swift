@@ -44,7 +44,7 @@ enum JSONBody {
         }
         // One error for both refusals (the first has no error of Foundation's).
         let message = failure?.localizedDescription ?? "the parameters hold a value JSON cannot represent"
-        return .failure(NetworkError(kind: .encoding, message: message, url: url, underlyingError: failure))
+        return .failure(NetworkError.library(.encoding, message, url: url, underlyingError: failure))
     }
 
     /// `value` encoded by `encoder`.
@@ -90,7 +90,7 @@ enum JSONBody {
             message += DecodingDiagnostics.name(of: type(of: value))
             message += ": "
             message += DecodingDiagnostics.reason(for: error)
-            return .failure(NetworkError(kind: .encoding, message: message, url: url, underlyingError: error))
+            return .failure(NetworkError.library(.encoding, message, url: url, underlyingError: error))
         }
     }
 

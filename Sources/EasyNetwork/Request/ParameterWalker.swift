@@ -14,7 +14,7 @@ typealias EncodingFailure = ParameterWalker
 /// linear in the size of the output.
 ///
 /// What a value is, is decided without a cast that could convert a whole collection: on
-/// Linux, `value is NSNull` or `value as? NSNumber` turns an array or a dictionary, with
+/// Linux, `cast(value, NSNull.self) != nil` or `value as? NSNumber` turns an array or a dictionary, with
 /// everything nested inside it, into its Objective-C form first, a recursion as deep as
 /// the value (a crash for a deep one, and quadratic time for a moderately deep one). So
 /// the collections are told apart first, by casts to Swift collection types, and only what
@@ -47,7 +47,18 @@ enum ParameterWalker {
     /// array; an empty container is never entered), its values in that order, the length
     /// of the name when it was entered, and the next child to visit. A tuple, not a struct:
     /// the runtime's own value witnesses serve it.
-    private typealias Frame = (keys: [String], values: [Any], mark: Int, next: Int)
+    private final class Frame {
+        let keys: [String]
+        let values: [Any]
+        let mark: Int
+        var next = 0
+
+        init(_ keys: [String], _ values: [Any], _ mark: Int) {
+            self.keys = keys
+            self.values = values
+            self.mark = mark
+        }
+    }
 
     /// Visits `params` with JSON's rules (no dates, no descriptions) when `json`, else a
     /// query's. With a `naming` other than ``unnamed``, appends to `leaves` the name and
@@ -65,21 +76,21 @@ enum ParameterWalker {
         var frames: [Frame] = [frame(params, mark: 0)]
         var name = ""
         var deepest = 1
-        while !frames.isEmpty {
+        while let current = frames.last {
             let top = frames.count - 1
-            let position = frames[top].next
-            guard position < frames[top].values.count else {
+            let position = current.next
+            guard position < current.values.count else {
                 // Every child visited: leave the container.
-                truncate(&name, to: frames[top].mark)
+                truncate(&name, to: current.mark)
                 frames.removeLast()
                 continue
             }
-            frames[top].next = position + 1
-            let value = frames[top].values[position]
+            current.next = position + 1
+            let value = current.values[position]
 
             let mark = name.utf8.count
             if naming != unnamed {
-                let key: String? = frames[top].keys.isEmpty ? nil : frames[top].keys[position]
+                let key: String? = current.keys.isEmpty ? nil : current.keys[position]
                 appendName(key, topLevel: top == 0, escaped: naming == escaped, to: &name)
             }
             let depth = frames.count + 1
@@ -91,43 +102,43 @@ enum ParameterWalker {
             var text: String?
             if depth > maximumDepth {
                 broken = tooDeep
-            } else if let string = value as? String {
+            } else if let string = cast(value, String.self) {
                 // Text: JSON writes it, a query writes it.
                 text = string
-            } else if let dictionary = value as? [String: Any] {
+            } else if let dictionary = cast(value, [String: Any].self) {
                 if !dictionary.isEmpty {
                     frames.append(frame(dictionary, mark: mark))
                     continue
                 }
                 isLeaf = false
-            } else if let array = value as? [Any] {
+            } else if let array = cast(value, [Any].self) {
                 if !array.isEmpty {
-                    frames.append(([], array, mark, 0))
+                    frames.append(Frame([], array, mark))
                     continue
                 }
                 isLeaf = false
             } else if case Optional<Any>.none = value {
                 // JSON `null`; in a query `key=nil` (as before).
-            } else if value is Substring {
+            } else if cast(value, Substring.self) != nil {
                 // Text, although it is a collection too.
-            } else if value is any Sequence {
+            } else if cast(value, (any Sequence).self) != nil {
                 // A `Set`, a dictionary with other keys, `Data`: never nests.
                 broken = ": only arrays and dictionaries with String keys can hold other parameters"
-            } else if let date = value as? Date {
+            } else if let date = cast(value, Date.self) {
                 // No JSON type; a query writes its description when it is finite.
                 broken = json ? ", which JSON cannot represent: send it as a string (ISO 8601) or a number, or use an encodableBody"
                     : date.timeIntervalSinceReferenceDate.isFinite ? nil : nonFinite
-            } else if value is NSNull {
+            } else if cast(value, NSNull.self) != nil {
                 // JSON `null`; in a query `key=`.
                 text = ""
-            } else if let number = value as? NSNumber {
+            } else if let number = cast(value, NSNumber.self) {
                 // Every Swift integer, `Bool`, `Double`, `Float` and `Decimal` bridges here.
                 broken = number.doubleValue.isFinite ? nil : nonFinite
                 if naming != unnamed {
                     let type = String(cString: number.objCType)
                     text = Swift.type(of: value) == Bool.self || type == "c" || type == "B" ? (number.boolValue ? "true" : "false") : number.stringValue
                 }
-            } else if let number = value as? CGFloat, !number.isFinite {
+            } else if let number = cast(value, CGFloat.self), !number.isFinite {
                 // Not an `NSNumber` on Linux (a finite one is written as anything else is).
                 broken = nonFinite
             } else if json {
@@ -147,6 +158,13 @@ enum ParameterWalker {
         return deepest
     }
 
+    /// `value` as a `T`, or `nil`: the runtime's cast, one unspecialized copy for every
+    /// type the walker asks about (each inline cast compiled its own copy of the value).
+    @_optimize(none)
+    private static func cast<T>(_ value: Any, _ type: T.Type) -> T? {
+        value as? T
+    }
+
     /// The frame of a non-empty dictionary entered when the name was `mark` bytes long.
     private static func frame(_ dictionary: [String: Any], mark: Int) -> Frame {
         let keys = SortedKeys.of(dictionary)
@@ -155,7 +173,7 @@ enum ParameterWalker {
         for key in keys {
             if let value = dictionary[key] { values.append(value) }
         }
-        return (keys, values, mark, 0)
+        return Frame(keys, values, mark)
     }
 
     /// The `.encoding` error of a value of `type` that breaks `rule`, the last child visited
@@ -171,10 +189,10 @@ enum ParameterWalker {
         var message = subject(path)
         if rule != tooDeep {
             message += " is a "
-            message += String(describing: type)
+            message += DecodingDiagnostics.name(of: type)
         }
         message += rule
-        return NetworkError(kind: .encoding, message: message, url: url)
+        return NetworkError.library(.encoding, message, url: url)
     }
 
     /// Appends the part of a leaf's name for a child at `key` (or an index): the key
@@ -201,20 +219,20 @@ enum ParameterWalker {
     /// or, for what swift-foundation's writer says of containers nested 512 deep, `it is
     /// nested deeper than 512 levels…`. Named by its type: the value itself may be a secret
     /// (or the whole body).
-    @inline(__always)  // one caller, DecodingDiagnostics.reason(for:)
-    static func invalid(_ value: Any, _ context: EncodingError.Context) -> String {
+    @inline(never)
+    static func invalid(_ type: Any.Type, _ codingPath: [any CodingKey], _ debugDescription: String) -> String {
         var path: [String] = []
-        for key in context.codingPath {
+        for key in codingPath {
             path.append(key.intValue.map(index) ?? key.stringValue)
         }
-        if path.isEmpty, context.debugDescription == "Unable to encode the given top-level value to JSON." {
+        if path.isEmpty, debugDescription == "Unable to encode the given top-level value to JSON." {
             return "it" + tooDeep
         }
         var text = subject(path)
         text += " ("
-        text += DecodingDiagnostics.name(of: type(of: value))
+        text += DecodingDiagnostics.name(of: type)
         text += ") is invalid: "
-        text += context.debugDescription
+        text += debugDescription
         return text
     }
 
@@ -227,7 +245,7 @@ enum ParameterWalker {
     }
 
     /// `the value at 'user.dates[2]'`, or `the top-level value`. Keys are joined by dots,
-    /// indices in brackets. A long key is cut to its first 40 bytes and a long path to its
+    /// indices in brackets. A long key is cut to its first 40 bytes (whole Unicode scalars) and a long path to its
     /// first 8 and last 4 steps, so that a message stays short whatever the caller's keys
     /// (the whole path is in a body's `EncodingError`).
     @inline(never)
@@ -245,10 +263,13 @@ enum ParameterWalker {
             } else {
                 if position > 0 { text += "." }
                 // Counted in bytes: one character may hold a megabyte of combining marks
-                // (a cut inside a character leaves the key out).
-                let bytes = step.utf8
-                if bytes.count > 40 {
-                    text += String(bytes[bytes.startIndex..<bytes.index(bytes.startIndex, offsetBy: 40)]) ?? ""
+                // (the cut keeps whole Unicode scalars).
+                if step.utf8.count > 40 {
+                    text += Array(step.utf8).withUnsafeBufferPointer { bytes in
+                        var end = 40
+                        while end > 0, bytes[end] & 0xC0 == 0x80 { end -= 1 }  // not inside a scalar
+                        return String(decoding: UnsafeBufferPointer(rebasing: bytes[..<end]), as: UTF8.self)
+                    }
                     text += "…"
                 } else {
                     text += step

@@ -32,6 +32,7 @@ public struct QueryStringEncoder: Sendable {
     }
 
     /// The encoded query string, or the `.encoding` error (for `url`) of a value that breaks a rule.
+    @inline(never)  // two callers (the URL's query, a form body)
     static func encode(_ parameters: [String: Any], url: URL) throws(NetworkError) -> String {
         var leaves: [(name: String, value: String)] = []
         _ = try ParameterWalker.walk(parameters, json: false, naming: ParameterWalker.escaped, lenient: false, url: url, into: &leaves)

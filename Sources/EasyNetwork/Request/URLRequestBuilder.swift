@@ -51,20 +51,7 @@ package struct URLRequestBuilder {
         // Where `params` go when there is no form: the URL query, or the body `query` names.
         var query = request.query
         if inQuery || encodable != nil { query = .path }
-        let queryParams = form == nil && query == .path ? params : nil
-
-        let url: URL
-        if let absolute = request.absoluteURL {
-            #if canImport(FoundationNetworking)
-            // Failed with -1000 by URLSession on Linux: refused naming why (see HostSettings).
-            if HostSettings.isIPv6Literal(absolute) {
-                throw Self.invalidURL(HostSettings.refusedIPv6Literal(absolute.absoluteString), url: absolute)
-            }
-            #endif
-            url = try Self.url(base: absolute, api: nil, query: queryParams)
-        } else {
-            url = try Self.url(base: settings.resolvedBaseURL.get(), api: request.api, query: queryParams, memo: settings.urlMemo)
-        }
+        let url = try self.url(of: request, query: form == nil && query == .path ? params : nil)
 
         var urlRequest = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData)
         // Set, not given to the initializer: swift-corelibs-foundation honours only a
@@ -74,21 +61,53 @@ package struct URLRequestBuilder {
             // GET is the default; each setter copies the request on Linux.
             urlRequest.httpMethod = method.rawValue
         }
+        try setHeaders(request.headers, on: &urlRequest, url: url)
+        try setBody(params, form: form, encodable: encodable, query: query, on: &urlRequest, url: url)
+        return urlRequest
+    }
 
+    /// The URL of `request`: its absolute URL, or the host's base URL with its `api`, with
+    /// `query` added. One step of ``build(_:multipart:exactTimeout:)`` (few values live at
+    /// each of its exits).
+    @inline(never)
+    private func url(of request: BaseAPIRequest, query: [String: Any]?) throws(NetworkError) -> URL {
+        guard let absolute = request.absoluteURL else {
+            return try Self.url(base: settings.resolvedBaseURL.get(), api: request.api, query: query, memo: settings.urlMemo)
+        }
+        #if canImport(FoundationNetworking)
+        // Failed with -1000 by URLSession on Linux: refused naming why (see HostSettings).
+        if HostSettings.isIPv6Literal(absolute) {
+            throw Self.invalidURL(HostSettings.refusedIPv6Literal(absolute.absoluteString), url: absolute)
+        }
+        #endif
+        return try Self.url(base: absolute, api: nil, query: query)
+    }
+
+    /// Checks and sets the host's and the request's `headers`.
+    @inline(never)
+    private func setHeaders(_ headers: [String: String]?, on urlRequest: inout URLRequest, url: URL) throws(NetworkError) {
         // Checked before they reach `setValue`, which on Linux drops a value holding CR or LF.
         if let refused = settings.defaultHeadersFailure ?? settings.sessionHeadersFailure {
             throw refused
         }
-        if let refused = HeaderFieldCheck.failure(in: request.headers, url: url, source: "the request's headers") {
+        if let refused = HeaderFieldCheck.failure(in: headers, url: url, source: "the request's headers") {
             throw refused
         }
         // `setValue` compares names case-insensitively: the request's values win over the
         // host's; within one dictionary, names that differ only in case are set in
         // ascending order (the last value wins; the name keeps the spelling set first).
         Self.set(settings.defaultHeaders, on: &urlRequest)
-        Self.set(request.headers ?? [:], on: &urlRequest)
+        Self.set(headers, on: &urlRequest)
+    }
 
-        var contentType: String?
+    /// Sets the body `params` make (or checks them, for a `form`, which writes them), or
+    /// the `encodable` body, with its Content-Type unless the request set one.
+    @inline(never)
+    private func setBody(
+        _ params: [String: Any]?, form: MultipartFormData?, encodable: (any Encodable)?, query: NetworkService.QueryType,
+        on urlRequest: inout URLRequest, url: URL
+    ) throws(NetworkError) {
+        let contentType: String
         if let form {
             // The parameters become text fields when the body is written: checked now.
             var leaves: [(name: String, value: String)] = []
@@ -96,6 +115,7 @@ package struct URLRequestBuilder {
                 _ = try ParameterWalker.walk(params, json: false, naming: ParameterWalker.unnamed, lenient: false, url: url, into: &leaves)
             }
             urlRequest.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
+            return
         } else if let encodable {
             urlRequest.httpBody = try JSONBody.of(encodable, encoder: settings.jsonEncoder, url: url)
             contentType = "application/json"
@@ -109,17 +129,18 @@ package struct URLRequestBuilder {
                 urlRequest.httpBody = try QueryStringEncoder.encode(params, url: url).data(using: .utf8) ?? Data()
                 contentType = "application/x-www-form-urlencoded; charset=utf-8"
             }
+        } else {
+            return
         }
-        if let contentType, urlRequest.value(forHTTPHeaderField: "Content-Type") == nil {
+        if urlRequest.value(forHTTPHeaderField: "Content-Type") == nil {
             urlRequest.setValue(contentType, forHTTPHeaderField: "Content-Type")
         }
-        return urlRequest
     }
 
     /// Sets `fields` on `request`, names in ascending order.
     @inline(never)
-    private static func set(_ fields: [String: String], on request: inout URLRequest) {
-        guard !fields.isEmpty else { return }
+    private static func set(_ fields: [String: String]?, on request: inout URLRequest) {
+        guard let fields, !fields.isEmpty else { return }
         for name in SortedKeys.of(fields) {
             request.setValue(fields[name], forHTTPHeaderField: name)
         }
@@ -186,7 +207,9 @@ package struct URLRequestBuilder {
     /// before it loses the one `/` it ends with (`trim` 1) or every `/` it starts with (2).
     @inline(never)
     private static func split(_ text: String, at byte: UInt8, trim: Int) -> (String, String?) {
-        let split = { (bytes: UnsafeBufferPointer<UInt8>) -> (String, String?) in
+        // Over a copy of the bytes: one path for every string (only a URL the memo does not
+        // know is split; the contiguous-storage path compiled a second copy, 336 bytes).
+        Array(text.utf8).withUnsafeBufferPointer { bytes in
             let index = bytes.firstIndex(of: byte)
             var start = 0, end = index ?? bytes.count
             if trim == 2 {
@@ -197,7 +220,6 @@ package struct URLRequestBuilder {
             return (String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self),
                     index.map { String(decoding: UnsafeBufferPointer(rebasing: bytes[($0 + 1)...]), as: UTF8.self) })
         }
-        return text.utf8.withContiguousStorageIfAvailable(split) ?? Array(text.utf8).withUnsafeBufferPointer(split)
     }
 
     /// The error of `base` and `api` when they make no URL (cold).
@@ -218,7 +240,7 @@ package struct URLRequestBuilder {
     /// The error of a URL that does not parse (cold).
     @inline(never)
     private static func invalidURL(_ message: String, url: URL) -> NetworkError {
-        NetworkError(kind: .invalidRequest, message: message, url: url)
+        NetworkError.library(.invalidRequest, message, url: url)
     }
 
     /// Why a multipart request whose form no writer made (no part added with
@@ -249,7 +271,7 @@ package struct URLRequestBuilder {
         }
         guard let form else { return completion(.success(urlRequest), nil) }
         guard let writer = form.writer else {
-            return completion(.failure(NetworkError(kind: .invalidRequest, message: noUploads, url: urlRequest.url)), nil)
+            return completion(.failure(NetworkError.library(.invalidRequest, noUploads, url: urlRequest.url)), nil)
         }
         writer.write(form, fields: request.params, for: urlRequest.url) { written in
             switch written {

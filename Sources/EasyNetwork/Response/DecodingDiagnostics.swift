@@ -6,7 +6,7 @@ import Foundation
 /// reports. The body stays on the error (``NetworkError/data``, ``NetworkError/bodySnippet``).
 @usableFromInline
 enum DecodingDiagnostics {
-    /// What went wrong for an encoding error (``EncodingFailure/invalid(_:_:)``: named by
+    /// What went wrong for an encoding error (``EncodingFailure/invalid(_:_:_:)``: named by
     /// key path and type, never by the value); the localized description of any other error.
     /// The core's words: a `DecodingError` (which only ``NetworkResponse/decode(_:decoder:)``
     /// meets) is named in ``decodingReason(for:)``, emitted into the caller with it. A
@@ -15,7 +15,7 @@ enum DecodingDiagnostics {
     @usableFromInline
     static func reason(for error: any Error) -> String {
         if case .invalidValue(let value, let context)? = error as? EncodingError {
-            return EncodingFailure.invalid(value, context)
+            return EncodingFailure.invalid(type(of: value), context.codingPath, context.debugDescription)
         }
         return (error as NSError).localizedDescription
     }

@@ -243,11 +243,18 @@ public struct NetworkError: Error, Sendable {
 extension NetworkError {
     @inline(never)
     static func cancelled(url: URL?) -> NetworkError {
-        NetworkError(kind: .cancelled, url: url)
+        library(.cancelled, nil, url: url)
     }
 
     static func transport(_ error: any Error, url: URL?) -> NetworkError {
-        NetworkError(kind: .transport, url: url, underlyingError: error)
+        library(.transport, nil, url: url, underlyingError: error)
+    }
+
+    /// An error in the library's words (`message`) about `url`: the one call of the full
+    /// initializer for them, so that no caller passes its eight other arguments.
+    @inline(never)
+    static func library(_ kind: Kind, _ message: String?, url: URL?, underlyingError: (any Error)? = nil) -> NetworkError {
+        NetworkError(kind: kind, message: message, url: url, underlyingError: underlyingError)
     }
 
     /// `error` when it is a ``NetworkError`` (an envelope's business error), else a
@@ -349,7 +356,7 @@ extension NetworkError: CustomNSError {
     /// and underlying error, under the usual keys; a trace id read from an envelope only on
     /// a host that quotes server messages.
     public var errorUserInfo: [String: Any] {
-        var info: [String: Any] = [:]
+        var info = [String: Any]()
         Self.put(errorDescription, NSLocalizedDescriptionKey, &info)
         Self.put(attempts, "attempts", &info)
         Self.put(message, NSLocalizedFailureReasonErrorKey, &info)

@@ -1,19 +1,29 @@
 import Foundation
 
 /// Why a hand-written mapper could not build its item.
-public enum ResponseMapperError: Error, Sendable, Equatable {
+///
+/// A struct of one byte with a static member per reason, not an enum: an enum carries value
+/// witnesses and a `Hashable` conformance in every program. Compare with `==`
+/// (`error as? ResponseMapperError == .invalid`).
+public struct ResponseMapperError: Error, Sendable, Equatable {
+    /// 0 `invalid`, 1 `missingAttribute`.
+    @usableFromInline let code: UInt8
+
+    /// The reason numbered `code`.
+    @_alwaysEmitIntoClient
+    init(code: UInt8) {
+        self.code = code
+    }
+
     /// The JSON was not of the expected shape (not an object, not an array).
-    case invalid
+    @_alwaysEmitIntoClient public static var invalid: ResponseMapperError { ResponseMapperError(code: 0) }
     /// The JSON had the right shape but lacked an attribute the item needs.
-    case missingAttribute
+    @_alwaysEmitIntoClient public static var missingAttribute: ResponseMapperError { ResponseMapperError(code: 1) }
 }
 
 extension ResponseMapperError: LocalizedError {
     /// A sentence a person understands.
     public var errorDescription: String? {
-        switch self {
-        case .invalid: return "The response does not have the expected shape."
-        case .missingAttribute: return "The response lacks an attribute the item needs."
-        }
+        code == 0 ? "The response does not have the expected shape." : "The response lacks an attribute the item needs."
     }
 }
