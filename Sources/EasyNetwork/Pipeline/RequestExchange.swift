@@ -300,7 +300,7 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
         var timedOut = expired
         stopClock()
         // The session's own idle timeout (plain attempts; elsewhere a backstop) reads as ours.
-        if timedOut == nil, (outcome.error as? URLError)?.errorCode == NSURLErrorTimedOut {
+        if timedOut == nil, let error = outcome.error, Self.urlErrorCode(error) == NSURLErrorTimedOut {
             timedOut = Self.timedOut("No byte was sent or received for ", idle)
         }
         task = nil
@@ -336,8 +336,8 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
         hops += 1
         let (ended, hop, bodyFile) = (cancelled || finished, hops, bodyFile)
         lock.unlock()
-        if ended { return URLError(.cancelled) }
-        if hop > 20 { return URLError(.httpTooManyRedirects) }
+        if ended { return Self.urlError(.cancelled) }
+        if hop > 20 { return Self.urlError(.httpTooManyRedirects) }
         var next = redirect
         if bodyFile == nil {
             guard sent.httpBodyStream == nil else { return SessionDelegate.unsentRedirect(response) }
@@ -409,6 +409,19 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
     @inline(never)
     private static func timedOut(_ words: String, _ seconds: TimeInterval) -> URLError {
         URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: words + String(seconds) + " s."])
+    }
+
+    /// A `URLError` of `code`, made in one place (every site would carry its conformance lookups).
+    @inline(never)
+    static func urlError(_ code: URLError.Code) -> URLError {
+        URLError(code)
+    }
+
+    /// The code of a `URLError` (`nil` for another error): one cast, shared by the places
+    /// that tell a timeout or a cancellation.
+    @inline(never)
+    static func urlErrorCode(_ error: any Error) -> Int? {
+        (error as? URLError)?.errorCode
     }
 
     /// Seconds as a `DispatchTime` offset: negative and NaN as 0, huge as ~100 years.
