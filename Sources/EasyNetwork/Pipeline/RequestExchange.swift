@@ -192,10 +192,8 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
                     return finish(refused)
                 }
                 adapt(index + 1, adapted, context: context)
-            case .failure(let error as NetworkError):
-                finish(error)
             case .failure(let error):
-                finish(NetworkError(kind: .invalidRequest, message: "an interceptor refused the request: " + error.localizedDescription, url: urlRequest.url, underlyingError: error))
+                finish(Self.failure(error, .invalidRequest, "an interceptor refused the request: ", url: urlRequest.url))
             }
         }
     }
@@ -213,7 +211,7 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
         let layers = bodyFile == nil ? plugIns : []
         if attempt == 1, !layers.isEmpty {
             let credential = layers.credential, queue = settings.callbackQueue
-            if layers.contains(where: { $0.answers(&urlRequest, credential: credential, sink: sink, lock: lock, queue: queue) }) {
+            for layer in layers where layer.answers(&urlRequest, credential: credential, sink: sink, lock: lock, queue: queue) {
                 lock.lock()
                 self.attempt = 0  // nothing was sent, so no attempt counts
                 lock.unlock()
@@ -415,6 +413,13 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
     @inline(never)
     static func urlError(_ code: URLError.Code) -> URLError {
         URLError(code)
+    }
+
+    /// What an interceptor threw or refused with: a ``NetworkError`` as is, anything else
+    /// as a `kind` error saying `words` and the error's description (made in one place).
+    @inline(never)
+    static func failure(_ error: any Error, _ kind: NetworkError.Kind, _ words: String, url: URL?, response: HTTPURLResponse? = nil, data: Data? = nil) -> NetworkError {
+        error as? NetworkError ?? NetworkError(kind: kind, message: words + error.localizedDescription, url: url, response: response, data: data, underlyingError: error)
     }
 
     /// The code of a `URLError` (`nil` for another error): one cast, shared by the places
