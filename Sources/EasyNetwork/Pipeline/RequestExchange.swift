@@ -221,7 +221,7 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
         if let context {
             chain.forEach { $0.willSend(urlRequest, context: context) }
         }
-        let bodySize = urlRequest.httpBody?.count ?? Int(bodyFile?.length ?? 0)
+        let bodySize = Self.bodySize(urlRequest, bodyFile)
         // Plain (a task with a completion handler, no byte events) when the session keeps
         // the idle limit as built (an interceptor may have changed it), no body file is
         // sent and nobody watches the upload: the clock then keeps only the total limit,
@@ -349,7 +349,7 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
         let proceed = !cancelled && !finished
         let current = proceed && hops == hop && completedAttempt < attempt
         if current { self.task = task }
-        bytesSent += next.httpBody?.count ?? Int(bodyFile?.length ?? 0)
+        bytesSent += Self.bodySize(next, bodyFile)
         let expiredMeanwhile = current && expired != nil
         lock.unlock()
         if !proceed || expiredMeanwhile {
@@ -409,9 +409,10 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
         URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: words + String(seconds) + " s."])
     }
 
-    /// A `URLError` of `code`, made in one place (every site would carry its conformance lookups).
+    /// A `URLError` of `code` as an `Error`, made and boxed in one place (every site would
+    /// carry its conformance lookups).
     @inline(never)
-    static func urlError(_ code: URLError.Code) -> URLError {
+    static func urlError(_ code: URLError.Code) -> any Error {
         URLError(code)
     }
 
@@ -420,6 +421,12 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
     @inline(never)
     static func failure(_ error: any Error, _ kind: NetworkError.Kind, _ words: String, url: URL?, response: HTTPURLResponse? = nil, data: Data? = nil) -> NetworkError {
         error as? NetworkError ?? NetworkError(kind: kind, message: words + error.localizedDescription, url: url, response: response, data: data, underlyingError: error)
+    }
+
+    /// The bytes of body `request` sends: its data, else the body file's length.
+    @inline(never)
+    static func bodySize(_ request: URLRequest, _ file: MultipartBodyFile?) -> Int {
+        request.httpBody?.count ?? Int(file?.length ?? 0)
     }
 
     /// The code of a `URLError` (`nil` for another error): one cast, shared by the places
