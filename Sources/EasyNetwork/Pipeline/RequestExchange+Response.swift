@@ -43,13 +43,14 @@ extension RequestExchange {
             }
         }
         let url = outcome.request.url
-        if let error = outcome.error {
-            if cancelled || (error as? URLError)?.errorCode == NSURLErrorCancelled { return .cancelled(url: url) }
+        // No answer: cancelled, a library error as is, else a transport error (a body cut
+        // short named as such; no error and no response is a bad server response).
+        guard outcome.error == nil, let httpResponse = outcome.response else {
+            let error = outcome.error
+            if cancelled || error.flatMap(Self.urlErrorCode) == NSURLErrorCancelled { return .cancelled(url: url) }
             if let error = error as? NetworkError { return error }
-            return .transport(TransportOutcome.truncatedBody(error, declared: outcome.response?.expectedContentLength, received: Int64(outcome.data.count)), url: url)
-        }
-        guard let httpResponse = outcome.response else {
-            return cancelled ? .cancelled(url: url) : .transport(URLError(.badServerResponse), url: url)
+            let cause = error.map { TransportOutcome.truncatedBody($0, declared: outcome.response?.expectedContentLength, received: Int64(outcome.data.count)) }
+            return .transport(cause ?? Self.urlError(.badServerResponse), url: url)
         }
         // A streamed transfer accepted its status itself (a 206 too); its body is on disk.
         let streamed = outcome.streamedBytes != nil
@@ -60,14 +61,12 @@ extension RequestExchange {
         }
         let response = NetworkResponse(request: outcome.request, httpResponse: httpResponse, data: outcome.data, payloadReader: streamed ? nil : settings.payloadReader, jsonDecoder: settings.jsonDecoder)
         if let context {
-            for interceptor in chain {
-                do {
+            do {
+                for interceptor in chain {
                     try interceptor.validate(response, context: context)
-                } catch let error as NetworkError {
-                    return error
-                } catch {
-                    return NetworkError(kind: .unacceptableStatus, message: error.localizedDescription, url: url, response: httpResponse, data: outcome.data, underlyingError: error)
                 }
+            } catch {
+                return Self.failure(error, .unacceptableStatus, "", url: url, response: httpResponse, data: outcome.data)
             }
         }
         if let error = sink.map(response, lock: lock) { return error }

@@ -192,10 +192,8 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
                     return finish(refused)
                 }
                 adapt(index + 1, adapted, context: context)
-            case .failure(let error as NetworkError):
-                finish(error)
             case .failure(let error):
-                finish(NetworkError(kind: .invalidRequest, message: "an interceptor refused the request: " + error.localizedDescription, url: urlRequest.url, underlyingError: error))
+                finish(Self.failure(error, .invalidRequest, "an interceptor refused the request: ", url: urlRequest.url))
             }
         }
     }
@@ -213,7 +211,7 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
         let layers = bodyFile == nil ? plugIns : []
         if attempt == 1, !layers.isEmpty {
             let credential = layers.credential, queue = settings.callbackQueue
-            if layers.contains(where: { $0.answers(&urlRequest, credential: credential, sink: sink, lock: lock, queue: queue) }) {
+            for layer in layers where layer.answers(&urlRequest, credential: credential, sink: sink, lock: lock, queue: queue) {
                 lock.lock()
                 self.attempt = 0  // nothing was sent, so no attempt counts
                 lock.unlock()
@@ -223,7 +221,7 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
         if let context {
             chain.forEach { $0.willSend(urlRequest, context: context) }
         }
-        let bodySize = urlRequest.httpBody?.count ?? Int(bodyFile?.length ?? 0)
+        let bodySize = Self.bodySize(urlRequest, bodyFile)
         // Plain (a task with a completion handler, no byte events) when the session keeps
         // the idle limit as built (an interceptor may have changed it), no body file is
         // sent and nobody watches the upload: the clock then keeps only the total limit,
@@ -300,7 +298,7 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
         var timedOut = expired
         stopClock()
         // The session's own idle timeout (plain attempts; elsewhere a backstop) reads as ours.
-        if timedOut == nil, (outcome.error as? URLError)?.errorCode == NSURLErrorTimedOut {
+        if timedOut == nil, let error = outcome.error, Self.urlErrorCode(error) == NSURLErrorTimedOut {
             timedOut = Self.timedOut("No byte was sent or received for ", idle)
         }
         task = nil
@@ -336,8 +334,8 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
         hops += 1
         let (ended, hop, bodyFile) = (cancelled || finished, hops, bodyFile)
         lock.unlock()
-        if ended { return URLError(.cancelled) }
-        if hop > 20 { return URLError(.httpTooManyRedirects) }
+        if ended { return Self.urlError(.cancelled) }
+        if hop > 20 { return Self.urlError(.httpTooManyRedirects) }
         var next = redirect
         if bodyFile == nil {
             guard sent.httpBodyStream == nil else { return SessionDelegate.unsentRedirect(response) }
@@ -351,7 +349,7 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
         let proceed = !cancelled && !finished
         let current = proceed && hops == hop && completedAttempt < attempt
         if current { self.task = task }
-        bytesSent += next.httpBody?.count ?? Int(bodyFile?.length ?? 0)
+        bytesSent += Self.bodySize(next, bodyFile)
         let expiredMeanwhile = current && expired != nil
         lock.unlock()
         if !proceed || expiredMeanwhile {
@@ -409,6 +407,33 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
     @inline(never)
     private static func timedOut(_ words: String, _ seconds: TimeInterval) -> URLError {
         URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: words + String(seconds) + " s."])
+    }
+
+    /// A `URLError` of `code` as an `Error`, made and boxed in one place (every site would
+    /// carry its conformance lookups).
+    @inline(never)
+    static func urlError(_ code: URLError.Code) -> any Error {
+        URLError(code)
+    }
+
+    /// What an interceptor threw or refused with: a ``NetworkError`` as is, anything else
+    /// as a `kind` error saying `words` and the error's description (made in one place).
+    @inline(never)
+    static func failure(_ error: any Error, _ kind: NetworkError.Kind, _ words: String, url: URL?, response: HTTPURLResponse? = nil, data: Data? = nil) -> NetworkError {
+        error as? NetworkError ?? NetworkError(kind: kind, message: words + error.localizedDescription, url: url, response: response, data: data, underlyingError: error)
+    }
+
+    /// The bytes of body `request` sends: its data, else the body file's length.
+    @inline(never)
+    static func bodySize(_ request: URLRequest, _ file: MultipartBodyFile?) -> Int {
+        request.httpBody?.count ?? Int(file?.length ?? 0)
+    }
+
+    /// The code of a `URLError` (`nil` for another error): one cast, shared by the places
+    /// that tell a timeout or a cancellation.
+    @inline(never)
+    static func urlErrorCode(_ error: any Error) -> Int? {
+        (error as? URLError)?.errorCode
     }
 
     /// Seconds as a `DispatchTime` offset: negative and NaN as 0, huge as ~100 years.

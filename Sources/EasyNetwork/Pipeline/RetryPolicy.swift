@@ -17,34 +17,184 @@ import FoundationNetworking
 /// outcome, and its error's ``NetworkError/attempts`` says how many sends were made.
 /// Cancelling it during a backoff ends it at once.
 public struct RetryPolicy: Sendable {
+    // One reference, not ten fields: the core carries no value witnesses copying two sets
+    // (the accessors, emitted into the client, make a new box on every change).
+    @usableFromInline var box: Box
+
+    @usableFromInline
+    final class Box: Sendable {
+        @usableFromInline let maxAttempts: Int
+        @usableFromInline let baseDelay: TimeInterval
+        @usableFromInline let multiplier: Double
+        @usableFromInline let maxDelay: TimeInterval
+        @usableFromInline let jitter: Double
+        @usableFromInline let retryableStatusCodes: Set<Int>
+        @usableFromInline let retryableURLErrorCodes: Set<URLError.Code>
+        @usableFromInline let retriesNonIdempotentMethods: Bool
+        @usableFromInline let honorsRetryAfter: Bool
+        @usableFromInline let maxRetryAfter: TimeInterval
+
+        @usableFromInline
+        init(maxAttempts: Int, baseDelay: TimeInterval, multiplier: Double, maxDelay: TimeInterval, jitter: Double, retryableStatusCodes: Set<Int>, retryableURLErrorCodes: Set<URLError.Code>, retriesNonIdempotentMethods: Bool, honorsRetryAfter: Bool, maxRetryAfter: TimeInterval) {
+            self.maxAttempts = maxAttempts
+            self.baseDelay = baseDelay
+            self.multiplier = multiplier
+            self.maxDelay = maxDelay
+            self.jitter = jitter
+            self.retryableStatusCodes = retryableStatusCodes
+            self.retryableURLErrorCodes = retryableURLErrorCodes
+            self.retriesNonIdempotentMethods = retriesNonIdempotentMethods
+            self.honorsRetryAfter = honorsRetryAfter
+            self.maxRetryAfter = maxRetryAfter
+        }
+    }
+
     /// Sends in all, the first included (1 means no retry).
-    public var maxAttempts: Int
+    @_alwaysEmitIntoClient
+    public var maxAttempts: Int {
+        get { box.maxAttempts }
+        set {
+            box = Box(
+                maxAttempts: newValue, baseDelay: box.baseDelay, multiplier: box.multiplier,
+                maxDelay: box.maxDelay, jitter: box.jitter, retryableStatusCodes: box.retryableStatusCodes,
+                retryableURLErrorCodes: box.retryableURLErrorCodes,
+                retriesNonIdempotentMethods: box.retriesNonIdempotentMethods,
+                honorsRetryAfter: box.honorsRetryAfter, maxRetryAfter: box.maxRetryAfter
+            )
+        }
+    }
     /// The delay before the first retry, in seconds.
-    public var baseDelay: TimeInterval
+    @_alwaysEmitIntoClient
+    public var baseDelay: TimeInterval {
+        get { box.baseDelay }
+        set {
+            box = Box(
+                maxAttempts: box.maxAttempts, baseDelay: newValue, multiplier: box.multiplier,
+                maxDelay: box.maxDelay, jitter: box.jitter, retryableStatusCodes: box.retryableStatusCodes,
+                retryableURLErrorCodes: box.retryableURLErrorCodes,
+                retriesNonIdempotentMethods: box.retriesNonIdempotentMethods,
+                honorsRetryAfter: box.honorsRetryAfter, maxRetryAfter: box.maxRetryAfter
+            )
+        }
+    }
     /// The factor the delay grows by for each further retry.
-    public var multiplier: Double
+    @_alwaysEmitIntoClient
+    public var multiplier: Double {
+        get { box.multiplier }
+        set {
+            box = Box(
+                maxAttempts: box.maxAttempts, baseDelay: box.baseDelay, multiplier: newValue,
+                maxDelay: box.maxDelay, jitter: box.jitter, retryableStatusCodes: box.retryableStatusCodes,
+                retryableURLErrorCodes: box.retryableURLErrorCodes,
+                retriesNonIdempotentMethods: box.retriesNonIdempotentMethods,
+                honorsRetryAfter: box.honorsRetryAfter, maxRetryAfter: box.maxRetryAfter
+            )
+        }
+    }
     /// The longest backoff the policy computes (exponential, jitter included), in seconds.
     /// It does not shorten a server's `Retry-After`, which ``maxRetryAfter`` bounds:
     /// retrying sooner than the server asked would defeat it. So with
     /// ``honorsRetryAfter`` the longest wait between two attempts is the larger of the two.
-    public var maxDelay: TimeInterval
+    @_alwaysEmitIntoClient
+    public var maxDelay: TimeInterval {
+        get { box.maxDelay }
+        set {
+            box = Box(
+                maxAttempts: box.maxAttempts, baseDelay: box.baseDelay, multiplier: box.multiplier,
+                maxDelay: newValue, jitter: box.jitter, retryableStatusCodes: box.retryableStatusCodes,
+                retryableURLErrorCodes: box.retryableURLErrorCodes,
+                retriesNonIdempotentMethods: box.retriesNonIdempotentMethods,
+                honorsRetryAfter: box.honorsRetryAfter, maxRetryAfter: box.maxRetryAfter
+            )
+        }
+    }
     /// How much of each delay is random, from 0 (none) to 1 (anything from 0 to the
     /// full delay), so clients that failed together do not retry together.
-    public var jitter: Double
+    @_alwaysEmitIntoClient
+    public var jitter: Double {
+        get { box.jitter }
+        set {
+            box = Box(
+                maxAttempts: box.maxAttempts, baseDelay: box.baseDelay, multiplier: box.multiplier,
+                maxDelay: box.maxDelay, jitter: newValue, retryableStatusCodes: box.retryableStatusCodes,
+                retryableURLErrorCodes: box.retryableURLErrorCodes,
+                retriesNonIdempotentMethods: box.retriesNonIdempotentMethods,
+                honorsRetryAfter: box.honorsRetryAfter, maxRetryAfter: box.maxRetryAfter
+            )
+        }
+    }
     /// Statuses worth retrying.
-    public var retryableStatusCodes: Set<Int>
+    @_alwaysEmitIntoClient
+    public var retryableStatusCodes: Set<Int> {
+        get { box.retryableStatusCodes }
+        set {
+            box = Box(
+                maxAttempts: box.maxAttempts, baseDelay: box.baseDelay, multiplier: box.multiplier,
+                maxDelay: box.maxDelay, jitter: box.jitter, retryableStatusCodes: newValue,
+                retryableURLErrorCodes: box.retryableURLErrorCodes,
+                retriesNonIdempotentMethods: box.retriesNonIdempotentMethods,
+                honorsRetryAfter: box.honorsRetryAfter, maxRetryAfter: box.maxRetryAfter
+            )
+        }
+    }
     /// Transport errors worth retrying.
-    public var retryableURLErrorCodes: Set<URLError.Code>
+    @_alwaysEmitIntoClient
+    public var retryableURLErrorCodes: Set<URLError.Code> {
+        get { box.retryableURLErrorCodes }
+        set {
+            box = Box(
+                maxAttempts: box.maxAttempts, baseDelay: box.baseDelay, multiplier: box.multiplier,
+                maxDelay: box.maxDelay, jitter: box.jitter, retryableStatusCodes: box.retryableStatusCodes,
+                retryableURLErrorCodes: newValue, retriesNonIdempotentMethods: box.retriesNonIdempotentMethods,
+                honorsRetryAfter: box.honorsRetryAfter, maxRetryAfter: box.maxRetryAfter
+            )
+        }
+    }
     /// Whether POST and PATCH are retried too. Off by default: a retried POST may
     /// create a second order.
-    public var retriesNonIdempotentMethods: Bool
+    @_alwaysEmitIntoClient
+    public var retriesNonIdempotentMethods: Bool {
+        get { box.retriesNonIdempotentMethods }
+        set {
+            box = Box(
+                maxAttempts: box.maxAttempts, baseDelay: box.baseDelay, multiplier: box.multiplier,
+                maxDelay: box.maxDelay, jitter: box.jitter, retryableStatusCodes: box.retryableStatusCodes,
+                retryableURLErrorCodes: box.retryableURLErrorCodes, retriesNonIdempotentMethods: newValue,
+                honorsRetryAfter: box.honorsRetryAfter, maxRetryAfter: box.maxRetryAfter
+            )
+        }
+    }
     /// Whether a `Retry-After` header (seconds or HTTP date) sets the delay in place of the
     /// backoff (bounded by ``maxRetryAfter``, not by ``maxDelay``).
-    public var honorsRetryAfter: Bool
+    @_alwaysEmitIntoClient
+    public var honorsRetryAfter: Bool {
+        get { box.honorsRetryAfter }
+        set {
+            box = Box(
+                maxAttempts: box.maxAttempts, baseDelay: box.baseDelay, multiplier: box.multiplier,
+                maxDelay: box.maxDelay, jitter: box.jitter, retryableStatusCodes: box.retryableStatusCodes,
+                retryableURLErrorCodes: box.retryableURLErrorCodes,
+                retriesNonIdempotentMethods: box.retriesNonIdempotentMethods, honorsRetryAfter: newValue,
+                maxRetryAfter: box.maxRetryAfter
+            )
+        }
+    }
     /// The longest `Retry-After` honoured, in seconds, whatever ``maxDelay`` is; a longer
     /// one is cut to this (the retry then comes sooner than the server asked). Lower it,
     /// or turn ``honorsRetryAfter`` off, to bound every wait.
-    public var maxRetryAfter: TimeInterval
+    @_alwaysEmitIntoClient
+    public var maxRetryAfter: TimeInterval {
+        get { box.maxRetryAfter }
+        set {
+            box = Box(
+                maxAttempts: box.maxAttempts, baseDelay: box.baseDelay, multiplier: box.multiplier,
+                maxDelay: box.maxDelay, jitter: box.jitter, retryableStatusCodes: box.retryableStatusCodes,
+                retryableURLErrorCodes: box.retryableURLErrorCodes,
+                retriesNonIdempotentMethods: box.retriesNonIdempotentMethods,
+                honorsRetryAfter: box.honorsRetryAfter, maxRetryAfter: newValue
+            )
+        }
+    }
 
     /// A policy; every parameter has the default of ``default``.
     @_alwaysEmitIntoClient
@@ -60,16 +210,12 @@ public struct RetryPolicy: Sendable {
         honorsRetryAfter: Bool = true,
         maxRetryAfter: TimeInterval = 60
     ) {
-        self.maxAttempts = max(1, maxAttempts)
-        self.baseDelay = max(0, baseDelay)
-        self.multiplier = max(1, multiplier)
-        self.maxDelay = max(0, maxDelay)
-        self.jitter = min(1, max(0, jitter))
-        self.retryableStatusCodes = retryableStatusCodes
-        self.retryableURLErrorCodes = retryableURLErrorCodes
-        self.retriesNonIdempotentMethods = retriesNonIdempotentMethods
-        self.honorsRetryAfter = honorsRetryAfter
-        self.maxRetryAfter = max(0, maxRetryAfter)
+        box = Box(
+            maxAttempts: max(1, maxAttempts), baseDelay: max(0, baseDelay), multiplier: max(1, multiplier),
+            maxDelay: max(0, maxDelay), jitter: min(1, max(0, jitter)), retryableStatusCodes: retryableStatusCodes,
+            retryableURLErrorCodes: retryableURLErrorCodes, retriesNonIdempotentMethods: retriesNonIdempotentMethods,
+            honorsRetryAfter: honorsRetryAfter, maxRetryAfter: max(0, maxRetryAfter)
+        )
     }
 
     /// 3 attempts, 0.5 s then 1 s (±25 %), on 408/429/500/502/503/504 and transient
