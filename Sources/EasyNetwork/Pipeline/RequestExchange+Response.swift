@@ -202,3 +202,39 @@ extension RequestExchange {
         }
     }
 }
+
+// The small makers both files of the exchange share, each compiled once (out of line).
+extension RequestExchange {
+    /// `URLError.timedOut` saying `words`, then `seconds` and " s." (``NetworkError/isTimeout``).
+    @inline(never)
+    static func timedOut(_ words: String, _ seconds: TimeInterval) -> URLError {
+        URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: words + String(seconds) + " s."])
+    }
+
+    /// A `URLError` of `code` as an `Error`, made and boxed in one place (every site would
+    /// carry its conformance lookups).
+    @inline(never)
+    static func urlError(_ code: URLError.Code) -> any Error {
+        URLError(code)
+    }
+
+    /// What an interceptor threw or refused with: a ``NetworkError`` as is, anything else
+    /// as a `kind` error saying `words` and the error's description (made in one place).
+    @inline(never)
+    static func failure(_ error: any Error, _ kind: NetworkError.Kind, _ words: String, url: URL?, response: HTTPURLResponse? = nil, data: Data? = nil) -> NetworkError {
+        error as? NetworkError ?? NetworkError(kind: kind, message: words + error.localizedDescription, url: url, response: response, data: data, underlyingError: error)
+    }
+
+    /// The bytes of body `request` sends: its data, else the body file's length.
+    @inline(never)
+    static func bodySize(_ request: URLRequest, _ file: MultipartBodyFile?) -> Int {
+        request.httpBody?.count ?? Int(file?.length ?? 0)
+    }
+
+    /// The code of a `URLError` (`nil` for another error): one cast, shared by the places
+    /// that tell a timeout or a cancellation.
+    @inline(never)
+    static func urlErrorCode(_ error: any Error) -> Int? {
+        (error as? URLError)?.errorCode
+    }
+}
