@@ -13,7 +13,8 @@ import FoundationNetworking
 /// A ``ServiceOperation`` owns one service. ``cancel()`` cancels every request it
 /// is running and is sticky: requests made afterwards fail at once as cancelled.
 public final class EasyNetworkService: @unchecked Sendable {
-    // unchecked: every `var` is read and written only under `lock`.
+    // unchecked: every `var` is read and written only under `lock` (which also makes them
+    // `@exclusivity(unchecked)`: no dynamic access checks).
     /// The host this service talks to.
     public let configuration: HostConfiguration
     /// From the operations' pool (see ``OperationLock``): a service, made per operation,
@@ -22,14 +23,14 @@ public final class EasyNetworkService: @unchecked Sendable {
     // Size: no initial values where fields are declared (in a public type each compiles a
     // function with an unwind entry): `init` sets every one, and `Optional<T>` is spelled
     // out because `T?` has an implicit `= nil`.
-    private var cancelled: Bool
+    @exclusivity(unchecked) private var cancelled: Bool
     /// The request running (usually the only one: an operation's), and any others, so
     /// that the usual single request allocates no array.
-    private var exchange: Optional<RequestExchange>
-    private var moreExchanges: [RequestExchange]
-    private var priority: Optional<Float>
-    private var queued: Optional<Date>
-    private var onCancelled: Optional<@Sendable () -> Void>
+    @exclusivity(unchecked) private var exchange: Optional<RequestExchange>
+    @exclusivity(unchecked) private var moreExchanges: [RequestExchange]
+    @exclusivity(unchecked) private var priority: Optional<Float>
+    @exclusivity(unchecked) private var queued: Optional<Date>
+    @exclusivity(unchecked) private var onCancelled: Optional<@Sendable () -> Void>
     /// The queue running this service's operation, which lends it a slot while a
     /// request waits for a token refresh.
     private weak var lender: Optional<NetworkQueue>

@@ -19,32 +19,34 @@ import FoundationNetworking
 package final class HostSettings: @unchecked Sendable {
     // unchecked: fields are written only on a fresh copy under the host's lock before it
     // is published; a published object is never written again.
+    // So its fields are `@exclusivity(unchecked)`: no access can overlap, and the core
+    // carries no dynamic access check for them.
 
     /// The URL every request's `api` is appended to; see ``setBaseURL(_:problem:)``.
-    private(set) var baseURL: Optional<URL>
+    @exclusivity(unchecked) private(set) var baseURL: Optional<URL>
     /// Why the last base URL given was rejected, or `nil`.
-    private(set) var baseURLProblem: Optional<String>
+    @exclusivity(unchecked) private(set) var baseURLProblem: Optional<String>
     /// URLs built on `baseURL`, a new one whenever it changes.
-    private(set) var urlMemo: URLMemo
-    var defaultHeaders: [String: String]
+    @exclusivity(unchecked) private(set) var urlMemo: URLMemo
+    @exclusivity(unchecked) var defaultHeaders: [String: String]
     /// Why `defaultHeaders` are refused (a name or value ``HeaderFieldCheck`` rejects), or `nil`.
-    var defaultHeadersFailure: Optional<NetworkError>
+    @exclusivity(unchecked) var defaultHeadersFailure: Optional<NetworkError>
     /// Why the session configuration's `httpAdditionalHeaders` are refused, or `nil`.
-    var sessionHeadersFailure: Optional<NetworkError>
-    var timeout: TimeInterval
-    var totalTimeout: Optional<TimeInterval>
-    var callbackQueue: DispatchQueue
-    var acceptableStatusCodes: Set<Int>
+    @exclusivity(unchecked) var sessionHeadersFailure: Optional<NetworkError>
+    @exclusivity(unchecked) var timeout: TimeInterval
+    @exclusivity(unchecked) var totalTimeout: Optional<TimeInterval>
+    @exclusivity(unchecked) var callbackQueue: DispatchQueue
+    @exclusivity(unchecked) var acceptableStatusCodes: Set<Int>
     /// The envelope (`EasyNetworkEnvelopes`), or `nil`.
     package internal(set) var payloadReader: Optional<any PayloadReader>
     package internal(set) var jsonDecoder: JSONDecoder
-    var jsonEncoder: JSONEncoder
-    var errorHandler: Optional<HostConfiguration.ErrorHandler>
-    var errorSentencesQuoteServerMessages: Bool
-    var interceptors: [any RequestInterceptor]
+    @exclusivity(unchecked) var jsonEncoder: JSONEncoder
+    @exclusivity(unchecked) var errorHandler: Optional<HostConfiguration.ErrorHandler>
+    @exclusivity(unchecked) var errorSentencesQuoteServerMessages: Bool
+    @exclusivity(unchecked) var interceptors: [any RequestInterceptor]
     package internal(set) var cachePolicy: CachePolicy
     /// The installed optional features, in ``HostFeature/order`` (see ``setFeature(_:id:order:)``).
-    @usableFromInline var features: [any HostFeature]  // set only by `setFeature`, emitted into the products
+    @exclusivity(unchecked) @usableFromInline var features: [any HostFeature]  // set only by `setFeature`, emitted into the products
 
     /// The defaults of a new host.
     convenience init(baseURL: URL?) {

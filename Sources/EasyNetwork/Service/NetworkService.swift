@@ -12,14 +12,15 @@ import FoundationNetworking
 /// `URLSession.shared` and never makes a session per request. The nested
 /// ``Method`` and ``QueryType`` describe requests.
 public final class NetworkService: @unchecked Sendable {
-    // unchecked: configuration, session and invalidated are only touched under `lock`.
+    // unchecked: configuration, session and invalidated are only touched under `lock`
+    // (so they are `@exclusivity(unchecked)`: no dynamic access checks).
     // Size: no initial values where fields are declared (in a public type each compiles a
     // function with an unwind entry): `init` sets every one (`Optional<T>` spelled out:
     // `T?` has an implicit `= nil`).
     private let lock: Lock
-    private var configuration: URLSessionConfiguration
-    private var session: Optional<URLSession>
-    private var invalidated: Bool
+    @exclusivity(unchecked) private var configuration: URLSessionConfiguration
+    @exclusivity(unchecked) private var session: Optional<URLSession>
+    @exclusivity(unchecked) private var invalidated: Bool
     /// The session's delegate (the host's redirect decision lives there).
     let delegate: SessionDelegate
     private let delegateQueue: OperationQueue

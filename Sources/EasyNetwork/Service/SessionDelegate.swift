@@ -75,15 +75,16 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     let lock = Lock()
+    // The fields below are `@exclusivity(unchecked)`: `lock` keeps every access exclusive.
     /// Running tasks and notes on tasks with a completion handler (the 401 a cancelled
     /// challenge carried, a refused redirect, a redirect left to the exchange) until their
     /// completions take them; in no order, scanned from the newest: a host usually has a
     /// handful in flight, and an array of class references brings no dictionary code.
-    private var entries: [Entry] = []
+    @exclusivity(unchecked) private var entries: [Entry] = []
     /// The host's redirect decision, if any; under `lock`.
-    private var redirect: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)?
+    @exclusivity(unchecked) private var redirect: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)?
     /// Who judges the host's servers beyond the system's trust (pinning), if anyone; under `lock`.
-    private var trust: (any ServerTrustEvaluator)?
+    @exclusivity(unchecked) private var trust: (any ServerTrustEvaluator)?
 
     #if !canImport(FoundationNetworking) || DEBUG
     private let expectsMetrics: Bool
