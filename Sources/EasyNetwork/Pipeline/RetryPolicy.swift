@@ -47,49 +47,53 @@ public struct RetryPolicy: Sendable {
             self.honorsRetryAfter = honorsRetryAfter
             self.maxRetryAfter = maxRetryAfter
         }
+
+        /// A copy with the values given changed (every setter of the policy makes one).
+        @_alwaysEmitIntoClient
+        func with(
+            maxAttempts: Int? = nil,
+            baseDelay: TimeInterval? = nil,
+            multiplier: Double? = nil,
+            maxDelay: TimeInterval? = nil,
+            jitter: Double? = nil,
+            retryableStatusCodes: Set<Int>? = nil,
+            retryableURLErrorCodes: Set<URLError.Code>? = nil,
+            retriesNonIdempotentMethods: Bool? = nil,
+            honorsRetryAfter: Bool? = nil,
+            maxRetryAfter: TimeInterval? = nil
+        ) -> Box {
+            Box(
+                maxAttempts: maxAttempts ?? self.maxAttempts,
+                baseDelay: baseDelay ?? self.baseDelay,
+                multiplier: multiplier ?? self.multiplier,
+                maxDelay: maxDelay ?? self.maxDelay,
+                jitter: jitter ?? self.jitter,
+                retryableStatusCodes: retryableStatusCodes ?? self.retryableStatusCodes,
+                retryableURLErrorCodes: retryableURLErrorCodes ?? self.retryableURLErrorCodes,
+                retriesNonIdempotentMethods: retriesNonIdempotentMethods ?? self.retriesNonIdempotentMethods,
+                honorsRetryAfter: honorsRetryAfter ?? self.honorsRetryAfter,
+                maxRetryAfter: maxRetryAfter ?? self.maxRetryAfter
+            )
+        }
     }
 
     /// Sends in all, the first included (1 means no retry).
     @_alwaysEmitIntoClient
     public var maxAttempts: Int {
         get { box.maxAttempts }
-        set {
-            box = Box(
-                maxAttempts: newValue, baseDelay: box.baseDelay, multiplier: box.multiplier,
-                maxDelay: box.maxDelay, jitter: box.jitter, retryableStatusCodes: box.retryableStatusCodes,
-                retryableURLErrorCodes: box.retryableURLErrorCodes,
-                retriesNonIdempotentMethods: box.retriesNonIdempotentMethods,
-                honorsRetryAfter: box.honorsRetryAfter, maxRetryAfter: box.maxRetryAfter
-            )
-        }
+        set { box = box.with(maxAttempts: newValue) }
     }
     /// The delay before the first retry, in seconds.
     @_alwaysEmitIntoClient
     public var baseDelay: TimeInterval {
         get { box.baseDelay }
-        set {
-            box = Box(
-                maxAttempts: box.maxAttempts, baseDelay: newValue, multiplier: box.multiplier,
-                maxDelay: box.maxDelay, jitter: box.jitter, retryableStatusCodes: box.retryableStatusCodes,
-                retryableURLErrorCodes: box.retryableURLErrorCodes,
-                retriesNonIdempotentMethods: box.retriesNonIdempotentMethods,
-                honorsRetryAfter: box.honorsRetryAfter, maxRetryAfter: box.maxRetryAfter
-            )
-        }
+        set { box = box.with(baseDelay: newValue) }
     }
     /// The factor the delay grows by for each further retry.
     @_alwaysEmitIntoClient
     public var multiplier: Double {
         get { box.multiplier }
-        set {
-            box = Box(
-                maxAttempts: box.maxAttempts, baseDelay: box.baseDelay, multiplier: newValue,
-                maxDelay: box.maxDelay, jitter: box.jitter, retryableStatusCodes: box.retryableStatusCodes,
-                retryableURLErrorCodes: box.retryableURLErrorCodes,
-                retriesNonIdempotentMethods: box.retriesNonIdempotentMethods,
-                honorsRetryAfter: box.honorsRetryAfter, maxRetryAfter: box.maxRetryAfter
-            )
-        }
+        set { box = box.with(multiplier: newValue) }
     }
     /// The longest backoff the policy computes (exponential, jitter included), in seconds.
     /// It does not shorten a server's `Retry-After`, which ``maxRetryAfter`` bounds:
@@ -98,86 +102,40 @@ public struct RetryPolicy: Sendable {
     @_alwaysEmitIntoClient
     public var maxDelay: TimeInterval {
         get { box.maxDelay }
-        set {
-            box = Box(
-                maxAttempts: box.maxAttempts, baseDelay: box.baseDelay, multiplier: box.multiplier,
-                maxDelay: newValue, jitter: box.jitter, retryableStatusCodes: box.retryableStatusCodes,
-                retryableURLErrorCodes: box.retryableURLErrorCodes,
-                retriesNonIdempotentMethods: box.retriesNonIdempotentMethods,
-                honorsRetryAfter: box.honorsRetryAfter, maxRetryAfter: box.maxRetryAfter
-            )
-        }
+        set { box = box.with(maxDelay: newValue) }
     }
     /// How much of each delay is random, from 0 (none) to 1 (anything from 0 to the
     /// full delay), so clients that failed together do not retry together.
     @_alwaysEmitIntoClient
     public var jitter: Double {
         get { box.jitter }
-        set {
-            box = Box(
-                maxAttempts: box.maxAttempts, baseDelay: box.baseDelay, multiplier: box.multiplier,
-                maxDelay: box.maxDelay, jitter: newValue, retryableStatusCodes: box.retryableStatusCodes,
-                retryableURLErrorCodes: box.retryableURLErrorCodes,
-                retriesNonIdempotentMethods: box.retriesNonIdempotentMethods,
-                honorsRetryAfter: box.honorsRetryAfter, maxRetryAfter: box.maxRetryAfter
-            )
-        }
+        set { box = box.with(jitter: newValue) }
     }
     /// Statuses worth retrying.
     @_alwaysEmitIntoClient
     public var retryableStatusCodes: Set<Int> {
         get { box.retryableStatusCodes }
-        set {
-            box = Box(
-                maxAttempts: box.maxAttempts, baseDelay: box.baseDelay, multiplier: box.multiplier,
-                maxDelay: box.maxDelay, jitter: box.jitter, retryableStatusCodes: newValue,
-                retryableURLErrorCodes: box.retryableURLErrorCodes,
-                retriesNonIdempotentMethods: box.retriesNonIdempotentMethods,
-                honorsRetryAfter: box.honorsRetryAfter, maxRetryAfter: box.maxRetryAfter
-            )
-        }
+        set { box = box.with(retryableStatusCodes: newValue) }
     }
     /// Transport errors worth retrying.
     @_alwaysEmitIntoClient
     public var retryableURLErrorCodes: Set<URLError.Code> {
         get { box.retryableURLErrorCodes }
-        set {
-            box = Box(
-                maxAttempts: box.maxAttempts, baseDelay: box.baseDelay, multiplier: box.multiplier,
-                maxDelay: box.maxDelay, jitter: box.jitter, retryableStatusCodes: box.retryableStatusCodes,
-                retryableURLErrorCodes: newValue, retriesNonIdempotentMethods: box.retriesNonIdempotentMethods,
-                honorsRetryAfter: box.honorsRetryAfter, maxRetryAfter: box.maxRetryAfter
-            )
-        }
+        set { box = box.with(retryableURLErrorCodes: newValue) }
     }
     /// Whether POST and PATCH are retried too. Off by default: a retried POST may
     /// create a second order.
     @_alwaysEmitIntoClient
     public var retriesNonIdempotentMethods: Bool {
         get { box.retriesNonIdempotentMethods }
-        set {
-            box = Box(
-                maxAttempts: box.maxAttempts, baseDelay: box.baseDelay, multiplier: box.multiplier,
-                maxDelay: box.maxDelay, jitter: box.jitter, retryableStatusCodes: box.retryableStatusCodes,
-                retryableURLErrorCodes: box.retryableURLErrorCodes, retriesNonIdempotentMethods: newValue,
-                honorsRetryAfter: box.honorsRetryAfter, maxRetryAfter: box.maxRetryAfter
-            )
-        }
+        set { box = box.with(retriesNonIdempotentMethods: newValue) }
     }
     /// Whether a `Retry-After` header (seconds or HTTP date) sets the delay in place of the
     /// backoff (bounded by ``maxRetryAfter``, not by ``maxDelay``).
     @_alwaysEmitIntoClient
     public var honorsRetryAfter: Bool {
         get { box.honorsRetryAfter }
-        set {
-            box = Box(
-                maxAttempts: box.maxAttempts, baseDelay: box.baseDelay, multiplier: box.multiplier,
-                maxDelay: box.maxDelay, jitter: box.jitter, retryableStatusCodes: box.retryableStatusCodes,
-                retryableURLErrorCodes: box.retryableURLErrorCodes,
-                retriesNonIdempotentMethods: box.retriesNonIdempotentMethods, honorsRetryAfter: newValue,
-                maxRetryAfter: box.maxRetryAfter
-            )
-        }
+        set { box = box.with(honorsRetryAfter: newValue) }
     }
     /// The longest `Retry-After` honoured, in seconds, whatever ``maxDelay`` is; a longer
     /// one is cut to this (the retry then comes sooner than the server asked). Lower it,
@@ -185,15 +143,7 @@ public struct RetryPolicy: Sendable {
     @_alwaysEmitIntoClient
     public var maxRetryAfter: TimeInterval {
         get { box.maxRetryAfter }
-        set {
-            box = Box(
-                maxAttempts: box.maxAttempts, baseDelay: box.baseDelay, multiplier: box.multiplier,
-                maxDelay: box.maxDelay, jitter: box.jitter, retryableStatusCodes: box.retryableStatusCodes,
-                retryableURLErrorCodes: box.retryableURLErrorCodes,
-                retriesNonIdempotentMethods: box.retriesNonIdempotentMethods,
-                honorsRetryAfter: box.honorsRetryAfter, maxRetryAfter: newValue
-            )
-        }
+        set { box = box.with(maxRetryAfter: newValue) }
     }
 
     /// A policy; every parameter has the default of ``default``.
