@@ -84,8 +84,7 @@ final class CachePlugIn: RequestPlugIn, @unchecked Sendable {
         guard let entry,
               let stored = HTTPURLResponse(url: url, statusCode: entry.statusCode, httpVersion: "HTTP/1.1", headerFields: entry.headers)
         else { return }
-        outcome.response = stored
-        outcome.data = entry.body
+        outcome.replace(response: stored, data: entry.body)
     }
 
     /// After `response` (sent with `token`) passed validation and mapped: stores it

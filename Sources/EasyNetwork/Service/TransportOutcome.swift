@@ -10,21 +10,24 @@ import FoundationNetworking
 package struct TransportOutcome: Sendable {
     // Size: `Optional<T>` spelled out, set in `init`: `T?` has an implicit `= nil`, which
     // in a package type compiles a function with an unwind entry.
+    // Size: only what the products read is `package`, read-only (a getter each); a `package
+    // var` would compile a getter, a setter and a two-function `modify`. The core's own
+    // files set every field directly; a product changes one through a method below.
     package let request: URLRequest
-    package var response: Optional<HTTPURLResponse>
-    package var data: Data
-    package var error: Optional<any Error>
+    package internal(set) var response: Optional<HTTPURLResponse>
+    var data: Data
+    package internal(set) var error: Optional<any Error>
     /// When the response began to arrive, where the platform tells.
-    package var firstByteAt: Optional<Date>
+    var firstByteAt: Optional<Date>
     /// The body bytes a streamed transfer handed on instead of keeping them in `data`,
     /// or `nil` for a buffered body. A streamed transfer judged the status itself, and
     /// its body is not the host's to decode (no envelope).
-    package var streamedBytes: Optional<Int>
+    var streamedBytes: Optional<Int>
     #if canImport(FoundationNetworking)
     /// A redirect that keeps the method and the body, which the session did not follow
     /// because swift-corelibs-foundation would send it without the body: the exchange
     /// sends it, with the body (see ``SessionDelegate``). `response` is the 3xx.
-    package var redirect: Optional<URLRequest>
+    var redirect: Optional<URLRequest>
     #endif
 
     package init(request: URLRequest, response: HTTPURLResponse? = nil, data: Data = Data(), error: (any Error)? = nil) {
@@ -37,6 +40,21 @@ package struct TransportOutcome: Sendable {
         #if canImport(FoundationNetworking)
         redirect = nil
         #endif
+    }
+
+    /// The outcome of a streamed transfer (a download), which handed on `streamedBytes`
+    /// body bytes instead of keeping them; `firstByteAt`: when its response began to arrive.
+    package init(request: URLRequest, response: HTTPURLResponse?, error: (any Error)?, firstByteAt: Date?, streamedBytes: Int) {
+        self.init(request: request, response: response, error: error)
+        self.firstByteAt = firstByteAt
+        self.streamedBytes = streamedBytes
+    }
+
+    /// Puts `response` and its body `data` in place of what arrived (a cache's stored
+    /// response for a `304 Not Modified`).
+    package mutating func replace(response: HTTPURLResponse, data: Data) {
+        self.response = response
+        self.data = data
     }
 
     /// The outcome of a task that could not start: `URLError` `code`. (Cold, out of line,
