@@ -122,6 +122,6 @@ final class CachePlugIn: RequestPlugIn, @unchecked Sendable {
         guard let url = request.url,
               let http = HTTPURLResponse(url: url, statusCode: entry.statusCode, httpVersion: "HTTP/1.1", headerFields: entry.headers)
         else { return nil }
-        return NetworkResponse(request: request, httpResponse: http, data: entry.body, payloadReader: settings.payloadReader, jsonDecoder: settings.jsonDecoder)
+        return NetworkResponse(request: request, httpResponse: http, data: entry.body, payloadReader: settings.tunables.payloadReader, jsonDecoder: settings.tunables.jsonDecoder)
     }
 }
