@@ -184,6 +184,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         return entry
     }
 
+    @inline(__always)  // into its one caller, the witness (else a copy without `session` and a call)
     func urlSession(
         _ session: URLSession,
         dataTask: URLSessionDataTask,
@@ -203,6 +204,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         completionHandler(.allow)
     }
 
+    @inline(__always)  // into its one caller, the witness (else a copy without `session` and a call)
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         guard let entry = moved(dataTask) else { return }
         if let observer = entry.observer {
@@ -228,6 +230,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         moved(task)?.uploadProgress?(totalBytesSent, totalBytesExpectedToSend)
     }
 
+    @inline(__always)  // into its one caller, the witness (else a copy without `session` and a call)
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         lock.lock()
         // A note on a task with a completion handler stays for that completion.
@@ -325,6 +328,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         return Self.outcome(request, http, data ?? Data(), error, note: note, firstByteAt: nil, buffered: false)
     }
 
+    @inline(__always)  // into its one caller, the witness (else a copy without `session` and a call)
     func urlSession(
         _ session: URLSession,
         task: URLSessionTask,
