@@ -112,6 +112,7 @@ public final class HostConfiguration: @unchecked Sendable {
         current = HostSettings(baseURL: baseURL)
         current.sessionHeadersFailure = HeaderFieldCheck.failure(in: sessionConfiguration)
         transport = NetworkService(configuration: sessionConfiguration)
+        transport.delegate.host = self  // for the redirect handler
     }
 
     private convenience init() {
@@ -259,20 +260,8 @@ public final class HostConfiguration: @unchecked Sendable {
     /// leads to another host, scheme or port.
     @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var redirectHandler: (@Sendable (_ response: HTTPURLResponse, _ newRequest: URLRequest) -> URLRequest?)? {
-        get { redirectHandlerValue }
-        set { setRedirectHandler(newValue) }
-    }
-
-    /// The session delegate's ``redirectHandler``.
-    @usableFromInline
-    var redirectHandlerValue: (@Sendable (_ response: HTTPURLResponse, _ newRequest: URLRequest) -> URLRequest?)? {
-        transport.delegate.redirectHandler
-    }
-
-    /// Gives the session delegate `handler` as its ``redirectHandler``.
-    @usableFromInline
-    func setRedirectHandler(_ handler: (@Sendable (_ response: HTTPURLResponse, _ newRequest: URLRequest) -> URLRequest?)?) {
-        transport.delegate.redirectHandler = handler
+        get { snapshot().tunables.redirectHandler }
+        set { changeTunables { $0.redirectHandler = newValue } }
     }
 
     /// Replaces the session configuration. Running requests finish on the old session;

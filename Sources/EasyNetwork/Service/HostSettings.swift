@@ -51,6 +51,8 @@ package final class HostSettings: @unchecked Sendable {
         errorSentencesQuoteServerMessages: Bool,
         interceptors: [any RequestInterceptor],
         cachePolicy: CachePolicy,
+        // Decides each redirect (`HostConfiguration.redirectHandler`); the session delegate reads it.
+        redirectHandler: Optional<@Sendable (_ response: HTTPURLResponse, _ newRequest: URLRequest) -> URLRequest?>,
         // The installed optional features, in `HostFeature.order` (see `setFeature(_:id:order:)`).
         features: [any HostFeature]
     )
@@ -90,6 +92,7 @@ package final class HostSettings: @unchecked Sendable {
     var errorSentencesQuoteServerMessages: Bool { values.errorSentencesQuoteServerMessages }
     var interceptors: [any RequestInterceptor] { values.interceptors }
     var cachePolicy: CachePolicy { values.cachePolicy }
+    var redirectHandler: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)? { values.redirectHandler }
     /// The installed features, for the products' `sendingPause` (emitted into them).
     @usableFromInline
     var features: [any HostFeature] { values.features }
@@ -126,7 +129,7 @@ package final class HostSettings: @unchecked Sendable {
     private static func defaults() -> Tunables {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
-        return ([:], HostConfiguration.defaultTimeout, nil, .main, successStatusCodes(), nil, JSONDecoder(), encoder, nil, false, [], .networkOnly, [])
+        return ([:], HostConfiguration.defaultTimeout, nil, .main, successStatusCodes(), nil, JSONDecoder(), encoder, nil, false, [], .networkOnly, nil, [])
     }
 
     /// `200..<300` as a set, built once per host by the standard library's own generic

@@ -15,11 +15,11 @@ import FoundationNetworking
 /// metrics when they come late (``MetricsRendezvous``). Upload progress goes to whoever
 /// asked for it.
 ///
-/// It holds no reference to the host, so the session (which keeps its delegate alive
-/// until invalidated) never keeps a host alive.
+/// It holds only a weak reference to the host (for its redirect decision), so the session
+/// (which keeps its delegate alive until invalidated) never keeps a host alive.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // unchecked: `entries`, `redirect` and `trust` are only touched under `lock`; an
-    // entry's transfer state only by the session's serial delegate queue.
+    // unchecked: `entries` and `trust` are only touched under `lock`, `host` is set before
+    // any task exists; an entry's transfer state only by the session's serial delegate queue.
 
     /// What the delegate keeps for one running task (its one allocation): a buffered one
     /// (``completion``), a streaming one (``observer``), or neither: a note on a task with
@@ -81,10 +81,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// completions take them; in no order, scanned from the newest: a host usually has a
     /// handful in flight, and an array of class references brings no dictionary code.
     @exclusivity(unchecked) private var entries: [Entry] = []
-    /// The host's redirect decision, if any; under `lock`.
-    @exclusivity(unchecked) private var redirect: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)?
     /// Who judges the host's servers beyond the system's trust (pinning), if anyone; under `lock`.
     @exclusivity(unchecked) private var trust: (any ServerTrustEvaluator)?
+
+    /// The host, whose settings hold its redirect decision: weak, so that the session
+    /// (which keeps its delegate alive until invalidated) never keeps a host alive. Set
+    /// once, by the host's initializer, before any task exists.
+    weak var host: HostConfiguration?
 
     #if !canImport(FoundationNetworking) || DEBUG
     private let expectsMetrics: Bool
@@ -95,20 +98,6 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         self.expectsMetrics = expectsMetrics
     }
     #endif
-
-    /// The host's redirect decision, if any.
-    var redirectHandler: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)? {
-        get {
-            lock.lock()
-            defer { lock.unlock() }
-            return redirect
-        }
-        set {
-            lock.lock()
-            redirect = newValue
-            lock.unlock()
-        }
-    }
 
     /// Who judges the host's servers beyond the system's trust (pinning), if anyone.
     var trustEvaluator: (any ServerTrustEvaluator)? {
