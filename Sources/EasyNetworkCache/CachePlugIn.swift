@@ -77,7 +77,8 @@ final class CachePlugIn: RequestPlugIn, @unchecked Sendable {
 
     /// A `304 Not Modified` to a revalidation becomes the stored response.
     func received(_ outcome: inout TransportOutcome) {
-        guard outcome.error == nil, outcome.response?.statusCode == 304, let url = outcome.request.url else { return }
+        let (response, error) = outcome.received
+        guard error == nil, response?.statusCode == 304, let url = outcome.request.url else { return }
         lock.lock()
         let entry = self.entry
         lock.unlock()

@@ -62,12 +62,15 @@ package struct TransportOutcome: Sendable {
         }
     }
 
-    // Size: only what the products read is `package`, read-only (a getter each); a `package
-    // var` would compile a getter, a setter and a two-function `modify`. The core's own
-    // files read and set the rest directly (inlined); a product changes one through a
-    // method below.
+    // Size: what the products read is `package` and read-only (two getters: `request` and
+    // `received`); a `package var` would compile a getter, a setter and a two-function
+    // `modify`, and a package property with an internal setter a key path setter. The
+    // core's own files read and set the fields below directly (inlined); a product changes
+    // them through a method below.
     package var request: URLRequest { fields.request }
-    package internal(set) var response: HTTPURLResponse? {
+    /// The response and the error, for the products.
+    package var received: (response: HTTPURLResponse?, error: (any Error)?) { (fields.response, fields.error) }
+    var response: HTTPURLResponse? {
         get { fields.response }
         set { unique.response = newValue }
     }
@@ -75,7 +78,7 @@ package struct TransportOutcome: Sendable {
         get { fields.data }
         set { unique.data = newValue }
     }
-    package internal(set) var error: (any Error)? {
+    var error: (any Error)? {
         get { fields.error }
         set { unique.error = newValue }
     }
