@@ -247,27 +247,28 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     /// Tells a task's observer, or its completion, how it ended; its entry is gone already.
-    /// `firstByteAt`: when the task metrics say its last response began.
+    /// `firstByteAt`: when the task metrics say its last response began. An observer hears
+    /// the outcome's error (the refusal of its server in place of the task's), after the
+    /// 401 a cancelled challenge carried, if any, as the response.
     private func end(_ entry: Entry, error: (any Error)?, firstByteAt: Date?) {
+        guard let request = entry.request else { return }
+        let outcome = Self.outcome(request, entry.response, entry.body, error, note: entry, firstByteAt: firstByteAt ?? entry.firstByteAt, buffered: true)
         guard let observer = entry.observer else {
-            if let completion = entry.completion, let request = entry.request {
-                completion(Self.outcome(request, entry.response, entry.body, error, note: entry, firstByteAt: firstByteAt ?? entry.firstByteAt, buffered: true))
-            }
+            entry.completion?(outcome)
             return
         }
         if let firstByteAt { observer.transferDidCollectMetrics(firstByteAt: firstByteAt) }
-        if let refusal = entry.refusal {
-            observer.transferDidComplete(refusal)
-        } else if let challenged = Self.challenged(entry, error) {
+        // A streamed transfer keeps no response here: one in the outcome is the challenge's.
+        let failure = outcome.error
+        if failure == nil, let challenged = outcome.response {
             _ = observer.transferDidReceive(challenged)
-            observer.transferDidComplete(nil)
-        } else {
-            observer.transferDidComplete(error)
         }
+        observer.transferDidComplete(failure)
     }
 
     /// The 401 a cancelled challenge of the entry's task carried, when the task ended
     /// cancelled (by that challenge); `nil` otherwise.
+    @inline(__always)  // one caller
     private static func challenged(_ entry: Entry, _ error: (any Error)?) -> HTTPURLResponse? {
         guard let challenged = entry.challengeResponse, (error as? URLError)?.errorCode == NSURLErrorCancelled else { return nil }
         return challenged
