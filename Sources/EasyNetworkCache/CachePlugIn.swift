@@ -77,15 +77,15 @@ final class CachePlugIn: RequestPlugIn, @unchecked Sendable {
 
     /// A `304 Not Modified` to a revalidation becomes the stored response.
     func received(_ outcome: inout TransportOutcome) {
-        guard outcome.error == nil, outcome.response?.statusCode == 304, let url = outcome.request.url else { return }
+        let (response, error) = outcome.received
+        guard error == nil, response?.statusCode == 304, let url = outcome.request.url else { return }
         lock.lock()
         let entry = self.entry
         lock.unlock()
         guard let entry,
               let stored = HTTPURLResponse(url: url, statusCode: entry.statusCode, httpVersion: "HTTP/1.1", headerFields: entry.headers)
         else { return }
-        outcome.response = stored
-        outcome.data = entry.body
+        outcome.replace(response: stored, data: entry.body)
     }
 
     /// After `response` (sent with `token`) passed validation and mapped: stores it
@@ -123,6 +123,6 @@ final class CachePlugIn: RequestPlugIn, @unchecked Sendable {
         guard let url = request.url,
               let http = HTTPURLResponse(url: url, statusCode: entry.statusCode, httpVersion: "HTTP/1.1", headerFields: entry.headers)
         else { return nil }
-        return NetworkResponse(request: request, httpResponse: http, data: entry.body, payloadReader: settings.payloadReader, jsonDecoder: settings.jsonDecoder)
+        return NetworkResponse(request: request, httpResponse: http, data: entry.body, payloadReader: settings.tunables.payloadReader, jsonDecoder: settings.tunables.jsonDecoder)
     }
 }

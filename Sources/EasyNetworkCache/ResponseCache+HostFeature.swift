@@ -10,6 +10,6 @@ extension ResponseCache: HostFeature {
     @usableFromInline package static var order: Int { 0 }
 
     @usableFromInline package func plugIn(for request: any BaseAPIRequest, settings: HostSettings, service: EasyNetworkService) -> (any RequestPlugIn)? {
-        CachePlugIn(cache: self, policy: request.cachePolicy ?? settings.cachePolicy, settings: settings)
+        CachePlugIn(cache: self, policy: request.cachePolicy ?? settings.tunables.cachePolicy, settings: settings)
     }
 }

@@ -166,7 +166,7 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
         // The exchange calls back on the callback queue; a cancel (before or after this
         // line) reaches it through the service.
         let sink = DownloadSink(destination: destination) { [self] result, metrics in deliver(result, metrics: metrics) }
-        service.start(request, sink: sink, uploadProgress: nil, transfer: plugIn)
+        service.start(request, sink: sink, uploadProgress: nil, transfer: plugIn, built: nil)
     }
 
     /// Cancels the download; the bytes so far stay on disk for a later resume. One that

@@ -338,9 +338,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         lock.lock()
         let first = !finished
         finished = true
-        var outcome = TransportOutcome(request: request, response: response, error: error)
-        outcome.firstByteAt = firstByteAt
-        outcome.streamedBytes = received
+        let outcome = TransportOutcome(request: request, response: response, error: error, firstByteAt: firstByteAt, streamedBytes: received)
         let completion = completion
         self.completion = nil  // its captures (the exchange) are not kept past the end
         lock.unlock()

@@ -70,7 +70,7 @@ final class DeliveryOperation<Unused>: ServiceOperation, BaseAPIRequest, Exchang
         for (name, value) in defaults where attempt.value(forHTTPHeaderField: name) == nil {
             attempt.setValue(value, forHTTPHeaderField: name)
         }
-        service.start(self, built: attempt, sink: self)
+        service.start(self, sink: self, uploadProgress: nil, transfer: nil, built: attempt)
     }
 
     /// Hands the first outcome to `done`.

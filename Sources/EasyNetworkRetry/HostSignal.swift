@@ -31,7 +31,8 @@ enum HostSignal: Equatable, Sendable {
 
     /// What `outcome` says: its response's status, else its error.
     init(_ outcome: TransportOutcome) {
-        if let error = outcome.error {
+        let (response, error) = outcome.received
+        if let error {
             // A streamed transfer typed its own failure (a download's status).
             if let typed = error as? NetworkError {
                 if let status = typed.statusCode {
@@ -44,7 +45,7 @@ enum HostSignal: Equatable, Sendable {
             self = (error as? URLError).map { Self(transport: $0.code) } ?? .none
             return
         }
-        self = outcome.response.map { Self(status: $0.statusCode) } ?? .none
+        self = response.map { Self(status: $0.statusCode) } ?? .none
     }
 
     init(status: Int) {

@@ -52,7 +52,7 @@ final class RetryPlugIn: RequestPlugIn, RequestInterceptor, @unchecked Sendable 
         let probe = probing
         probing = false
         lock.unlock()
-        engine.record(HostSignal(outcome), response: outcome.response, probe: probe)
+        engine.record(HostSignal(outcome), response: outcome.received.response, probe: probe)
     }
 
     func retry(_ error: NetworkError, context: RequestContext, completion: @escaping @Sendable (RetryDecision) -> Void) {

@@ -118,7 +118,7 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
     }
 
     /// Builds the request, then sends the first attempt; with `built`, starts from that
-    /// request (an outbox's stored one, see ``EasyNetworkService/start(_:built:sink:)``).
+    /// request (an outbox's stored one, see ``EasyNetworkService/start(_:sink:uploadProgress:transfer:built:)``).
     func start(built: URLRequest?) {
         // A request whose own RetryPolicy retries on a host without the retry engine (the
         // EasyNetworkRetry product) is refused before anything is sent, never sent once.

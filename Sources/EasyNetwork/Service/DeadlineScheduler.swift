@@ -4,9 +4,8 @@ import Foundation
 ///
 /// A timer per request costs a timer setup and teardown on every request, and a
 /// cancelled `asyncAfter` item lingers until its time. Here a request adds an entry and
-/// removes it when it completes, in a small array in the order they were added (only
-/// attempts in flight have one, a few dozen at most in an app; the oldest usually
-/// completes first). The one
+/// removes it when it completes, in a short list, newest first (only attempts in flight
+/// have one, a few dozen at most in an app). The one
 /// timer is armed only when a new deadline is earlier than the armed one: with equal
 /// timeouts, not again for each request. When it fires it runs what is due, in deadline
 /// order (equal deadlines in the order they were added), and is armed for the earliest
@@ -14,10 +13,28 @@ import Foundation
 package final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the fields below are guarded by `lock`
     package static let shared = DeadlineScheduler()
 
+    /// One deadline (uptime nanoseconds), a link of the list. A class, not an element of an
+    /// array: a closure kept in an array (or a tuple in one) is stored reabstracted, which
+    /// compiles thunks and allocates a context each way; a link is one allocation, and the
+    /// list needs no array code. Touched only under the scheduler's `lock`.
+    private final class Deadline {
+        let key: Int
+        let due: UInt64
+        let fire: @Sendable () -> Void
+        /// The entry added before this one.
+        var next: Deadline?
+
+        init(key: Int, due: UInt64, fire: @escaping @Sendable () -> Void, next: Deadline?) {
+            self.key = key
+            self.due = due
+            self.fire = fire
+            self.next = next
+        }
+    }
+
     private let lock: Lock
-    /// Deadlines (uptime nanoseconds) in the order they were added (so of equal deadlines
-    /// the first added comes first). A tuple, not a struct: no type of its own to describe.
-    @exclusivity(unchecked) private var entries: [(key: Int, deadline: UInt64, fire: @Sendable () -> Void)]
+    /// The entry added last (so of equal deadlines the first added comes last).
+    @exclusivity(unchecked) private var newest: Deadline?
     @exclusivity(unchecked) private var lastKey: Int
     /// What the timer is armed for; `UInt64.max` while it is not armed.
     @exclusivity(unchecked) private var armedFor: UInt64
@@ -30,7 +47,7 @@ package final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the 
         // Size: fields get their first values here, not where they are declared (in a
         // package type each initial value compiles a function with an unwind entry).
         lock = Lock()
-        entries = []
+        newest = nil
         lastKey = 0
         armedFor = .max
         armings = 0
@@ -44,12 +61,13 @@ package final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the 
     }
 
     /// Calls `fire` at `deadline` unless ``cancel(_:)`` comes first; returns the key.
+    @inline(never)  // one copy for its callers
     package func schedule(at deadline: DispatchTime, _ fire: @escaping @Sendable () -> Void) -> Int {
         let due = deadline.uptimeNanoseconds
         lock.lock()
         defer { lock.unlock() }
         lastKey += 1
-        entries.append((lastKey, due, fire))
+        newest = Deadline(key: lastKey, due: due, fire: fire, next: newest)
         if due < armedFor {
             arm(for: due)
         }
@@ -58,16 +76,17 @@ package final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the 
 
     /// Forgets a deadline. The timer stays armed: when it fires with nothing due it is
     /// armed for the next entry, or left alone when there is none.
+    @inline(never)  // one copy for its callers
     package func cancel(_ key: Int) {
         lock.lock()
-        var index = 0
-        while index < entries.count, entries[index].key != key {
-            index += 1
+        var found = newest
+        while let entry = found, entry.key != key {
+            found = entry.next
         }
-        let removed = index < entries.count ? take(index) : nil
+        if let found { unlink(found) }
         lock.unlock()
         // The closure (and what it holds) is released outside the lock.
-        withExtendedLifetime(removed) {}
+        withExtendedLifetime(found) {}
     }
 
     /// How often the timer was armed so far.
@@ -85,10 +104,18 @@ package final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the 
         timer.schedule(deadline: DispatchTime(uptimeNanoseconds: deadline), leeway: .milliseconds(5))
     }
 
-    /// The entry at `index`, taken out (one `remove` for both callers); under `lock`.
+    /// Takes `entry`, which is in the list, out of it (one for both callers); under `lock`.
     @inline(never)
-    private func take(_ index: Int) -> @Sendable () -> Void {
-        entries.remove(at: index).fire
+    private func unlink(_ entry: Deadline) {
+        guard let first = newest, first !== entry else {
+            newest = entry.next
+            return
+        }
+        var previous = first
+        while let next = previous.next, next !== entry {
+            previous = next
+        }
+        previous.next = entry.next
     }
 
     /// Runs what is due, one entry at a time outside the lock, earliest first (of equal
@@ -97,28 +124,27 @@ package final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the 
         let now = DispatchTime.now().uptimeNanoseconds
         while true {
             lock.lock()
-            var earliest = 0
-            var index = 1
-            while index < entries.count {
-                if entries[index].deadline < entries[earliest].deadline {
-                    earliest = index
-                }
-                index += 1
-            }
-            guard earliest < entries.count else {
+            guard var earliest = newest else {
                 armedFor = .max
                 lock.unlock()
                 return
             }
-            let deadline = entries[earliest].deadline
-            guard deadline <= now else {
-                arm(for: deadline)
+            // Newest to oldest: of equal deadlines the last one seen was added first.
+            var entry = earliest.next
+            while let current = entry {
+                if current.due <= earliest.due {
+                    earliest = current
+                }
+                entry = current.next
+            }
+            guard earliest.due <= now else {
+                arm(for: earliest.due)
                 lock.unlock()
                 return
             }
-            let fire = take(earliest)
+            unlink(earliest)
             lock.unlock()
-            fire()
+            earliest.fire()
         }
     }
 }

@@ -68,7 +68,7 @@ public final class EasyNetworkService: @unchecked Sendable {
         success: (@Sendable (Any?) -> Void)? = nil,
         failure: (@Sendable (NetworkError) -> Void)? = nil
     ) {
-        start(request, sink: JSONSink(success: success, failure: failure), uploadProgress: nil)
+        start(request, sink: JSONSink(success: success, failure: failure), uploadProgress: nil, transfer: nil, built: nil)
     }
 
     /// Sends `request`, runs `transform` on the successful response off the callback
@@ -99,24 +99,15 @@ public final class EasyNetworkService: @unchecked Sendable {
         completion: @escaping @Sendable (Result<Output, NetworkError>, RequestMetrics) -> Void
     ) {
         let sink = TypedSink(transform: transform, cachedValue: cachedValue, completion: completion, deliversInPlace: deliversInPlace)
-        start(request, sink: sink, uploadProgress: uploadProgress)
+        start(request, sink: sink, uploadProgress: uploadProgress, transfer: nil, built: nil)
     }
 
-    /// The non-generic part of `perform`; `transfer` carries the attempts of a download
-    /// (see ``RequestExchange``).
-    @_semantics("optimize.sil.specialize.generic.never")
-    package func start(_ request: BaseAPIRequest, sink: any ExchangeSink, uploadProgress: (@Sendable (Int64, Int64) -> Void)?, transfer: (any RequestPlugIn)? = nil) {
-        start(request, sink: sink, uploadProgress: uploadProgress, transfer: transfer, built: nil)
-    }
-
-    /// Sends `urlRequest`, `request` built before (an outbox's stored request): the
-    /// exchange starts at adapting it, with no build stage, then runs as any request.
-    package func start(_ request: BaseAPIRequest, built urlRequest: URLRequest, sink: any ExchangeSink) {
-        start(request, sink: sink, uploadProgress: nil, transfer: nil, built: urlRequest)
-    }
-
+    /// Sends `request` into `sink`: the non-generic part of `perform`. `transfer` carries
+    /// the attempts of a download (see ``RequestExchange``); `built`, the request built
+    /// before (an outbox's stored one), starts the exchange at adapting it, with no build
+    /// stage. (One entry for every caller: each would compile a forwarder of its own.)
     @inline(never) @_semantics("optimize.sil.specialize.generic.never")
-    private func start(_ request: BaseAPIRequest, sink: any ExchangeSink, uploadProgress: (@Sendable (Int64, Int64) -> Void)?, transfer: (any RequestPlugIn)?, built: URLRequest?) {
+    package func start(_ request: BaseAPIRequest, sink: any ExchangeSink, uploadProgress: (@Sendable (Int64, Int64) -> Void)?, transfer: (any RequestPlugIn)?, built: URLRequest?) {
         lock.lock()
         let (priority, queuedAt) = (priority, queued)
         lock.unlock()

@@ -112,6 +112,7 @@ public final class HostConfiguration: @unchecked Sendable {
         current = HostSettings(baseURL: baseURL)
         current.sessionHeadersFailure = HeaderFieldCheck.failure(in: sessionConfiguration)
         transport = NetworkService(configuration: sessionConfiguration)
+        transport.delegate.host = self  // for the redirect handler
     }
 
     private convenience init() {
@@ -141,7 +142,7 @@ public final class HostConfiguration: @unchecked Sendable {
     /// ``NetworkError/Kind-swift.enum/invalidRequest`` and a ``HeaderFieldError`` naming it.
     @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var defaultHeaders: [String: String] {
-        get { snapshot().defaultHeadersValue }
+        get { snapshot().tunables.defaultHeaders }
         set { setDefaultHeaders(newValue) }
     }
 
@@ -163,12 +164,8 @@ public final class HostConfiguration: @unchecked Sendable {
     /// for what such a request does not measure); EasyNetwork keeps every other one.
     @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var timeout: TimeInterval {
-        get { snapshot().timeoutValue }
-        set {
-            let settings = beginChange()
-            settings.set(timeout: newValue)
-            endChange(settings)
-        }
+        get { snapshot().tunables.timeout }
+        set { changeTunables { $0.timeout = newValue } }
     }
 
     /// The most seconds one attempt of a request may take however steadily bytes move
@@ -176,23 +173,15 @@ public final class HostConfiguration: @unchecked Sendable {
     /// (the default) for no such limit. Passing it fails with `error.isTimeout`.
     @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var totalTimeout: TimeInterval? {
-        get { snapshot().totalTimeoutValue }
-        set {
-            let settings = beginChange()
-            settings.set(totalTimeout: newValue)
-            endChange(settings)
-        }
+        get { snapshot().tunables.totalTimeout }
+        set { changeTunables { $0.totalTimeout = newValue } }
     }
 
     /// The queue every callback of this host's requests is delivered on. Default `.main`.
     @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var callbackQueue: DispatchQueue {
-        get { snapshot().callbackQueueValue }
-        set {
-            let settings = beginChange()
-            settings.set(callbackQueue: newValue)
-            endChange(settings)
-        }
+        get { snapshot().tunables.callbackQueue }
+        set { changeTunables { $0.callbackQueue = newValue } }
     }
 
     /// The status codes that count as success. Default `200..<300` (all of it,
@@ -200,12 +189,8 @@ public final class HostConfiguration: @unchecked Sendable {
     /// ``NetworkError/Kind-swift.enum/unacceptableStatus``.
     @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var acceptableStatusCodes: Set<Int> {
-        get { snapshot().acceptableStatusCodesValue }
-        set {
-            let settings = beginChange()
-            settings.set(acceptableStatusCodes: newValue)
-            endChange(settings)
-        }
+        get { snapshot().tunables.acceptableStatusCodes }
+        set { changeTunables { $0.acceptableStatusCodes = newValue } }
     }
 
     /// The decoder for `Decodable` results: set its date and key strategies here (a new
@@ -214,12 +199,8 @@ public final class HostConfiguration: @unchecked Sendable {
     /// Do not change its settings while requests run; assign a new decoder instead.
     @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var jsonDecoder: JSONDecoder {
-        get { snapshot().jsonDecoderValue }
-        set {
-            let settings = beginChange()
-            settings.set(jsonDecoder: newValue)
-            endChange(settings)
-        }
+        get { snapshot().tunables.jsonDecoder }
+        set { changeTunables { $0.jsonDecoder = newValue } }
     }
 
     /// The encoder for `Encodable` request bodies (``BaseAPIRequest/encodableBody``).
@@ -229,12 +210,8 @@ public final class HostConfiguration: @unchecked Sendable {
     /// requests run; assign a new encoder instead.
     @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var jsonEncoder: JSONEncoder {
-        get { snapshot().jsonEncoderValue }
-        set {
-            let settings = beginChange()
-            settings.set(jsonEncoder: newValue)
-            endChange(settings)
-        }
+        get { snapshot().tunables.jsonEncoder }
+        set { changeTunables { $0.jsonEncoder = newValue } }
     }
 
     /// Called once for every failed request of this host, on the callback queue and
@@ -243,12 +220,8 @@ public final class HostConfiguration: @unchecked Sendable {
     /// requests whose ``BaseAPIRequest/suppressesErrorHandler`` is `true`.
     @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var errorHandler: ErrorHandler? {
-        get { snapshot().errorHandlerValue }
-        set {
-            let settings = beginChange()
-            settings.set(errorHandler: newValue)
-            endChange(settings)
-        }
+        get { snapshot().tunables.errorHandler }
+        set { changeTunables { $0.errorHandler = newValue } }
     }
 
     /// Whether this host's errors quote the server's message in their sentences. `false`
@@ -260,24 +233,16 @@ public final class HostConfiguration: @unchecked Sendable {
     /// an envelope's trace id, as before 1.0. Other hosts are not affected.
     @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var errorSentencesQuoteServerMessages: Bool {
-        get { snapshot().errorSentencesQuoteServerMessagesValue }
-        set {
-            let settings = beginChange()
-            settings.set(errorSentencesQuoteServerMessages: newValue)
-            endChange(settings)
-        }
+        get { snapshot().tunables.errorSentencesQuoteServerMessages }
+        set { changeTunables { $0.errorSentencesQuoteServerMessages = newValue } }
     }
 
     /// Plugins every request of this host passes through, in order, before the
     /// request's own. See ``RequestInterceptor``.
     @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var interceptors: [any RequestInterceptor] {
-        get { snapshot().interceptorsValue }
-        set {
-            let settings = beginChange()
-            settings.set(interceptors: newValue)
-            endChange(settings)
-        }
+        get { snapshot().tunables.interceptors }
+        set { changeTunables { $0.interceptors = newValue } }
     }
 
     /// The cache policy of requests that set none (``BaseAPIRequest/cachePolicy``).
@@ -285,12 +250,8 @@ public final class HostConfiguration: @unchecked Sendable {
     /// (`host.responseCache`, from the `EasyNetworkCache` product).
     @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var cachePolicy: CachePolicy {
-        get { snapshot().cachePolicyValue }
-        set {
-            let settings = beginChange()
-            settings.set(cachePolicy: newValue)
-            endChange(settings)
-        }
+        get { snapshot().tunables.cachePolicy }
+        set { changeTunables { $0.cachePolicy = newValue } }
     }
 
     /// Decides each redirect: return the request to follow (changed or not), or `nil`
@@ -299,20 +260,8 @@ public final class HostConfiguration: @unchecked Sendable {
     /// leads to another host, scheme or port.
     @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var redirectHandler: (@Sendable (_ response: HTTPURLResponse, _ newRequest: URLRequest) -> URLRequest?)? {
-        get { redirectHandlerValue }
-        set { setRedirectHandler(newValue) }
-    }
-
-    /// The session delegate's ``redirectHandler``.
-    @usableFromInline
-    var redirectHandlerValue: (@Sendable (_ response: HTTPURLResponse, _ newRequest: URLRequest) -> URLRequest?)? {
-        transport.delegate.redirectHandler
-    }
-
-    /// Gives the session delegate `handler` as its ``redirectHandler``.
-    @usableFromInline
-    func setRedirectHandler(_ handler: (@Sendable (_ response: HTTPURLResponse, _ newRequest: URLRequest) -> URLRequest?)?) {
-        transport.delegate.redirectHandler = handler
+        get { snapshot().tunables.redirectHandler }
+        set { changeTunables { $0.redirectHandler = newValue } }
     }
 
     /// Replaces the session configuration. Running requests finish on the old session;
@@ -336,6 +285,15 @@ public final class HostConfiguration: @unchecked Sendable {
         let usable = settings.baseURLValue != nil
         endChange(settings)
         return usable
+    }
+
+    /// Changes the settings' ``HostSettings/tunables`` with `change` (an assignment: nothing
+    /// that calls out or waits) and publishes them; emitted with the properties that call it.
+    @_alwaysEmitIntoClient
+    func changeTunables(_ change: (inout HostSettings.Tunables) -> Void) {
+        let settings = beginChange()
+        settings.change(change)
+        endChange(settings)
     }
 
     /// The current settings: immutable, shared by every request that starts before the

@@ -10,11 +10,9 @@ import FoundationNetworking
 /// the old one, so a request keeps the object it started with and never sees a
 /// change half-way. A request takes one reference instead of copying every setting.
 ///
-/// Adding a setting: a stored `var` (no default value; an optional one spelled
-/// `Optional<T>`, since `T?` has an implicit `= nil`, which in a package type compiles a
-/// function with an unwind entry), a line in `init(_:)`, a `@usableFromInline` reader and
-/// `set` method, and an `@_alwaysEmitIntoClient` property of the host that reads
-/// `snapshot()` and sets with `beginChange()`, `set`, `endChange(_:)`.
+/// Adding a setting: an element of ``Tunables`` with its default in ``defaults()``, an
+/// internal reader below, and an `@_alwaysEmitIntoClient` property of the host that reads
+/// `snapshot().tunables` and sets with ``HostConfiguration/changeTunables(_:)``.
 @usableFromInline  // read and set by the host settings emitted into their callers
 package final class HostSettings: @unchecked Sendable {
     // unchecked: fields are written only on a fresh copy under the host's lock before it
@@ -22,31 +20,82 @@ package final class HostSettings: @unchecked Sendable {
     // So its fields are `@exclusivity(unchecked)`: no access can overlap, and the core
     // carries no dynamic access check for them.
 
-    /// The URL every request's `api` is appended to; see ``setBaseURL(_:problem:)``.
+    /// The URL every request's `api` is appended to; see ``setBaseURL(_:given:)``.
     @exclusivity(unchecked) private(set) var baseURL: Optional<URL>
     /// Why the last base URL given was rejected, or `nil`.
     @exclusivity(unchecked) private(set) var baseURLProblem: Optional<String>
     /// URLs built on `baseURL`, a new one whenever it changes.
     @exclusivity(unchecked) private(set) var urlMemo: URLMemo
-    @exclusivity(unchecked) var defaultHeaders: [String: String]
     /// Why `defaultHeaders` are refused (a name or value ``HeaderFieldCheck`` rejects), or `nil`.
     @exclusivity(unchecked) var defaultHeadersFailure: Optional<NetworkError>
     /// Why the session configuration's `httpAdditionalHeaders` are refused, or `nil`.
     @exclusivity(unchecked) var sessionHeadersFailure: Optional<NetworkError>
-    @exclusivity(unchecked) var timeout: TimeInterval
-    @exclusivity(unchecked) var totalTimeout: Optional<TimeInterval>
-    @exclusivity(unchecked) var callbackQueue: DispatchQueue
-    @exclusivity(unchecked) var acceptableStatusCodes: Set<Int>
-    /// The envelope (`EasyNetworkEnvelopes`), or `nil`.
-    package internal(set) var payloadReader: Optional<any PayloadReader>
-    package internal(set) var jsonDecoder: JSONDecoder
-    @exclusivity(unchecked) var jsonEncoder: JSONEncoder
-    @exclusivity(unchecked) var errorHandler: Optional<HostConfiguration.ErrorHandler>
-    @exclusivity(unchecked) var errorSentencesQuoteServerMessages: Bool
-    @exclusivity(unchecked) var interceptors: [any RequestInterceptor]
-    package internal(set) var cachePolicy: CachePolicy
-    /// The installed optional features, in ``HostFeature/order`` (see ``setFeature(_:id:order:)``).
-    @exclusivity(unchecked) @usableFromInline var features: [any HostFeature]  // set only by `setFeature`, emitted into the products
+
+    /// The settings the host's properties read and set from their callers' modules (they
+    /// are `@_alwaysEmitIntoClient`) and the products read, as one value: one getter and
+    /// one ``change(_:)`` for all of them, where a field each would bring a reader and a
+    /// setter each (a `@usableFromInline var` a getter, a setter and a `modify`). A tuple,
+    /// not a struct: its elements have no accessors. The core reads them directly.
+    @usableFromInline
+    package typealias Tunables = (
+        defaultHeaders: [String: String],
+        timeout: TimeInterval,
+        totalTimeout: Optional<TimeInterval>,
+        callbackQueue: DispatchQueue,
+        acceptableStatusCodes: Set<Int>,
+        // The envelope (`EasyNetworkEnvelopes`), or `nil`.
+        payloadReader: Optional<any PayloadReader>,
+        jsonDecoder: JSONDecoder,
+        jsonEncoder: JSONEncoder,
+        errorHandler: Optional<HostConfiguration.ErrorHandler>,
+        errorSentencesQuoteServerMessages: Bool,
+        interceptors: [any RequestInterceptor],
+        cachePolicy: CachePolicy,
+        // Decides each redirect (`HostConfiguration.redirectHandler`); the session delegate reads it.
+        redirectHandler: Optional<@Sendable (_ response: HTTPURLResponse, _ newRequest: URLRequest) -> URLRequest?>,
+        // The installed optional features, in `HostFeature.order` (see `setFeature(_:id:order:)`).
+        features: [any HostFeature]
+    )
+
+    /// The host's settings; see ``Tunables``.
+    @exclusivity(unchecked) private var values: Tunables
+
+    /// The host's settings, for the host's properties and the products (one getter: a
+    /// `@usableFromInline` stored property would bring a setter and a `modify` too).
+    @usableFromInline
+    package var tunables: Tunables { values }
+
+    /// Changes ``tunables`` of a copy from ``HostConfiguration/beginChange()`` in place:
+    /// `body`, the caller's, assigns what changes (here no code assigns or releases
+    /// every element).
+    @usableFromInline
+    func change(_ body: (inout Tunables) -> Void) {
+        body(&values)
+    }
+
+    // What the core's own files read (no functions of their own: inlined where read).
+    var defaultHeaders: [String: String] {
+        get { values.defaultHeaders }
+        set { values.defaultHeaders = newValue }
+    }
+    var timeout: TimeInterval { values.timeout }
+    var totalTimeout: TimeInterval? { values.totalTimeout }
+    var callbackQueue: DispatchQueue { values.callbackQueue }
+    var acceptableStatusCodes: Set<Int> { values.acceptableStatusCodes }
+    var payloadReader: (any PayloadReader)? {
+        get { values.payloadReader }
+        set { values.payloadReader = newValue }
+    }
+    var jsonDecoder: JSONDecoder { values.jsonDecoder }
+    var jsonEncoder: JSONEncoder { values.jsonEncoder }
+    var errorHandler: HostConfiguration.ErrorHandler? { values.errorHandler }
+    var errorSentencesQuoteServerMessages: Bool { values.errorSentencesQuoteServerMessages }
+    var interceptors: [any RequestInterceptor] { values.interceptors }
+    var cachePolicy: CachePolicy { values.cachePolicy }
+    var redirectHandler: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)? { values.redirectHandler }
+    /// The installed features, for the products' `sendingPause` (emitted into them).
+    @usableFromInline
+    var features: [any HostFeature] { values.features }
 
     /// The defaults of a new host.
     convenience init(baseURL: URL?) {
@@ -61,135 +110,27 @@ package final class HostSettings: @unchecked Sendable {
         baseURL = other?.baseURL
         baseURLProblem = other?.baseURLProblem
         urlMemo = other?.urlMemo ?? URLMemo()
-        defaultHeaders = other?.defaultHeaders ?? [:]
         defaultHeadersFailure = other?.defaultHeadersFailure
         sessionHeadersFailure = other?.sessionHeadersFailure
-        timeout = other?.timeout ?? HostConfiguration.defaultTimeout
-        totalTimeout = other?.totalTimeout
-        callbackQueue = other?.callbackQueue ?? .main
-        acceptableStatusCodes = other?.acceptableStatusCodes ?? Self.successStatusCodes()
-        payloadReader = other?.payloadReader
-        jsonDecoder = other?.jsonDecoder ?? JSONDecoder()
-        jsonEncoder = other?.jsonEncoder ?? Self.defaultJSONEncoder()
-        errorHandler = other?.errorHandler
-        errorSentencesQuoteServerMessages = other?.errorSentencesQuoteServerMessages ?? false
-        interceptors = other?.interceptors ?? []
-        cachePolicy = other?.cachePolicy ?? .networkOnly
-        features = other?.features ?? []
+        if let other {
+            values = other.values
+        } else {
+            values = Self.defaults()
+        }
     }
-
-    // What the host's properties that the seed program never touches read and set from
-    // their callers' modules (they are `@_alwaysEmitIntoClient`): a reader and a `set`
-    // method each, since a `@usableFromInline` field would bring a getter, a setter and
-    // a `modify` of its own.
 
     /// ``baseURL``, for ``HostConfiguration/baseURL``.
     @usableFromInline
     var baseURLValue: URL? { baseURL }
 
-    /// Sets ``timeout`` on a copy from ``HostConfiguration/beginChange()``.
-    @usableFromInline
-    func set(timeout value: TimeInterval) {
-        timeout = value
+    /// A new host's settings. Its encoder for `Encodable` bodies writes dates as ISO 8601
+    /// text (`"2026-11-23T10:00:00Z"`), which backends expect, instead of `JSONEncoder`'s
+    /// seconds since 2001.
+    private static func defaults() -> Tunables {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        return ([:], HostConfiguration.defaultTimeout, nil, .main, successStatusCodes(), nil, JSONDecoder(), encoder, nil, false, [], .networkOnly, nil, [])
     }
-
-    /// ``timeout``, for ``HostConfiguration/timeout``.
-    @usableFromInline
-    var timeoutValue: TimeInterval { timeout }
-
-    /// Sets ``totalTimeout`` on a copy from ``HostConfiguration/beginChange()``.
-    @usableFromInline
-    func set(totalTimeout value: TimeInterval?) {
-        totalTimeout = value
-    }
-
-    /// ``totalTimeout``, for ``HostConfiguration/totalTimeout``.
-    @usableFromInline
-    var totalTimeoutValue: TimeInterval? { totalTimeout }
-
-    /// Sets ``acceptableStatusCodes`` on a copy from ``HostConfiguration/beginChange()``.
-    @usableFromInline
-    func set(acceptableStatusCodes value: Set<Int>) {
-        acceptableStatusCodes = value
-    }
-
-    /// ``acceptableStatusCodes``, for ``HostConfiguration/acceptableStatusCodes``.
-    @usableFromInline
-    var acceptableStatusCodesValue: Set<Int> { acceptableStatusCodes }
-
-    /// Sets ``jsonDecoder`` on a copy from ``HostConfiguration/beginChange()``.
-    @usableFromInline
-    func set(jsonDecoder value: JSONDecoder) {
-        jsonDecoder = value
-    }
-
-    /// ``jsonDecoder``, for ``HostConfiguration/jsonDecoder``.
-    @usableFromInline
-    var jsonDecoderValue: JSONDecoder { jsonDecoder }
-
-    /// Sets ``jsonEncoder`` on a copy from ``HostConfiguration/beginChange()``.
-    @usableFromInline
-    func set(jsonEncoder value: JSONEncoder) {
-        jsonEncoder = value
-    }
-
-    /// ``jsonEncoder``, for ``HostConfiguration/jsonEncoder``.
-    @usableFromInline
-    var jsonEncoderValue: JSONEncoder { jsonEncoder }
-
-    /// Sets ``errorHandler`` on a copy from ``HostConfiguration/beginChange()``.
-    @usableFromInline
-    func set(errorHandler value: HostConfiguration.ErrorHandler?) {
-        errorHandler = value
-    }
-
-    /// ``errorHandler``, for ``HostConfiguration/errorHandler``.
-    @usableFromInline
-    var errorHandlerValue: HostConfiguration.ErrorHandler? { errorHandler }
-
-    /// Sets ``errorSentencesQuoteServerMessages`` on a copy from ``HostConfiguration/beginChange()``.
-    @usableFromInline
-    func set(errorSentencesQuoteServerMessages value: Bool) {
-        errorSentencesQuoteServerMessages = value
-    }
-
-    /// ``errorSentencesQuoteServerMessages``, for ``HostConfiguration/errorSentencesQuoteServerMessages``.
-    @usableFromInline
-    var errorSentencesQuoteServerMessagesValue: Bool { errorSentencesQuoteServerMessages }
-
-    /// Sets ``interceptors`` on a copy from ``HostConfiguration/beginChange()``.
-    @usableFromInline
-    func set(interceptors value: [any RequestInterceptor]) {
-        interceptors = value
-    }
-
-    /// ``interceptors``, for ``HostConfiguration/interceptors``.
-    @usableFromInline
-    var interceptorsValue: [any RequestInterceptor] { interceptors }
-
-    /// Sets ``cachePolicy`` on a copy from ``HostConfiguration/beginChange()``.
-    @usableFromInline
-    func set(cachePolicy value: CachePolicy) {
-        cachePolicy = value
-    }
-
-    /// ``cachePolicy``, for ``HostConfiguration/cachePolicy``.
-    @usableFromInline
-    var cachePolicyValue: CachePolicy { cachePolicy }
-
-    /// Sets ``callbackQueue`` on a copy from ``HostConfiguration/beginChange()``.
-    @usableFromInline
-    func set(callbackQueue value: DispatchQueue) {
-        callbackQueue = value
-    }
-
-    /// ``callbackQueue``, for ``HostConfiguration/callbackQueue``.
-    @usableFromInline
-    var callbackQueueValue: DispatchQueue { callbackQueue }
-
-    /// ``defaultHeaders``, for ``HostConfiguration/defaultHeaders``.
-    @usableFromInline
-    var defaultHeadersValue: [String: String] { defaultHeaders }
 
     /// `200..<300` as a set, built once per host by the standard library's own generic
     /// code: optimized, this one line would compile a `Set<Int>` builder (insert, grow,
@@ -197,15 +138,6 @@ package final class HostSettings: @unchecked Sendable {
     @_optimize(none)
     private static func successStatusCodes() -> Set<Int> {
         Set(200..<300)
-    }
-
-    /// A new host's encoder for `Encodable` bodies: dates as ISO 8601 text
-    /// (`"2026-11-23T10:00:00Z"`), which backends expect, instead of `JSONEncoder`'s
-    /// seconds since 2001.
-    private static func defaultJSONEncoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        return encoder
     }
 
     /// A private copy to change before publishing it.
@@ -319,7 +251,7 @@ package final class HostSettings: @unchecked Sendable {
             }
             kept.append(next)
         }
-        features = kept
+        change { $0.features = kept }
     }
 
     /// The settings themselves; kept so that code written for the former snapshot

@@ -136,7 +136,7 @@ public final class NetworkService: @unchecked Sendable {
         uploadProgress: (@Sendable (Int64, Int64) -> Void)? = nil
     ) -> TransportTask? {
         guard let session = currentSession() else { return nil }
-        return start(session.dataTask(with: request), request: nil, priority: priority, completion: nil, observer: observer, uploadProgress: uploadProgress, activity: nil)
+        return start(session.dataTask(with: request), request: request, priority: priority, completion: nil, observer: observer, uploadProgress: uploadProgress, activity: nil)
     }
 
     /// How many tasks the session delegate keeps state for.

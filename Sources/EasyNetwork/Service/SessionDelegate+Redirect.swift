@@ -24,7 +24,7 @@ extension SessionDelegate {
     private func follow(_ request: URLRequest, of task: URLSessionTask, response: HTTPURLResponse) -> URLRequest? {
         var next = request
         var refused: NetworkError?
-        if let handler = redirectHandler {
+        if let handler = host?.snapshot().redirectHandler {
             guard let decided = handler(response, request) else { return nil }
             next = decided
             // What the host's handler returned is checked as the request's own headers were

@@ -15,11 +15,11 @@ import FoundationNetworking
 /// metrics when they come late (``MetricsRendezvous``). Upload progress goes to whoever
 /// asked for it.
 ///
-/// It holds no reference to the host, so the session (which keeps its delegate alive
-/// until invalidated) never keeps a host alive.
+/// It holds only a weak reference to the host (for its redirect decision), so the session
+/// (which keeps its delegate alive until invalidated) never keeps a host alive.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // unchecked: `entries`, `redirect` and `trust` are only touched under `lock`; an
-    // entry's transfer state only by the session's serial delegate queue.
+    // unchecked: `entries` and `trust` are only touched under `lock`, `host` is set before
+    // any task exists; an entry's transfer state only by the session's serial delegate queue.
 
     /// What the delegate keeps for one running task (its one allocation): a buffered one
     /// (``completion``), a streaming one (``observer``), or neither: a note on a task with
@@ -81,10 +81,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// completions take them; in no order, scanned from the newest: a host usually has a
     /// handful in flight, and an array of class references brings no dictionary code.
     @exclusivity(unchecked) private var entries: [Entry] = []
-    /// The host's redirect decision, if any; under `lock`.
-    @exclusivity(unchecked) private var redirect: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)?
     /// Who judges the host's servers beyond the system's trust (pinning), if anyone; under `lock`.
     @exclusivity(unchecked) private var trust: (any ServerTrustEvaluator)?
+
+    /// The host, whose settings hold its redirect decision: weak, so that the session
+    /// (which keeps its delegate alive until invalidated) never keeps a host alive. Set
+    /// once, by the host's initializer, before any task exists.
+    weak var host: HostConfiguration?
 
     #if !canImport(FoundationNetworking) || DEBUG
     private let expectsMetrics: Bool
@@ -95,20 +98,6 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         self.expectsMetrics = expectsMetrics
     }
     #endif
-
-    /// The host's redirect decision, if any.
-    var redirectHandler: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)? {
-        get {
-            lock.lock()
-            defer { lock.unlock() }
-            return redirect
-        }
-        set {
-            lock.lock()
-            redirect = newValue
-            lock.unlock()
-        }
-    }
 
     /// Who judges the host's servers beyond the system's trust (pinning), if anyone.
     var trustEvaluator: (any ServerTrustEvaluator)? {
@@ -184,6 +173,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         return entry
     }
 
+    @inline(__always)  // into its one caller, the witness (else a copy without `session` and a call)
     func urlSession(
         _ session: URLSession,
         dataTask: URLSessionDataTask,
@@ -203,6 +193,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         completionHandler(.allow)
     }
 
+    @inline(__always)  // into its one caller, the witness (else a copy without `session` and a call)
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         guard let entry = moved(dataTask) else { return }
         if let observer = entry.observer {
@@ -228,6 +219,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         moved(task)?.uploadProgress?(totalBytesSent, totalBytesExpectedToSend)
     }
 
+    @inline(__always)  // into its one caller, the witness (else a copy without `session` and a call)
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         lock.lock()
         // A note on a task with a completion handler stays for that completion.
@@ -255,27 +247,28 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     /// Tells a task's observer, or its completion, how it ended; its entry is gone already.
-    /// `firstByteAt`: when the task metrics say its last response began.
+    /// `firstByteAt`: when the task metrics say its last response began. An observer hears
+    /// the outcome's error (the refusal of its server in place of the task's), after the
+    /// 401 a cancelled challenge carried, if any, as the response.
     private func end(_ entry: Entry, error: (any Error)?, firstByteAt: Date?) {
+        guard let request = entry.request else { return }
+        let outcome = Self.outcome(request, entry.response, entry.body, error, note: entry, firstByteAt: firstByteAt ?? entry.firstByteAt, buffered: true)
         guard let observer = entry.observer else {
-            if let completion = entry.completion, let request = entry.request {
-                completion(Self.outcome(request, entry.response, entry.body, error, note: entry, firstByteAt: firstByteAt ?? entry.firstByteAt, buffered: true))
-            }
+            entry.completion?(outcome)
             return
         }
         if let firstByteAt { observer.transferDidCollectMetrics(firstByteAt: firstByteAt) }
-        if let refusal = entry.refusal {
-            observer.transferDidComplete(refusal)
-        } else if let challenged = Self.challenged(entry, error) {
+        // A streamed transfer keeps no response here: one in the outcome is the challenge's.
+        let failure = outcome.error
+        if failure == nil, let challenged = outcome.response {
             _ = observer.transferDidReceive(challenged)
-            observer.transferDidComplete(nil)
-        } else {
-            observer.transferDidComplete(error)
         }
+        observer.transferDidComplete(failure)
     }
 
     /// The 401 a cancelled challenge of the entry's task carried, when the task ended
     /// cancelled (by that challenge); `nil` otherwise.
+    @inline(__always)  // one caller
     private static func challenged(_ entry: Entry, _ error: (any Error)?) -> HTTPURLResponse? {
         guard let challenged = entry.challengeResponse, (error as? URLError)?.errorCode == NSURLErrorCancelled else { return nil }
         return challenged
@@ -325,6 +318,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         return Self.outcome(request, http, data ?? Data(), error, note: note, firstByteAt: nil, buffered: false)
     }
 
+    @inline(__always)  // into its one caller, the witness (else a copy without `session` and a call)
     func urlSession(
         _ session: URLSession,
         task: URLSessionTask,
