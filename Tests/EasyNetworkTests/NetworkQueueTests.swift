@@ -169,7 +169,7 @@ private final class NetworkOperationProbe: ServiceOperation, @unchecked Sendable
     init(_ body: @escaping @Sendable () -> Void) {
         self.body = body
         super.init()
-        executesWhenCancelled = false
+        reportsOwnCancellation()
     }
 
     override func execute() {

@@ -28,30 +28,40 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     // code (constant field offsets, no generic metadata). No field has an initial value
     // where it is declared (in a public type each compiles a function): `init` sets them,
     // and an optional is spelled `Optional<T>` (`T?` has an implicit `= nil`).
+    /// The types of ``handlers``' closures, in the order of the public properties.
+    @usableFromInline
+    typealias Handlers = (
+        success: Optional<@Sendable (Output) -> Void>,
+        failure: Optional<@Sendable (NetworkError) -> Void>,
+        completion: Optional<@Sendable (Result<Output, NetworkError>) -> Void>,
+        cachedValue: Optional<@Sendable (Output) -> Void>,
+        uploadProgress: Optional<@Sendable (Progress) -> Void>
+    )
+
     private let request: BaseAPIRequest
     private let transform: @Sendable (NetworkResponse) throws -> Output
-    @exclusivity(unchecked) @usableFromInline final var successClosure: Optional<@Sendable (Output) -> Void>
-    @exclusivity(unchecked) @usableFromInline final var failureClosure: Optional<@Sendable (NetworkError) -> Void>
-    @exclusivity(unchecked) @usableFromInline final var completionClosure: Optional<@Sendable (Result<Output, NetworkError>) -> Void>
-    @exclusivity(unchecked) @usableFromInline final var cachedValueClosure: Optional<@Sendable (Output) -> Void>
-    @exclusivity(unchecked) @usableFromInline final var uploadProgressClosure: Optional<@Sendable (Progress) -> Void>
+    /// The public closures (``success``, ``failure``, ``completion``, ``onCachedValue``,
+    /// ``onUploadProgress``), in one private field: the accessors emitted into callers
+    /// reach it through ``withHandlers(_:)``, one function, not a getter, a setter and a
+    /// `modify` per closure.
+    @exclusivity(unchecked) private final var handlers: Handlers
     /// The delivered `(Result<Output, NetworkError>, RequestMetrics)`, boxed in one object
     /// (the operation's layout does not depend on `Output`, and `RequestMetrics` holds
     /// `Date`s, whose layout is known only at run time).
-    @exclusivity(unchecked) @usableFromInline final var delivery: Optional<StoredValue>
-    @exclusivity(unchecked) private var madeUploadProgress: Optional<Progress>
-    @exclusivity(unchecked) private var uploadGate: ProgressGate
+    @exclusivity(unchecked) private final var delivery: Optional<StoredValue>
+    @exclusivity(unchecked) private final var madeUploadProgress: Optional<Progress>
+    @exclusivity(unchecked) private final var uploadGate: ProgressGate
     /// Whether the callbacks were called (observers added later run at once).
-    @exclusivity(unchecked) private var delivered: Bool
+    @exclusivity(unchecked) private final var delivered: Bool
     /// Cancelled before its request ran (see ``cancelledBeforeStart()``): ``result`` is
     /// then a cancellation, with nothing stored.
-    @exclusivity(unchecked) @usableFromInline final var cancelledBeforeRun: Bool
+    @exclusivity(unchecked) private final var cancelledBeforeRun: Bool
     /// Made and awaited by the library (``NetworkQueue/send(_:configuration:)``), never
     /// shown to the caller: a success is delivered where it became known. Set before the
     /// operation is queued (queueing publishes it), read when it runs: no lock.
-    @exclusivity(unchecked) private var awaitedOnly: Bool
+    @exclusivity(unchecked) private final var awaitedOnly: Bool
     /// Library observers of the delivery (``observeDelivery(_:)``), chained in one closure.
-    @exclusivity(unchecked) private var observers: Optional<@Sendable () -> Void>
+    @exclusivity(unchecked) private final var observers: Optional<@Sendable () -> Void>
 
     /// Called on the host's callback queue with the mapped value on success.
     ///
@@ -63,17 +73,16 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     @_alwaysEmitIntoClient  // in the caller: the pipeline reads the field
     public final var success: (@Sendable (Output) -> Void)? {
         get {
-            lockState()
-            defer { unlockState() }
-            return successClosure
+            withHandlers { $0.success }
         }
         set {
             // The old closure is released after the lock is let go (its captures may run a
             // `deinit` that reaches another operation).
-            lockState()
-            let old = successClosure
-            successClosure = newValue
-            unlockState()
+            let old = withHandlers { handlers in
+                let old = handlers.success
+                handlers.success = newValue
+                return old
+            }
             _ = old
         }
     }
@@ -82,15 +91,14 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     @_alwaysEmitIntoClient  // in the caller: the pipeline reads the field
     public final var failure: (@Sendable (NetworkError) -> Void)? {
         get {
-            lockState()
-            defer { unlockState() }
-            return failureClosure
+            withHandlers { $0.failure }
         }
         set {
-            lockState()
-            let old = failureClosure
-            failureClosure = newValue
-            unlockState()
+            let old = withHandlers { handlers in
+                let old = handlers.failure
+                handlers.failure = newValue
+                return old
+            }
             _ = old
         }
     }
@@ -99,15 +107,14 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     @_alwaysEmitIntoClient  // in the caller: the pipeline reads the field
     public final var completion: (@Sendable (Result<Output, NetworkError>) -> Void)? {
         get {
-            lockState()
-            defer { unlockState() }
-            return completionClosure
+            withHandlers { $0.completion }
         }
         set {
-            lockState()
-            let old = completionClosure
-            completionClosure = newValue
-            unlockState()
+            let old = withHandlers { handlers in
+                let old = handlers.completion
+                handlers.completion = newValue
+                return old
+            }
             _ = old
         }
     }
@@ -118,15 +125,14 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     @_alwaysEmitIntoClient  // in the caller: the pipeline reads the field
     public final var onCachedValue: (@Sendable (Output) -> Void)? {
         get {
-            lockState()
-            defer { unlockState() }
-            return cachedValueClosure
+            withHandlers { $0.cachedValue }
         }
         set {
-            lockState()
-            let old = cachedValueClosure
-            cachedValueClosure = newValue
-            unlockState()
+            let old = withHandlers { handlers in
+                let old = handlers.cachedValue
+                handlers.cachedValue = newValue
+                return old
+            }
             _ = old
         }
     }
@@ -153,15 +159,14 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     @_alwaysEmitIntoClient  // in the caller: the pipeline reads the field
     public final var onUploadProgress: (@Sendable (Progress) -> Void)? {
         get {
-            lockState()
-            defer { unlockState() }
-            return uploadProgressClosure
+            withHandlers { $0.uploadProgress }
         }
         set {
-            lockState()
-            let old = uploadProgressClosure
-            uploadProgressClosure = newValue
-            unlockState()
+            let old = withHandlers { handlers in
+                let old = handlers.uploadProgress
+                handlers.uploadProgress = newValue
+                return old
+            }
             _ = old
         }
     }
@@ -175,11 +180,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     ) {
         self.request = request
         self.transform = transform
-        successClosure = nil
-        failureClosure = nil
-        completionClosure = nil
-        cachedValueClosure = nil
-        uploadProgressClosure = nil
+        handlers = (nil, nil, nil, nil, nil)
         delivery = nil
         madeUploadProgress = nil
         uploadGate = ProgressGate()
@@ -188,7 +189,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         awaitedOnly = false
         observers = nil
         super.init(configuration: configuration)
-        executesWhenCancelled = false  // it reports a cancellation before start itself
+        // (It reports a cancellation before start itself: see `cancelledBeforeStart()`.)
     }
 
     /// An operation whose response is decoded by `responseDecoder`
@@ -239,10 +240,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// The result, once the operation has delivered it.
     @_alwaysEmitIntoClient  // in the caller: the pipeline reads the field
     public final var result: Result<Output, NetworkError>? {
-        lockState()
-        let stored = delivery
-        let cancelledBeforeRun = cancelledBeforeRun
-        unlockState()
+        let (stored, cancelledBeforeRun) = storedDelivery()
         // The box holds what `deliver` stored.
         if let stored, let delivered = stored.value as? (Result<Output, NetworkError>, RequestMetrics) {
             return delivered.0
@@ -256,10 +254,24 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// before the callbacks run; `nil` when the request never ran.
     @_alwaysEmitIntoClient  // in the caller: the pipeline reads the field
     public final var metrics: RequestMetrics? {
+        (storedDelivery().0?.value as? (Result<Output, NetworkError>, RequestMetrics))?.1
+    }
+
+    /// Runs `body` on the public closures, under the lock (see ``success``).
+    @usableFromInline
+    final func withHandlers<Value>(_ body: (inout Handlers) -> Value) -> Value {
         lockState()
-        let stored = delivery
-        unlockState()
-        return (stored?.value as? (Result<Output, NetworkError>, RequestMetrics))?.1
+        defer { unlockState() }
+        return body(&handlers)
+    }
+
+    /// What ``result`` and ``metrics`` read, under the lock: the stored delivery, and
+    /// whether the operation was cancelled before it ran.
+    @usableFromInline
+    final func storedDelivery() -> (StoredValue?, Bool) {
+        lockState()
+        defer { unlockState() }
+        return (delivery, cancelledBeforeRun)
     }
 
     /// Sends the request and reports its result; subclasses rarely override it.
@@ -270,7 +282,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
             reportUpload(sent: sent, expected: expected)
         }, cachedValue: { [self] value in
             lockState()
-            let cachedValue = cachedValueClosure
+            let cachedValue = handlers.cachedValue
             unlockState()
             cachedValue?(value)
         }, deliversInPlace: inPlace, completion: { [self] result, metrics in
@@ -303,7 +315,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// Calls the closures set now, in order, then the library observers.
     private func callBack(_ result: Result<Output, NetworkError>) {
         lockState()
-        let (success, failure, completion) = (successClosure, failureClosure, completionClosure)
+        let (success, failure, completion) = (handlers.success, handlers.failure, handlers.completion)
         unlockState()
         switch result {
         case .success(let value):
@@ -353,7 +365,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         progress.totalUnitCount = total
         progress.completedUnitCount = sent
         lockState()
-        let observer = uploadProgressClosure
+        let observer = handlers.uploadProgress
         unlockState()
         observer?(progress)
     }
