@@ -45,10 +45,11 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// reach it through ``withHandlers(_:)``, one function, not a getter, a setter and a
     /// `modify` per closure.
     @exclusivity(unchecked) private final var handlers: Handlers
-    /// The delivered `(Result<Output, NetworkError>, RequestMetrics)`, boxed in one object
-    /// (the operation's layout does not depend on `Output`, and `RequestMetrics` holds
-    /// `Date`s, whose layout is known only at run time).
-    @exclusivity(unchecked) private final var delivery: Optional<StoredValue>
+    /// The delivered `(Result<Output, NetworkError>, RequestMetrics)`, as `Any` (the
+    /// operation's layout does not depend on `Output`, and `RequestMetrics` holds `Date`s,
+    /// whose layout is known only at run time); the reader, which knows `Output`, casts it
+    /// back. An existential, not a box class of the core's: the same one allocation.
+    @exclusivity(unchecked) private final var delivery: Optional<Any>
     @exclusivity(unchecked) private final var madeUploadProgress: Optional<Progress>
     @exclusivity(unchecked) private final var uploadGate: ProgressGate
     /// Whether the callbacks were called (observers added later run at once).
@@ -242,7 +243,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     public final var result: Result<Output, NetworkError>? {
         let (stored, cancelledBeforeRun) = storedDelivery()
         // The box holds what `deliver` stored.
-        if let stored, let delivered = stored.value as? (Result<Output, NetworkError>, RequestMetrics) {
+        if let delivered = stored as? (Result<Output, NetworkError>, RequestMetrics) {
             return delivered.0
         }
         // Cancelled before it ran (while it waited in a queue, or before it started): it
@@ -254,7 +255,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// before the callbacks run; `nil` when the request never ran.
     @_alwaysEmitIntoClient  // in the caller: the pipeline reads the field
     public final var metrics: RequestMetrics? {
-        (storedDelivery().0?.value as? (Result<Output, NetworkError>, RequestMetrics))?.1
+        (storedDelivery().0 as? (Result<Output, NetworkError>, RequestMetrics))?.1
     }
 
     /// Runs `body` on the public closures, under the lock (see ``success``).
@@ -268,7 +269,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// What ``result`` and ``metrics`` read, under the lock: the stored delivery, and
     /// whether the operation was cancelled before it ran.
     @usableFromInline
-    final func storedDelivery() -> (StoredValue?, Bool) {
+    final func storedDelivery() -> (Any?, Bool) {
         lockState()
         defer { unlockState() }
         return (delivery, cancelledBeforeRun)
@@ -303,7 +304,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         lockState()
         let first = delivery == nil && !cancelledBeforeRun
         if first {
-            delivery = StoredValue((result, metrics))
+            delivery = (result, metrics)
         }
         unlockState()
         if first {
