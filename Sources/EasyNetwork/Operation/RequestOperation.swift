@@ -54,7 +54,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     @exclusivity(unchecked) private final var uploadGate: ProgressGate
     /// Whether the callbacks were called (observers added later run at once).
     @exclusivity(unchecked) private final var delivered: Bool
-    /// Cancelled before its request ran (see ``cancelledBeforeStart()``): ``result`` is
+    /// Cancelled before its request ran (see ``cancelledBeforeStart(delivering:)``): ``result`` is
     /// then a cancellation, with nothing stored.
     @exclusivity(unchecked) private final var cancelledBeforeRun: Bool
     /// Made and awaited by the library (``NetworkQueue/send(_:configuration:)``), never
@@ -190,7 +190,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         awaitedOnly = false
         observers = nil
         super.init(configuration: configuration)
-        // (It reports a cancellation before start itself: see `cancelledBeforeStart()`.)
+        // (It reports a cancellation before start itself: see `cancelledBeforeStart(delivering:)`.)
     }
 
     /// An operation whose response is decoded by `responseDecoder`
@@ -371,7 +371,11 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         observer?(progress)
     }
 
-    override func cancelledBeforeStart() {
+    /// Delivers the cancellation once, through ``CoalescedDelivery``.
+    override func cancelledBeforeStart(delivering: Bool) {
+        if delivering {
+            return callBack(.failure(.cancelled(url: nil)))
+        }
         // Never runs: mark it, so whoever looks at `result` sees the cancellation, and
         // call back soon (waiting in a NetworkQueue: now rather than when a slot frees),
         // batched with the other cancellations of a bulk cancel (one queue hop for many).
@@ -382,12 +386,6 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         if first {
             CoalescedDelivery.post(self, on: configuration.callbackQueue)
         }
-    }
-
-    /// The coalesced delivery of a cancellation before start, posted once, by
-    /// ``cancelledBeforeStart()``.
-    override func receiveCoalescedDelivery() {
-        callBack(.failure(.cancelled(url: nil)))
     }
 
     /// Calls `observer` once after the public closures of the delivery (on the callback

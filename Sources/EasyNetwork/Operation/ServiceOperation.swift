@@ -20,7 +20,7 @@ private let cancelledWhileQueued: UInt8 = 2
 /// `dependencies`).
 private let addedDependency: UInt8 = 4
 /// Whether ``ServiceOperation/execute()`` ran or is scheduled to (see
-/// ``ServiceOperation/cancelledBeforeStart()``).
+/// ``ServiceOperation/cancelledBeforeStart(delivering:)``).
 private let executeClaimed: UInt8 = 8
 /// Set by ``ServiceOperation/reportsOwnCancellation()``: a cancellation before start does
 /// not run ``ServiceOperation/execute()``.
@@ -153,6 +153,7 @@ open class ServiceOperation: Operation, @unchecked Sendable {  // unchecked: its
 
     /// The service the operation sends its requests through (made on first use; one made
     /// after the operation was cancelled is cancelled too).
+    @inline(never)  // one copy, not another inside each library caller
     public final var service: EasyNetworkService {
         lockState()
         let found = madeService
@@ -266,12 +267,12 @@ open class ServiceOperation: Operation, @unchecked Sendable {  // unchecked: its
         if waiting {
             flags |= cancelledWhileQueued
         }
-        // (`cancelledBeforeStart()` makes no service: it only posts.)
+        // (`cancelledBeforeStart(delivering: false)` makes no service: it only posts.)
         let service = madeService
         unlockState()
         if waiting {
             // It never runs: report the cancellation now rather than when a slot frees.
-            cancelledBeforeStart()
+            cancelledBeforeStart(delivering: false)
         }
         service?.cancel()
     }
@@ -348,16 +349,24 @@ open class ServiceOperation: Operation, @unchecked Sendable {  // unchecked: its
         }
     }
 
-    /// Called when the operation was cancelled before it started: once on the cancelling
-    /// thread when a ``NetworkQueue`` holds it (it will finish without executing), else
-    /// right before it finishes cancelled; a library hook.
+    /// Called when the operation was cancelled before it started (`delivering` is `false`):
+    /// once on the cancelling thread when a ``NetworkQueue`` holds it (it will finish
+    /// without executing), else right before it finishes cancelled; and then (`delivering`
+    /// is `true`) on the queue of each post of this operation to ``CoalescedDelivery`` (the
+    /// callback queue; a seed operation's, the response queue). A library hook: one
+    /// overridable method for both calls, so one vtable slot (repeated in every subclass).
     ///
     /// Here: runs ``execute()`` once, off the queue and batched with other such operations
     /// (``CoalescedDelivery``), so that the requests it makes, on its cancelled service,
     /// call their failure closures with the cancellation and send nothing. The operation
     /// itself finishes as any cancelled one does, when the queue starts it, whatever
     /// `execute()` does.
-    func cancelledBeforeStart() {
+    func cancelledBeforeStart(delivering: Bool) {
+        if delivering {
+            prepareService()
+            execute()
+            return
+        }
         lockState()
         let first = flags & (executeClaimed | ownCancellationReport) == 0
         flags |= executeClaimed
@@ -367,13 +376,6 @@ open class ServiceOperation: Operation, @unchecked Sendable {  // unchecked: its
         }
     }
 
-    /// Called on the queue of each post of this operation to ``CoalescedDelivery`` (the
-    /// callback queue; a seed operation's, the response queue); a library hook.
-    func receiveCoalescedDelivery() {
-        prepareService()
-        execute()
-    }
-
     /// `executed`: whether `isExecuting` was `true` until now (it changes with `isFinished`).
     @inline(never)  // one copy for start() and finish()
     private func completeFinishing(executed: Bool) {
@@ -381,7 +383,7 @@ open class ServiceOperation: Operation, @unchecked Sendable {  // unchecked: its
         let reported = flags & cancelledWhileQueued != 0
         unlockState()
         if !reported, isCancelled {
-            cancelledBeforeStart()
+            cancelledBeforeStart(delivering: false)
         }
         if executed {
             willChangeValue(forKey: "isExecuting")
