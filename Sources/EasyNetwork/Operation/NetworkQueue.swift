@@ -6,7 +6,8 @@ import Foundation
 /// `cancelAllOperations()` never touch the host app's work.
 public final class NetworkQueue: @unchecked Sendable {  // unchecked: `slotLimit`, `slotsLent` guarded by `slotLock`
     /// The default concurrency limit: 6, the usual per-host connection limit.
-    public static let defaultMaxConcurrentOperationCount = 6
+    @_alwaysEmitIntoClient  // a constant: no global, no getter or addressor in the core
+    public static var defaultMaxConcurrentOperationCount: Int { 6 }
 
     /// The shared queue.
     public static let shared = NetworkQueue()
