@@ -1,5 +1,10 @@
 import Foundation
 
+// The values of a ``RequestOperation``'s `settlement` (plain numbers, as ``ServiceOperation``'s phases).
+private let settledNot: UInt8 = 0
+private let settledDelivered: UInt8 = 1
+private let settledCancelledBeforeRun: UInt8 = 2
+
 /// A ready operation for any ``BaseAPIRequest``: give it the request and how to map
 /// the response, get the result, and write no subclass.
 ///
@@ -48,15 +53,17 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// The delivered `(Result<Output, NetworkError>, RequestMetrics)`, as `Any` (the
     /// operation's layout does not depend on `Output`, and `RequestMetrics` holds `Date`s,
     /// whose layout is known only at run time); the reader, which knows `Output`, casts it
-    /// back. An existential, not a box class of the core's: the same one allocation.
-    @exclusivity(unchecked) private final var delivery: Optional<Any>
+    /// back. An existential, not a box class of the core's: the same one allocation. `()`
+    /// until then (not an optional: `settlement` says whether it was set).
+    @exclusivity(unchecked) private final var delivery: Any
     @exclusivity(unchecked) private final var madeUploadProgress: Optional<Progress>
     @exclusivity(unchecked) private final var uploadGate: ProgressGate
     /// Whether the callbacks were called (observers added later run at once).
     @exclusivity(unchecked) private final var delivered: Bool
-    /// Cancelled before its request ran (see ``cancelledBeforeStart(delivering:)``): ``result`` is
-    /// then a cancellation, with nothing stored.
-    @exclusivity(unchecked) private final var cancelledBeforeRun: Bool
+    /// How the result was settled, once: `settledNot`, `settledDelivered` (``delivery``
+    /// holds it), `settledCancelledBeforeRun` (see ``cancelledBeforeStart(delivering:)``:
+    /// ``result`` is then a cancellation, with nothing stored).
+    @exclusivity(unchecked) private final var settlement: UInt8
     /// Made and awaited by the library (``NetworkQueue/send(_:configuration:)``), never
     /// shown to the caller: a success is delivered where it became known. Set before the
     /// operation is queued (queueing publishes it), read when it runs: no lock.
@@ -182,11 +189,11 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         self.request = request
         self.transform = transform
         handlers = (nil, nil, nil, nil, nil)
-        delivery = nil
+        delivery = ()
         madeUploadProgress = nil
         uploadGate = ProgressGate()
         delivered = false
-        cancelledBeforeRun = false
+        settlement = settledNot
         awaitedOnly = false
         observers = nil
         super.init(configuration: configuration)
@@ -269,10 +276,10 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// What ``result`` and ``metrics`` read, under the lock: the stored delivery, and
     /// whether the operation was cancelled before it ran.
     @usableFromInline
-    final func storedDelivery() -> (Any?, Bool) {
+    final func storedDelivery() -> (Any, Bool) {
         lockState()
         defer { unlockState() }
-        return (delivery, cancelledBeforeRun)
+        return (delivery, settlement == settledCancelledBeforeRun)
     }
 
     /// Sends the request and reports its result; subclasses rarely override it.
@@ -302,8 +309,9 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// result and metrics, calls back, and finishes.
     private func deliver(_ result: Result<Output, NetworkError>, metrics: RequestMetrics) {
         lockState()
-        let first = delivery == nil && !cancelledBeforeRun
+        let first = settlement == settledNot
         if first {
+            settlement = settledDelivered
             delivery = (result, metrics)
         }
         unlockState()
@@ -335,6 +343,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
 
     /// Before `success`: a body that went out is at 100 %; a progress nobody made (no
     /// upload was reported or asked for) stays unmade.
+    @inline(__always)  // one call site (`callBack`): no function of its own
     private func completeUpload() {
         lockState()
         let made = madeUploadProgress
@@ -380,8 +389,10 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         // call back soon (waiting in a NetworkQueue: now rather than when a slot frees),
         // batched with the other cancellations of a bulk cancel (one queue hop for many).
         lockState()
-        let first = delivery == nil && !cancelledBeforeRun
-        cancelledBeforeRun = true
+        let first = settlement == settledNot
+        if first {
+            settlement = settledCancelledBeforeRun
+        }
         unlockState()
         if first {
             CoalescedDelivery.post(self, on: configuration.callbackQueue)
