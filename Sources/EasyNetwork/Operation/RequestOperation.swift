@@ -307,7 +307,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
 
     /// On the callback queue (an awaited success: where it became known): stores the
     /// result and metrics, calls back, and finishes.
-    private func deliver(_ result: Result<Output, NetworkError>, metrics: RequestMetrics) {
+    private final func deliver(_ result: Result<Output, NetworkError>, metrics: RequestMetrics) {
         lockState()
         let first = settlement == settledNot
         if first {
@@ -322,7 +322,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     }
 
     /// Calls the closures set now, in order, then the library observers.
-    private func callBack(_ result: Result<Output, NetworkError>) {
+    private final func callBack(_ result: Result<Output, NetworkError>) {
         lockState()
         let (success, failure, completion) = (handlers.success, handlers.failure, handlers.completion)
         unlockState()
@@ -344,7 +344,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// Before `success`: a body that went out is at 100 %; a progress nobody made (no
     /// upload was reported or asked for) stays unmade.
     @inline(__always)  // one call site (`callBack`): no function of its own
-    private func completeUpload() {
+    private final func completeUpload() {
         lockState()
         let made = madeUploadProgress
         unlockState()
@@ -355,7 +355,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
 
     /// Called on the session's queue as the body goes out; hops to the callback queue
     /// only for progress worth a callback.
-    private func reportUpload(sent: Int64, expected: Int64) {
+    private final func reportUpload(sent: Int64, expected: Int64) {
         let total = max(expected, sent)
         guard total > 0 else { return }
         lockState()
@@ -369,7 +369,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
 
     /// On the callback queue: moves ``uploadProgress`` forward (never back) and calls
     /// ``onUploadProgress``.
-    private func showUpload(_ sent: Int64, of total: Int64) {
+    private final func showUpload(_ sent: Int64, of total: Int64) {
         let progress = madeProgress()
         guard sent >= progress.completedUnitCount, sent > progress.completedUnitCount || total != progress.totalUnitCount else { return }
         progress.totalUnitCount = total

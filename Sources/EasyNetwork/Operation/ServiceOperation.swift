@@ -290,7 +290,7 @@ open class ServiceOperation: Operation, @unchecked Sendable {  // unchecked: its
     /// is walking its list) and listed again after it (corelibs links a cancelled operation
     /// to nothing), the operation is never reached once it can start, and `dependencies`
     /// is what it was.
-    private func cancelLeavingDependencies() {
+    private final func cancelLeavingDependencies() {
         lockState()
         let mayBeListed = phase == phaseReady && flags & addedDependency != 0
         unlockState()
@@ -332,7 +332,7 @@ open class ServiceOperation: Operation, @unchecked Sendable {  // unchecked: its
     /// Hands the service what it needs from the operation: the queue that lends it a
     /// slot, the queued time, the task priority, and that a delivered cancellation
     /// finishes the operation.
-    private func prepareService() {
+    private final func prepareService() {
         let service = self.service
         lockState()
         let (queue, time) = (self.queue, enqueuedTime)
@@ -378,7 +378,7 @@ open class ServiceOperation: Operation, @unchecked Sendable {  // unchecked: its
 
     /// `executed`: whether `isExecuting` was `true` until now (it changes with `isFinished`).
     @inline(never)  // one copy for start() and finish()
-    private func completeFinishing(executed: Bool) {
+    private final func completeFinishing(executed: Bool) {
         lockState()
         let reported = flags & cancelledWhileQueued != 0
         unlockState()
