@@ -113,7 +113,7 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
         self.destination = destination
         self.options = options
         super.init(configuration: configuration)
-        executesWhenCancelled = false  // `cancel()` reports a cancellation before start
+        reportsOwnCancellation()  // `cancel()` reports a cancellation before start
     }
 
     /// A download of `request`'s body to `destination` on `configuration`'s host, the host

@@ -21,6 +21,7 @@ extension NetworkQueue {
 }
 
 extension DownloadOperation: FailureReporting {
+    @usableFromInline  // it witnesses FailureReporting, which `NetworkQueue.check(_:)` (emitted into callers) names
     package var failure: NetworkError? {
         guard case .failure(let error)? = result else { return nil }
         return error

@@ -141,7 +141,7 @@ final class ChainStepOperation<Step: ChainStep>: ServiceOperation, @unchecked Se
         self.step = step
         self.run = run
         super.init(configuration: configuration)
-        executesWhenCancelled = false  // the chain reports its cancellation
+        reportsOwnCancellation()  // the chain reports its cancellation
     }
 
     override func execute() {

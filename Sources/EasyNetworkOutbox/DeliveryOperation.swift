@@ -50,7 +50,7 @@ final class DeliveryOperation<Unused>: ServiceOperation, BaseAPIRequest, Exchang
         requiresAuthentication = record.requiresAuthentication
         self.done = done
         super.init(configuration: host)
-        executesWhenCancelled = false  // its completion block reports a cancellation before start
+        reportsOwnCancellation()  // its completion block reports a cancellation before start
         // Runs when the operation finished, however: one cancelled before it ran ends here.
         completionBlock = { [weak self] in self?.report(NetworkError(kind: .cancelled)) }
     }

@@ -4,16 +4,13 @@ import EasyNetwork
 import Foundation
 
 /// Slot lending (``SlotLoan``): while an operation is parked (waiting for a token
-/// refresh), the `OperationQueue` underneath runs `slotLimit + slotsLent` operations at
+/// refresh), the `OperationQueue` underneath runs its limit plus the slots lent at
 /// most. The core keeps the counts (its `maxConcurrentOperationCount` sets the limit);
 /// only the token lends.
 extension NetworkQueue {
     /// One more operation may run while one is parked.
     func lendSlot() {
-        slotLock.lock()
-        slotsLent += 1
-        operationQueue.maxConcurrentOperationCount = slotLimit + slotsLent
-        slotLock.unlock()
+        _ = adjustSlots(limit: nil, lending: 1)
     }
 
     /// A parked operation resumes: `resume` runs when a slot is free, with the lent
@@ -31,9 +28,6 @@ extension NetworkQueue {
 
     /// A parked operation ended: back to one slot fewer.
     func returnSlot() {
-        slotLock.lock()
-        slotsLent = max(0, slotsLent - 1)
-        operationQueue.maxConcurrentOperationCount = slotLimit + slotsLent
-        slotLock.unlock()
+        _ = adjustSlots(limit: nil, lending: -1)
     }
 }

@@ -19,8 +19,8 @@ final class NetworkQueueTests: XCTestCase {
     }
 
     func testClaimsOfQueuedOperationsSurviveTheRegistrysSweep() {
-        // More foreign operations than the registry holds before it sweeps (64): the
-        // sweep keeps every claim of an operation that is still queued.
+        // Many foreign operations queued at once (more than the 64 the registry once held
+        // before it swept): every claim of an operation that is still queued is kept.
         let queue = NetworkQueue(maxConcurrentOperationCount: 2)
         queue.isSuspended = true
         let runs = Collector<Int>()
@@ -31,6 +31,26 @@ final class NetworkQueueTests: XCTestCase {
         queue.isSuspended = false
         queue.waitUntilAllOperationsAreFinished()
         XCTAssertEqual(runs.values.sorted(), Array(0..<150))
+    }
+
+    func testEntriesOfFinishedOperationsAreTakenOverAndStillRefuseDuplicates() {
+        // The registry's entries of finished operations are taken over by new claims: a
+        // claim made in a taken-over entry still refuses a second add, and a finished
+        // operation added again is still ignored.
+        let queue = NetworkQueue(maxConcurrentOperationCount: 2)
+        let runs = Collector<Int>()
+        let first = (0..<10).map { index in BlockOperation { runs.append(index) } }
+        first.forEach(queue.addOperation)
+        queue.waitUntilAllOperationsAreFinished()
+        queue.isSuspended = true
+        let second = (10..<20).map { index in BlockOperation { runs.append(index) } }
+        second.forEach(queue.addOperation)
+        second.forEach(queue.addOperation)
+        first.forEach(queue.addOperation)
+        XCTAssertEqual(queue.operationCount, 10)
+        queue.isSuspended = false
+        queue.waitUntilAllOperationsAreFinished()
+        XCTAssertEqual(runs.values.sorted(), Array(0..<20))
     }
 
     func testDuplicatesInsideOneArrayAndAcrossTwoQueuesAreLeftOut() {
@@ -169,7 +189,7 @@ private final class NetworkOperationProbe: ServiceOperation, @unchecked Sendable
     init(_ body: @escaping @Sendable () -> Void) {
         self.body = body
         super.init()
-        executesWhenCancelled = false
+        reportsOwnCancellation()
     }
 
     override func execute() {

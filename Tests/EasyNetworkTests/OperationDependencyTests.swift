@@ -7,7 +7,7 @@ import XCTest
 private final class HeldOperation: ServiceOperation, @unchecked Sendable {
     override init() {
         super.init()
-        executesWhenCancelled = false
+        reportsOwnCancellation()
     }
 
     override func execute() {}

@@ -12,7 +12,7 @@ final class CountingOperation: ServiceOperation, @unchecked Sendable {
     init(delay: TimeInterval = 0) {
         self.delay = delay
         super.init()
-        executesWhenCancelled = false
+        reportsOwnCancellation()
     }
 
     override func execute() {

@@ -4,7 +4,7 @@ import Foundation
 /// posted schedules one drain on its queue, and those posted to the same queue before
 /// that drain runs join it.
 ///
-/// Each post is delivered exactly once (``ServiceOperation/receiveCoalescedDelivery()``),
+/// Each post is delivered exactly once (``ServiceOperation/cancelledBeforeStart(delivering:)``),
 /// on its queue, in the order posted; never later than a plain `queue.async` posted at
 /// the same moment would run. Used for cancellations of operations that never started:
 /// cancelling 100,000 queued operations costs a handful of queue hops instead of
@@ -32,7 +32,7 @@ enum CoalescedDelivery {
     /// Read and written only under `lock`; the batches' own `operations` too.
     @exclusivity(unchecked) nonisolated(unsafe) private static var open: Batch?
 
-    /// Calls `operation.receiveCoalescedDelivery()` on `queue`, batched with the other
+    /// Calls `operation.cancelledBeforeStart(delivering: true)` on `queue`, batched with the other
     /// operations posted to `queue` meanwhile.
     static func post(_ operation: ServiceOperation, on queue: DispatchQueue) {
         lock.lock()
@@ -55,7 +55,7 @@ enum CoalescedDelivery {
         batch.operations = []
         lock.unlock()
         for operation in operations {
-            operation.receiveCoalescedDelivery()
+            operation.cancelledBeforeStart(delivering: true)
         }
     }
 }

@@ -6,8 +6,8 @@ import Foundation
 ///
 /// ``ServiceOperation``s carry their own flag and never reach the table; every other
 /// `Operation` is tracked here by a weak reference, so the registry never keeps one
-/// alive. Entries of operations that finished or went away are swept out as the table
-/// grows.
+/// alive. The entry of an operation that finished or went away is reused by the next
+/// claim, so the table is as long as the most such operations ever waiting at once.
 ///
 /// The table is a plain array of weak entries, searched by identity (a weak reference to
 /// an operation that went away reads `nil`, so a reused address is never taken for a
@@ -15,7 +15,7 @@ import Foundation
 /// for this rare case, and Foundation's would bridge every key and value.
 @usableFromInline
 enum EnqueueRegistry {
-    /// A claimed operation, held weakly.
+    /// A claimed operation, held weakly (replaced when its entry is taken over).
     private final class Entry {
         weak var operation: Operation?
 
@@ -26,8 +26,8 @@ enum EnqueueRegistry {
 
     private static let lock = Lock()
     // `entries` and `sweepAt` are read and written only under `lock`.
+    /// Read and written only under `lock` (the entries' `operation` too).
     @exclusivity(unchecked) nonisolated(unsafe) private static var entries: [Entry] = []
-    @exclusivity(unchecked) nonisolated(unsafe) private static var sweepAt = 64
 
     /// Claims `operation` for `queue`: `false` when it was claimed before, is running or
     /// has finished.
@@ -39,15 +39,22 @@ enum EnqueueRegistry {
         guard !operation.isExecuting, !operation.isFinished else { return false }
         lock.lock()
         defer { lock.unlock() }
-        for entry in entries where entry.operation === operation {
-            return false
+        var free: Entry?
+        for entry in entries {
+            let held = entry.operation
+            if held === operation {
+                return false
+            }
+            // The first entry of an operation that finished or went away is taken over.
+            if free == nil, held?.isFinished ?? true {
+                free = entry
+            }
         }
-        if entries.count >= sweepAt {
-            // Entries of operations that finished or went away are dropped as the table grows.
-            entries = entries.filter { $0.operation.map { !$0.isFinished } ?? false }
-            sweepAt = max(64, entries.count * 2)
+        if let free {
+            free.operation = operation
+        } else {
+            entries.append(Entry(operation))
         }
-        entries.append(Entry(operation))
         return true
     }
 }

@@ -6,7 +6,8 @@ import Foundation
 /// `cancelAllOperations()` never touch the host app's work.
 public final class NetworkQueue: @unchecked Sendable {  // unchecked: `slotLimit`, `slotsLent` guarded by `slotLock`
     /// The default concurrency limit: 6, the usual per-host connection limit.
-    public static let defaultMaxConcurrentOperationCount = 6
+    @_alwaysEmitIntoClient  // a constant: no global, no getter or addressor in the core
+    public static var defaultMaxConcurrentOperationCount: Int { 6 }
 
     /// The shared queue.
     public static let shared = NetworkQueue()
@@ -15,19 +16,23 @@ public final class NetworkQueue: @unchecked Sendable {  // unchecked: `slotLimit
     /// with ``maxConcurrentOperationCount``: while requests wait for a token refresh,
     /// the queue underneath is lent one more slot per waiting request.
     public let operationQueue: OperationQueue
-    /// Guards ``slotLimit`` and ``slotsLent`` (lent by `EasyNetworkPlugins`' `SlotLoan`).
-    @usableFromInline package let slotLock: Lock
+    /// Guards `slotLimit` and `slotsLent` (a lock of its own, not an operation's: the queue
+    /// underneath is told the new limit under it, and takes operations' locks under its own).
+    private let slotLock: Lock
     /// The queue's own limit (at least 1).
-    @exclusivity(unchecked) @usableFromInline package var slotLimit: Int
-    /// Slots lent on top of the limit to operations parked for a token refresh.
-    @exclusivity(unchecked) @usableFromInline package var slotsLent: Int
+    @exclusivity(unchecked) private var slotLimit: Int
+    /// Slots lent on top of the limit to operations parked for a token refresh
+    /// (by `EasyNetworkPlugins`' `SlotLoan`).
+    @exclusivity(unchecked) private var slotsLent: Int
 
     /// Creates a queue that runs at most `maxConcurrentOperationCount` operations at once.
+    @inline(never)  // one copy, not another inside `shared`'s initializer
     public init(maxConcurrentOperationCount: Int = NetworkQueue.defaultMaxConcurrentOperationCount, name: String? = nil) {
+        let limit = max(1, maxConcurrentOperationCount)
         operationQueue = OperationQueue()
         operationQueue.name = name ?? "EasyNetwork.NetworkQueue"
-        operationQueue.maxConcurrentOperationCount = max(1, maxConcurrentOperationCount)
-        slotLimit = max(1, maxConcurrentOperationCount)
+        operationQueue.maxConcurrentOperationCount = limit
+        slotLimit = limit
         // Size: set here, not where declared (in a public type each initial value
         // compiles a function with an unwind entry).
         slotLock = Lock()
@@ -109,18 +114,25 @@ public final class NetworkQueue: @unchecked Sendable {  // unchecked: `slotLimit
 
     /// The concurrency limit (at least 1). An operation waiting for a token refresh
     /// does not count against it: while it waits, the queue runs one more.
-    @_alwaysEmitIntoClient  // in the caller: the pipeline reads `slotLimit`
+    @_alwaysEmitIntoClient  // in the caller: the pipeline never sets a limit
     public var maxConcurrentOperationCount: Int {
-        get {
-            slotLock.lock()
-            defer { slotLock.unlock() }
-            return slotLimit
-        }
-        set {
-            slotLock.lock()
-            slotLimit = max(1, newValue)
+        get { adjustSlots(limit: nil, lending: 0) }
+        set { _ = adjustSlots(limit: newValue, lending: 0) }
+    }
+
+    /// Under the queue's slot lock: sets the limit (at least 1) when `limit` is given, lends
+    /// `lending` more slots (`-1` gives one back; never fewer than none are lent), and then
+    /// tells the queue underneath to run `limit + lent` at most. Returns the limit. One
+    /// function for the limit's accessors and `SlotLoan`, not an accessor set per field.
+    @usableFromInline
+    package func adjustSlots(limit: Int?, lending: Int) -> Int {
+        slotLock.lock()
+        defer { slotLock.unlock() }
+        if limit != nil || lending != 0 {
+            slotLimit = max(1, limit ?? slotLimit)
+            slotsLent = max(0, slotsLent + lending)
             operationQueue.maxConcurrentOperationCount = slotLimit + slotsLent
-            slotLock.unlock()
         }
+        return slotLimit
     }
 }

@@ -112,8 +112,9 @@ extension NetworkQueue {
         try NetworkQueue.check(operation)
     }
 
-    /// Throws how a finished operation ended: cancelled, or the failure it reports.
-    @usableFromInline
+    /// Throws how a finished operation ended: cancelled, or the failure it reports. In the
+    /// caller, as `run(_:)`: the pipeline never calls it.
+    @_alwaysEmitIntoClient
     static func check(_ operation: Operation) throws {
         if operation.isCancelled {
             throw NetworkError(kind: .cancelled)

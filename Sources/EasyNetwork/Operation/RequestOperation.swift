@@ -1,5 +1,10 @@
 import Foundation
 
+// The values of a ``RequestOperation``'s `settlement` (plain numbers, as ``ServiceOperation``'s phases).
+private let settledNot: UInt8 = 0
+private let settledDelivered: UInt8 = 1
+private let settledCancelledBeforeRun: UInt8 = 2
+
 /// A ready operation for any ``BaseAPIRequest``: give it the request and how to map
 /// the response, get the result, and write no subclass.
 ///
@@ -28,30 +33,43 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     // code (constant field offsets, no generic metadata). No field has an initial value
     // where it is declared (in a public type each compiles a function): `init` sets them,
     // and an optional is spelled `Optional<T>` (`T?` has an implicit `= nil`).
+    /// The types of ``handlers``' closures, in the order of the public properties.
+    @usableFromInline
+    typealias Handlers = (
+        success: Optional<@Sendable (Output) -> Void>,
+        failure: Optional<@Sendable (NetworkError) -> Void>,
+        completion: Optional<@Sendable (Result<Output, NetworkError>) -> Void>,
+        cachedValue: Optional<@Sendable (Output) -> Void>,
+        uploadProgress: Optional<@Sendable (Progress) -> Void>
+    )
+
     private let request: BaseAPIRequest
     private let transform: @Sendable (NetworkResponse) throws -> Output
-    @exclusivity(unchecked) @usableFromInline final var successClosure: Optional<@Sendable (Output) -> Void>
-    @exclusivity(unchecked) @usableFromInline final var failureClosure: Optional<@Sendable (NetworkError) -> Void>
-    @exclusivity(unchecked) @usableFromInline final var completionClosure: Optional<@Sendable (Result<Output, NetworkError>) -> Void>
-    @exclusivity(unchecked) @usableFromInline final var cachedValueClosure: Optional<@Sendable (Output) -> Void>
-    @exclusivity(unchecked) @usableFromInline final var uploadProgressClosure: Optional<@Sendable (Progress) -> Void>
-    /// The delivered `(Result<Output, NetworkError>, RequestMetrics)`, boxed in one object
-    /// (the operation's layout does not depend on `Output`, and `RequestMetrics` holds
-    /// `Date`s, whose layout is known only at run time).
-    @exclusivity(unchecked) @usableFromInline final var delivery: Optional<StoredValue>
-    @exclusivity(unchecked) private var madeUploadProgress: Optional<Progress>
-    @exclusivity(unchecked) private var uploadGate: ProgressGate
+    /// The public closures (``success``, ``failure``, ``completion``, ``onCachedValue``,
+    /// ``onUploadProgress``), in one private field: the accessors emitted into callers
+    /// reach it through ``withHandlers(_:)``, one function, not a getter, a setter and a
+    /// `modify` per closure.
+    @exclusivity(unchecked) private final var handlers: Handlers
+    /// The delivered `(Result<Output, NetworkError>, RequestMetrics)`, as `Any` (the
+    /// operation's layout does not depend on `Output`, and `RequestMetrics` holds `Date`s,
+    /// whose layout is known only at run time); the reader, which knows `Output`, casts it
+    /// back. An existential, not a box class of the core's: the same one allocation. `()`
+    /// until then (not an optional: `settlement` says whether it was set).
+    @exclusivity(unchecked) private final var delivery: Any
+    @exclusivity(unchecked) private final var madeUploadProgress: Optional<Progress>
+    @exclusivity(unchecked) private final var uploadGate: ProgressGate
     /// Whether the callbacks were called (observers added later run at once).
-    @exclusivity(unchecked) private var delivered: Bool
-    /// Cancelled before its request ran (see ``cancelledBeforeStart()``): ``result`` is
-    /// then a cancellation, with nothing stored.
-    @exclusivity(unchecked) @usableFromInline final var cancelledBeforeRun: Bool
+    @exclusivity(unchecked) private final var delivered: Bool
+    /// How the result was settled, once: `settledNot`, `settledDelivered` (``delivery``
+    /// holds it), `settledCancelledBeforeRun` (see ``cancelledBeforeStart(delivering:)``:
+    /// ``result`` is then a cancellation, with nothing stored).
+    @exclusivity(unchecked) private final var settlement: UInt8
     /// Made and awaited by the library (``NetworkQueue/send(_:configuration:)``), never
     /// shown to the caller: a success is delivered where it became known. Set before the
     /// operation is queued (queueing publishes it), read when it runs: no lock.
-    @exclusivity(unchecked) private var awaitedOnly: Bool
+    @exclusivity(unchecked) private final var awaitedOnly: Bool
     /// Library observers of the delivery (``observeDelivery(_:)``), chained in one closure.
-    @exclusivity(unchecked) private var observers: Optional<@Sendable () -> Void>
+    @exclusivity(unchecked) private final var observers: Optional<@Sendable () -> Void>
 
     /// Called on the host's callback queue with the mapped value on success.
     ///
@@ -63,17 +81,16 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     @_alwaysEmitIntoClient  // in the caller: the pipeline reads the field
     public final var success: (@Sendable (Output) -> Void)? {
         get {
-            lockState()
-            defer { unlockState() }
-            return successClosure
+            withHandlers { $0.success }
         }
         set {
             // The old closure is released after the lock is let go (its captures may run a
             // `deinit` that reaches another operation).
-            lockState()
-            let old = successClosure
-            successClosure = newValue
-            unlockState()
+            let old = withHandlers { handlers in
+                let old = handlers.success
+                handlers.success = newValue
+                return old
+            }
             _ = old
         }
     }
@@ -82,15 +99,14 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     @_alwaysEmitIntoClient  // in the caller: the pipeline reads the field
     public final var failure: (@Sendable (NetworkError) -> Void)? {
         get {
-            lockState()
-            defer { unlockState() }
-            return failureClosure
+            withHandlers { $0.failure }
         }
         set {
-            lockState()
-            let old = failureClosure
-            failureClosure = newValue
-            unlockState()
+            let old = withHandlers { handlers in
+                let old = handlers.failure
+                handlers.failure = newValue
+                return old
+            }
             _ = old
         }
     }
@@ -99,15 +115,14 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     @_alwaysEmitIntoClient  // in the caller: the pipeline reads the field
     public final var completion: (@Sendable (Result<Output, NetworkError>) -> Void)? {
         get {
-            lockState()
-            defer { unlockState() }
-            return completionClosure
+            withHandlers { $0.completion }
         }
         set {
-            lockState()
-            let old = completionClosure
-            completionClosure = newValue
-            unlockState()
+            let old = withHandlers { handlers in
+                let old = handlers.completion
+                handlers.completion = newValue
+                return old
+            }
             _ = old
         }
     }
@@ -118,15 +133,14 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     @_alwaysEmitIntoClient  // in the caller: the pipeline reads the field
     public final var onCachedValue: (@Sendable (Output) -> Void)? {
         get {
-            lockState()
-            defer { unlockState() }
-            return cachedValueClosure
+            withHandlers { $0.cachedValue }
         }
         set {
-            lockState()
-            let old = cachedValueClosure
-            cachedValueClosure = newValue
-            unlockState()
+            let old = withHandlers { handlers in
+                let old = handlers.cachedValue
+                handlers.cachedValue = newValue
+                return old
+            }
             _ = old
         }
     }
@@ -153,15 +167,14 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     @_alwaysEmitIntoClient  // in the caller: the pipeline reads the field
     public final var onUploadProgress: (@Sendable (Progress) -> Void)? {
         get {
-            lockState()
-            defer { unlockState() }
-            return uploadProgressClosure
+            withHandlers { $0.uploadProgress }
         }
         set {
-            lockState()
-            let old = uploadProgressClosure
-            uploadProgressClosure = newValue
-            unlockState()
+            let old = withHandlers { handlers in
+                let old = handlers.uploadProgress
+                handlers.uploadProgress = newValue
+                return old
+            }
             _ = old
         }
     }
@@ -175,20 +188,16 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     ) {
         self.request = request
         self.transform = transform
-        successClosure = nil
-        failureClosure = nil
-        completionClosure = nil
-        cachedValueClosure = nil
-        uploadProgressClosure = nil
-        delivery = nil
+        handlers = (nil, nil, nil, nil, nil)
+        delivery = ()
         madeUploadProgress = nil
         uploadGate = ProgressGate()
         delivered = false
-        cancelledBeforeRun = false
+        settlement = settledNot
         awaitedOnly = false
         observers = nil
         super.init(configuration: configuration)
-        executesWhenCancelled = false  // it reports a cancellation before start itself
+        // (It reports a cancellation before start itself: see `cancelledBeforeStart(delivering:)`.)
     }
 
     /// An operation whose response is decoded by `responseDecoder`
@@ -239,12 +248,9 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// The result, once the operation has delivered it.
     @_alwaysEmitIntoClient  // in the caller: the pipeline reads the field
     public final var result: Result<Output, NetworkError>? {
-        lockState()
-        let stored = delivery
-        let cancelledBeforeRun = cancelledBeforeRun
-        unlockState()
+        let (stored, cancelledBeforeRun) = storedDelivery()
         // The box holds what `deliver` stored.
-        if let stored, let delivered = stored.value as? (Result<Output, NetworkError>, RequestMetrics) {
+        if let delivered = stored as? (Result<Output, NetworkError>, RequestMetrics) {
             return delivered.0
         }
         // Cancelled before it ran (while it waited in a queue, or before it started): it
@@ -256,10 +262,24 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// before the callbacks run; `nil` when the request never ran.
     @_alwaysEmitIntoClient  // in the caller: the pipeline reads the field
     public final var metrics: RequestMetrics? {
+        (storedDelivery().0 as? (Result<Output, NetworkError>, RequestMetrics))?.1
+    }
+
+    /// Runs `body` on the public closures, under the lock (see ``success``).
+    @usableFromInline
+    final func withHandlers<Value>(_ body: (inout Handlers) -> Value) -> Value {
         lockState()
-        let stored = delivery
-        unlockState()
-        return (stored?.value as? (Result<Output, NetworkError>, RequestMetrics))?.1
+        defer { unlockState() }
+        return body(&handlers)
+    }
+
+    /// What ``result`` and ``metrics`` read, under the lock: the stored delivery, and
+    /// whether the operation was cancelled before it ran.
+    @usableFromInline
+    final func storedDelivery() -> (Any, Bool) {
+        lockState()
+        defer { unlockState() }
+        return (delivery, settlement == settledCancelledBeforeRun)
     }
 
     /// Sends the request and reports its result; subclasses rarely override it.
@@ -270,7 +290,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
             reportUpload(sent: sent, expected: expected)
         }, cachedValue: { [self] value in
             lockState()
-            let cachedValue = cachedValueClosure
+            let cachedValue = handlers.cachedValue
             unlockState()
             cachedValue?(value)
         }, deliversInPlace: inPlace, completion: { [self] result, metrics in
@@ -287,11 +307,12 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
 
     /// On the callback queue (an awaited success: where it became known): stores the
     /// result and metrics, calls back, and finishes.
-    private func deliver(_ result: Result<Output, NetworkError>, metrics: RequestMetrics) {
+    private final func deliver(_ result: Result<Output, NetworkError>, metrics: RequestMetrics) {
         lockState()
-        let first = delivery == nil && !cancelledBeforeRun
+        let first = settlement == settledNot
         if first {
-            delivery = StoredValue((result, metrics))
+            settlement = settledDelivered
+            delivery = (result, metrics)
         }
         unlockState()
         if first {
@@ -301,9 +322,9 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     }
 
     /// Calls the closures set now, in order, then the library observers.
-    private func callBack(_ result: Result<Output, NetworkError>) {
+    private final func callBack(_ result: Result<Output, NetworkError>) {
         lockState()
-        let (success, failure, completion) = (successClosure, failureClosure, completionClosure)
+        let (success, failure, completion) = (handlers.success, handlers.failure, handlers.completion)
         unlockState()
         switch result {
         case .success(let value):
@@ -322,7 +343,8 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
 
     /// Before `success`: a body that went out is at 100 %; a progress nobody made (no
     /// upload was reported or asked for) stays unmade.
-    private func completeUpload() {
+    @inline(__always)  // one call site (`callBack`): no function of its own
+    private final func completeUpload() {
         lockState()
         let made = madeUploadProgress
         unlockState()
@@ -333,7 +355,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
 
     /// Called on the session's queue as the body goes out; hops to the callback queue
     /// only for progress worth a callback.
-    private func reportUpload(sent: Int64, expected: Int64) {
+    private final func reportUpload(sent: Int64, expected: Int64) {
         let total = max(expected, sent)
         guard total > 0 else { return }
         lockState()
@@ -347,34 +369,34 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
 
     /// On the callback queue: moves ``uploadProgress`` forward (never back) and calls
     /// ``onUploadProgress``.
-    private func showUpload(_ sent: Int64, of total: Int64) {
+    private final func showUpload(_ sent: Int64, of total: Int64) {
         let progress = madeProgress()
         guard sent >= progress.completedUnitCount, sent > progress.completedUnitCount || total != progress.totalUnitCount else { return }
         progress.totalUnitCount = total
         progress.completedUnitCount = sent
         lockState()
-        let observer = uploadProgressClosure
+        let observer = handlers.uploadProgress
         unlockState()
         observer?(progress)
     }
 
-    override func cancelledBeforeStart() {
+    /// Delivers the cancellation once, through ``CoalescedDelivery``.
+    override func cancelledBeforeStart(delivering: Bool) {
+        if delivering {
+            return callBack(.failure(.cancelled(url: nil)))
+        }
         // Never runs: mark it, so whoever looks at `result` sees the cancellation, and
         // call back soon (waiting in a NetworkQueue: now rather than when a slot frees),
         // batched with the other cancellations of a bulk cancel (one queue hop for many).
         lockState()
-        let first = delivery == nil && !cancelledBeforeRun
-        cancelledBeforeRun = true
+        let first = settlement == settledNot
+        if first {
+            settlement = settledCancelledBeforeRun
+        }
         unlockState()
         if first {
             CoalescedDelivery.post(self, on: configuration.callbackQueue)
         }
-    }
-
-    /// The coalesced delivery of a cancellation before start, posted once, by
-    /// ``cancelledBeforeStart()``.
-    override func receiveCoalescedDelivery() {
-        callBack(.failure(.cancelled(url: nil)))
     }
 
     /// Calls `observer` once after the public closures of the delivery (on the callback

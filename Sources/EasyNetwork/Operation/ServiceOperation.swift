@@ -20,8 +20,11 @@ private let cancelledWhileQueued: UInt8 = 2
 /// `dependencies`).
 private let addedDependency: UInt8 = 4
 /// Whether ``ServiceOperation/execute()`` ran or is scheduled to (see
-/// ``ServiceOperation/cancelledBeforeStart()``).
+/// ``ServiceOperation/cancelledBeforeStart(delivering:)``).
 private let executeClaimed: UInt8 = 8
+/// Set by ``ServiceOperation/reportsOwnCancellation()``: a cancellation before start does
+/// not run ``ServiceOperation/execute()``.
+private let ownCancellationReport: UInt8 = 16
 
 /// The asynchronous `Operation` every EasyNetwork operation stands on, with an
 /// ``EasyNetworkService`` for one host: the base of the seed-style operations an SDK
@@ -68,15 +71,11 @@ open class ServiceOperation: Operation, @unchecked Sendable {  // unchecked: its
     /// `Date`'s layout is known only at run time); 0 while none did.
     @exclusivity(unchecked) private final var enqueuedTime: TimeInterval
     /// The queue that took the operation, which lends it a slot while it is parked.
-    @exclusivity(unchecked) private final weak var queue: NetworkQueue?
-    @exclusivity(unchecked) @usableFromInline final var tagSet: Set<String>
+    @exclusivity(unchecked) private final weak var queue: Optional<NetworkQueue>
+    @exclusivity(unchecked) private final var tagSet: Set<String>
     // Made on first use: one cancelled before it ran never makes one (a bulk cancel of
     // queued operations allocates and frees nothing for it).
     @exclusivity(unchecked) private final var madeService: Optional<EasyNetworkService>
-    /// Whether a cancellation before start runs ``execute()`` so that its requests report
-    /// it: the library's own operations, which report it themselves, set it to `false` in
-    /// their initializer (never later: it is read without the lock).
-    @exclusivity(unchecked) package final var executesWhenCancelled: Bool
 
     /// An operation for ``HostConfiguration/shared``.
     @inline(never)  // one copy, not another inside the allocating entry
@@ -85,9 +84,9 @@ open class ServiceOperation: Operation, @unchecked Sendable {  // unchecked: its
         phase = phaseReady
         flags = 0
         enqueuedTime = 0
+        queue = nil
         tagSet = []
         madeService = nil
-        executesWhenCancelled = true
         super.init()
     }
 
@@ -98,9 +97,9 @@ open class ServiceOperation: Operation, @unchecked Sendable {  // unchecked: its
         phase = phaseReady
         flags = 0
         enqueuedTime = 0
+        queue = nil
         tagSet = []
         madeService = nil
-        executesWhenCancelled = true
         super.init()
     }
 
@@ -126,20 +125,35 @@ open class ServiceOperation: Operation, @unchecked Sendable {  // unchecked: its
     /// ``NetworkQueue/cancelOperations(tagged:)`` (a screen, a feature, a user session).
     @_alwaysEmitIntoClient  // in the caller: a program without tags carries none of it
     public final var tags: Set<String> {
-        get {
-            lockState()
-            defer { unlockState() }
-            return tagSet
+        get { exchangeTags(nil) }
+        set { _ = exchangeTags(newValue) }  // the old set is released after the lock is let go
+    }
+
+    /// The tags, replaced by `new` unless it is `nil`, under the lock (one function for
+    /// the accessors of ``tags``, not a getter, a setter and a `modify` of a field).
+    @usableFromInline
+    final func exchangeTags(_ new: Set<String>?) -> Set<String> {
+        lockState()
+        defer { unlockState() }
+        let old = tagSet
+        if let new {
+            tagSet = new
         }
-        set {
-            lockState()
-            tagSet = newValue
-            unlockState()
-        }
+        return old
+    }
+
+    /// Makes a cancellation before start finish the operation without running
+    /// ``execute()``: for the library's own operations, which report such a cancellation
+    /// themselves. Called in their initializer, before the operation is published.
+    package final func reportsOwnCancellation() {
+        lockState()
+        flags |= ownCancellationReport
+        unlockState()
     }
 
     /// The service the operation sends its requests through (made on first use; one made
     /// after the operation was cancelled is cancelled too).
+    @inline(never)  // one copy, not another inside each library caller
     public final var service: EasyNetworkService {
         lockState()
         let found = madeService
@@ -253,14 +267,13 @@ open class ServiceOperation: Operation, @unchecked Sendable {  // unchecked: its
         if waiting {
             flags |= cancelledWhileQueued
         }
+        // (`cancelledBeforeStart(delivering: false)` makes no service: it only posts.)
+        let service = madeService
         unlockState()
         if waiting {
             // It never runs: report the cancellation now rather than when a slot frees.
-            cancelledBeforeStart()
+            cancelledBeforeStart(delivering: false)
         }
-        lockState()
-        let service = madeService
-        unlockState()
         service?.cancel()
     }
 
@@ -277,7 +290,7 @@ open class ServiceOperation: Operation, @unchecked Sendable {  // unchecked: its
     /// is walking its list) and listed again after it (corelibs links a cancelled operation
     /// to nothing), the operation is never reached once it can start, and `dependencies`
     /// is what it was.
-    private func cancelLeavingDependencies() {
+    private final func cancelLeavingDependencies() {
         lockState()
         let mayBeListed = phase == phaseReady && flags & addedDependency != 0
         unlockState()
@@ -319,7 +332,7 @@ open class ServiceOperation: Operation, @unchecked Sendable {  // unchecked: its
     /// Hands the service what it needs from the operation: the queue that lends it a
     /// slot, the queued time, the task priority, and that a delivered cancellation
     /// finishes the operation.
-    private func prepareService() {
+    private final func prepareService() {
         let service = self.service
         lockState()
         let (queue, time) = (self.queue, enqueuedTime)
@@ -336,19 +349,26 @@ open class ServiceOperation: Operation, @unchecked Sendable {  // unchecked: its
         }
     }
 
-    /// Called when the operation was cancelled before it started: once on the cancelling
-    /// thread when a ``NetworkQueue`` holds it (it will finish without executing), else
-    /// right before it finishes cancelled; a library hook.
+    /// Called when the operation was cancelled before it started (`delivering` is `false`):
+    /// once on the cancelling thread when a ``NetworkQueue`` holds it (it will finish
+    /// without executing), else right before it finishes cancelled; and then (`delivering`
+    /// is `true`) on the queue of each post of this operation to ``CoalescedDelivery`` (the
+    /// callback queue; a seed operation's, the response queue). A library hook: one
+    /// overridable method for both calls, so one vtable slot (repeated in every subclass).
     ///
     /// Here: runs ``execute()`` once, off the queue and batched with other such operations
     /// (``CoalescedDelivery``), so that the requests it makes, on its cancelled service,
     /// call their failure closures with the cancellation and send nothing. The operation
     /// itself finishes as any cancelled one does, when the queue starts it, whatever
     /// `execute()` does.
-    func cancelledBeforeStart() {
-        guard executesWhenCancelled else { return }
+    func cancelledBeforeStart(delivering: Bool) {
+        if delivering {
+            prepareService()
+            execute()
+            return
+        }
         lockState()
-        let first = flags & executeClaimed == 0
+        let first = flags & (executeClaimed | ownCancellationReport) == 0
         flags |= executeClaimed
         unlockState()
         if first {
@@ -356,21 +376,14 @@ open class ServiceOperation: Operation, @unchecked Sendable {  // unchecked: its
         }
     }
 
-    /// Called on the queue of each post of this operation to ``CoalescedDelivery`` (the
-    /// callback queue; a seed operation's, the response queue); a library hook.
-    func receiveCoalescedDelivery() {
-        prepareService()
-        execute()
-    }
-
     /// `executed`: whether `isExecuting` was `true` until now (it changes with `isFinished`).
     @inline(never)  // one copy for start() and finish()
-    private func completeFinishing(executed: Bool) {
+    private final func completeFinishing(executed: Bool) {
         lockState()
         let reported = flags & cancelledWhileQueued != 0
         unlockState()
         if !reported, isCancelled {
-            cancelledBeforeStart()
+            cancelledBeforeStart(delivering: false)
         }
         if executed {
             willChangeValue(forKey: "isExecuting")

@@ -12,7 +12,7 @@ package final class Lock: @unchecked Sendable {
     // used through pthread calls, which are thread-safe.
     // Untyped: a stored property typed with `pthread_mutex_t` would make the core carry
     // that C type's metadata and value witnesses (about 300 bytes) for its reflection record.
-    private let storage: UnsafeMutableRawPointer
+    @usableFromInline let storage: UnsafeMutableRawPointer
 
     @inline(never)  // one copy, not another inside the allocating entry
     package init() {
@@ -28,19 +28,20 @@ package final class Lock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    @inline(__always)
-    private var mutex: UnsafeMutablePointer<pthread_mutex_t> {
+    @_alwaysEmitIntoClient
+    var mutex: UnsafeMutablePointer<pthread_mutex_t> {
         storage.assumingMemoryBound(to: pthread_mutex_t.self)
     }
 
-    /// Takes the lock; pair every call with ``unlock()`` on every path.
-    @inline(__always) @usableFromInline
+    /// Takes the lock; pair every call with ``unlock()`` on every path. Emitted into its
+    /// callers: a call of `pthread_mutex_lock`, not of a function of the core that makes it.
+    @_alwaysEmitIntoClient
     package func lock() {
         pthread_mutex_lock(mutex)
     }
 
     /// Lets go of the lock.
-    @inline(__always) @usableFromInline
+    @_alwaysEmitIntoClient
     package func unlock() {
         pthread_mutex_unlock(mutex)
     }

@@ -2,14 +2,15 @@ import Foundation
 
 /// Appends to a file, reporting failures as errors (the old `FileHandle.write(_:)`
 /// raises an Objective-C exception on Apple platforms instead, which nothing can catch).
+/// A struct around the handle, not a class: no class metadata, no `deinit` of its own.
 @usableFromInline
-package final class FileWriter {
+package struct FileWriter {
     @usableFromInline let handle: FileHandle
 
     /// Opens `url` for writing: after its current end when `appending`, else emptied.
     /// (In the products that write files, as every member: the core never does.)
     @_alwaysEmitIntoClient
-    package convenience init(url: URL, appending: Bool) throws {
+    package init(url: URL, appending: Bool) throws {
         if !appending || !FileManager.default.fileExists(atPath: url.path) {
             try Data().write(to: url)  // made, or emptied; a failure names the file
         }

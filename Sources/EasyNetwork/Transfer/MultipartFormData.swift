@@ -23,14 +23,20 @@ import Foundation
 public struct MultipartFormData: Sendable {
     /// The boundary between parts.
     public let boundary: String
-    /// (Set in `init`: in a public type an initial value here compiles a function.)
-    @usableFromInline package internal(set) var parts: [any MultipartPart]
+    /// The parts, in order. A `let` (``addPart(_:)`` makes a new value): a `var` that
+    /// products reach would compile a getter, a setter and a `modify` into the core.
+    @usableFromInline package let parts: [any MultipartPart]
 
     /// An empty body with a random boundary (or the one given).
     @_alwaysEmitIntoClient  // in the caller: the pipeline reads forms, never makes one
     public init(boundary: String? = nil) {
-        self.boundary = boundary ?? "EasyNetwork-" + UUID().uuidString
-        parts = []
+        self.init(boundary: boundary ?? "EasyNetwork-" + UUID().uuidString, parts: [])
+    }
+
+    @usableFromInline
+    init(boundary: String, parts: [any MultipartPart]) {
+        self.boundary = boundary
+        self.parts = parts
     }
 
     /// The `Content-Type` header value for this body.
@@ -47,6 +53,6 @@ public struct MultipartFormData: Sendable {
     /// Adds `part` (in `EasyNetworkUploads`, which makes every part).
     @_alwaysEmitIntoClient
     package mutating func addPart(_ part: any MultipartPart) {
-        parts.append(part)
+        self = MultipartFormData(boundary: boundary, parts: parts + [part])
     }
 }
