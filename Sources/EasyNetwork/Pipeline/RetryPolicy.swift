@@ -17,9 +17,15 @@ import FoundationNetworking
 /// outcome, and its error's ``NetworkError/attempts`` says how many sends were made.
 /// Cancelling it during a backoff ends it at once.
 public struct RetryPolicy: Sendable {
-    // One reference, not ten fields: the core carries no value witnesses copying two sets
-    // (the accessors, emitted into the client, make a new box on every change).
-    @usableFromInline var box: Box
+    // One reference, not ten fields: the core carries no value witnesses copying two sets.
+    // A `let`: the setters, emitted into the client, replace the whole policy with a new
+    // box (the core has one getter, no setter or modify).
+    @usableFromInline let box: Box
+
+    @usableFromInline
+    init(box: Box) {
+        self.box = box
+    }
 
     @usableFromInline
     final class Box: Sendable {
@@ -72,19 +78,19 @@ public struct RetryPolicy: Sendable {
     @_alwaysEmitIntoClient
     public var maxAttempts: Int {
         get { box.values.maxAttempts }
-        set { box = box.with(maxAttempts: newValue) }
+        set { self = RetryPolicy(box: box.with(maxAttempts: newValue)) }
     }
     /// The delay before the first retry, in seconds.
     @_alwaysEmitIntoClient
     public var baseDelay: TimeInterval {
         get { box.values.baseDelay }
-        set { box = box.with(baseDelay: newValue) }
+        set { self = RetryPolicy(box: box.with(baseDelay: newValue)) }
     }
     /// The factor the delay grows by for each further retry.
     @_alwaysEmitIntoClient
     public var multiplier: Double {
         get { box.values.multiplier }
-        set { box = box.with(multiplier: newValue) }
+        set { self = RetryPolicy(box: box.with(multiplier: newValue)) }
     }
     /// The longest backoff the policy computes (exponential, jitter included), in seconds.
     /// It does not shorten a server's `Retry-After`, which ``maxRetryAfter`` bounds:
@@ -93,40 +99,40 @@ public struct RetryPolicy: Sendable {
     @_alwaysEmitIntoClient
     public var maxDelay: TimeInterval {
         get { box.values.maxDelay }
-        set { box = box.with(maxDelay: newValue) }
+        set { self = RetryPolicy(box: box.with(maxDelay: newValue)) }
     }
     /// How much of each delay is random, from 0 (none) to 1 (anything from 0 to the
     /// full delay), so clients that failed together do not retry together.
     @_alwaysEmitIntoClient
     public var jitter: Double {
         get { box.values.jitter }
-        set { box = box.with(jitter: newValue) }
+        set { self = RetryPolicy(box: box.with(jitter: newValue)) }
     }
     /// Statuses worth retrying.
     @_alwaysEmitIntoClient
     public var retryableStatusCodes: Set<Int> {
         get { box.values.retryableStatusCodes }
-        set { box = box.with(retryableStatusCodes: newValue) }
+        set { self = RetryPolicy(box: box.with(retryableStatusCodes: newValue)) }
     }
     /// Transport errors worth retrying.
     @_alwaysEmitIntoClient
     public var retryableURLErrorCodes: Set<URLError.Code> {
         get { box.values.retryableURLErrorCodes }
-        set { box = box.with(retryableURLErrorCodes: newValue) }
+        set { self = RetryPolicy(box: box.with(retryableURLErrorCodes: newValue)) }
     }
     /// Whether POST and PATCH are retried too. Off by default: a retried POST may
     /// create a second order.
     @_alwaysEmitIntoClient
     public var retriesNonIdempotentMethods: Bool {
         get { box.values.retriesNonIdempotentMethods }
-        set { box = box.with(retriesNonIdempotentMethods: newValue) }
+        set { self = RetryPolicy(box: box.with(retriesNonIdempotentMethods: newValue)) }
     }
     /// Whether a `Retry-After` header (seconds or HTTP date) sets the delay in place of the
     /// backoff (bounded by ``maxRetryAfter``, not by ``maxDelay``).
     @_alwaysEmitIntoClient
     public var honorsRetryAfter: Bool {
         get { box.values.honorsRetryAfter }
-        set { box = box.with(honorsRetryAfter: newValue) }
+        set { self = RetryPolicy(box: box.with(honorsRetryAfter: newValue)) }
     }
     /// The longest `Retry-After` honoured, in seconds, whatever ``maxDelay`` is; a longer
     /// one is cut to this (the retry then comes sooner than the server asked). Lower it,
@@ -134,7 +140,7 @@ public struct RetryPolicy: Sendable {
     @_alwaysEmitIntoClient
     public var maxRetryAfter: TimeInterval {
         get { box.values.maxRetryAfter }
-        set { box = box.with(maxRetryAfter: newValue) }
+        set { self = RetryPolicy(box: box.with(maxRetryAfter: newValue)) }
     }
 
     /// A policy; every parameter has the default of ``default``.
@@ -151,12 +157,12 @@ public struct RetryPolicy: Sendable {
         honorsRetryAfter: Bool = true,
         maxRetryAfter: TimeInterval = 60
     ) {
-        box = Box(
+        self.init(box: Box(
             maxAttempts: max(1, maxAttempts), baseDelay: max(0, baseDelay), multiplier: max(1, multiplier),
             maxDelay: max(0, maxDelay), jitter: min(1, max(0, jitter)), retryableStatusCodes: retryableStatusCodes,
             retryableURLErrorCodes: retryableURLErrorCodes, retriesNonIdempotentMethods: retriesNonIdempotentMethods,
             honorsRetryAfter: honorsRetryAfter, maxRetryAfter: max(0, maxRetryAfter)
-        )
+        ))
     }
 
     /// 3 attempts, 0.5 s then 1 s (±25 %), on 408/429/500/502/503/504 and transient
