@@ -31,3 +31,11 @@ extension ExchangeSink {
     /// A caller's completion by default: it runs on the callback queue.
     package var deliversInPlace: Bool { false }
 }
+
+extension NetworkError {
+    /// What a sink delivers for a success whose value was never kept (made in one place).
+    @inline(never)
+    static func unmapped() -> NetworkError {
+        NetworkError(kind: .decoding, message: "the response was not mapped")
+    }
+}

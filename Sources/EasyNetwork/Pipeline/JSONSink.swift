@@ -44,7 +44,7 @@ final class JSONSink: ExchangeSink, @unchecked Sendable {
         } else if wasMapped {
             success?(json)
         } else {
-            failure?(NetworkError(kind: .decoding, message: "the response was not mapped"))
+            failure?(NetworkError.unmapped())
         }
     }
 }

@@ -208,12 +208,14 @@ extension RequestExchange {
 // The small makers both files of the exchange share, each compiled once (out of line).
 extension RequestExchange {
     /// `URLError.timedOut` saying `words`, then `seconds` and " s." (``NetworkError/isTimeout``).
+    @inline(never)
     static func timedOut(_ words: String, _ seconds: TimeInterval) -> URLError {
         urlError(.timedOut, words + String(seconds) + " s.")
     }
 
     /// A `URLError` of `code` as an `Error`, made and boxed in one place (every site would
     /// carry its conformance lookups).
+    @inline(never)
     static func urlError(_ code: URLError.Code) -> any Error {
         urlError(code, "")
     }

@@ -54,7 +54,7 @@ final class TypedSink<Output>: ExchangeSink, @unchecked Sendable {
         } else if let taken {
             result = .success(taken)
         } else {
-            result = .failure(NetworkError(kind: .decoding, message: "the response was not mapped"))
+            result = .failure(NetworkError.unmapped())
         }
         completion(result, metrics)
     }
