@@ -113,6 +113,7 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
         handlesInline = sink.mapsInline && chain.isEmpty && plugIns.isEmpty && settings.payloadReader == nil
     }
 
+    @inline(never)  // three callers, each would allocate the box itself
     func context(attempt: Int) -> RequestContext {
         RequestContext(request: request, host: service.configuration, attempt: attempt, requestID: requestID, ledger: self)
     }
