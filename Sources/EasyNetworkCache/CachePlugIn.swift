@@ -68,7 +68,7 @@ final class CachePlugIn: RequestPlugIn, @unchecked Sendable {
     func answers(_ request: inout URLRequest, credential: String?, sink: any ExchangeSink, lock: Lock, queue: DispatchQueue) -> Bool {
         guard let stored = lookUp(&request, token: credential) else { return false }
         guard stored.final else {
-            if sink.wantsProvisional { sink.deliverProvisional(stored.response, on: queue, lock: lock) }
+            sink.deliverProvisional(stored.response, on: queue, lock: lock)
             return false
         }
         // A stored copy that no longer maps (a stricter type) is not the answer: the network is.

@@ -27,8 +27,6 @@ final class DownloadSink: ExchangeSink {
         }
     }
 
-    var wantsProvisional: Bool { false }
-
     var mapsInline: Bool { false }
 
     func deliverProvisional(_ response: NetworkResponse, on queue: DispatchQueue, lock: Lock) {}

@@ -110,8 +110,6 @@ final class DeliveryOperation<Unused>: ServiceOperation, BaseAPIRequest, Exchang
         }
     }
 
-    var wantsProvisional: Bool { false }
-
     var mapsInline: Bool { false }
 
     func deliverProvisional(_ response: NetworkResponse, on queue: DispatchQueue, lock: Lock) {}

@@ -10,9 +10,6 @@ package protocol ExchangeSink: AnyObject, Sendable {
     /// Runs the caller's mapping on a validated response and keeps the value (under
     /// `lock`); returns the error when the mapping threw.
     func map(_ response: NetworkResponse, lock: Lock) -> NetworkError?
-    /// Whether the caller wants a value from a stored response before the network's
-    /// (``CachePolicy/cacheThenNetwork``).
-    var wantsProvisional: Bool { get }
     /// Whether the mapping is the library's own (the seed's JSON), so a small body may
     /// be mapped on the session's delegate queue instead of hopping to ``ResponseStage``.
     var mapsInline: Bool { get }
@@ -20,7 +17,8 @@ package protocol ExchangeSink: AnyObject, Sendable {
     /// callback queue: nothing of the caller's runs there (an awaited request, whose task
     /// resumes on its own executor anyway).
     var deliversInPlace: Bool { get }
-    /// Maps a stored response and hands the value to the caller on `queue`; a stored
+    /// Maps a stored response and hands the value to the caller on `queue`, when the caller
+    /// wants a value before the network's (``CachePolicy/cacheThenNetwork``); a stored
     /// response that does not map is skipped.
     func deliverProvisional(_ response: NetworkResponse, on queue: DispatchQueue, lock: Lock)
     /// Calls the completion (on the callback queue) with the kept value, or `error`.
@@ -32,4 +30,12 @@ extension ExchangeSink {
     var mapsInline: Bool { false }
     /// A caller's completion by default: it runs on the callback queue.
     package var deliversInPlace: Bool { false }
+}
+
+extension NetworkError {
+    /// What a sink delivers for a success whose value was never kept (made in one place).
+    @inline(never)
+    static func unmapped() -> NetworkError {
+        NetworkError(kind: .decoding, message: "the response was not mapped")
+    }
 }

@@ -19,8 +19,6 @@ final class JSONSink: ExchangeSink, @unchecked Sendable {
     /// The library's own small parse: it may run on the delegate queue.
     var mapsInline: Bool { true }
 
-    var wantsProvisional: Bool { false }
-
     func map(_ response: NetworkResponse, lock: Lock) -> NetworkError? {
         let json: Any?
         do {
@@ -46,7 +44,7 @@ final class JSONSink: ExchangeSink, @unchecked Sendable {
         } else if wasMapped {
             success?(json)
         } else {
-            failure?(NetworkError(kind: .decoding, message: "the response was not mapped"))
+            failure?(NetworkError.unmapped())
         }
     }
 }

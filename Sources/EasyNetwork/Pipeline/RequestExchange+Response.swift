@@ -6,8 +6,10 @@ import FoundationNetworking
 /// The response side of a ``RequestExchange``: what an attempt produced is settled
 /// (validated and mapped), a failure is offered for a retry, and the request ends once.
 extension RequestExchange {
-    /// On the ``ResponseStage`` queue: validate, then map or decide a retry.
-    func received(_ outcome: consuming TransportOutcome, cancelled: Bool, attempt: Int, context: RequestContext?) {
+    /// On the ``ResponseStage`` queue: validate, then map or decide a retry. Interceptors
+    /// see the attempt through a context made here (the transport carries none).
+    func received(_ outcome: consuming TransportOutcome, cancelled: Bool, attempt: Int) {
+        let context = chain.isEmpty ? nil : context(attempt: attempt)
         guard let failure = settle(&outcome, cancelled: cancelled, context: context) else { return finish(nil) }
         // Cancellations are never offered for a retry.
         if failure.isCancelled { return finish(failure) }
@@ -19,10 +21,10 @@ extension RequestExchange {
         guard asking else { return finish(.cancelled(url: outcome.request.url)) }
         // Nobody to ask (no interceptor, no retry engine), or a failure another attempt
         // could only repeat (a NonRetryableError underneath: a server refused by its pins).
-        guard !chain.isEmpty, !(failure.underlyingError is any NonRetryableError) else {
+        guard let context, !(failure.underlyingError is any NonRetryableError) else {
             return decided(.pass, failure)
         }
-        ask(0, failure, context: context ?? self.context(attempt: attempt))
+        ask(0, failure, context: context)
     }
 
     /// What one attempt produced, settled: plug-ins (a `304` may become the stored response)
@@ -208,14 +210,22 @@ extension RequestExchange {
     /// `URLError.timedOut` saying `words`, then `seconds` and " s." (``NetworkError/isTimeout``).
     @inline(never)
     static func timedOut(_ words: String, _ seconds: TimeInterval) -> URLError {
-        URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: words + String(seconds) + " s."])
+        urlError(.timedOut, words + String(seconds) + " s.")
     }
 
     /// A `URLError` of `code` as an `Error`, made and boxed in one place (every site would
     /// carry its conformance lookups).
     @inline(never)
     static func urlError(_ code: URLError.Code) -> any Error {
-        URLError(code)
+        urlError(code, "")
+    }
+
+    /// A `URLError` of `code`, saying `description` unless it is empty: the one place the
+    /// exchange makes one, so it carries one specialization of its `userInfo` literal.
+    @inline(never)
+    static func urlError(_ code: URLError.Code, _ description: String) -> URLError {
+        guard !description.isEmpty else { return URLError(code) }
+        return URLError(code, userInfo: [NSLocalizedDescriptionKey: description])
     }
 
     /// What an interceptor threw or refused with: a ``NetworkError`` as is, anything else

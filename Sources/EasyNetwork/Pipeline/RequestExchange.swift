@@ -7,7 +7,7 @@ import FoundationNetworking
 /// One request from its description to its single callback, every stage in one place (a
 /// type per stage cost metadata and copies, not clarity). It knows no output type (that
 /// is its ``ExchangeSink``) and runs in one direction: build → adapt (``adapt(_:_:context:)``)
-/// → cache → transport (``transport(_:bodyFile:layers:plain:attempt:context:)``) →
+/// → cache → transport (``transport(_:bodyFile:layers:plain:attempt:from:_:_:)``) →
 /// validate → map, or on a failure decide a retry (``ask(_:_:context:)``) → deliver
 /// (``finish(_:)``). It keeps the state between them under one `Lock`, keeps each
 /// attempt's clock (the one place a request times out: it hears every byte as the
@@ -113,6 +113,7 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
         handlesInline = sink.mapsInline && chain.isEmpty && plugIns.isEmpty && settings.payloadReader == nil
     }
 
+    @inline(never)  // three callers, each would allocate the box itself
     func context(attempt: Int) -> RequestContext {
         RequestContext(request: request, host: service.configuration, attempt: attempt, requestID: requestID, ledger: self)
     }
@@ -238,7 +239,7 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
         idleKept = plain && layers.isEmpty
         timing = !idleKept || total != nil
         lock.unlock()
-        guard let task = transport(urlRequest, bodyFile: bodyFile, layers: layers, plain: plain, attempt: attempt, context: context, from: 0, nil, nil) else {
+        guard let task = transport(urlRequest, bodyFile: bodyFile, layers: layers, plain: plain, attempt: attempt, from: 0, nil, nil) else {
             return  // the session is gone; the completion reported it
         }
         lock.lock()
@@ -263,13 +264,19 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
     @inline(never)  // one copy for the attempt, its followed redirects and every plug-in
     private func transport(
         _ urlRequest: URLRequest, bodyFile: MultipartBodyFile?, layers: [any RequestPlugIn], plain: Bool, attempt: Int,
-        context: RequestContext?, from index: Int, _ heard: (any TransferActivity)?, _ given: (@Sendable (TransportOutcome) -> Void)?
+        from index: Int, _ heard: (any TransferActivity)?, _ given: (@Sendable (TransportOutcome) -> Void)?
     ) -> TransportTask? {
-        let arrived = given ?? { [self] in arrival($0, sent: urlRequest, attempt: attempt, context: context, plain: plain) }
+        // Not `given ?? { … }`: the generic `??` would wrap the closure in two reabstraction thunks.
+        let arrived: @Sendable (TransportOutcome) -> Void
+        if let given {
+            arrived = given
+        } else {
+            arrived = { [self] in arrival($0, sent: urlRequest, attempt: attempt, plain: plain) }
+        }
         let activity = heard ?? self  // `nil`: this exchange's own clock hears the bytes
         guard index == layers.count else {
             return layers[index].send(urlRequest, activity: activity, next: { [self] in
-                transport($0, bodyFile: bodyFile, layers: layers, plain: plain, attempt: attempt, context: context, from: index + 1, $1, $2)
+                transport($0, bodyFile: bodyFile, layers: layers, plain: plain, attempt: attempt, from: index + 1, $1, $2)
             }, arrived: arrived)
         }
         // Plain only with the attempt's own clock: a shared transfer hears bytes for every seat.
@@ -287,10 +294,10 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
     /// The transport of `sent` ended, usually on the session's delegate queue: ends the
     /// attempt (its clock stops before any user code runs), then leaves that queue for
     /// ``ResponseStage``. On Linux a redirect the session left to the exchange is sent first.
-    private func arrival(_ outcome: consuming TransportOutcome, sent: URLRequest, attempt: Int, context: RequestContext?, plain: Bool) {
+    private func arrival(_ outcome: consuming TransportOutcome, sent: URLRequest, attempt: Int, plain: Bool) {
         #if canImport(FoundationNetworking)
         if let next = outcome.redirect {
-            guard let refused = follow(next, after: sent, response: outcome.response, attempt: attempt, context: context, plain: plain) else { return }
+            guard let refused = follow(next, after: sent, response: outcome.response, attempt: attempt, plain: plain) else { return }
             outcome.error = refused
         }
         #endif
@@ -303,7 +310,7 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
         }
         task = nil
         completedAttempt = max(completedAttempt, attempt)
-        if context != nil { (lastResponse, lastData) = (outcome.response, outcome.data) }
+        if !chain.isEmpty { (lastResponse, lastData) = (outcome.response, outcome.data) }
         firstByteAt = outcome.firstByteAt
         bytesReceived += outcome.streamedBytes ?? outcome.data.count
         let wasCancelled = cancelled
@@ -314,10 +321,10 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
             outcome.error = timedOut
         }
         if handlesInline, outcome.error == nil, outcome.data.count < ResponseStage.inlineLimit {
-            return received(outcome, cancelled: wasCancelled, attempt: attempt, context: context)
+            return received(outcome, cancelled: wasCancelled, attempt: attempt)
         }
         let ended = outcome
-        QueueHop.async(ResponseStage.queue) { [self] in received(ended, cancelled: wasCancelled, attempt: attempt, context: context) }
+        QueueHop.async(ResponseStage.queue) { [self] in received(ended, cancelled: wasCancelled, attempt: attempt) }
     }
 
     #if canImport(FoundationNetworking)
@@ -329,7 +336,7 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
     /// ends the attempt: cancelled meanwhile, too many redirects (20, as URLSession), or a
     /// body stream that cannot be read twice (never sent empty).
     @inline(never)
-    private func follow(_ redirect: URLRequest, after sent: URLRequest, response: HTTPURLResponse?, attempt: Int, context: RequestContext?, plain: Bool) -> (any Error)? {
+    private func follow(_ redirect: URLRequest, after sent: URLRequest, response: HTTPURLResponse?, attempt: Int, plain: Bool) -> (any Error)? {
         lock.lock()
         hops += 1
         let (ended, hop, bodyFile) = (cancelled || finished, hops, bodyFile)
@@ -341,7 +348,7 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
             guard sent.httpBodyStream == nil else { return SessionDelegate.unsentRedirect(response) }
             if next.httpBody == nil { next.httpBody = sent.httpBody }  // the host's redirectHandler may have set one
         }
-        guard let task = transport(next, bodyFile: bodyFile, layers: [], plain: plain, attempt: attempt, context: context, from: 0, nil, nil) else {
+        guard let task = transport(next, bodyFile: bodyFile, layers: [], plain: plain, attempt: attempt, from: 0, nil, nil) else {
             return nil  // the session is gone; the completion reported it
         }
         lock.lock()

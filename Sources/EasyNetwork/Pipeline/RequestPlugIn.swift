@@ -44,13 +44,13 @@ package protocol RequestPlugIn: AnyObject, Sendable {
 }
 
 extension RequestPlugIn {
-    // @usableFromInline: a plug-in class a product makes @usableFromInline (PinRules) uses them as witnesses.
-    @usableFromInline package var interceptor: (any RequestInterceptor)? { nil }
-    @usableFromInline package var credential: String? { nil }
-    @usableFromInline package var retrier: (any RequestInterceptor)? { nil }
-    @usableFromInline package func admit(attempt: Int, url: URL?) -> NetworkError? { nil }
-    @usableFromInline package func answers(_ request: inout URLRequest, credential: String?, sink: any ExchangeSink, lock: Lock, queue: DispatchQueue) -> Bool { false }
-    @usableFromInline package func send(
+    // Emitted into the products whose plug-ins take them as witnesses: the core has no plug-in.
+    @_alwaysEmitIntoClient package var interceptor: (any RequestInterceptor)? { nil }
+    @_alwaysEmitIntoClient package var credential: String? { nil }
+    @_alwaysEmitIntoClient package var retrier: (any RequestInterceptor)? { nil }
+    @_alwaysEmitIntoClient package func admit(attempt: Int, url: URL?) -> NetworkError? { nil }
+    @_alwaysEmitIntoClient package func answers(_ request: inout URLRequest, credential: String?, sink: any ExchangeSink, lock: Lock, queue: DispatchQueue) -> Bool { false }
+    @_alwaysEmitIntoClient package func send(
         _ request: URLRequest,
         activity: any TransferActivity,
         next: (URLRequest, any TransferActivity, @escaping @Sendable (TransportOutcome) -> Void) -> TransportTask?,
@@ -58,9 +58,9 @@ extension RequestPlugIn {
     ) -> TransportTask? {
         next(request, activity, arrived)
     }
-    @usableFromInline package func received(_ outcome: inout TransportOutcome) {}
-    @usableFromInline package func didMap(_ response: NetworkResponse, credential: String?) {}
-    @usableFromInline package func end() {}
+    @_alwaysEmitIntoClient package func received(_ outcome: inout TransportOutcome) {}
+    @_alwaysEmitIntoClient package func didMap(_ response: NetworkResponse, credential: String?) {}
+    @_alwaysEmitIntoClient package func end() {}
 }
 
 extension Array where Element == any RequestPlugIn {

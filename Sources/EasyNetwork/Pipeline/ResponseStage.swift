@@ -21,7 +21,8 @@ enum ResponseStage {
     static let inlineLimit = 64 * 1024
 }
 
-/// Where request deadlines and retry backoffs fire.
+/// Where request deadlines and retry backoffs fire: the response queue too (both are
+/// concurrent and drawn from the same pool of threads; one queue is one initializer less).
 enum ExchangeTimers {
-    static let queue = DispatchQueue(label: "EasyNetwork.timers", attributes: .concurrent)
+    static var queue: DispatchQueue { ResponseStage.queue }
 }

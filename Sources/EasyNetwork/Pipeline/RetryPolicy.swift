@@ -17,35 +17,32 @@ import FoundationNetworking
 /// outcome, and its error's ``NetworkError/attempts`` says how many sends were made.
 /// Cancelling it during a backoff ends it at once.
 public struct RetryPolicy: Sendable {
-    // One reference, not ten fields: the core carries no value witnesses copying two sets
-    // (the accessors, emitted into the client, make a new box on every change).
-    @usableFromInline var box: Box
+    // One reference, not ten fields: the core carries no value witnesses copying two sets.
+    // A `let`: the setters, emitted into the client, replace the whole policy with a new
+    // box (the core has one getter, no setter or modify).
+    @usableFromInline let box: Box
+
+    @usableFromInline
+    init(box: Box) {
+        self.box = box
+    }
 
     @usableFromInline
     final class Box: Sendable {
-        @usableFromInline let maxAttempts: Int
-        @usableFromInline let baseDelay: TimeInterval
-        @usableFromInline let multiplier: Double
-        @usableFromInline let maxDelay: TimeInterval
-        @usableFromInline let jitter: Double
-        @usableFromInline let retryableStatusCodes: Set<Int>
-        @usableFromInline let retryableURLErrorCodes: Set<URLError.Code>
-        @usableFromInline let retriesNonIdempotentMethods: Bool
-        @usableFromInline let honorsRetryAfter: Bool
-        @usableFromInline let maxRetryAfter: TimeInterval
+        // One stored tuple, not ten properties: the core emits one getter, not ten, and
+        // its type metadata and field records describe one field.
+        @usableFromInline let values: (
+            maxAttempts: Int, baseDelay: TimeInterval, multiplier: Double, maxDelay: TimeInterval, jitter: Double,
+            retryableStatusCodes: Set<Int>, retryableURLErrorCodes: Set<URLError.Code>,
+            retriesNonIdempotentMethods: Bool, honorsRetryAfter: Bool, maxRetryAfter: TimeInterval
+        )
 
         @usableFromInline
         init(maxAttempts: Int, baseDelay: TimeInterval, multiplier: Double, maxDelay: TimeInterval, jitter: Double, retryableStatusCodes: Set<Int>, retryableURLErrorCodes: Set<URLError.Code>, retriesNonIdempotentMethods: Bool, honorsRetryAfter: Bool, maxRetryAfter: TimeInterval) {
-            self.maxAttempts = maxAttempts
-            self.baseDelay = baseDelay
-            self.multiplier = multiplier
-            self.maxDelay = maxDelay
-            self.jitter = jitter
-            self.retryableStatusCodes = retryableStatusCodes
-            self.retryableURLErrorCodes = retryableURLErrorCodes
-            self.retriesNonIdempotentMethods = retriesNonIdempotentMethods
-            self.honorsRetryAfter = honorsRetryAfter
-            self.maxRetryAfter = maxRetryAfter
+            values = (
+                maxAttempts, baseDelay, multiplier, maxDelay, jitter, retryableStatusCodes, retryableURLErrorCodes,
+                retriesNonIdempotentMethods, honorsRetryAfter, maxRetryAfter
+            )
         }
 
         /// A copy with the values given changed (every setter of the policy makes one).
@@ -63,16 +60,16 @@ public struct RetryPolicy: Sendable {
             maxRetryAfter: TimeInterval? = nil
         ) -> Box {
             Box(
-                maxAttempts: maxAttempts ?? self.maxAttempts,
-                baseDelay: baseDelay ?? self.baseDelay,
-                multiplier: multiplier ?? self.multiplier,
-                maxDelay: maxDelay ?? self.maxDelay,
-                jitter: jitter ?? self.jitter,
-                retryableStatusCodes: retryableStatusCodes ?? self.retryableStatusCodes,
-                retryableURLErrorCodes: retryableURLErrorCodes ?? self.retryableURLErrorCodes,
-                retriesNonIdempotentMethods: retriesNonIdempotentMethods ?? self.retriesNonIdempotentMethods,
-                honorsRetryAfter: honorsRetryAfter ?? self.honorsRetryAfter,
-                maxRetryAfter: maxRetryAfter ?? self.maxRetryAfter
+                maxAttempts: maxAttempts ?? values.maxAttempts,
+                baseDelay: baseDelay ?? values.baseDelay,
+                multiplier: multiplier ?? values.multiplier,
+                maxDelay: maxDelay ?? values.maxDelay,
+                jitter: jitter ?? values.jitter,
+                retryableStatusCodes: retryableStatusCodes ?? values.retryableStatusCodes,
+                retryableURLErrorCodes: retryableURLErrorCodes ?? values.retryableURLErrorCodes,
+                retriesNonIdempotentMethods: retriesNonIdempotentMethods ?? values.retriesNonIdempotentMethods,
+                honorsRetryAfter: honorsRetryAfter ?? values.honorsRetryAfter,
+                maxRetryAfter: maxRetryAfter ?? values.maxRetryAfter
             )
         }
     }
@@ -80,20 +77,20 @@ public struct RetryPolicy: Sendable {
     /// Sends in all, the first included (1 means no retry).
     @_alwaysEmitIntoClient
     public var maxAttempts: Int {
-        get { box.maxAttempts }
-        set { box = box.with(maxAttempts: newValue) }
+        get { box.values.maxAttempts }
+        set { self = RetryPolicy(box: box.with(maxAttempts: newValue)) }
     }
     /// The delay before the first retry, in seconds.
     @_alwaysEmitIntoClient
     public var baseDelay: TimeInterval {
-        get { box.baseDelay }
-        set { box = box.with(baseDelay: newValue) }
+        get { box.values.baseDelay }
+        set { self = RetryPolicy(box: box.with(baseDelay: newValue)) }
     }
     /// The factor the delay grows by for each further retry.
     @_alwaysEmitIntoClient
     public var multiplier: Double {
-        get { box.multiplier }
-        set { box = box.with(multiplier: newValue) }
+        get { box.values.multiplier }
+        set { self = RetryPolicy(box: box.with(multiplier: newValue)) }
     }
     /// The longest backoff the policy computes (exponential, jitter included), in seconds.
     /// It does not shorten a server's `Retry-After`, which ``maxRetryAfter`` bounds:
@@ -101,49 +98,49 @@ public struct RetryPolicy: Sendable {
     /// ``honorsRetryAfter`` the longest wait between two attempts is the larger of the two.
     @_alwaysEmitIntoClient
     public var maxDelay: TimeInterval {
-        get { box.maxDelay }
-        set { box = box.with(maxDelay: newValue) }
+        get { box.values.maxDelay }
+        set { self = RetryPolicy(box: box.with(maxDelay: newValue)) }
     }
     /// How much of each delay is random, from 0 (none) to 1 (anything from 0 to the
     /// full delay), so clients that failed together do not retry together.
     @_alwaysEmitIntoClient
     public var jitter: Double {
-        get { box.jitter }
-        set { box = box.with(jitter: newValue) }
+        get { box.values.jitter }
+        set { self = RetryPolicy(box: box.with(jitter: newValue)) }
     }
     /// Statuses worth retrying.
     @_alwaysEmitIntoClient
     public var retryableStatusCodes: Set<Int> {
-        get { box.retryableStatusCodes }
-        set { box = box.with(retryableStatusCodes: newValue) }
+        get { box.values.retryableStatusCodes }
+        set { self = RetryPolicy(box: box.with(retryableStatusCodes: newValue)) }
     }
     /// Transport errors worth retrying.
     @_alwaysEmitIntoClient
     public var retryableURLErrorCodes: Set<URLError.Code> {
-        get { box.retryableURLErrorCodes }
-        set { box = box.with(retryableURLErrorCodes: newValue) }
+        get { box.values.retryableURLErrorCodes }
+        set { self = RetryPolicy(box: box.with(retryableURLErrorCodes: newValue)) }
     }
     /// Whether POST and PATCH are retried too. Off by default: a retried POST may
     /// create a second order.
     @_alwaysEmitIntoClient
     public var retriesNonIdempotentMethods: Bool {
-        get { box.retriesNonIdempotentMethods }
-        set { box = box.with(retriesNonIdempotentMethods: newValue) }
+        get { box.values.retriesNonIdempotentMethods }
+        set { self = RetryPolicy(box: box.with(retriesNonIdempotentMethods: newValue)) }
     }
     /// Whether a `Retry-After` header (seconds or HTTP date) sets the delay in place of the
     /// backoff (bounded by ``maxRetryAfter``, not by ``maxDelay``).
     @_alwaysEmitIntoClient
     public var honorsRetryAfter: Bool {
-        get { box.honorsRetryAfter }
-        set { box = box.with(honorsRetryAfter: newValue) }
+        get { box.values.honorsRetryAfter }
+        set { self = RetryPolicy(box: box.with(honorsRetryAfter: newValue)) }
     }
     /// The longest `Retry-After` honoured, in seconds, whatever ``maxDelay`` is; a longer
     /// one is cut to this (the retry then comes sooner than the server asked). Lower it,
     /// or turn ``honorsRetryAfter`` off, to bound every wait.
     @_alwaysEmitIntoClient
     public var maxRetryAfter: TimeInterval {
-        get { box.maxRetryAfter }
-        set { box = box.with(maxRetryAfter: newValue) }
+        get { box.values.maxRetryAfter }
+        set { self = RetryPolicy(box: box.with(maxRetryAfter: newValue)) }
     }
 
     /// A policy; every parameter has the default of ``default``.
@@ -160,12 +157,12 @@ public struct RetryPolicy: Sendable {
         honorsRetryAfter: Bool = true,
         maxRetryAfter: TimeInterval = 60
     ) {
-        box = Box(
+        self.init(box: Box(
             maxAttempts: max(1, maxAttempts), baseDelay: max(0, baseDelay), multiplier: max(1, multiplier),
             maxDelay: max(0, maxDelay), jitter: min(1, max(0, jitter)), retryableStatusCodes: retryableStatusCodes,
             retryableURLErrorCodes: retryableURLErrorCodes, retriesNonIdempotentMethods: retriesNonIdempotentMethods,
             honorsRetryAfter: honorsRetryAfter, maxRetryAfter: max(0, maxRetryAfter)
-        )
+        ))
     }
 
     /// 3 attempts, 0.5 s then 1 s (±25 %), on 408/429/500/502/503/504 and transient

@@ -37,8 +37,6 @@ final class TypedSink<Output>: ExchangeSink, @unchecked Sendable {
         return nil
     }
 
-    var wantsProvisional: Bool { cachedValue != nil }
-
     func deliverProvisional(_ response: NetworkResponse, on queue: DispatchQueue, lock: Lock) {
         guard let cachedValue, let mapped = try? transform(response) else { return }
         // Handed over once, to the one closure that runs on `queue`: nothing else touches it.
@@ -56,7 +54,7 @@ final class TypedSink<Output>: ExchangeSink, @unchecked Sendable {
         } else if let taken {
             result = .success(taken)
         } else {
-            result = .failure(NetworkError(kind: .decoding, message: "the response was not mapped"))
+            result = .failure(NetworkError.unmapped())
         }
         completion(result, metrics)
     }
