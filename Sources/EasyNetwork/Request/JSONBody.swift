@@ -27,7 +27,8 @@ enum JSONBody {
     static func of(_ params: [String: Any], url: URL) throws(NetworkError) -> Data {
         var leaves: [(name: String, value: String)] = []
         let deepest = try ParameterWalker.walk(params, json: true, naming: ParameterWalker.unnamed, lenient: false, url: url, into: &leaves)
-        return try (deepest > inlineDepth ? run(Job { serialize(params, url: url) }) : serialize(params, url: url)).get()
+        let job = Job(params, nil, nil, url)
+        return try (deepest > inlineDepth ? run(job) : job.work()).get()
     }
 
     /// `params`, checked, through `JSONSerialization`, which must never meet a value it
@@ -49,8 +50,7 @@ enum JSONBody {
 
     /// `value` encoded by `encoder`.
     static func of(_ value: any Encodable, encoder: JSONEncoder, url: URL) throws(NetworkError) -> Data {
-        let checked = checkingDates(encoder)
-        return try run(Job { encode(value, encoder: checked, url: url) }).get()
+        try run(Job([:], value, checkingDates(encoder), url)).get()
     }
 
     /// `encoder`, or, for the ISO 8601 date strategy, a copy that first refuses a date that
@@ -95,8 +95,7 @@ enum JSONBody {
     }
 
     /// The result of `job`'s work, computed on a new thread with a ``stackSize`` stack (on
-    /// the calling thread if no thread can be started). The work comes in its ``Job``, not
-    /// as a closure argument, so that the optimizer compiles no copy of this per caller.
+    /// the calling thread if no thread can be started).
     @inline(never)
     static func run(_ job: Job) -> Result<Data, NetworkError> {
         var attributes = pthread_attr_t()
@@ -135,15 +134,31 @@ enum JSONBody {
         return job.result ?? job.work()
     }
 
-    /// The work and its result, passed to the helper thread and back.
+    /// The work (its inputs, not a closure: no closure, context or forwarder per kind of
+    /// body) and its result, passed to the helper thread and back.
     final class Job: @unchecked Sendable {
         // unchecked: the helper thread is its only user from `pthread_create` until
         // `pthread_join` returns, which orders its writes before the caller's read.
-        let work: () -> Result<Data, NetworkError>
+        let params: [String: Any]
+        let value: (any Encodable)?
+        let encoder: JSONEncoder?
+        let url: URL
         var result: Result<Data, NetworkError>?
 
-        init(_ work: @escaping () -> Result<Data, NetworkError>) {
-            self.work = work
+        /// `value` through `encoder` when both are given, else `params` through `JSONSerialization`.
+        init(_ params: [String: Any], _ value: (any Encodable)?, _ encoder: JSONEncoder?, _ url: URL) {
+            self.params = params
+            self.value = value
+            self.encoder = encoder
+            self.url = url
+        }
+
+        /// The body, or the `.encoding` error of the value that cannot be written.
+        func work() -> Result<Data, NetworkError> {
+            if let value, let encoder {
+                return JSONBody.encode(value, encoder: encoder, url: url)
+            }
+            return JSONBody.serialize(params, url: url)
         }
     }
 }
