@@ -273,15 +273,6 @@ package struct URLRequestBuilder {
         guard let writer = form.writer else {
             return completion(.failure(NetworkError.library(.invalidRequest, noUploads, url: urlRequest.url)), nil)
         }
-        writer.write(form, fields: request.params, for: urlRequest.url) { written in
-            switch written {
-            case .success(let file):
-                var sized = urlRequest
-                sized.setValue(String(file.length), forHTTPHeaderField: "Content-Length")
-                completion(.success(sized), file)
-            case .failure(let error):
-                completion(.failure(error), nil)
-            }
-        }
+        writer.write(form, fields: request.params, into: urlRequest, completion: completion)
     }
 }
