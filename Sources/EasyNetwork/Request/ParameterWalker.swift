@@ -135,8 +135,10 @@ enum ParameterWalker {
                 // Every Swift integer, `Bool`, `Double`, `Float` and `Decimal` bridges here.
                 broken = number.doubleValue.isFinite ? nil : nonFinite
                 if naming != unnamed {
-                    let type = String(cString: number.objCType)
-                    text = Swift.type(of: value) == Bool.self || type == "c" || type == "B" ? (number.boolValue ? "true" : "false") : number.stringValue
+                    // The type code `c` or `B` (read in place: no string made to compare).
+                    let code = number.objCType
+                    let isBool = (code[0] == 0x63 || code[0] == 0x42) && code[1] == 0
+                    text = isBool || Swift.type(of: value) == Bool.self ? (number.boolValue ? "true" : "false") : number.stringValue
                 }
             } else if let number = cast(value, CGFloat.self), !number.isFinite {
                 // Not an `NSNumber` on Linux (a finite one is written as anything else is).
