@@ -13,7 +13,8 @@ extension QueryStringEncoder {
     static let query: UInt8 = 4
     /// Every byte but CR, LF and `"`: a multipart name, escaped as the HTML standard's form
     /// encoding does (`%0D`, `%0A`, `%22`; these never occur inside a multi-byte character).
-    package static let formName: UInt8 = 8
+    @_alwaysEmitIntoClient
+    package static var formName: UInt8 { 8 }
 
     /// `text` with every byte outside `allowed` written as `%XX`. With
     /// `keepingEscapes`, a `%` that starts a valid `%XX` stays, so encoded text is kept.

@@ -53,7 +53,8 @@ public struct QueryStringEncoder: Sendable {
     }
 
     /// The leaves of a lenient walk: every value a query can carry, in order.
-    private static func leaves(_ parameters: [String: Any], naming: Int) -> [(name: String, value: String)] {
+    @usableFromInline
+    static func leaves(_ parameters: [String: Any], naming: Int) -> [(name: String, value: String)] {
         var leaves: [(name: String, value: String)] = []
         _ = try? ParameterWalker.walk(parameters, json: false, naming: naming, lenient: true, url: nil, into: &leaves)
         return leaves
@@ -63,13 +64,15 @@ public struct QueryStringEncoder: Sendable {
     /// convention: what multipart fields are made of (checked when the request was
     /// built). Made as they are, not by decoding the encoded pairs, which cost a decode of
     /// every name and dropped a value's leading byte-order mark.
+    @_alwaysEmitIntoClient
     package static func fields(_ parameters: [String: Any]) -> [(name: String, value: String)] {
-        leaves(parameters, naming: ParameterWalker.plain)
+        leaves(parameters, naming: 2)  // ParameterWalker.plain
     }
 
     /// The percent-encoded `name=value` pairs, in order.
+    @_alwaysEmitIntoClient
     public func pairs(_ parameters: [String: Any]) -> [(name: String, value: String)] {
-        Self.leaves(parameters, naming: ParameterWalker.escaped)
+        Self.leaves(parameters, naming: 1)  // ParameterWalker.escaped
     }
 
     /// `string` percent-encoded so that only RFC 3986 unreserved characters remain.
