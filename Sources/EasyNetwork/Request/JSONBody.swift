@@ -28,7 +28,12 @@ enum JSONBody {
         var leaves: [(name: String, value: String)] = []
         let deepest = try ParameterWalker.walk(params, json: true, naming: ParameterWalker.unnamed, lenient: false, url: url, into: &leaves)
         let job = Job(params, nil, nil, url)
-        return try (deepest > inlineDepth ? run(job) : job.work()).get()
+        if deepest > inlineDepth {
+            run(job)
+        } else {
+            job.work()
+        }
+        return try job.result.get()
     }
 
     /// `params`, checked, through `JSONSerialization`, which must never meet a value it
@@ -50,7 +55,9 @@ enum JSONBody {
 
     /// `value` encoded by `encoder`.
     static func of(_ value: any Encodable, encoder: JSONEncoder, url: URL) throws(NetworkError) -> Data {
-        try run(Job([:], value, checkingDates(encoder), url)).get()
+        let job = Job([:], value, checkingDates(encoder), url)
+        run(job)
+        return try job.result.get()
     }
 
     /// `encoder`, or, for the ISO 8601 date strategy, a copy that first refuses a date that
@@ -94,10 +101,10 @@ enum JSONBody {
         }
     }
 
-    /// The result of `job`'s work, computed on a new thread with a ``stackSize`` stack (on
-    /// the calling thread if no thread can be started).
+    /// Does `job`'s work on a new thread with a ``stackSize`` stack (on the calling thread
+    /// if no thread can be started), and returns once it is done.
     @inline(never)
-    static func run(_ job: Job) -> Result<Data, NetworkError> {
+    static func run(_ job: Job) {
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
@@ -116,9 +123,9 @@ enum JSONBody {
             let job = Unmanaged<Job>.fromOpaque(context).takeRetainedValue()
             #endif
             #if canImport(ObjectiveC)
-            autoreleasepool { job.result = job.work() }
+            autoreleasepool { job.work() }
             #else
-            job.result = job.work()
+            job.work()
             #endif
             return nil
         }, context.toOpaque()) == 0 else {
@@ -130,8 +137,7 @@ enum JSONBody {
         #else
         pthread_join(thread, nil)
         #endif
-        // Always set once the thread ran: only a thread that never ran leaves the work undone.
-        return job.result ?? job.work()
+        // The thread was started, so it ran `work()` before `pthread_join` returned.
     }
 
     /// The work (its inputs, not a closure: no closure, context or forwarder per kind of
@@ -143,7 +149,8 @@ enum JSONBody {
         let value: (any Encodable)?
         let encoder: JSONEncoder?
         let url: URL
-        var result: Result<Data, NetworkError>?
+        /// Set by ``work()``: an empty body until it ran.
+        var result: Result<Data, NetworkError> = .success(Data())
 
         /// `value` through `encoder` when both are given, else `params` through `JSONSerialization`.
         init(_ params: [String: Any], _ value: (any Encodable)?, _ encoder: JSONEncoder?, _ url: URL) {
@@ -153,12 +160,13 @@ enum JSONBody {
             self.url = url
         }
 
-        /// The body, or the `.encoding` error of the value that cannot be written.
-        func work() -> Result<Data, NetworkError> {
+        /// Makes the body, or the `.encoding` error of the value that cannot be written.
+        func work() {
             if let value, let encoder {
-                return JSONBody.encode(value, encoder: encoder, url: url)
+                result = JSONBody.encode(value, encoder: encoder, url: url)
+            } else {
+                result = JSONBody.serialize(params, url: url)
             }
-            return JSONBody.serialize(params, url: url)
         }
     }
 }
