@@ -28,7 +28,7 @@ public struct QueryStringEncoder: Sendable {
     /// The encoded query string for `parameters`, without a leading `?`.
     @_alwaysEmitIntoClient
     public func encode(_ parameters: [String: Any]) -> String {
-        Self.join(pairs(parameters))
+        joinedQuery(pairs(parameters))
     }
 
     /// The encoded query string, or the `.encoding` error (for `url`) of a value that breaks a rule.
@@ -36,20 +36,7 @@ public struct QueryStringEncoder: Sendable {
     static func encode(_ parameters: [String: Any], url: URL) throws(NetworkError) -> String {
         var leaves: [(name: String, value: String)] = []
         _ = try ParameterWalker.walk(parameters, json: false, naming: ParameterWalker.escaped, lenient: false, url: url, into: &leaves)
-        return join(leaves)
-    }
-
-    /// Escaped `name=value` pairs joined by `&`.
-    @usableFromInline
-    static func join(_ leaves: [(name: String, value: String)]) -> String {
-        var query = ""
-        for (name, value) in leaves {
-            if !query.isEmpty { query += "&" }
-            query += name
-            query += "="
-            query += value
-        }
-        return query
+        return joinedQuery(leaves)
     }
 
     /// The leaves of a lenient walk: every value a query can carry, in order.
@@ -79,4 +66,18 @@ public struct QueryStringEncoder: Sendable {
     public static func escape(_ string: String) -> String {
         PercentEncoding.encode(string, allowed: PercentEncoding.unreserved, keepingEscapes: false)
     }
+}
+
+/// Escaped `name=value` pairs joined by `&` (a free function: a static member compiled
+/// a second entry without its unused type argument).
+@usableFromInline
+func joinedQuery(_ leaves: [(name: String, value: String)]) -> String {
+    var query = ""
+    for (name, value) in leaves {
+        if !query.isEmpty { query += "&" }
+        query += name
+        query += "="
+        query += value
+    }
+    return query
 }
