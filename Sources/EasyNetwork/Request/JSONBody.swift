@@ -79,9 +79,8 @@ enum JSONBody {
                     codingPath: dateEncoder.codingPath, debugDescription: "The date is not finite (NaN or infinity)."
                 ))
             }
-            // JSONEncoder's own form: internet date-time, UTC.
-            var container = dateEncoder.singleValueContainer()
-            try container.encode(ISO8601DateFormatter().string(from: date))
+            // JSONEncoder's own form: internet date-time, UTC (as a single value).
+            try ISO8601DateFormatter().string(from: date).encode(to: dateEncoder)
         }
         return copy
     }
