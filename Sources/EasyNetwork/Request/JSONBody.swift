@@ -27,11 +27,11 @@ enum JSONBody {
     static func of(_ params: [String: Any], url: URL) throws(NetworkError) -> Data {
         var leaves: [(name: String, value: String)] = []
         let deepest = try ParameterWalker.walk(params, json: true, naming: ParameterWalker.unnamed, lenient: false, url: url, into: &leaves)
-        let job = Job(params, nil, nil, url)
+        var job: Job = (params, nil, nil, url, .success(Data()))
         if deepest > inlineDepth {
-            run(job)
+            run(&job)
         } else {
-            job.work()
+            work(&job)
         }
         return try job.result.get()
     }
@@ -55,8 +55,8 @@ enum JSONBody {
 
     /// `value` encoded by `encoder`.
     static func of(_ value: any Encodable, encoder: JSONEncoder, url: URL) throws(NetworkError) -> Data {
-        let job = Job([:], value, checkingDates(encoder), url)
-        run(job)
+        var job: Job = ([:], value, checkingDates(encoder), url, .success(Data()))
+        run(&job)
         return try job.result.get()
     }
 
@@ -103,69 +103,56 @@ enum JSONBody {
     /// Does `job`'s work on a new thread with a ``stackSize`` stack (on the calling thread
     /// if no thread can be started), and returns once it is done.
     @inline(never)
-    static func run(_ job: Job) {
+    static func run(_ job: inout Job) {
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
         pthread_attr_setstacksize(&attributes, stackSize)
-        let context = Unmanaged.passRetained(job)
-        #if canImport(Darwin)
-        var thread: pthread_t?
-        #else
-        var thread = pthread_t()
-        #endif
-        guard pthread_create(&thread, &attributes, { context in
+        // The thread gets the job's address: the job outlives it (it is joined before this returns).
+        let started = withUnsafeMutablePointer(to: &job) { job in
             #if canImport(Darwin)
-            let job = Unmanaged<Job>.fromOpaque(context).takeRetainedValue()
+            var thread: pthread_t?
             #else
-            guard let context else { return nil }
-            let job = Unmanaged<Job>.fromOpaque(context).takeRetainedValue()
+            var thread = pthread_t()
             #endif
-            #if canImport(ObjectiveC)
-            autoreleasepool { job.work() }
+            guard pthread_create(&thread, &attributes, { context in
+                #if canImport(Darwin)
+                let job = context.assumingMemoryBound(to: Job.self)
+                #else
+                guard let job = context?.assumingMemoryBound(to: Job.self) else { return nil }
+                #endif
+                #if canImport(ObjectiveC)
+                autoreleasepool { JSONBody.work(&job.pointee) }
+                #else
+                JSONBody.work(&job.pointee)
+                #endif
+                return nil
+            }, job) == 0 else { return false }
+            #if canImport(Darwin)
+            if let thread { pthread_join(thread, nil) }
             #else
-            job.work()
+            pthread_join(thread, nil)
             #endif
-            return nil
-        }, context.toOpaque()) == 0 else {
-            context.release()
-            return job.work()
+            return true
         }
-        #if canImport(Darwin)
-        if let thread { pthread_join(thread, nil) }
-        #else
-        pthread_join(thread, nil)
-        #endif
-        // The thread was started, so it ran `work()` before `pthread_join` returned.
+        if !started {
+            work(&job)
+        }
     }
 
     /// The work (its inputs, not a closure: no closure, context or forwarder per kind of
-    /// body) and its result, passed to the helper thread and back.
-    final class Job: @unchecked Sendable {
-        // unchecked: the helper thread is its only user from `pthread_create` until
-        // `pthread_join` returns, which orders its writes before the caller's read.
-        let params: [String: Any]
-        let value: (any Encodable)?
-        let encoder: JSONEncoder?
-        let url: URL
-        /// Set by ``work()``: an empty body until it ran.
-        var result: Result<Data, NetworkError> = .success(Data())
+    /// body) and its result (an empty body until ``work(_:)`` ran), passed to the helper
+    /// thread and back by address. A tuple, not a class or a struct: no type of our own,
+    /// the runtime's own value witnesses serve it.
+    typealias Job = (params: [String: Any], value: (any Encodable)?, encoder: JSONEncoder?, url: URL, result: Result<Data, NetworkError>)
 
-        /// `value` through `encoder` when both are given, else `params` through `JSONSerialization`.
-        init(_ params: [String: Any], _ value: (any Encodable)?, _ encoder: JSONEncoder?, _ url: URL) {
-            self.params = params
-            self.value = value
-            self.encoder = encoder
-            self.url = url
-        }
-
-        /// Makes the body, or the `.encoding` error of the value that cannot be written.
-        func work() {
-            if let value, let encoder {
-                result = JSONBody.encode(value, encoder: encoder, url: url)
-            } else {
-                result = JSONBody.serialize(params, url: url)
-            }
+    /// Makes `job`'s body: `value` through `encoder` when both are given, else `params`
+    /// through `JSONSerialization`; or the `.encoding` error of the value that cannot be written.
+    static func work(_ job: inout Job) {
+        if let value = job.value, let encoder = job.encoder {
+            job.result = encode(value, encoder: encoder, url: job.url)
+        } else {
+            job.result = serialize(job.params, url: job.url)
         }
     }
 }
