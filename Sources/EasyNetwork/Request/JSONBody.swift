@@ -23,12 +23,18 @@ enum JSONBody {
     /// thread (releasing recurses too, about 150 bytes per level).
     static let stackSize = 128 << 20
 
-    /// JSON for `params`, keys sorted.
-    static func of(_ params: [String: Any], url: URL) throws(NetworkError) -> Data {
-        var leaves: [(name: String, value: String)] = []
-        let deepest = try ParameterWalker.walk(params, json: true, naming: ParameterWalker.unnamed, lenient: false, url: url, into: &leaves)
-        var job: Job = (params, nil, nil, url, .success(Data()))
-        if deepest > inlineDepth {
+    /// JSON for `value` by `encoder` when given (always on a helper thread), else for
+    /// `params`, keys sorted (on one when deeper than ``inlineDepth``).
+    static func of(_ params: [String: Any], _ value: (any Encodable)?, encoder: JSONEncoder, url: URL) throws(NetworkError) -> Data {
+        var job: Job = (params, value, nil, url, .success(Data()))
+        var onThread = true
+        if value != nil {
+            job.encoder = checkingDates(encoder)
+        } else {
+            var leaves: [(name: String, value: String)] = []
+            onThread = try ParameterWalker.walk(params, json: true, naming: ParameterWalker.unnamed, lenient: false, url: url, into: &leaves) > inlineDepth
+        }
+        if onThread {
             run(&job)
         } else {
             work(&job)
@@ -51,13 +57,6 @@ enum JSONBody {
         // One error for both refusals (the first has no error of Foundation's).
         let message = failure?.localizedDescription ?? "the parameters hold a value JSON cannot represent"
         return .failure(NetworkError.library(.encoding, message, url: url, underlyingError: failure))
-    }
-
-    /// `value` encoded by `encoder`.
-    static func of(_ value: any Encodable, encoder: JSONEncoder, url: URL) throws(NetworkError) -> Data {
-        var job: Job = ([:], value, checkingDates(encoder), url, .success(Data()))
-        run(&job)
-        return try job.result.get()
     }
 
     /// `encoder`, or, for the ISO 8601 date strategy, a copy that first refuses a date that

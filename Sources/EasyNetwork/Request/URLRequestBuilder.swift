@@ -116,19 +116,15 @@ package struct URLRequestBuilder {
             }
             urlRequest.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
             return
-        } else if let encodable {
-            urlRequest.httpBody = try JSONBody.of(encodable, encoder: settings.jsonEncoder, url: url)
+        } else if encodable != nil || (params != nil && query == .json) {
+            // The encodable body, else the parameters (`params` then went to the URL query).
+            urlRequest.httpBody = try JSONBody.of(params ?? [:], encodable, encoder: settings.jsonEncoder, url: url)
             contentType = "application/json"
         } else if let params, query != .path {
-            if query == .json {
-                urlRequest.httpBody = try JSONBody.of(params, url: url)
-                contentType = "application/json"
-            } else {
-                // `data(using:)`, not `Data(string.utf8)`: Foundation's own code, where the
-                // generic initializer would compile a `Data` builder (about 4 KB) into every program.
-                urlRequest.httpBody = try QueryStringEncoder.encode(params, url: url).data(using: .utf8) ?? Data()
-                contentType = "application/x-www-form-urlencoded; charset=utf-8"
-            }
+            // `data(using:)`, not `Data(string.utf8)`: Foundation's own code, where the
+            // generic initializer would compile a `Data` builder (about 4 KB) into every program.
+            urlRequest.httpBody = try QueryStringEncoder.encode(params, url: url).data(using: .utf8) ?? Data()
+            contentType = "application/x-www-form-urlencoded; charset=utf-8"
         } else {
             return
         }
