@@ -192,21 +192,22 @@ func headerFieldFailure(name: String?, value: String, source: String, url: URL?)
 func headerFieldRefusal(name: String?, value: String, source: String) -> HeaderFieldError {
     // A name holding a line break or another control character is not repeated.
     var shown = true
-    if let name {
-        let named = HeaderFieldError.scan(name)
+    var invalidName = false
+    var problem: String
+    if let name, case let named = HeaderFieldError.scan(name), named.found & 16 != 0 || named.count == 0 {
         shown = named.found & 15 == 0
-        if named.found & 16 != 0 || named.count == 0 {
-            var problem = named.count == 0 ? "its name is empty" : "its name holds "
-            if named.count > 0 { problem += HeaderFieldError.describe(named.refused) }
-            return HeaderFieldError(name: name, shown: shown, source: source, problem: problem, isInvalidName: true)
-        }
+        invalidName = true
+        problem = named.count == 0 ? "its name is empty" : "its name holds "
+        if named.count > 0 { problem += HeaderFieldError.describe(named.refused) }
+    } else {
+        // The name, if any, is a token: nothing in it breaks a line.
+        let scanned = HeaderFieldError.scan(value)
+        let trailing = scanned.breaks == scanned.count - scanned.first, leading = scanned.breaks == scanned.last + 1
+        problem = HeaderFieldError.phrase(name == nil ? 0 : 1)
+        problem += HeaderFieldError.phrase(trailing && leading ? 2 : trailing ? 3 : leading ? 4 : 5)
+        problem += HeaderFieldError.phrase(5 + scanned.found & 7)
     }
-    let scanned = HeaderFieldError.scan(value)
-    let trailing = scanned.breaks == scanned.count - scanned.first, leading = scanned.breaks == scanned.last + 1
-    var problem = HeaderFieldError.phrase(name == nil ? 0 : 1)
-    problem += HeaderFieldError.phrase(trailing && leading ? 2 : trailing ? 3 : leading ? 4 : 5)
-    problem += HeaderFieldError.phrase(5 + scanned.found & 7)
-    return HeaderFieldError(name: name, shown: shown, source: source, problem: problem, isInvalidName: false)
+    return HeaderFieldError(name: name, shown: shown, source: source, problem: problem, isInvalidName: invalidName)
 }
 
 extension HeaderFieldError {
