@@ -26,23 +26,15 @@ package struct URLRequestBuilder {
     /// The multipart form `request` sends, or `nil`. Read it once per request and give
     /// that value to ``build(_:multipart:exactTimeout:)`` and to the body: a computed `multipartBody`
     /// makes a new form, with a new random boundary, on every read.
-    static func multipartForm(of request: BaseAPIRequest) -> MultipartFormData? {
+    package static func multipartForm(of request: BaseAPIRequest) -> MultipartFormData? {
         request.method.sendsParametersInQuery ? nil : request.multipartBody
-    }
-
-    package func build(_ request: BaseAPIRequest) -> Result<URLRequest, NetworkError> {
-        do {
-            return .success(try build(request, multipart: Self.multipartForm(of: request)))
-        } catch {
-            return .failure(error)
-        }
     }
 
     /// The request, with `form` (read by ``multipartForm(of:)``) naming the
     /// Content-Type boundary. Its `timeoutInterval` is the idle timeout itself when
     /// `exactTimeout` and the session can keep it (``NetworkService/sessionKeepsIdle(_:)``),
     /// else only a backstop behind the exact deadline each attempt keeps.
-    func build(_ request: BaseAPIRequest, multipart form: MultipartFormData?, exactTimeout: Bool = false) throws(NetworkError) -> URLRequest {
+    package func build(_ request: BaseAPIRequest, multipart form: MultipartFormData?, exactTimeout: Bool) throws(NetworkError) -> URLRequest {
         let method = request.method
         let inQuery = method.sendsParametersInQuery
         let params = request.params
