@@ -101,10 +101,10 @@ package struct URLRequestBuilder {
     ) throws(NetworkError) {
         let contentType: String
         if let form {
-            // The parameters become text fields when the body is written: checked now.
-            var leaves: [(name: String, value: String)] = []
+            // The parameters become text fields when the body is written: checked now (by
+            // the query's rules, which the fields follow).
             if let params {
-                _ = try ParameterWalker.walk(params, json: false, naming: ParameterWalker.unnamed, lenient: false, url: url, into: &leaves)
+                _ = try QueryStringEncoder.encode(params, url: url)
             }
             urlRequest.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
             return
