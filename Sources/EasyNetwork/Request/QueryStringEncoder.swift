@@ -23,6 +23,7 @@ import Foundation
 ///   the length of its output.
 public struct QueryStringEncoder: Sendable {
     /// Creates an encoder.
+    @_alwaysEmitIntoClient
     public init() {}
 
     /// The encoded query string for `parameters`, without a leading `?`.
@@ -63,8 +64,9 @@ public struct QueryStringEncoder: Sendable {
     }
 
     /// `string` percent-encoded so that only RFC 3986 unreserved characters remain.
+    @_alwaysEmitIntoClient  // one call: compiled into each caller, the walker too
     public static func escape(_ string: String) -> String {
-        PercentEncoding.encode(string, allowed: PercentEncoding.unreserved, keepingEscapes: false)
+        percentEncoded(string, 1, false)  // PercentEncoding.unreserved
     }
 }
 
