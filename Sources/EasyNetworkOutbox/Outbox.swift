@@ -227,9 +227,9 @@ public final class Outbox: @unchecked Sendable {
             try OutboxError.fail(.invalidRequest, "an outbox does not store multipart bodies; send the form with a RequestOperation")
         }
         let urlRequest: URLRequest
-        switch URLRequestBuilder(configuration: host).build(request) {
-        case .success(let built): urlRequest = built
-        case .failure(let error):
+        do {
+            urlRequest = try URLRequestBuilder(configuration: host).build(request, multipart: nil, exactTimeout: false)  // refused above
+        } catch {
             try OutboxError.fail(.invalidRequest, error.errorDescription ?? "", error)
         }
         guard let url = urlRequest.url else {

@@ -93,7 +93,8 @@ public struct LoggingInterceptor: RequestInterceptor {
     /// The URL a request that ended before it was sent (a failed adapt, token refresh
     /// or build, a cancel) was meant for, so that no line lacks one.
     static func intendedURL(of context: RequestContext) -> URL? {
-        if let url = try? URLRequestBuilder(configuration: context.host).build(context.request).get().url {
+        let request = context.request, form = URLRequestBuilder.multipartForm(of: request)
+        if let url = try? URLRequestBuilder(configuration: context.host).build(request, multipart: form, exactTimeout: false).url {
             return url
         }
         return context.request.absoluteURL ?? URL(string: context.request.api, relativeTo: context.host.baseURL)

@@ -15,10 +15,20 @@ struct MultipartBodyWriter: MultipartWriter {
     func write(
         _ form: MultipartFormData,
         fields: [String: Any]?,
-        for url: URL?,
-        completion: @escaping @Sendable (Result<MultipartBodyFile, NetworkError>) -> Void
+        into request: URLRequest,
+        completion: @escaping @Sendable (Result<URLRequest, NetworkError>, MultipartBodyFile?) -> Void
     ) {
-        Self.write(Self.body(form, fields: fields), for: url, completion: completion)
+        let body = Self.body(form, fields: fields)
+        QueueHop.async(.global(qos: .utility)) {
+            switch Self.write(body, for: request.url) {
+            case .success(let file):
+                var sized = request
+                sized.setValue(String(file.length), forHTTPHeaderField: "Content-Length")
+                completion(.success(sized), file)
+            case .failure(let error):
+                completion(.failure(error), nil)
+            }
+        }
     }
 
     func uploadTask(
@@ -40,20 +50,6 @@ struct MultipartBodyWriter: MultipartWriter {
         }
         body.append(contentsOf: form)
         return body
-    }
-
-    /// Writes `body` to a new temporary file off the caller's thread (copying large files
-    /// takes a while, and the caller may be the main thread), then calls `completion` on
-    /// that utility queue. A file that cannot be read or written is an encoding error
-    /// naming `requestURL`.
-    static func write(
-        _ body: MultipartFormData,
-        for requestURL: URL?,
-        completion: @escaping @Sendable (Result<MultipartBodyFile, NetworkError>) -> Void
-    ) {
-        QueueHop.async(.global(qos: .utility)) {
-            completion(write(body, for: requestURL))
-        }
     }
 
     /// How the names of this process's body files begin (the process number keeps apart

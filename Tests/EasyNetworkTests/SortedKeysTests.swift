@@ -27,7 +27,7 @@ final class SortedKeysTests: XCTestCase {
         for key in keys { dictionary[key] = 0 }
         XCTAssertEqual(SortedKeys.of(dictionary), keys)
         var reversed = keys.reversed() as [String]
-        SortedKeys.heapSort(&reversed)
+        heapSortKeys(&reversed)
         XCTAssertEqual(reversed, keys)
     }
 }

@@ -16,48 +16,25 @@ import Foundation
 /// mapper), give the request to a ``RequestOperation``. Members it does not set have the
 /// defaults of ``BaseAPIRequest``.
 ///
-public struct AdHocRequest: BaseAPIRequest {
-    /// Every field in one immutable object: a copy retains one reference, and the struct
-    /// compiles no value witnesses of its own (its seven fields inline cost 2.3 KB of them).
-    @usableFromInline let fields: Fields
-
-    @usableFromInline final class Fields {
-        let method: NetworkService.Method
-        let api: String
-        let query: NetworkService.QueryType
-        let params: [String: Any]?
-        let headers: [String: String]?
-        let encodableBody: (any Encodable)?
-        let multipartBody: MultipartFormData?
-
-        @usableFromInline
-        init(_ method: NetworkService.Method, _ api: String, _ query: NetworkService.QueryType, _ params: [String: Any]?,
-             _ headers: [String: String]?, _ encodableBody: (any Encodable)?, _ multipartBody: MultipartFormData?) {
-            self.method = method
-            self.api = api
-            self.query = query
-            self.params = params
-            self.headers = headers
-            self.encodableBody = encodableBody
-            self.multipartBody = multipartBody
-        }
-    }
+public final class AdHocRequest: BaseAPIRequest {
+    // One immutable object, no wrapper: a copy retains one reference, the core compiles no
+    // value witnesses for it (seven fields inline cost 2.3 KB of them) and no second type.
 
     /// The HTTP method.
-    public var method: NetworkService.Method { fields.method }
+    public let method: NetworkService.Method
     /// The path, appended to the host's base URL; it may carry its own query.
-    public var api: String { fields.api }
+    public let api: String
     /// Where ``params`` go: `.path` (the URL query), `.json` or `.form` (the body).
-    public var query: NetworkService.QueryType { fields.query }
+    public let query: NetworkService.QueryType
     /// The parameters, or `nil`.
-    public var params: [String: Any]? { fields.params }
+    public let params: [String: Any]?
     /// This request's headers; they win over the host's default headers.
-    public var headers: [String: String]? { fields.headers }
+    public let headers: [String: String]?
     /// A value sent as the JSON body with the host's `jsonEncoder`; ``params`` then go into
     /// the URL query.
-    public var encodableBody: (any Encodable)? { fields.encodableBody }
+    public let encodableBody: (any Encodable)?
     /// A `multipart/form-data` body; ``params`` become its first text fields.
-    public var multipartBody: MultipartFormData? { fields.multipartBody }
+    public let multipartBody: MultipartFormData?
 
     /// A request of any method and body.
     /// - Parameters:
@@ -79,7 +56,13 @@ public struct AdHocRequest: BaseAPIRequest {
         body: (any Encodable)? = nil,
         multipart: MultipartFormData? = nil
     ) {
-        fields = Fields(method, api, encoding, params, headers, body, multipart)
+        self.method = method
+        self.api = api
+        query = encoding
+        self.params = params
+        self.headers = headers
+        encodableBody = body
+        multipartBody = multipart
     }
 
     /// `GET api`, with `query` in the URL query.

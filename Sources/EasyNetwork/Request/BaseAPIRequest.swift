@@ -84,49 +84,67 @@ public protocol BaseAPIRequest {
 }
 
 extension BaseAPIRequest {
+    // The defaults are compiled into each conforming type's witnesses (the core holds no
+    // copy of its own): the pipeline reads them only through a conformance.
+
     /// `GET`, as ``APIRequest``'s default.
+    @_alwaysEmitIntoClient
     public var method: NetworkService.Method { .get }
 
     /// `.path`: ``params`` go into the URL query.
+    @_alwaysEmitIntoClient
     public var query: NetworkService.QueryType { .path }
 
     /// No parameters.
+    @_alwaysEmitIntoClient
     public var params: [String: Any]? { nil }
 
     /// No headers of its own: the host's default headers only.
+    @_alwaysEmitIntoClient
     public var headers: [String: String]? { nil }
 
     /// `nil`: use the host's timeout.
+    @_alwaysEmitIntoClient
     public var timeout: TimeInterval? { nil }
 
     /// `nil`: use the host's total timeout.
+    @_alwaysEmitIntoClient
     public var totalTimeout: TimeInterval? { nil }
 
     /// `nil`: use the host's base URL and ``api``.
+    @_alwaysEmitIntoClient
     public var absoluteURL: URL? { nil }
 
     /// `nil`: the body comes from `params`.
+    @_alwaysEmitIntoClient
     public var encodableBody: (any Encodable)? { nil }
 
     /// `false`: failures reach the host's error handler.
+    @_alwaysEmitIntoClient
     public var suppressesErrorHandler: Bool { false }
 
     /// None: only the host's interceptors run.
+    @_alwaysEmitIntoClient
     public var interceptors: [any RequestInterceptor] { [] }
 
     /// `nil`: the host's retry policy applies.
+    @_alwaysEmitIntoClient
     public var retryPolicy: RetryPolicy? { nil }
 
     /// `true`: the host's token is sent, and refreshed when needed.
+    @_alwaysEmitIntoClient
     public var requiresAuthentication: Bool { true }
 
     /// `nil`: the host decides whether identical requests share a transfer.
+    @_alwaysEmitIntoClient
     public var coalescesIdenticalRequests: Bool? { nil }
 
     /// `nil`: the body comes from `params` or `encodableBody`.
+    @_alwaysEmitIntoClient
     public var multipartBody: MultipartFormData? { nil }
 
     /// `nil`: the host's cache policy applies.
+    @_alwaysEmitIntoClient
     public var cachePolicy: CachePolicy? { nil }
 
     /// `["Content-Type": "application/json"]`, the header most JSON APIs expect.

@@ -50,7 +50,7 @@ public final class HeaderFieldError: Error, Sendable, CustomStringConvertible {
     private let showsName: Bool
 
     @inline(never)  // one copy, not another inside the allocating entry
-    package init(name: String?, shown: Bool, source: String, problem: String, isInvalidName: Bool) {
+    init(name: String?, shown: Bool, source: String, problem: String, isInvalidName: Bool) {
         self.name = name
         showsName = shown
         self.source = source
@@ -65,7 +65,7 @@ public final class HeaderFieldError: Error, Sendable, CustomStringConvertible {
     @_alwaysEmitIntoClient
     public static func check(name: String, value: String) -> HeaderFieldError? {
         guard !isValidName(name) || !isValidValue(value) else { return nil }
-        return refusal(name: name, value: value, source: "an interceptor")
+        return headerFieldRefusal(name: name, value: value, source: "an interceptor")
     }
 
     /// One sentence: the header (by name, unless the name holds a control character), where
@@ -106,7 +106,7 @@ public final class HeaderFieldError: Error, Sendable, CustomStringConvertible {
     /// that is not a token character 16 (`refused` is the first such). `first`, `last` and
     /// `breaks`: where the first and last CR, LF or NUL are, and how many; `count`: all bytes.
     @inline(never)
-    private static func scan(_ text: String) -> (found: Int, refused: UInt8, first: Int, last: Int, breaks: Int, count: Int) {
+    fileprivate static func scan(_ text: String) -> (found: Int, refused: UInt8, first: Int, last: Int, breaks: Int, count: Int) {
         // Over the contiguous bytes (of a native copy, for any other string): far less
         // code than the UTF-8 view's iterator.
         let scan = { (bytes: UnsafeBufferPointer<UInt8>) -> (found: Int, refused: UInt8, first: Int, last: Int, breaks: Int, count: Int) in
@@ -132,13 +132,11 @@ public final class HeaderFieldError: Error, Sendable, CustomStringConvertible {
 
     /// The failure of the first refused field of `fields`, or `nil` when every one is valid.
     /// `interceptor`, the type of the interceptor that set them, is named as the source
-    /// when given (only for a refusal).
+    /// when given (only for a refusal). (Compiled into the caller over a free function: a
+    /// static member compiles a second entry without its unused type argument.)
+    @_alwaysEmitIntoClient
     package static func failure(in fields: [String: String]?, url: URL?, source: String, of interceptor: Any.Type? = nil) -> NetworkError? {
-        guard let fields else { return nil }
-        for (name, value) in fields where !isValidName(name) || !isValidValue(value) {
-            return failure(name: name, value: value, source: interceptor.map { "interceptor " + DecodingDiagnostics.name(of: $0) } ?? source, url: url)
-        }
-        return nil
+        headerFieldsFailure(fields, url, source, interceptor)
     }
 
     /// The failure of the first refused field a session configuration adds to every request, or `nil`.
@@ -162,42 +160,61 @@ public final class HeaderFieldError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The request's failure for one refused field (`name` invalid, else `value`); the
-    /// value is described, never quoted. Cold: only a refusal calls it.
-    @inline(never)
+    /// value is described, never quoted. (Compiled into the caller over a free function.)
+    @_alwaysEmitIntoClient
     package static func failure(name: String?, value: String, source: String, url: URL?) -> NetworkError {
-        let header = refusal(name: name, value: value, source: source)
-        var message = header.description
-        message += "; nothing was sent"
-        return NetworkError.library(.invalidRequest, message, url: url, underlyingError: header)
+        headerFieldFailure(name: name, value: value, source: source, url: url)
     }
+}
 
-    /// The ``HeaderFieldError`` of one refused field (`name` invalid, else `value`): its
-    /// problem in fixed phrases (``phrase(_:)``), the value described, never quoted.
-    @usableFromInline
-    static func refusal(name: String?, value: String, source: String) -> HeaderFieldError {
-        // A name holding a line break or another control character is not repeated.
-        var shown = true
-        if let name {
-            let named = scan(name)
-            shown = named.found & 15 == 0
-            if named.found & 16 != 0 || named.count == 0 {
-                var problem = named.count == 0 ? "its name is empty" : "its name holds "
-                if named.count > 0 { problem += describe(named.refused) }
-                return HeaderFieldError(name: name, shown: shown, source: source, problem: problem, isInvalidName: true)
-            }
-        }
-        let scanned = scan(value)
+/// ``HeaderFieldError/failure(in:url:source:of:)``.
+@usableFromInline
+func headerFieldsFailure(_ fields: [String: String]?, _ url: URL?, _ source: String, _ interceptor: Any.Type?) -> NetworkError? {
+    guard let fields else { return nil }
+    for (name, value) in fields where !HeaderFieldError.isValidName(name) || !HeaderFieldError.isValidValue(value) {
+        return headerFieldFailure(name: name, value: value, source: interceptor.map { "interceptor " + DecodingDiagnostics.name(of: $0) } ?? source, url: url)
+    }
+    return nil
+}
+
+/// ``HeaderFieldError/failure(name:value:source:url:)``. Cold: only a refusal calls it.
+@inline(never) @usableFromInline
+func headerFieldFailure(name: String?, value: String, source: String, url: URL?) -> NetworkError {
+    let header = headerFieldRefusal(name: name, value: value, source: source)
+    var message = header.description
+    message += "; nothing was sent"
+    return NetworkError.library(.invalidRequest, message, url: url, underlyingError: header)
+}
+
+/// The ``HeaderFieldError`` of one refused field (`name` invalid, else `value`): its
+/// problem in fixed phrases (`phrase(_:)`), the value described, never quoted.
+@usableFromInline
+func headerFieldRefusal(name: String?, value: String, source: String) -> HeaderFieldError {
+    // A name holding a line break or another control character is not repeated.
+    var shown = true
+    var invalidName = false
+    var problem: String
+    if let name, case let named = HeaderFieldError.scan(name), named.found & 16 != 0 || named.count == 0 {
+        shown = named.found & 15 == 0
+        invalidName = true
+        problem = named.count == 0 ? "its name is empty" : "its name holds "
+        if named.count > 0 { problem += HeaderFieldError.describe(named.refused) }
+    } else {
+        // The name, if any, is a token: nothing in it breaks a line.
+        let scanned = HeaderFieldError.scan(value)
         let trailing = scanned.breaks == scanned.count - scanned.first, leading = scanned.breaks == scanned.last + 1
-        var problem = phrase(name == nil ? 0 : 1)
-        problem += phrase(trailing && leading ? 2 : trailing ? 3 : leading ? 4 : 5)
-        problem += phrase(5 + scanned.found & 7)
-        return HeaderFieldError(name: name, shown: shown, source: source, problem: problem, isInvalidName: false)
+        problem = HeaderFieldError.phrase(name == nil ? 0 : 1)
+        problem += HeaderFieldError.phrase(trailing && leading ? 2 : trailing ? 3 : leading ? 4 : 5)
+        problem += HeaderFieldError.phrase(5 + scanned.found & 7)
     }
+    return HeaderFieldError(name: name, shown: shown, source: source, problem: problem, isInvalidName: invalidName)
+}
 
+extension HeaderFieldError {
     /// The fixed phrases of a value's problem: its subject (0, 1), where the bytes are
     /// (2–5), then which of CR (1), LF (2) and NUL (4) it holds (5 + those bits, 6–12).
     @inline(never)
-    private static func phrase(_ index: Int) -> String {
+    fileprivate static func phrase(_ index: Int) -> String {
         switch index {
         case 0: return "it"
         case 1: return "its value"
@@ -217,7 +234,7 @@ public final class HeaderFieldError: Error, Sendable, CustomStringConvertible {
 
     /// A byte no header name may hold, in words.
     @inline(__always)  // one caller
-    private static func describe(_ byte: UInt8) -> String {
+    fileprivate static func describe(_ byte: UInt8) -> String {
         byte == 32 ? "a space" : byte == 58 ? "a colon" : byte == 10 ? "a line feed (LF)" : byte == 13 ? "a carriage return (CR)"
             : byte >= 128 ? "a character outside ASCII" : byte < 32 || byte == 127 ? "a control character" : "a separator such as ( ) , / ; < = > ? @ [ \\ ] { } or \""
     }

@@ -23,11 +23,23 @@ enum JSONBody {
     /// thread (releasing recurses too, about 150 bytes per level).
     static let stackSize = 128 << 20
 
-    /// JSON for `params`, keys sorted.
-    static func of(_ params: [String: Any], url: URL) throws(NetworkError) -> Data {
-        var leaves: [(name: String, value: String)] = []
-        let deepest = try ParameterWalker.walk(params, json: true, naming: ParameterWalker.unnamed, lenient: false, url: url, into: &leaves)
-        return try (deepest > inlineDepth ? run(Job { serialize(params, url: url) }) : serialize(params, url: url)).get()
+    /// JSON for `value` by `encoder` when given (always on a helper thread), else for
+    /// `params`, keys sorted (on one when deeper than ``inlineDepth``).
+    static func of(_ params: [String: Any], _ value: (any Encodable)?, encoder: JSONEncoder, url: URL) throws(NetworkError) -> Data {
+        var job: Job = (params, value, nil, url, .success(Data()))
+        var onThread = true
+        if value != nil {
+            job.encoder = checkingDates(encoder)
+        } else {
+            var leaves: [(name: String, value: String)] = []
+            onThread = try ParameterWalker.walk(params, json: true, naming: ParameterWalker.unnamed, lenient: false, url: url, into: &leaves) > inlineDepth
+        }
+        if onThread {
+            run(&job)
+        } else {
+            work(&job)
+        }
+        return try job.result.get()
     }
 
     /// `params`, checked, through `JSONSerialization`, which must never meet a value it
@@ -45,12 +57,6 @@ enum JSONBody {
         // One error for both refusals (the first has no error of Foundation's).
         let message = failure?.localizedDescription ?? "the parameters hold a value JSON cannot represent"
         return .failure(NetworkError.library(.encoding, message, url: url, underlyingError: failure))
-    }
-
-    /// `value` encoded by `encoder`.
-    static func of(_ value: any Encodable, encoder: JSONEncoder, url: URL) throws(NetworkError) -> Data {
-        let checked = checkingDates(encoder)
-        return try run(Job { encode(value, encoder: checked, url: url) }).get()
     }
 
     /// `encoder`, or, for the ISO 8601 date strategy, a copy that first refuses a date that
@@ -72,9 +78,8 @@ enum JSONBody {
                     codingPath: dateEncoder.codingPath, debugDescription: "The date is not finite (NaN or infinity)."
                 ))
             }
-            // JSONEncoder's own form: internet date-time, UTC.
-            var container = dateEncoder.singleValueContainer()
-            try container.encode(ISO8601DateFormatter().string(from: date))
+            // JSONEncoder's own form: internet date-time, UTC (as a single value).
+            try ISO8601DateFormatter().string(from: date).encode(to: dateEncoder)
         }
         return copy
     }
@@ -94,56 +99,59 @@ enum JSONBody {
         }
     }
 
-    /// The result of `job`'s work, computed on a new thread with a ``stackSize`` stack (on
-    /// the calling thread if no thread can be started). The work comes in its ``Job``, not
-    /// as a closure argument, so that the optimizer compiles no copy of this per caller.
+    /// Does `job`'s work on a new thread with a ``stackSize`` stack (on the calling thread
+    /// if no thread can be started), and returns once it is done.
     @inline(never)
-    static func run(_ job: Job) -> Result<Data, NetworkError> {
+    static func run(_ job: inout Job) {
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
         pthread_attr_setstacksize(&attributes, stackSize)
-        let context = Unmanaged.passRetained(job)
-        #if canImport(Darwin)
-        var thread: pthread_t?
-        #else
-        var thread = pthread_t()
-        #endif
-        guard pthread_create(&thread, &attributes, { context in
+        // The thread gets the job's address: the job outlives it (it is joined before this returns).
+        let started = withUnsafeMutablePointer(to: &job) { job in
             #if canImport(Darwin)
-            let job = Unmanaged<Job>.fromOpaque(context).takeRetainedValue()
+            var thread: pthread_t?
             #else
-            guard let context else { return nil }
-            let job = Unmanaged<Job>.fromOpaque(context).takeRetainedValue()
+            var thread = pthread_t()
             #endif
-            #if canImport(ObjectiveC)
-            autoreleasepool { job.result = job.work() }
+            guard pthread_create(&thread, &attributes, { context in
+                #if canImport(Darwin)
+                let job = context.assumingMemoryBound(to: Job.self)
+                #else
+                guard let job = context?.assumingMemoryBound(to: Job.self) else { return nil }
+                #endif
+                #if canImport(ObjectiveC)
+                autoreleasepool { JSONBody.work(&job.pointee) }
+                #else
+                JSONBody.work(&job.pointee)
+                #endif
+                return nil
+            }, job) == 0 else { return false }
+            #if canImport(Darwin)
+            if let thread { pthread_join(thread, nil) }
             #else
-            job.result = job.work()
+            pthread_join(thread, nil)
             #endif
-            return nil
-        }, context.toOpaque()) == 0 else {
-            context.release()
-            return job.work()
+            return true
         }
-        #if canImport(Darwin)
-        if let thread { pthread_join(thread, nil) }
-        #else
-        pthread_join(thread, nil)
-        #endif
-        // Always set once the thread ran: only a thread that never ran leaves the work undone.
-        return job.result ?? job.work()
+        if !started {
+            work(&job)
+        }
     }
 
-    /// The work and its result, passed to the helper thread and back.
-    final class Job: @unchecked Sendable {
-        // unchecked: the helper thread is its only user from `pthread_create` until
-        // `pthread_join` returns, which orders its writes before the caller's read.
-        let work: () -> Result<Data, NetworkError>
-        var result: Result<Data, NetworkError>?
+    /// The work (its inputs, not a closure: no closure, context or forwarder per kind of
+    /// body) and its result (an empty body until ``work(_:)`` ran), passed to the helper
+    /// thread and back by address. A tuple, not a class or a struct: no type of our own,
+    /// the runtime's own value witnesses serve it.
+    typealias Job = (params: [String: Any], value: (any Encodable)?, encoder: JSONEncoder?, url: URL, result: Result<Data, NetworkError>)
 
-        init(_ work: @escaping () -> Result<Data, NetworkError>) {
-            self.work = work
+    /// Makes `job`'s body: `value` through `encoder` when both are given, else `params`
+    /// through `JSONSerialization`; or the `.encoding` error of the value that cannot be written.
+    static func work(_ job: inout Job) {
+        if let value = job.value, let encoder = job.encoder {
+            job.result = encode(value, encoder: encoder, url: job.url)
+        } else {
+            job.result = serialize(job.params, url: job.url)
         }
     }
 }

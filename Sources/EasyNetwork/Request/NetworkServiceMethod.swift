@@ -68,6 +68,7 @@ extension NetworkService {
 
         /// Whether the method carries no request body in EasyNetwork: `GET` and `HEAD`
         /// put their parameters into the URL query whatever the ``NetworkService/QueryType``.
+        @_alwaysEmitIntoClient  // one comparison: compiled into each caller, the pipeline too
         public var sendsParametersInQuery: Bool {
             code == 0 || code == 5  // GET, HEAD
         }

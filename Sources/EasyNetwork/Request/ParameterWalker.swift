@@ -135,8 +135,10 @@ enum ParameterWalker {
                 // Every Swift integer, `Bool`, `Double`, `Float` and `Decimal` bridges here.
                 broken = number.doubleValue.isFinite ? nil : nonFinite
                 if naming != unnamed {
-                    let type = String(cString: number.objCType)
-                    text = Swift.type(of: value) == Bool.self || type == "c" || type == "B" ? (number.boolValue ? "true" : "false") : number.stringValue
+                    // The type code `c` or `B` (read in place: no string made to compare).
+                    let code = number.objCType
+                    let isBool = (code[0] == 0x63 || code[0] == 0x42) && code[1] == 0
+                    text = isBool || Swift.type(of: value) == Bool.self ? (number.boolValue ? "true" : "false") : number.stringValue
                 }
             } else if let number = cast(value, CGFloat.self), !number.isFinite {
                 // Not an `NSNumber` on Linux (a finite one is written as anything else is).
@@ -181,12 +183,7 @@ enum ParameterWalker {
     /// Cold: only a refusal calls it.
     @inline(never)
     private static func failure(at frames: [Frame], type: Any.Type, rule: String, url: URL?) -> NetworkError {
-        var path: [String] = []
-        for frame in frames {
-            let position = frame.next - 1
-            path.append(frame.keys.isEmpty ? index(position) : frame.keys[position])
-        }
-        var message = subject(path)
+        var message = subject(frames)
         if rule != tooDeep {
             message += " is a "
             message += DecodingDiagnostics.name(of: type)
@@ -221,9 +218,13 @@ enum ParameterWalker {
     /// (or the whole body).
     @inline(never)
     static func invalid(_ type: Any.Type, _ codingPath: [any CodingKey], _ debugDescription: String) -> String {
-        var path: [String] = []
+        // The path as the frames of a walk (each at the child it names): one way to word it.
+        var path: [Frame] = []
         for key in codingPath {
-            path.append(key.intValue.map(index) ?? key.stringValue)
+            let index = key.intValue
+            let frame = Frame(index == nil ? [key.stringValue] : [], [], 0)
+            frame.next = (index ?? 0) + 1
+            path.append(frame)
         }
         if path.isEmpty, debugDescription == "Unable to encode the given top-level value to JSON." {
             return "it" + tooDeep
@@ -236,20 +237,12 @@ enum ParameterWalker {
         return text
     }
 
-    /// A step of a key path for an index: `[2]`.
-    private static func index(_ position: Int) -> String {
-        var step = "["
-        step += String(position)
-        step += "]"
-        return step
-    }
-
-    /// `the value at 'user.dates[2]'`, or `the top-level value`. Keys are joined by dots,
-    /// indices in brackets. A long key is cut to its first 40 bytes (whole Unicode scalars) and a long path to its
+    /// `the value at 'user.dates[2]'`, or `the top-level value`: the path of the last
+    /// child visited in each of `frames`. Keys are joined by dots, indices in brackets. A long key is cut to its first 40 bytes (whole Unicode scalars) and a long path to its
     /// first 8 and last 4 steps, so that a message stays short whatever the caller's keys
     /// (the whole path is in a body's `EncodingError`).
     @inline(never)
-    static func subject(_ path: [String]) -> String {
+    private static func subject(_ path: [Frame]) -> String {
         if path.isEmpty { return "the top-level value" }
         var text = "the value at '"
         for position in path.indices {
@@ -257,10 +250,13 @@ enum ParameterWalker {
                 if position == 8 { text += "…" }
                 continue
             }
-            let step = path[position]
-            if step.hasPrefix("[") {
-                text += step
+            let frame = path[position]
+            if frame.keys.isEmpty {
+                text += "["
+                text += String(frame.next - 1)
+                text += "]"
             } else {
+                let step = frame.keys[frame.next - 1]
                 if position > 0 { text += "." }
                 // Counted in bytes: one character may hold a megabyte of combining marks
                 // (the cut keeps whole Unicode scalars).

@@ -13,44 +13,21 @@ extension QueryStringEncoder {
     static let query: UInt8 = 4
     /// Every byte but CR, LF and `"`: a multipart name, escaped as the HTML standard's form
     /// encoding does (`%0D`, `%0A`, `%22`; these never occur inside a multi-byte character).
-    package static let formName: UInt8 = 8
+    @_alwaysEmitIntoClient
+    package static var formName: UInt8 { 8 }
 
     /// `text` with every byte outside `allowed` written as `%XX`. With
     /// `keepingEscapes`, a `%` that starts a valid `%XX` stays, so encoded text is kept.
+    /// (Compiled into the caller over a free function: a static member compiled a second
+    /// entry without its unused type argument.)
+    @_alwaysEmitIntoClient
     package static func encode(_ text: String, allowed: UInt8, keepingEscapes: Bool) -> String {
-        // Over the contiguous bytes of a native string (a copy for any other): far less
-        // code than the UTF-8 view's iterator, and no copy of the bytes to encode them.
-        let encode = { (bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? in
-            // The exact length first, then the bytes by index: no appends, each of which
-            // compiled a capacity check and a growth path.
-            var length = 0
-            for index in bytes.indices {
-                length += keeps(bytes, at: index, allowed, keepingEscapes) ? 1 : 3
-            }
-            // Only allowed bytes and kept escapes: the text stays as it is.
-            if length == bytes.count { return nil }
-            var output = [UInt8](repeating: UInt8(ascii: "%"), count: length)
-            var position = 0
-            for index in bytes.indices {
-                let byte = bytes[index]
-                if keeps(bytes, at: index, allowed, keepingEscapes) {
-                    output[position] = byte
-                    position += 1
-                } else {
-                    output[position + 1] = hexDigit(byte >> 4)
-                    output[position + 2] = hexDigit(byte & 0x0F)
-                    position += 3
-                }
-            }
-            return output
-        }
-        guard let output = text.utf8.withContiguousStorageIfAvailable(encode) ?? Array(text.utf8).withUnsafeBufferPointer(encode) else { return text }
-        return String(decoding: output, as: UTF8.self)
+        percentEncoded(text, allowed, keepingEscapes)
     }
 
     /// Whether the byte at `index` stays as it is: allowed, or a `%` starting a kept escape.
     @inline(never)  // two callers
-    private static func keeps(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int, _ allowed: UInt8, _ keepingEscapes: Bool) -> Bool {
+    fileprivate static func keeps(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int, _ allowed: UInt8, _ keepingEscapes: Bool) -> Bool {
         let byte = bytes[index]
         let sets: UInt8
         switch byte {
@@ -65,11 +42,44 @@ extension QueryStringEncoder {
     }
 
     /// The uppercase hex digit of `value` (0–15).
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
+    fileprivate static func hexDigit(_ value: UInt8) -> UInt8 {
         value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
     }
 
     private static func isHex(_ byte: UInt8) -> Bool {
         (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x66)
     }
+}
+
+/// ``QueryStringEncoder/encode(_:allowed:keepingEscapes:)``.
+@usableFromInline
+func percentEncoded(_ text: String, _ allowed: UInt8, _ keepingEscapes: Bool) -> String {
+    // Over the contiguous bytes of a native string (a copy for any other): far less
+    // code than the UTF-8 view's iterator, and no copy of the bytes to encode them.
+    let encode = { (bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? in
+        // The exact length first, then the bytes by index: no appends, each of which
+        // compiled a capacity check and a growth path.
+        var length = 0
+        for index in bytes.indices {
+            length += QueryStringEncoder.keeps(bytes, at: index, allowed, keepingEscapes) ? 1 : 3
+        }
+        // Only allowed bytes and kept escapes: the text stays as it is.
+        if length == bytes.count { return nil }
+        var output = [UInt8](repeating: UInt8(ascii: "%"), count: length)
+        var position = 0
+        for index in bytes.indices {
+            let byte = bytes[index]
+            if QueryStringEncoder.keeps(bytes, at: index, allowed, keepingEscapes) {
+                output[position] = byte
+                position += 1
+            } else {
+                output[position + 1] = QueryStringEncoder.hexDigit(byte >> 4)
+                output[position + 2] = QueryStringEncoder.hexDigit(byte & 0x0F)
+                position += 3
+            }
+        }
+        return output
+    }
+    guard let output = text.utf8.withContiguousStorageIfAvailable(encode) ?? Array(text.utf8).withUnsafeBufferPointer(encode) else { return text }
+    return String(decoding: output, as: UTF8.self)
 }

@@ -23,12 +23,13 @@ import Foundation
 ///   the length of its output.
 public struct QueryStringEncoder: Sendable {
     /// Creates an encoder.
+    @_alwaysEmitIntoClient
     public init() {}
 
     /// The encoded query string for `parameters`, without a leading `?`.
     @_alwaysEmitIntoClient
     public func encode(_ parameters: [String: Any]) -> String {
-        Self.join(pairs(parameters))
+        joinedQuery(pairs(parameters))
     }
 
     /// The encoded query string, or the `.encoding` error (for `url`) of a value that breaks a rule.
@@ -36,24 +37,12 @@ public struct QueryStringEncoder: Sendable {
     static func encode(_ parameters: [String: Any], url: URL) throws(NetworkError) -> String {
         var leaves: [(name: String, value: String)] = []
         _ = try ParameterWalker.walk(parameters, json: false, naming: ParameterWalker.escaped, lenient: false, url: url, into: &leaves)
-        return join(leaves)
-    }
-
-    /// Escaped `name=value` pairs joined by `&`.
-    @usableFromInline
-    static func join(_ leaves: [(name: String, value: String)]) -> String {
-        var query = ""
-        for (name, value) in leaves {
-            if !query.isEmpty { query += "&" }
-            query += name
-            query += "="
-            query += value
-        }
-        return query
+        return joinedQuery(leaves)
     }
 
     /// The leaves of a lenient walk: every value a query can carry, in order.
-    private static func leaves(_ parameters: [String: Any], naming: Int) -> [(name: String, value: String)] {
+    @usableFromInline
+    static func leaves(_ parameters: [String: Any], naming: Int) -> [(name: String, value: String)] {
         var leaves: [(name: String, value: String)] = []
         _ = try? ParameterWalker.walk(parameters, json: false, naming: naming, lenient: true, url: nil, into: &leaves)
         return leaves
@@ -63,17 +52,34 @@ public struct QueryStringEncoder: Sendable {
     /// convention: what multipart fields are made of (checked when the request was
     /// built). Made as they are, not by decoding the encoded pairs, which cost a decode of
     /// every name and dropped a value's leading byte-order mark.
+    @_alwaysEmitIntoClient
     package static func fields(_ parameters: [String: Any]) -> [(name: String, value: String)] {
-        leaves(parameters, naming: ParameterWalker.plain)
+        leaves(parameters, naming: 2)  // ParameterWalker.plain
     }
 
     /// The percent-encoded `name=value` pairs, in order.
+    @_alwaysEmitIntoClient
     public func pairs(_ parameters: [String: Any]) -> [(name: String, value: String)] {
-        Self.leaves(parameters, naming: ParameterWalker.escaped)
+        Self.leaves(parameters, naming: 1)  // ParameterWalker.escaped
     }
 
     /// `string` percent-encoded so that only RFC 3986 unreserved characters remain.
+    @_alwaysEmitIntoClient  // one call: compiled into each caller, the walker too
     public static func escape(_ string: String) -> String {
-        PercentEncoding.encode(string, allowed: PercentEncoding.unreserved, keepingEscapes: false)
+        percentEncoded(string, 1, false)  // PercentEncoding.unreserved
     }
+}
+
+/// Escaped `name=value` pairs joined by `&` (a free function: a static member compiled
+/// a second entry without its unused type argument).
+@usableFromInline
+func joinedQuery(_ leaves: [(name: String, value: String)]) -> String {
+    var query = ""
+    for (name, value) in leaves {
+        if !query.isEmpty { query += "&" }
+        query += name
+        query += "="
+        query += value
+    }
+    return query
 }

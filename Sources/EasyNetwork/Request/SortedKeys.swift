@@ -15,7 +15,7 @@ extension QueryStringEncoder {
         for key in dictionary.keys {
             keys.append(key)
         }
-        heapSort(&keys)
+        heapSortKeys(&keys)
         return keys
     }
 
@@ -24,36 +24,37 @@ extension QueryStringEncoder {
     @_alwaysEmitIntoClient
     package static func insert(_ key: String, into keys: inout [String]) {
         keys.append(key)
-        heapSort(&keys)
+        heapSortKeys(&keys)
     }
+}
 
-    /// Sorts `keys` ascending in place (not stable: dictionary keys are distinct).
-    @inline(never) @usableFromInline
-    static func heapSort(_ keys: inout [String]) {
-        // Nothing to sort: an empty array's shared storage is never copied to be made unique.
-        guard keys.count > 1 else { return }
-        // Over the buffer: no uniqueness or bounds checks compiled into every access.
-        keys.withUnsafeMutableBufferPointer { keys in
-            var end = keys.count
-            var start = end / 2
-            // Builds the max-heap (`start` > 0), then moves its root behind it (`start` 0).
-            while end > 1 {
-                if start > 0 {
-                    start -= 1
-                } else {
-                    end -= 1
-                    keys.swapAt(0, end)
-                }
-                // Moves `keys[start]` down the heap `keys[..<end]` to its place.
-                var parent = start
-                while true {
-                    var child = 2 * parent + 1
-                    if child >= end { break }
-                    if child + 1 < end, keys[child] < keys[child + 1] { child += 1 }
-                    if !(keys[parent] < keys[child]) { break }
-                    keys.swapAt(parent, child)
-                    parent = child
-                }
+/// Sorts `keys` ascending in place (not stable: dictionary keys are distinct). A free
+/// function: a static member compiled a second entry without its unused type argument.
+@inline(never) @usableFromInline
+func heapSortKeys(_ keys: inout [String]) {
+    // Nothing to sort: an empty array's shared storage is never copied to be made unique.
+    guard keys.count > 1 else { return }
+    // Over the buffer: no uniqueness or bounds checks compiled into every access.
+    keys.withUnsafeMutableBufferPointer { keys in
+        var end = keys.count
+        var start = end / 2
+        // Builds the max-heap (`start` > 0), then moves its root behind it (`start` 0).
+        while end > 1 {
+            if start > 0 {
+                start -= 1
+            } else {
+                end -= 1
+                keys.swapAt(0, end)
+            }
+            // Moves `keys[start]` down the heap `keys[..<end]` to its place.
+            var parent = start
+            while true {
+                var child = 2 * parent + 1
+                if child >= end { break }
+                if child + 1 < end, keys[child] < keys[child + 1] { child += 1 }
+                if !(keys[parent] < keys[child]) { break }
+                keys.swapAt(parent, child)
+                parent = child
             }
         }
     }

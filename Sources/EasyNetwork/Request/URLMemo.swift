@@ -5,15 +5,14 @@ import Foundation
 /// Parsing the text of a URL is the costliest step of building a request, and an SDK
 /// asks for the same few URLs again and again. A host keeps one memo per base URL (a
 /// new base URL gets a new, empty memo), so an entry never outlives the base it was
-/// built on. The memo holds the last ``capacity`` URLs built, in two small arrays
-/// searched in order (cheaper than hashing the key, and no dictionary type of its own).
+/// built on. The memo holds the last ``capacity`` URLs built, in one small array searched
+/// in order (cheaper than hashing the key, and no dictionary type of its own).
 final class URLMemo: @unchecked Sendable {  // unchecked: the fields below are guarded by `lock`
     /// The most entries kept; a new one then replaces the oldest.
     static let capacity = 16
 
     private let lock = Lock()
-    @exclusivity(unchecked) private var keys: [String] = []
-    @exclusivity(unchecked) private var urls: [URL] = []
+    @exclusivity(unchecked) private var entries: [(key: String, url: URL)] = []
     /// The entry the next new one replaces, once the memo is full.
     @exclusivity(unchecked) private var oldest = 0
 
@@ -21,8 +20,8 @@ final class URLMemo: @unchecked Sendable {  // unchecked: the fields below are g
     func url(for key: String) -> URL? {
         lock.lock()
         defer { lock.unlock() }
-        for index in keys.indices where keys[index] == key {
-            return urls[index]
+        for entry in entries where entry.key == key {
+            return entry.url
         }
         return nil
     }
@@ -32,12 +31,10 @@ final class URLMemo: @unchecked Sendable {  // unchecked: the fields below are g
     func remember(_ url: URL, for key: String) {
         lock.lock()
         defer { lock.unlock() }
-        if keys.count < Self.capacity {
-            keys.append(key)
-            urls.append(url)
+        if entries.count < Self.capacity {
+            entries.append((key, url))
         } else {
-            keys[oldest] = key
-            urls[oldest] = url
+            entries[oldest] = (key, url)
             oldest = (oldest + 1) % Self.capacity
         }
     }

@@ -26,23 +26,15 @@ package struct URLRequestBuilder {
     /// The multipart form `request` sends, or `nil`. Read it once per request and give
     /// that value to ``build(_:multipart:exactTimeout:)`` and to the body: a computed `multipartBody`
     /// makes a new form, with a new random boundary, on every read.
-    static func multipartForm(of request: BaseAPIRequest) -> MultipartFormData? {
+    package static func multipartForm(of request: BaseAPIRequest) -> MultipartFormData? {
         request.method.sendsParametersInQuery ? nil : request.multipartBody
-    }
-
-    package func build(_ request: BaseAPIRequest) -> Result<URLRequest, NetworkError> {
-        do {
-            return .success(try build(request, multipart: Self.multipartForm(of: request)))
-        } catch {
-            return .failure(error)
-        }
     }
 
     /// The request, with `form` (read by ``multipartForm(of:)``) naming the
     /// Content-Type boundary. Its `timeoutInterval` is the idle timeout itself when
     /// `exactTimeout` and the session can keep it (``NetworkService/sessionKeepsIdle(_:)``),
     /// else only a backstop behind the exact deadline each attempt keeps.
-    func build(_ request: BaseAPIRequest, multipart form: MultipartFormData?, exactTimeout: Bool = false) throws(NetworkError) -> URLRequest {
+    package func build(_ request: BaseAPIRequest, multipart form: MultipartFormData?, exactTimeout: Bool) throws(NetworkError) -> URLRequest {
         let method = request.method
         let inQuery = method.sendsParametersInQuery
         let params = request.params
@@ -109,26 +101,22 @@ package struct URLRequestBuilder {
     ) throws(NetworkError) {
         let contentType: String
         if let form {
-            // The parameters become text fields when the body is written: checked now.
-            var leaves: [(name: String, value: String)] = []
+            // The parameters become text fields when the body is written: checked now (by
+            // the query's rules, which the fields follow).
             if let params {
-                _ = try ParameterWalker.walk(params, json: false, naming: ParameterWalker.unnamed, lenient: false, url: url, into: &leaves)
+                _ = try QueryStringEncoder.encode(params, url: url)
             }
             urlRequest.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
             return
-        } else if let encodable {
-            urlRequest.httpBody = try JSONBody.of(encodable, encoder: settings.jsonEncoder, url: url)
+        } else if encodable != nil || (params != nil && query == .json) {
+            // The encodable body, else the parameters (`params` then went to the URL query).
+            urlRequest.httpBody = try JSONBody.of(params ?? [:], encodable, encoder: settings.jsonEncoder, url: url)
             contentType = "application/json"
         } else if let params, query != .path {
-            if query == .json {
-                urlRequest.httpBody = try JSONBody.of(params, url: url)
-                contentType = "application/json"
-            } else {
-                // `data(using:)`, not `Data(string.utf8)`: Foundation's own code, where the
-                // generic initializer would compile a `Data` builder (about 4 KB) into every program.
-                urlRequest.httpBody = try QueryStringEncoder.encode(params, url: url).data(using: .utf8) ?? Data()
-                contentType = "application/x-www-form-urlencoded; charset=utf-8"
-            }
+            // `data(using:)`, not `Data(string.utf8)`: Foundation's own code, where the
+            // generic initializer would compile a `Data` builder (about 4 KB) into every program.
+            urlRequest.httpBody = try QueryStringEncoder.encode(params, url: url).data(using: .utf8) ?? Data()
+            contentType = "application/x-www-form-urlencoded; charset=utf-8"
         } else {
             return
         }
@@ -273,15 +261,6 @@ package struct URLRequestBuilder {
         guard let writer = form.writer else {
             return completion(.failure(NetworkError.library(.invalidRequest, noUploads, url: urlRequest.url)), nil)
         }
-        writer.write(form, fields: request.params, for: urlRequest.url) { written in
-            switch written {
-            case .success(let file):
-                var sized = urlRequest
-                sized.setValue(String(file.length), forHTTPHeaderField: "Content-Length")
-                completion(.success(sized), file)
-            case .failure(let error):
-                completion(.failure(error), nil)
-            }
-        }
+        writer.write(form, fields: request.params, into: urlRequest, completion: completion)
     }
 }

@@ -17,12 +17,13 @@ package protocol MultipartPart: AnyObject, Sendable {
 package protocol MultipartWriter: Sendable {
     /// Writes `form` preceded by `fields` (the request's `params` as text fields) to a
     /// new temporary file, off the caller's thread, then calls `completion` once, on any
-    /// thread. A file that cannot be read or written is an `encoding` error naming `url`.
+    /// thread, with `request` and its `Content-Length` set, and the file. A file that cannot
+    /// be read or written is an `encoding` error naming the request's URL.
     func write(
         _ form: MultipartFormData,
         fields: [String: Any]?,
-        for url: URL?,
-        completion: @escaping @Sendable (Result<MultipartBodyFile, NetworkError>) -> Void
+        into request: URLRequest,
+        completion: @escaping @Sendable (Result<URLRequest, NetworkError>, MultipartBodyFile?) -> Void
     )
 
     /// A delegate-driven task of `session` sending `request` with the body in `file`, and
