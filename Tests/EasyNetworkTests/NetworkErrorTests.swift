@@ -35,6 +35,21 @@ final class NetworkErrorTests: XCTestCase {
         }
     }
 
+    /// `rawValue`, `init(rawValue:)` and `allCases` are plain members (no conformances): each
+    /// code finds its kind again, codes outside 1...9 find none, and every kind is listed once,
+    /// in code order.
+    func testKindCodesRoundTripWithoutConformances() {
+        XCTAssertEqual(NetworkError.Kind.allCases.map(\.rawValue), Array(1...9))
+        for kind in NetworkError.Kind.allCases {
+            XCTAssertEqual(NetworkError.Kind(rawValue: kind.rawValue), kind)
+        }
+        for code in [-1, 0, 10, Int.max] {
+            XCTAssertNil(NetworkError.Kind(rawValue: code), "\(code)")
+        }
+        XCTAssertEqual(NetworkError.Kind(rawValue: 3), .transport)
+        XCTAssertEqual("\(NetworkError.Kind.unacceptableStatus)", "unacceptableStatus")
+    }
+
     /// The `NSError` code table of the *Errors and guarantees* article (it was README's):
     /// rows of `` | `kind` | code | ``.
     func testDocumentedTableListsEveryKindWithItsCode() throws {

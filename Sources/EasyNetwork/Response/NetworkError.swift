@@ -10,30 +10,63 @@ import FoundationNetworking
 /// ``errorDomain`` and the code `kind.rawValue`, stable across versions.
 public struct NetworkError: Error, Sendable {
     /// The stage that failed. Raw values are the `NSError` codes and never change.
-    public enum Kind: Int, Sendable, CaseIterable {
+    ///
+    /// Its ``rawValue``, ``init(rawValue:)`` and ``allCases`` are plain members, compiled
+    /// into the program that uses them, not conformances to `RawRepresentable` and
+    /// `CaseIterable` that every program would carry. A `switch` over it stays exhaustive.
+    public enum Kind: Sendable {
         /// The request could not be built: a bad base URL, `api` or absolute URL.
-        case invalidRequest = 1
+        case invalidRequest
         /// The parameters or body could not be encoded (e.g. a `Date` or NaN in JSON).
-        case encoding = 2
+        case encoding
         /// The transport failed: no connection, timeout, connection lost, TLS, …
         /// ``underlyingError`` holds the `URLError`.
-        case transport = 3
+        case transport
         /// The server answered with a status code the host does not accept.
-        case unacceptableStatus = 4
+        case unacceptableStatus
         /// The body could not be decoded or mapped into the expected type.
-        case decoding = 5
+        case decoding
         /// The request or its operation was cancelled. Not a failure to report.
-        case cancelled = 6
+        case cancelled
         /// The host has no base URL: pass your own host to the operation
         /// (`configuration:`, as an SDK should), or, in an app, configure the shared one
         /// with `HostConfiguration.baseURL(_:)`.
-        case notConfigured = 7
+        case notConfigured
         /// The server answered, but its envelope says the call failed (e.g. HTTP 200 with
         /// `{"code": 8888, "msg": "…"}`). See ``businessCode``, ``serverMessage``, ``traceId``.
-        case business = 8
+        case business
         /// The request needed a token and none could be had: the refresh failed or was
         /// rate-limited (see `TokenAuthenticator`, in `EasyNetworkPlugins`).
-        case authentication = 9
+        case authentication
+
+        /// Every kind, in `rawValue` order.
+        @_alwaysEmitIntoClient
+        public static var allCases: [Kind] {
+            [.invalidRequest, .encoding, .transport, .unacceptableStatus, .decoding, .cancelled, .notConfigured, .business, .authentication]
+        }
+
+        /// The kind's `NSError` code, 1 to 9 in the order declared; it never changes.
+        @_alwaysEmitIntoClient
+        public var rawValue: Int {
+            switch self {
+            case .invalidRequest: return 1
+            case .encoding: return 2
+            case .transport: return 3
+            case .unacceptableStatus: return 4
+            case .decoding: return 5
+            case .cancelled: return 6
+            case .notConfigured: return 7
+            case .business: return 8
+            case .authentication: return 9
+            }
+        }
+
+        /// The kind whose code is `rawValue`, or `nil`.
+        @_alwaysEmitIntoClient
+        public init?(rawValue: Int) {
+            guard let kind = Kind.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = kind
+        }
     }
 
     // Layout: one reference (1 word), so a copy is one retain. Every field lives in one
