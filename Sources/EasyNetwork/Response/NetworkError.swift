@@ -80,10 +80,7 @@ public struct NetworkError: Error, Sendable {
 
     /// How many times the request was sent before it failed (retries and replays
     /// included); `nil` when the error was not made by a request.
-    public internal(set) var attempts: Int? {
-        get { details.attempts }
-        set { self = copy(serverText: details.serverText, addendum: details.addendum, attempts: newValue) }
-    }
+    public var attempts: Int? { details.attempts }
 
     /// The fields of an error, shared by its copies and never changed.
     private final class Details: Sendable {
@@ -138,6 +135,13 @@ public struct NetworkError: Error, Sendable {
     @inline(never)
     package func withServerText(quoted: Bool) -> NetworkError {
         copy(serverText: quoted, addendum: details.addendum, attempts: details.attempts)
+    }
+
+    /// This error as its request ends: with the request's `attempts` and, when `quoting` (the
+    /// host's ``HostConfiguration/errorSentencesQuoteServerMessages``), the server's text it
+    /// counts quoted instead. One copy (copies made before keep their values).
+    package func ending(attempts: Int?, quoting: Bool) -> NetworkError {
+        copy(serverText: quoting && countsServerText ? true : details.serverText, addendum: details.addendum, attempts: attempts)
     }
 
     /// This error, every field kept (the server's message still counted or quoted as the
