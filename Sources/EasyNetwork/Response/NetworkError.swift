@@ -350,6 +350,7 @@ extension NetworkError: LocalizedError {
     }
 
     /// Why it failed, when known.
+    @_alwaysEmitIntoClient  // in its witness: no function of its own
     public var failureReason: String? { message }
 
     /// `text` without the spaces around it and without a closing full stop, comma,
@@ -384,9 +385,11 @@ extension NetworkError: LocalizedError {
 
 extension NetworkError: CustomNSError {
     /// `"EasyNetwork.NetworkError"`, the `NSError` domain of every `NetworkError`.
+    @_alwaysEmitIntoClient  // in its witnesses: no function of its own
     public static var errorDomain: String { "EasyNetwork.NetworkError" }
 
     /// The ``Kind-swift.enum`` raw value.
+    @_alwaysEmitIntoClient
     public var errorCode: Int { kind.rawValue }
 
     /// Description, failure reason (``message``), status code, business code, trace id, URL

@@ -23,6 +23,7 @@ public struct ResponseMapperError: Error, Sendable, Equatable {
 
 extension ResponseMapperError: LocalizedError {
     /// A sentence a person understands.
+    @_alwaysEmitIntoClient  // in its witness: no function of its own
     public var errorDescription: String? {
         code == 0 ? "The response does not have the expected shape." : "The response lacks an attribute the item needs."
     }
