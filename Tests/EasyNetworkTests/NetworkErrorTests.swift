@@ -48,6 +48,15 @@ final class NetworkErrorTests: XCTestCase {
         }
         XCTAssertEqual(NetworkError.Kind(rawValue: 3), .transport)
         XCTAssertEqual("\(NetworkError.Kind.unacceptableStatus)", "unacceptableStatus")
+        // `==` and `hash(into:)` are written out: every kind equals only itself and hashes apart.
+        let kinds = NetworkError.Kind.allCases
+        for (i, a) in kinds.enumerated() {
+            for (j, b) in kinds.enumerated() {
+                XCTAssertEqual(a == b, i == j, "\(a) == \(b)")
+            }
+        }
+        XCTAssertEqual(Set(kinds).count, 9)
+        XCTAssertEqual(Dictionary(uniqueKeysWithValues: kinds.map { ($0, $0.rawValue) })[.business], 8)
     }
 
     /// The `NSError` code table of the *Errors and guarantees* article (it was README's):

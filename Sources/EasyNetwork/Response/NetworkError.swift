@@ -61,6 +61,19 @@ public struct NetworkError: Error, Sendable {
             }
         }
 
+        /// Whether `a` and `b` are the same kind (written out and emitted into the caller: no
+        /// derived function in the core).
+        @_alwaysEmitIntoClient
+        public static func == (a: Kind, b: Kind) -> Bool {
+            a.rawValue == b.rawValue
+        }
+
+        /// Hashes the kind's code (emitted into the caller: no derived function in the core).
+        @_alwaysEmitIntoClient
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(rawValue)
+        }
+
         /// The kind whose code is `rawValue`, or `nil`.
         @_alwaysEmitIntoClient
         public init?(rawValue: Int) {
