@@ -15,6 +15,13 @@ public struct ResponseMapperError: Error, Sendable, Equatable {
         self.code = code
     }
 
+    /// Whether `a` and `b` are the same reason (written out and emitted into the caller: no
+    /// derived function in the core).
+    @_alwaysEmitIntoClient
+    public static func == (a: ResponseMapperError, b: ResponseMapperError) -> Bool {
+        a.code == b.code
+    }
+
     /// The JSON was not of the expected shape (not an object, not an array).
     @_alwaysEmitIntoClient public static var invalid: ResponseMapperError { ResponseMapperError(code: 0) }
     /// The JSON had the right shape but lacked an attribute the item needs.
