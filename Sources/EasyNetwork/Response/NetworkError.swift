@@ -384,12 +384,13 @@ extension NetworkError: LocalizedError {
     /// `Substring` algorithm is compiled for it.
     @inline(never)
     private static func words(_ text: String, asSentence: Bool) -> String {
-        var bytes = Array(text.trimmingCharacters(in: .whitespacesAndNewlines).utf8)
-        while let last = bytes.last, last == 0x2E || last == 0x2C || last == 0x3A || last == 0x3B || last == 0x20 {  // . , : ; space
-            bytes.removeLast()
+        let bytes = Array(text.trimmingCharacters(in: .whitespacesAndNewlines).utf8)
+        var count = bytes.count
+        while count > 0, case let last = bytes[count - 1], last == 0x2E || last == 0x2C || last == 0x3A || last == 0x3B || last == 0x20 {  // . , : ; space
+            count -= 1
         }
-        let text = String(decoding: bytes, as: UTF8.self)
-        let count = bytes.count, last = bytes.last ?? 0, before = count > 1 ? bytes[count - 2] : 0
+        let text = String(decoding: bytes.prefix(count), as: UTF8.self)
+        let last = count > 0 ? bytes[count - 1] : 0, before = count > 1 ? bytes[count - 2] : 0
         // Ends a sentence already: `!`, `?`, `…` (E2 80 A6) or `.)`.
         let ends = last == 0x21 || last == 0x3F || last == 0xA6 && before == 0x80 || last == 0x29 && before == 0x2E
         return asSentence && !ends ? text + "." : text
