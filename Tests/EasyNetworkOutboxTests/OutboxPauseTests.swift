@@ -126,9 +126,9 @@ final class OutboxPauseTests: OutboxTestCase {
 
     func testADeliveryTheHostRefusedBeforeSendingIsNoAttempt() {
         var refused = NetworkError(kind: .unacceptableStatus, message: "not sent", statusCode: 503)
-        refused.attempts = 0
+        refused = refused.ending(attempts: 0, quoting: false)
         XCTAssertEqual(DeliveryVerdict.judge(refused), .notSent)
-        refused.attempts = 1
+        refused = refused.ending(attempts: 1, quoting: false)
         XCTAssertEqual(DeliveryVerdict.judge(refused), .retry(counted: true))
     }
 }

@@ -216,7 +216,7 @@ final class NetworkErrorDescriptionTests: ServerTestCase {
 
     private static func withAttempts(_ error: NetworkError, _ attempts: Int) -> NetworkError {
         var copy = error
-        copy.attempts = attempts    // set by the library for a request's error; produced for real below
+        copy = copy.ending(attempts: attempts, quoting: false)    // set by the library for a request's error; produced for real below
         return copy
     }
 

@@ -35,6 +35,30 @@ final class NetworkErrorTests: XCTestCase {
         }
     }
 
+    /// `rawValue`, `init(rawValue:)` and `allCases` are plain members (no conformances): each
+    /// code finds its kind again, codes outside 1...9 find none, and every kind is listed once,
+    /// in code order.
+    func testKindCodesRoundTripWithoutConformances() {
+        XCTAssertEqual(NetworkError.Kind.allCases.map(\.rawValue), Array(1...9))
+        for kind in NetworkError.Kind.allCases {
+            XCTAssertEqual(NetworkError.Kind(rawValue: kind.rawValue), kind)
+        }
+        for code in [-1, 0, 10, Int.max] {
+            XCTAssertNil(NetworkError.Kind(rawValue: code), "\(code)")
+        }
+        XCTAssertEqual(NetworkError.Kind(rawValue: 3), .transport)
+        XCTAssertEqual("\(NetworkError.Kind.unacceptableStatus)", "unacceptableStatus")
+        // `==` and `hash(into:)` are written out: every kind equals only itself and hashes apart.
+        let kinds = NetworkError.Kind.allCases
+        for (i, a) in kinds.enumerated() {
+            for (j, b) in kinds.enumerated() {
+                XCTAssertEqual(a == b, i == j, "\(a) == \(b)")
+            }
+        }
+        XCTAssertEqual(Set(kinds).count, 9)
+        XCTAssertEqual(Dictionary(uniqueKeysWithValues: kinds.map { ($0, $0.rawValue) })[.business], 8)
+    }
+
     /// The `NSError` code table of the *Errors and guarantees* article (it was README's):
     /// rows of `` | `kind` | code | ``.
     func testDocumentedTableListsEveryKindWithItsCode() throws {
@@ -114,7 +138,7 @@ final class NetworkErrorTests: XCTestCase {
     func testCopiesAreIndependentValues() {
         let original = NetworkError(kind: .transport, message: "lost", underlyingError: URLError(.networkConnectionLost))
         var copy = original
-        copy.attempts = 3
+        copy = copy.ending(attempts: 3, quoting: false)
         XCTAssertNil(original.attempts)
         XCTAssertEqual(copy.attempts, 3)
         XCTAssertEqual(copy.message, original.message)
@@ -127,7 +151,7 @@ final class NetworkErrorTests: XCTestCase {
     func testDescriptionsAndUserInfo() throws {
         let url = try XCTUnwrap(URL(string: "http://127.0.0.1/a"))
         var status = NetworkError(kind: .unacceptableStatus, message: "teapot", statusCode: 418, url: url)
-        status.attempts = 2
+        status = status.ending(attempts: 2, quoting: false)
         XCTAssertEqual(status.errorDescription, "The server answered with status 418 \(HTTPURLResponse.localizedString(forStatusCode: 418)) (after 2 attempts): teapot.")
         XCTAssertEqual(status.failureReason, "teapot")
         XCTAssertEqual(status.description, "NetworkError.unacceptableStatus: \(status.errorDescription ?? "")")
@@ -141,7 +165,7 @@ final class NetworkErrorTests: XCTestCase {
         XCTAssertNil(info[NSUnderlyingErrorKey])
 
         var business = NetworkError(kind: .business, message: "", businessCode: "8888", traceId: "t")
-        business.attempts = 1
+        business = business.ending(attempts: 1, quoting: false)
         XCTAssertEqual(business.errorDescription, "The server reported a failure (code 8888).")
         let businessInfo = business.errorUserInfo
         XCTAssertEqual(businessInfo["businessCode"] as? String, "8888")
@@ -149,7 +173,7 @@ final class NetworkErrorTests: XCTestCase {
         XCTAssertEqual(businessInfo["attempts"] as? Int, 1)
 
         var decoding = NetworkError(kind: .decoding, message: "bad")
-        decoding.attempts = 5
+        decoding = decoding.ending(attempts: 5, quoting: false)
         XCTAssertEqual(decoding.errorDescription, "The response could not be read: bad.", "only transport, status and business mention attempts")
         XCTAssertEqual(NetworkError(kind: .cancelled, message: "ignored").errorDescription, "The request was cancelled.")
         XCTAssertEqual(NetworkError(kind: .unacceptableStatus).errorDescription, "The server answered with status unknown.")

@@ -169,11 +169,7 @@ extension RequestExchange {
         plugIns.forEach { $0.end() }
         file?.remove()
         // What only the request knows: its attempts, and whether its host quotes server messages.
-        var error = error
-        error?.attempts = metrics.attempts
-        if settings.errorSentencesQuoteServerMessages, let counted = error, counted.countsServerText {
-            error = counted.withServerText(quoted: true)
-        }
+        let error = error?.ending(attempts: metrics.attempts, quoting: settings.errorSentencesQuoteServerMessages)
         if !chain.isEmpty {
             let outcome = RequestOutcome(urlRequest: sent, response: response, data: data, error: error, metrics: metrics)
             let context = context(attempt: metrics.attempts)

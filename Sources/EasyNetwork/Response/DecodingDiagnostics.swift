@@ -4,8 +4,13 @@ import Foundation
 ///
 /// Never a byte of the body: an error's sentences reach the host app's logs and crash
 /// reports. The body stays on the error (``NetworkError/data``, ``NetworkError/bodySnippet``).
+///
+/// The words are static members of ``NetworkError``, the error they go into, called under
+/// this name: a namespace `enum` of its own is type metadata and an accessor in every program.
 @usableFromInline
-enum DecodingDiagnostics {
+typealias DecodingDiagnostics = NetworkError
+
+extension NetworkError {
     /// What went wrong for an encoding error (``EncodingFailure/invalid(_:_:_:)``: named by
     /// key path and type, never by the value); the localized description of any other error.
     /// The core's words: a `DecodingError` (which only ``NetworkResponse/decode(_:decoder:)``

@@ -10,30 +10,76 @@ import FoundationNetworking
 /// ``errorDomain`` and the code `kind.rawValue`, stable across versions.
 public struct NetworkError: Error, Sendable {
     /// The stage that failed. Raw values are the `NSError` codes and never change.
-    public enum Kind: Int, Sendable, CaseIterable {
+    ///
+    /// Its ``rawValue``, ``init(rawValue:)`` and ``allCases`` are plain members, compiled
+    /// into the program that uses them, not conformances to `RawRepresentable` and
+    /// `CaseIterable` that every program would carry. A `switch` over it stays exhaustive.
+    public enum Kind: Sendable {
         /// The request could not be built: a bad base URL, `api` or absolute URL.
-        case invalidRequest = 1
+        case invalidRequest
         /// The parameters or body could not be encoded (e.g. a `Date` or NaN in JSON).
-        case encoding = 2
+        case encoding
         /// The transport failed: no connection, timeout, connection lost, TLS, …
         /// ``underlyingError`` holds the `URLError`.
-        case transport = 3
+        case transport
         /// The server answered with a status code the host does not accept.
-        case unacceptableStatus = 4
+        case unacceptableStatus
         /// The body could not be decoded or mapped into the expected type.
-        case decoding = 5
+        case decoding
         /// The request or its operation was cancelled. Not a failure to report.
-        case cancelled = 6
+        case cancelled
         /// The host has no base URL: pass your own host to the operation
         /// (`configuration:`, as an SDK should), or, in an app, configure the shared one
         /// with `HostConfiguration.baseURL(_:)`.
-        case notConfigured = 7
+        case notConfigured
         /// The server answered, but its envelope says the call failed (e.g. HTTP 200 with
         /// `{"code": 8888, "msg": "…"}`). See ``businessCode``, ``serverMessage``, ``traceId``.
-        case business = 8
+        case business
         /// The request needed a token and none could be had: the refresh failed or was
         /// rate-limited (see `TokenAuthenticator`, in `EasyNetworkPlugins`).
-        case authentication = 9
+        case authentication
+
+        /// Every kind, in `rawValue` order.
+        @_alwaysEmitIntoClient
+        public static var allCases: [Kind] {
+            [.invalidRequest, .encoding, .transport, .unacceptableStatus, .decoding, .cancelled, .notConfigured, .business, .authentication]
+        }
+
+        /// The kind's `NSError` code, 1 to 9 in the order declared; it never changes.
+        @_alwaysEmitIntoClient
+        public var rawValue: Int {
+            switch self {
+            case .invalidRequest: return 1
+            case .encoding: return 2
+            case .transport: return 3
+            case .unacceptableStatus: return 4
+            case .decoding: return 5
+            case .cancelled: return 6
+            case .notConfigured: return 7
+            case .business: return 8
+            case .authentication: return 9
+            }
+        }
+
+        /// Whether `a` and `b` are the same kind (written out and emitted into the caller: no
+        /// derived function in the core).
+        @_alwaysEmitIntoClient
+        public static func == (a: Kind, b: Kind) -> Bool {
+            a.rawValue == b.rawValue
+        }
+
+        /// Hashes the kind's code (emitted into the caller: no derived function in the core).
+        @_alwaysEmitIntoClient
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(rawValue)
+        }
+
+        /// The kind whose code is `rawValue`, or `nil`.
+        @_alwaysEmitIntoClient
+        public init?(rawValue: Int) {
+            guard let kind = Kind.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = kind
+        }
     }
 
     // Layout: one reference (1 word), so a copy is one retain. Every field lives in one
@@ -47,10 +93,7 @@ public struct NetworkError: Error, Sendable {
 
     /// How many times the request was sent before it failed (retries and replays
     /// included); `nil` when the error was not made by a request.
-    public internal(set) var attempts: Int? {
-        get { details.attempts }
-        set { self = copy(serverText: details.serverText, addendum: details.addendum, attempts: newValue) }
-    }
+    public var attempts: Int? { details.attempts }
 
     /// The fields of an error, shared by its copies and never changed.
     private final class Details: Sendable {
@@ -105,6 +148,13 @@ public struct NetworkError: Error, Sendable {
     @inline(never)
     package func withServerText(quoted: Bool) -> NetworkError {
         copy(serverText: quoted, addendum: details.addendum, attempts: details.attempts)
+    }
+
+    /// This error as its request ends: with the request's `attempts` and, when `quoting` (the
+    /// host's ``HostConfiguration/errorSentencesQuoteServerMessages``), the server's text it
+    /// counts quoted instead. One copy (copies made before keep their values).
+    package func ending(attempts: Int?, quoting: Bool) -> NetworkError {
+        copy(serverText: quoting && countsServerText ? true : details.serverText, addendum: details.addendum, attempts: attempts)
     }
 
     /// This error, every field kept (the server's message still counted or quoted as the
@@ -313,6 +363,7 @@ extension NetworkError: LocalizedError {
     }
 
     /// Why it failed, when known.
+    @_alwaysEmitIntoClient  // in its witness: no function of its own
     public var failureReason: String? { message }
 
     /// `text` without the spaces around it and without a closing full stop, comma,
@@ -333,12 +384,13 @@ extension NetworkError: LocalizedError {
     /// `Substring` algorithm is compiled for it.
     @inline(never)
     private static func words(_ text: String, asSentence: Bool) -> String {
-        var bytes = Array(text.trimmingCharacters(in: .whitespacesAndNewlines).utf8)
-        while let last = bytes.last, last == 0x2E || last == 0x2C || last == 0x3A || last == 0x3B || last == 0x20 {  // . , : ; space
-            bytes.removeLast()
+        let bytes = Array(text.trimmingCharacters(in: .whitespacesAndNewlines).utf8)
+        var count = bytes.count
+        while count > 0, case let last = bytes[count - 1], last == 0x2E || last == 0x2C || last == 0x3A || last == 0x3B || last == 0x20 {  // . , : ; space
+            count -= 1
         }
-        let text = String(decoding: bytes, as: UTF8.self)
-        let count = bytes.count, last = bytes.last ?? 0, before = count > 1 ? bytes[count - 2] : 0
+        let text = String(decoding: bytes.prefix(count), as: UTF8.self)
+        let last = count > 0 ? bytes[count - 1] : 0, before = count > 1 ? bytes[count - 2] : 0
         // Ends a sentence already: `!`, `?`, `…` (E2 80 A6) or `.)`.
         let ends = last == 0x21 || last == 0x3F || last == 0xA6 && before == 0x80 || last == 0x29 && before == 0x2E
         return asSentence && !ends ? text + "." : text
@@ -347,9 +399,11 @@ extension NetworkError: LocalizedError {
 
 extension NetworkError: CustomNSError {
     /// `"EasyNetwork.NetworkError"`, the `NSError` domain of every `NetworkError`.
+    @_alwaysEmitIntoClient  // in its witnesses: no function of its own
     public static var errorDomain: String { "EasyNetwork.NetworkError" }
 
     /// The ``Kind-swift.enum`` raw value.
+    @_alwaysEmitIntoClient
     public var errorCode: Int { kind.rawValue }
 
     /// Description, failure reason (``message``), status code, business code, trace id, URL

@@ -59,6 +59,7 @@ public struct NetworkResponse: Sendable {
     }
 
     /// The HTTP status code.
+    @_alwaysEmitIntoClient
     public var statusCode: Int { httpResponse.statusCode }
 
     /// The value of a response header, name compared case-insensitively.

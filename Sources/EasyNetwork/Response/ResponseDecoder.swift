@@ -75,8 +75,9 @@ extension ResponseDecoder where Output: Decodable {
 
 extension ResponseDecoder {
     /// A decoder from a closure that uses a type's conformance (`Decodable`, a
-    /// mapper's `process`), which Swift 6 cannot prove `Sendable`.
-    @usableFromInline
+    /// mapper's `process`), which Swift 6 cannot prove `Sendable`. Emitted into the caller,
+    /// as ``decodable(_:)`` and ``mapper(_:)`` are: the core never calls it.
+    @_alwaysEmitIntoClient @usableFromInline
     static func unchecked(_ decode: @escaping (NetworkResponse) throws -> Output) -> ResponseDecoder<Output> {
         // unsafe: `decode` keeps no state and holds only Sendable values and a conformance the compiler cannot prove nonisolated; it runs off any actor.
         nonisolated(unsafe) let decode = decode

@@ -15,6 +15,13 @@ public struct ResponseMapperError: Error, Sendable, Equatable {
         self.code = code
     }
 
+    /// Whether `a` and `b` are the same reason (written out and emitted into the caller: no
+    /// derived function in the core).
+    @_alwaysEmitIntoClient
+    public static func == (a: ResponseMapperError, b: ResponseMapperError) -> Bool {
+        a.code == b.code
+    }
+
     /// The JSON was not of the expected shape (not an object, not an array).
     @_alwaysEmitIntoClient public static var invalid: ResponseMapperError { ResponseMapperError(code: 0) }
     /// The JSON had the right shape but lacked an attribute the item needs.
@@ -23,6 +30,7 @@ public struct ResponseMapperError: Error, Sendable, Equatable {
 
 extension ResponseMapperError: LocalizedError {
     /// A sentence a person understands.
+    @_alwaysEmitIntoClient  // in its witness: no function of its own
     public var errorDescription: String? {
         code == 0 ? "The response does not have the expected shape." : "The response lacks an attribute the item needs."
     }

@@ -2,8 +2,14 @@ import Foundation
 
 /// Maps the charset names servers put in `Content-Type` to `String.Encoding`, without
 /// CoreFoundation (which Linux does not expose).
+///
+/// Static members of ``NetworkResponse`` (its ``NetworkResponse/text()`` reads them), called
+/// under this name: a namespace `enum` of its own is type metadata and an accessor in every
+/// program.
 @usableFromInline
-enum TextCharset {
+typealias TextCharset = NetworkResponse
+
+extension NetworkResponse {
     /// The names, in the order searched, with their encodings' raw values (the
     /// `NSStringEncoding` numbers, the same on every platform; `TextCharsetTests` holds them
     /// against the named constants). A table of constants, not code: a switch over strings
