@@ -226,7 +226,7 @@ package struct URLRequestBuilder {
     }
 
     /// The error of a URL that does not parse (cold).
-    @inline(never)
+    @inline(__always)  // one call of the library's maker, not a function of its own
     private static func invalidURL(_ message: String, url: URL) -> NetworkError {
         NetworkError.library(.invalidRequest, message, url: url)
     }
