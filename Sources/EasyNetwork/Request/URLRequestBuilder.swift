@@ -59,9 +59,9 @@ package struct URLRequestBuilder {
     }
 
     /// The URL of `request`: its absolute URL, or the host's base URL with its `api`, with
-    /// `query` added. One step of ``build(_:multipart:exactTimeout:)`` (few values live at
-    /// each of its exits).
-    @inline(never)
+    /// `query` added. One step of ``build(_:multipart:exactTimeout:)``, compiled into it (a
+    /// function of its own cost more than the values it kept apart).
+    @inline(__always)
     private func url(of request: BaseAPIRequest, query: [String: Any]?) throws(NetworkError) -> URL {
         guard let absolute = request.absoluteURL else {
             return try Self.url(base: settings.resolvedBaseURL.get(), api: request.api, query: query, memo: settings.urlMemo)
@@ -75,8 +75,8 @@ package struct URLRequestBuilder {
         return try Self.url(base: absolute, api: nil, query: query)
     }
 
-    /// Checks and sets the host's and the request's `headers`.
-    @inline(never)
+    /// Checks and sets the host's and the request's `headers` (compiled into the build).
+    @inline(__always)
     private func setHeaders(_ headers: [String: String]?, on urlRequest: inout URLRequest, url: URL) throws(NetworkError) {
         // Checked before they reach `setValue`, which on Linux drops a value holding CR or LF.
         if let refused = settings.defaultHeadersFailure ?? settings.sessionHeadersFailure {
