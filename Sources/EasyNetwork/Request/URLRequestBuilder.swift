@@ -211,7 +211,7 @@ package struct URLRequestBuilder {
     }
 
     /// The error of `base` and `api` when they make no URL (cold).
-    @inline(never)
+    @inline(__always)  // one caller
     private static func invalidURL(base: URL, api: String?) -> NetworkError {
         var message = "'"
         message += base.description
