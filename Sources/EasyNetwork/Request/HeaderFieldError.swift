@@ -49,7 +49,6 @@ public final class HeaderFieldError: Error, Sendable, CustomStringConvertible {
     /// control character, which would break a log line).
     private let showsName: Bool
 
-    @inline(never)  // one copy, not another inside the allocating entry
     init(name: String?, shown: Bool, source: String, problem: String, isInvalidName: Bool) {
         self.name = name
         showsName = shown
