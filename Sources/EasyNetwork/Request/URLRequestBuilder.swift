@@ -26,7 +26,7 @@ package struct URLRequestBuilder {
     /// The multipart form `request` sends, or `nil`. Read it once per request and give
     /// that value to ``build(_:multipart:exactTimeout:)`` and to the body: a computed `multipartBody`
     /// makes a new form, with a new random boundary, on every read.
-    package static func multipartForm(of request: BaseAPIRequest) -> MultipartFormData? {
+    static func multipartForm(of request: BaseAPIRequest) -> MultipartFormData? {
         request.method.sendsParametersInQuery ? nil : request.multipartBody
     }
 
