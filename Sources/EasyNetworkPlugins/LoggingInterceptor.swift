@@ -93,7 +93,8 @@ public struct LoggingInterceptor: RequestInterceptor {
     /// The URL a request that ended before it was sent (a failed adapt, token refresh
     /// or build, a cancel) was meant for, so that no line lacks one.
     static func intendedURL(of context: RequestContext) -> URL? {
-        let request = context.request, form = URLRequestBuilder.multipartForm(of: request)
+        // The form as the builder reads it (GET and HEAD send none).
+        let request = context.request, form = request.method.sendsParametersInQuery ? nil : request.multipartBody
         if let url = try? URLRequestBuilder(configuration: context.host).build(request, multipart: form, exactTimeout: false).url {
             return url
         }

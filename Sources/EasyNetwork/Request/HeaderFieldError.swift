@@ -49,7 +49,6 @@ public final class HeaderFieldError: Error, Sendable, CustomStringConvertible {
     /// control character, which would break a log line).
     private let showsName: Bool
 
-    @inline(never)  // one copy, not another inside the allocating entry
     init(name: String?, shown: Bool, source: String, problem: String, isInvalidName: Bool) {
         self.name = name
         showsName = shown
@@ -85,50 +84,22 @@ public final class HeaderFieldError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The token characters (`tchar`) below 64 and from 64 to 127, one bit each.
-    private static let tokenLow: UInt64 = 0x03FF_6CFA_0000_0000  // ! # $ % & ' * + - . 0-9
-    private static let tokenHigh: UInt64 = 0x57FF_FFFF_C7FF_FFFE  // A-Z ^ _ ` a-z | ~
+    fileprivate static let tokenLow: UInt64 = 0x03FF_6CFA_0000_0000  // ! # $ % & ' * + - . 0-9
+    fileprivate static let tokenHigh: UInt64 = 0x57FF_FFFF_C7FF_FFFE  // A-Z ^ _ ` a-z | ~
 
     /// Whether `name` is a non-empty RFC 9110 token.
-    @usableFromInline
+    @_alwaysEmitIntoClient
     package static func isValidName(_ name: String) -> Bool {
-        let scanned = scan(name)
+        let scanned = headerFieldScan(name)
         return scanned.found & 16 == 0 && scanned.count > 0
     }
 
     /// Whether `value` holds no CR, LF or NUL.
-    @usableFromInline
+    @_alwaysEmitIntoClient
     package static func isValidValue(_ value: String) -> Bool {
-        scan(value).found & 7 == 0
+        headerFieldScan(value).found & 7 == 0
     }
 
-    /// One pass over the bytes of `text`, the only loop of the check. `found` has a bit for
-    /// each kind of byte it holds: CR 1, LF 2, NUL 4, another control character 8, any byte
-    /// that is not a token character 16 (`refused` is the first such). `first`, `last` and
-    /// `breaks`: where the first and last CR, LF or NUL are, and how many; `count`: all bytes.
-    @inline(never)
-    fileprivate static func scan(_ text: String) -> (found: Int, refused: UInt8, first: Int, last: Int, breaks: Int, count: Int) {
-        // Over the contiguous bytes (of a native copy, for any other string): far less
-        // code than the UTF-8 view's iterator.
-        let scan = { (bytes: UnsafeBufferPointer<UInt8>) -> (found: Int, refused: UInt8, first: Int, last: Int, breaks: Int, count: Int) in
-            var found = 0, refused: UInt8 = 0, first = -1, last = -1, breaks = 0, count = 0
-            for byte in bytes {
-                let token = byte < 64 ? (tokenLow >> UInt64(byte)) & 1 == 1 : byte < 128 && (tokenHigh >> UInt64(byte - 64)) & 1 == 1
-                if !token {
-                    if found == 0 { refused = byte }
-                    let bit = byte == 13 ? 1 : byte == 10 ? 2 : byte == 0 ? 4 : byte < 32 || byte == 127 ? 8 : 0
-                    if bit & 7 != 0 {
-                        if first < 0 { first = count }
-                        last = count
-                        breaks += 1
-                    }
-                    found |= bit | 16
-                }
-                count += 1
-            }
-            return (found, refused, first, last, breaks, count)
-        }
-        return text.utf8.withContiguousStorageIfAvailable(scan) ?? Array(text.utf8).withUnsafeBufferPointer(scan)
-    }
 
     /// The failure of the first refused field of `fields`, or `nil` when every one is valid.
     /// `interceptor`, the type of the interceptor that set them, is named as the source
@@ -194,14 +165,14 @@ func headerFieldRefusal(name: String?, value: String, source: String) -> HeaderF
     var shown = true
     var invalidName = false
     var problem: String
-    if let name, case let named = HeaderFieldError.scan(name), named.found & 16 != 0 || named.count == 0 {
+    if let name, case let named = headerFieldScan(name), named.found & 16 != 0 || named.count == 0 {
         shown = named.found & 15 == 0
         invalidName = true
         problem = named.count == 0 ? "its name is empty" : "its name holds "
         if named.count > 0 { problem += HeaderFieldError.describe(named.refused) }
     } else {
         // The name, if any, is a token: nothing in it breaks a line.
-        let scanned = HeaderFieldError.scan(value)
+        let scanned = headerFieldScan(value)
         let trailing = scanned.breaks == scanned.count - scanned.first, leading = scanned.breaks == scanned.last + 1
         problem = HeaderFieldError.phrase(name == nil ? 0 : 1)
         problem += HeaderFieldError.phrase(trailing && leading ? 2 : trailing ? 3 : leading ? 4 : 5)
@@ -238,4 +209,34 @@ extension HeaderFieldError {
         byte == 32 ? "a space" : byte == 58 ? "a colon" : byte == 10 ? "a line feed (LF)" : byte == 13 ? "a carriage return (CR)"
             : byte >= 128 ? "a character outside ASCII" : byte < 32 || byte == 127 ? "a control character" : "a separator such as ( ) , / ; < = > ? @ [ \\ ] { } or \""
     }
+}
+
+/// One pass over the bytes of `text`, the only loop of the header check (a free function:
+/// the checks compiled into their callers call it). `found` has a bit for
+/// each kind of byte it holds: CR 1, LF 2, NUL 4, another control character 8, any byte
+/// that is not a token character 16 (`refused` is the first such). `first`, `last` and
+/// `breaks`: where the first and last CR, LF or NUL are, and how many; `count`: all bytes.
+@inline(never) @usableFromInline
+func headerFieldScan(_ text: String) -> (found: Int, refused: UInt8, first: Int, last: Int, breaks: Int, count: Int) {
+    // Over the contiguous bytes (of a native copy, for any other string): far less
+    // code than the UTF-8 view's iterator.
+    let scan = { (bytes: UnsafeBufferPointer<UInt8>) -> (found: Int, refused: UInt8, first: Int, last: Int, breaks: Int, count: Int) in
+        var found = 0, refused: UInt8 = 0, first = -1, last = -1, breaks = 0, count = 0
+        for byte in bytes {
+            let token = byte < 64 ? (HeaderFieldError.tokenLow >> UInt64(byte)) & 1 == 1 : byte < 128 && (HeaderFieldError.tokenHigh >> UInt64(byte - 64)) & 1 == 1
+            if !token {
+                if found == 0 { refused = byte }
+                let bit = byte == 13 ? 1 : byte == 10 ? 2 : byte == 0 ? 4 : byte < 32 || byte == 127 ? 8 : 0
+                if bit & 7 != 0 {
+                    if first < 0 { first = count }
+                    last = count
+                    breaks += 1
+                }
+                found |= bit | 16
+            }
+            count += 1
+        }
+        return (found, refused, first, last, breaks, count)
+    }
+    return text.utf8.withContiguousStorageIfAvailable(scan) ?? Array(text.utf8).withUnsafeBufferPointer(scan)
 }

@@ -44,6 +44,7 @@ enum JSONBody {
 
     /// `params`, checked, through `JSONSerialization`, which must never meet a value it
     /// cannot write (that raises an exception on Apple platforms).
+    @inline(__always)  // one caller
     private static func serialize(_ params: [String: Any], url: URL) -> Result<Data, NetworkError> {
         // The walker's rules are stricter than Foundation's; this is the last guard.
         var failure: (any Error)?
@@ -64,6 +65,7 @@ enum JSONBody {
     /// (`-4712-01-01T12:00:00Z`). The strategies that write a number need no check
     /// (`JSONEncoder` refuses a number that is not finite); a custom one, or a formatter
     /// (`.custom` underneath on Linux), is the host's own.
+    @inline(__always)  // one caller
     static func checkingDates(_ encoder: JSONEncoder) -> JSONEncoder {
         guard case .iso8601 = encoder.dateEncodingStrategy else { return encoder }
         let copy = JSONEncoder()
@@ -101,7 +103,7 @@ enum JSONBody {
 
     /// Does `job`'s work on a new thread with a ``stackSize`` stack (on the calling thread
     /// if no thread can be started), and returns once it is done.
-    @inline(never)
+    @inline(__always)  // one caller
     static func run(_ job: inout Job) {
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)

@@ -22,6 +22,7 @@ typealias EncodingFailure = ParameterWalker
 ///
 /// A failure's message names the key path (`user.dates[2]`) and the value's type, never
 /// the value itself: parameters carry passwords and tokens, and messages end up in logs.
+@usableFromInline
 enum ParameterWalker {
     /// Leaves are not named (JSON, and checking).
     static let unnamed = 0
@@ -68,7 +69,7 @@ enum ParameterWalker {
     /// - Throws: the `.encoding` error (for `url`) of the first value that breaks a rule,
     ///   unless `lenient`, which leaves such values out (the public ``QueryStringEncoder``,
     ///   which cannot throw).
-    @inline(never)
+    @inline(never) @usableFromInline
     static func walk(
         _ params: [String: Any], json: Bool, naming: Int, lenient: Bool, url: URL?,
         into leaves: inout [(name: String, value: String)]

@@ -41,7 +41,7 @@ public struct QueryStringEncoder: Sendable {
     }
 
     /// The leaves of a lenient walk: every value a query can carry, in order.
-    @usableFromInline
+    @_alwaysEmitIntoClient  // the pipeline never asks for lenient leaves
     static func leaves(_ parameters: [String: Any], naming: Int) -> [(name: String, value: String)] {
         var leaves: [(name: String, value: String)] = []
         _ = try? ParameterWalker.walk(parameters, json: false, naming: naming, lenient: true, url: nil, into: &leaves)

@@ -17,6 +17,7 @@ final class URLMemo: @unchecked Sendable {  // unchecked: the fields below are g
     @exclusivity(unchecked) private var oldest = 0
 
     /// The URL built for `key`, if it is remembered.
+    @inline(__always)  // one caller
     func url(for key: String) -> URL? {
         lock.lock()
         defer { lock.unlock() }

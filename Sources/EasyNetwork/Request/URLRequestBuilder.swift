@@ -26,7 +26,7 @@ package struct URLRequestBuilder {
     /// The multipart form `request` sends, or `nil`. Read it once per request and give
     /// that value to ``build(_:multipart:exactTimeout:)`` and to the body: a computed `multipartBody`
     /// makes a new form, with a new random boundary, on every read.
-    package static func multipartForm(of request: BaseAPIRequest) -> MultipartFormData? {
+    static func multipartForm(of request: BaseAPIRequest) -> MultipartFormData? {
         request.method.sendsParametersInQuery ? nil : request.multipartBody
     }
 
@@ -59,9 +59,9 @@ package struct URLRequestBuilder {
     }
 
     /// The URL of `request`: its absolute URL, or the host's base URL with its `api`, with
-    /// `query` added. One step of ``build(_:multipart:exactTimeout:)`` (few values live at
-    /// each of its exits).
-    @inline(never)
+    /// `query` added. One step of ``build(_:multipart:exactTimeout:)``, compiled into it (a
+    /// function of its own cost more than the values it kept apart).
+    @inline(__always)
     private func url(of request: BaseAPIRequest, query: [String: Any]?) throws(NetworkError) -> URL {
         guard let absolute = request.absoluteURL else {
             return try Self.url(base: settings.resolvedBaseURL.get(), api: request.api, query: query, memo: settings.urlMemo)
@@ -75,8 +75,8 @@ package struct URLRequestBuilder {
         return try Self.url(base: absolute, api: nil, query: query)
     }
 
-    /// Checks and sets the host's and the request's `headers`.
-    @inline(never)
+    /// Checks and sets the host's and the request's `headers` (compiled into the build).
+    @inline(__always)
     private func setHeaders(_ headers: [String: String]?, on urlRequest: inout URLRequest, url: URL) throws(NetworkError) {
         // Checked before they reach `setValue`, which on Linux drops a value holding CR or LF.
         if let refused = settings.defaultHeadersFailure ?? settings.sessionHeadersFailure {
@@ -211,7 +211,7 @@ package struct URLRequestBuilder {
     }
 
     /// The error of `base` and `api` when they make no URL (cold).
-    @inline(never)
+    @inline(__always)  // one caller
     private static func invalidURL(base: URL, api: String?) -> NetworkError {
         var message = "'"
         message += base.description
@@ -226,7 +226,7 @@ package struct URLRequestBuilder {
     }
 
     /// The error of a URL that does not parse (cold).
-    @inline(never)
+    @inline(__always)  // one call of the library's maker, not a function of its own
     private static func invalidURL(_ message: String, url: URL) -> NetworkError {
         NetworkError.library(.invalidRequest, message, url: url)
     }
