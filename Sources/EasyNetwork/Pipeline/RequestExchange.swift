@@ -133,14 +133,14 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
         // A request whose own RetryPolicy retries on a host without the retry engine (the
         // EasyNetworkRetry product) is refused before anything is sent, never sent once.
         if !retries, let policy = request.retryPolicy, policy.maxAttempts > 1 {
-            return finish(NetworkError(kind: .invalidRequest, message: "the request's retryPolicy retries (maxAttempts " + String(policy.maxAttempts)
-                + "), but its host has no retry engine: import EasyNetworkRetry and set host.retryPolicy (.none keeps the host's other requests to one attempt)"))
+            return finish(.library(.invalidRequest, "the request's retryPolicy retries (maxAttempts " + String(policy.maxAttempts)
+                + "), but its host has no retry engine: import EasyNetworkRetry and set host.retryPolicy (.none keeps the host's other requests to one attempt)", url: nil))
         }
         if let built { return started(built, nil) }
         // A download streams its answer to disk and sends no body file: a multipart form
         // is refused before it is written, with a typed error, and nothing is sent.
         if carriesAttempts, URLRequestBuilder.multipartForm(of: request) != nil {
-            return finish(NetworkError(kind: .invalidRequest, message: "A download cannot send a multipart body; send the form with a RequestOperation"))
+            return finish(.library(.invalidRequest, "A download cannot send a multipart body; send the form with a RequestOperation", url: nil))
         }
         BuildStage.run(request, builder: URLRequestBuilder(settings: settings), exactTimeout: sessionKeepsIdle) { [self] built, file in
             switch built {
