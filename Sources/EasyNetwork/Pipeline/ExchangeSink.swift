@@ -36,6 +36,6 @@ extension NetworkError {
     /// What a sink delivers for a success whose value was never kept (made in one place).
     @inline(never)
     static func unmapped() -> NetworkError {
-        NetworkError(kind: .decoding, message: "the response was not mapped")
+        library(.decoding, "the response was not mapped", url: nil)
     }
 }

@@ -83,16 +83,25 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
         let settings = service.configuration.snapshot()
         self.settings = settings
         self.sink = sink
-        var found = settings.plugIns(for: request, service: service)
-        if let transfer { found.append(transfer) }
         // The host's list as it is (its storage shared, nothing copied) unless something joins it.
         var chain = settings.interceptors
         let own = request.interceptors
         if !own.isEmpty { chain += own }
         var plugIns: [any RequestPlugIn] = [], first: [any RequestInterceptor] = [], retrier: (any RequestInterceptor)?
-        for plugIn in found {
+        // The host's features taking part, in their order (the cache, coalescing, the token),
+        // then `transfer`; one loop, no list of them made first.
+        let features = settings.features
+        for index in 0...features.count {
+            let plugIn: any RequestPlugIn
+            if index < features.count {
+                guard let taking = features[index].plugIn(for: request, settings: settings, service: service) else { continue }
+                plugIn = taking
+            } else {
+                guard let transfer else { break }
+                plugIn = transfer
+            }
             let interceptor = plugIn.interceptor, decides = plugIn.retrier
-            if transfer != nil, plugIn !== transfer, interceptor == nil, decides == nil { continue }
+            if transfer != nil, index < features.count, interceptor == nil, decides == nil { continue }
             plugIns.append(plugIn)
             if let interceptor { first.append(interceptor) }
             if retrier == nil { retrier = decides }
@@ -124,14 +133,14 @@ final class RequestExchange: TransferActivity, @unchecked Sendable {
         // A request whose own RetryPolicy retries on a host without the retry engine (the
         // EasyNetworkRetry product) is refused before anything is sent, never sent once.
         if !retries, let policy = request.retryPolicy, policy.maxAttempts > 1 {
-            return finish(NetworkError(kind: .invalidRequest, message: "the request's retryPolicy retries (maxAttempts " + String(policy.maxAttempts)
-                + "), but its host has no retry engine: import EasyNetworkRetry and set host.retryPolicy (.none keeps the host's other requests to one attempt)"))
+            return finish(.library(.invalidRequest, "the request's retryPolicy retries (maxAttempts " + String(policy.maxAttempts)
+                + "), but its host has no retry engine: import EasyNetworkRetry and set host.retryPolicy (.none keeps the host's other requests to one attempt)", url: nil))
         }
         if let built { return started(built, nil) }
         // A download streams its answer to disk and sends no body file: a multipart form
         // is refused before it is written, with a typed error, and nothing is sent.
         if carriesAttempts, URLRequestBuilder.multipartForm(of: request) != nil {
-            return finish(NetworkError(kind: .invalidRequest, message: "A download cannot send a multipart body; send the form with a RequestOperation"))
+            return finish(.library(.invalidRequest, "A download cannot send a multipart body; send the form with a RequestOperation", url: nil))
         }
         BuildStage.run(request, builder: URLRequestBuilder(settings: settings), exactTimeout: sessionKeepsIdle) { [self] built, file in
             switch built {

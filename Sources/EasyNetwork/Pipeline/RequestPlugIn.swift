@@ -6,8 +6,8 @@ import FoundationNetworking
 
 /// One request's part of an optional feature of its host (the token, the cache,
 /// coalescing, retries): the seam through which a feature joins the pipeline without the
-/// exchange naming it. A host's settings make them per request, in order
-/// (``HostConfiguration/SettingsSnapshot/plugIns(for:service:)``); every hook has a
+/// exchange naming it. The host's features make them per request, in their order
+/// (``HostFeature/plugIn(for:settings:service:)``, asked by ``RequestExchange``); every hook has a
 /// default that does nothing. Hooks that answer or send an attempt see only requests
 /// without a body file.
 @usableFromInline
