@@ -107,6 +107,7 @@ public final class HostConfiguration: @unchecked Sendable {
     ///     hosts given one configuration object share its jar. Tests pass one with
     ///     `protocolClasses` to stub the network.
     @inline(never)  // one copy, not another inside the allocating entry
+    @_semantics("optimize.sil.specialize.owned2guarantee.never")
     public init(baseURL: URL?, sessionConfiguration: URLSessionConfiguration = .ephemeral) {
         lock = Lock()
         current = HostSettings(baseURL: baseURL)
