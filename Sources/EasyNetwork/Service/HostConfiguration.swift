@@ -288,6 +288,14 @@ public final class HostConfiguration: @unchecked Sendable {
         return usable
     }
 
+    /// Makes `evaluator` the judge of this host's servers beyond the system's trust
+    /// (pinning; `nil`: nobody), for the tasks its session delegate meets from now on.
+    /// (Emitted into the product that installs one.)
+    @_alwaysEmitIntoClient
+    package func setTrustEvaluator(_ evaluator: (any ServerTrustEvaluator)?) {
+        changeTunables { $0.trustEvaluator = evaluator }
+    }
+
     /// Changes the settings' ``HostSettings/tunables`` with `change` (an assignment: nothing
     /// that calls out or waits) and publishes them; emitted with the properties that call it.
     @_alwaysEmitIntoClient

@@ -144,20 +144,8 @@ public final class NetworkService: @unchecked Sendable {
         delegate.trackedTaskCount
     }
 
-    /// Who judges this host's servers beyond the system's trust (pinning), or `nil`; set
-    /// with ``setTrustEvaluator(_:)`` (a settable property across modules compiles a
-    /// `modify` coroutine too).
-    package var trustEvaluator: (any ServerTrustEvaluator)? {
-        delegate.trustEvaluator
-    }
-
-    /// Installs who judges this host's servers beyond the system's trust (`nil`: nobody).
-    package func setTrustEvaluator(_ evaluator: (any ServerTrustEvaluator)?) {
-        delegate.trustEvaluator = evaluator
-    }
-
     /// Lets running tasks finish on the current session; the next request makes a new one,
-    /// with new connections (none made before a change of ``trustEvaluator`` is reused).
+    /// with new connections (none made before a change of the host's trust evaluator is reused).
     package func renewSession() {
         dropSession(invalidating: false, configuration: nil)
     }
