@@ -133,7 +133,9 @@ package final class HostSettings: @unchecked Sendable {
     private static func defaults() -> Tunables {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
-        return ([:], HostConfiguration.defaultTimeout, nil, .main, successStatusCodes(), nil, JSONDecoder(), encoder, nil, false, [], .networkOnly, nil, [], nil)
+        // `[String: String]()`, not `[:]`: the literal compiles a call of a
+        // `Dictionary(dictionaryLiteral:)` specialization that nothing else needs.
+        return ([String: String](), HostConfiguration.defaultTimeout, nil, .main, successStatusCodes(), nil, JSONDecoder(), encoder, nil, false, [], .networkOnly, nil, [], nil)
     }
 
     /// `200..<300` as a set, built once per host by the standard library's own generic
