@@ -146,6 +146,7 @@ public final class NetworkService: @unchecked Sendable {
 
     /// Lets running tasks finish on the current session; the next request makes a new one,
     /// with new connections (none made before a change of the host's trust evaluator is reused).
+    @_alwaysEmitIntoClient  // only the pinning product renews a session: no function here
     package func renewSession() {
         dropSession(invalidating: false, configuration: nil)
     }
@@ -163,8 +164,8 @@ public final class NetworkService: @unchecked Sendable {
 
     /// Lets running tasks finish on the current session, which the next request replaces
     /// (made from `configuration` when given), unless `invalidating`.
-    @inline(never)  // three callers
-    private func dropSession(invalidating: Bool, configuration: URLSessionConfiguration?) {
+    @inline(never) @usableFromInline  // three callers
+    func dropSession(invalidating: Bool, configuration: URLSessionConfiguration?) {
         lock.lock()
         if invalidating { invalidated = true }
         if let configuration { self.configuration = configuration }
