@@ -223,8 +223,9 @@ package final class HostSettings: @unchecked Sendable {
     }
     #endif
 
-    /// The installed feature whose type has `id`, or `nil`.
-    @usableFromInline
+    /// The installed feature whose type has `id`, or `nil`. (Emitted into the products
+    /// that ask: the pipeline never does.)
+    @_alwaysEmitIntoClient
     func feature(_ id: ObjectIdentifier) -> (any HostFeature)? {
         features.first { ObjectIdentifier(type(of: $0)) == id }
     }
