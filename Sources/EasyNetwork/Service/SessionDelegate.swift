@@ -82,9 +82,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// handful in flight, and an array of class references brings no dictionary code.
     @exclusivity(unchecked) private var entries: [Entry] = []
 
-    /// The host, whose settings hold its redirect decision and its trust evaluator: weak, so that the session
-    /// (which keeps its delegate alive until invalidated) never keeps a host alive. Set
-    /// once, by the host's initializer, before any task exists.
+    /// The host, whose settings hold its redirect decision and its trust evaluator: weak,
+    /// so that the session (which keeps its delegate alive until invalidated) never keeps a
+    /// host alive. Set once, by the host's initializer, before any task exists.
     weak var host: HostConfiguration?
 
     #if !canImport(FoundationNetworking) || DEBUG
@@ -98,7 +98,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     #endif
 
     /// Who judges the host's servers beyond the system's trust (pinning), if anyone: one of
-    /// the host's settings (no field and no lock of the delegate's own).
+    /// the host's settings (no field and no lock of the delegate's own). The weak `host` is
+    /// there while any of its tasks runs: a task's completion (or a download's observer)
+    /// holds its exchange's service, which holds the host.
     var trustEvaluator: (any ServerTrustEvaluator)? {
         host?.snapshot().trustEvaluator
     }
