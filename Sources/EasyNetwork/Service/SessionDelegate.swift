@@ -286,12 +286,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
                 if buffered, first == nil { first = Date() }
             }
         }
-        var outcome = TransportOutcome(request: request, response: http, data: data, error: failure)
-        outcome.firstByteAt = first
         #if canImport(FoundationNetworking)
-        if error == nil { outcome.redirect = note?.followUp }  // the exchange sends it with the body
+        let redirect = error == nil ? note?.followUp : nil  // the exchange sends it with the body
+        #else
+        let redirect: URLRequest? = nil
         #endif
-        return outcome
+        return TransportOutcome(request: request, response: http, data: data, error: failure, firstByteAt: first, redirect: redirect)
     }
 
     /// The outcome of `task`, one with a completion handler (``PlainTransfer``), from what

@@ -105,6 +105,17 @@ package struct TransportOutcome: Sendable {
         fields = Fields(request: request, response: response, data: data, error: error)
     }
 
+    /// What a session task produced, with when its response began to arrive and (Linux) a
+    /// redirect left to the exchange (``redirect``; elsewhere always `nil`): every field set
+    /// once, where a change afterwards would check for a shared copy first.
+    init(request: URLRequest, response: HTTPURLResponse?, data: Data, error: (any Error)?, firstByteAt: Date?, redirect: URLRequest?) {
+        fields = Fields(request: request, response: response, data: data, error: error)
+        fields.firstByteAt = firstByteAt
+        #if canImport(FoundationNetworking)
+        fields.redirect = redirect
+        #endif
+    }
+
     /// The outcome of a streamed transfer (a download), which handed on `streamedBytes`
     /// body bytes instead of keeping them; `firstByteAt`: when its response began to arrive.
     package init(request: URLRequest, response: HTTPURLResponse?, error: (any Error)?, firstByteAt: Date?, streamedBytes: Int) {
