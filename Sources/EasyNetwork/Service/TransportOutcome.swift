@@ -101,13 +101,17 @@ package struct TransportOutcome: Sendable {
     }
     #endif
 
+    /// (Emitted into the products that make one: the core makes its outcomes with the
+    /// initializer below.)
+    @_alwaysEmitIntoClient
     package init(request: URLRequest, response: HTTPURLResponse? = nil, data: Data = Data(), error: (any Error)? = nil) {
-        fields = Fields(request: request, response: response, data: data, error: error)
+        self.init(request: request, response: response, data: data, error: error, firstByteAt: nil, redirect: nil)
     }
 
     /// What a session task produced, with when its response began to arrive and (Linux) a
     /// redirect left to the exchange (``redirect``; elsewhere always `nil`): every field set
     /// once, where a change afterwards would check for a shared copy first.
+    @usableFromInline
     init(request: URLRequest, response: HTTPURLResponse?, data: Data, error: (any Error)?, firstByteAt: Date?, redirect: URLRequest?) {
         fields = Fields(request: request, response: response, data: data, error: error)
         fields.firstByteAt = firstByteAt
