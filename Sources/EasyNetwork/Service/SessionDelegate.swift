@@ -291,7 +291,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         #else
         let redirect: URLRequest? = nil
         #endif
-        return TransportOutcome(request: request, response: http, data: data, error: failure, firstByteAt: first, redirect: redirect)
+        return TransportOutcome(request: request, response: http, data: data, error: failure, firstByteAt: first, redirect: redirect, streamedBytes: nil)
     }
 
     /// The outcome of `task`, one with a completion handler (``PlainTransfer``), from what
