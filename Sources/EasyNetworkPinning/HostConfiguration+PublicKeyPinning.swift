@@ -31,7 +31,7 @@ extension HostConfiguration {
     func setPinning(_ pinning: PublicKeyPinning?) {
         pinningChange.lock()
         setFeature(pinning, as: PublicKeyPinning.self)
-        transport.setTrustEvaluator(pinning)
+        setTrustEvaluator(pinning)
         pinningChange.unlock()
         transport.renewSession()
     }

@@ -12,7 +12,7 @@ import Security
 /// A host's ``PublicKeyPinning`` as the judge of its servers: the host's session delegate
 /// hands it every server-trust challenge (Apple platforms) and every redirect's target.
 extension PublicKeyPinning: ServerTrustEvaluator {
-    package func refusal(for url: URL?) -> NetworkError? {
+    @usableFromInline package func refusal(for url: URL?) -> NetworkError? {
         rules.refusal(for: url)
     }
 
@@ -21,7 +21,7 @@ extension PublicKeyPinning: ServerTrustEvaluator {
     /// host, the keys of the chain the system verified (leaf to root) against its pins.
     /// Compiled on Apple platforms only (not on the Linux machine this module is tested on):
     /// written against Security's documented API.
-    package func evaluate(_ challenge: URLAuthenticationChallenge) -> (disposition: URLSession.AuthChallengeDisposition, credential: URLCredential?, refused: NetworkError?) {
+    @usableFromInline package func evaluate(_ challenge: URLAuthenticationChallenge) -> (disposition: URLSession.AuthChallengeDisposition, credential: URLCredential?, refused: NetworkError?) {
         let space = challenge.protectionSpace
         guard let trust = space.serverTrust, let entry = rules.pinnedHost(for: space.host, at: Date()) else {
             return (.performDefaultHandling, nil, nil)
@@ -55,7 +55,7 @@ extension PublicKeyPinning: ServerTrustEvaluator {
     #else
     /// No platform without the Security framework sends server-trust challenges; should one
     /// come, a pinned host fails closed.
-    package func evaluate(_ challenge: URLAuthenticationChallenge) -> (disposition: URLSession.AuthChallengeDisposition, credential: URLCredential?, refused: NetworkError?) {
+    @usableFromInline package func evaluate(_ challenge: URLAuthenticationChallenge) -> (disposition: URLSession.AuthChallengeDisposition, credential: URLCredential?, refused: NetworkError?) {
         guard let entry = rules.pinnedHost(for: challenge.protectionSpace.host, at: Date()) else {
             return (.performDefaultHandling, nil, nil)
         }

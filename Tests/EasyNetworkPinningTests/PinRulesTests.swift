@@ -158,12 +158,12 @@ final class PinRulesTests: ServerTestCase {
         let pinning = try PublicKeyPinning([PinnedHost("api.example.com", pins: pins)])
         host.publicKeyPinning = pinning
         XCTAssertTrue(host.publicKeyPinning === pinning)
-        XCTAssertTrue(host.transport.trustEvaluator === pinning)
+        XCTAssertTrue(host.transport.delegate.trustEvaluator === pinning)
         XCTAssertNotNil(value(of: send(TestRequest("/echo"), host: host)))
         XCTAssertEqual(server.acceptedConnections, 2, "no connection made before the pins is reused")
         host.publicKeyPinning = nil
         XCTAssertNil(host.publicKeyPinning)
-        XCTAssertNil(host.transport.trustEvaluator)
+        XCTAssertNil(host.transport.delegate.trustEvaluator)
     }
 
     func testRefusalNeedsAURLOfAPinnedHost() throws {

@@ -51,13 +51,14 @@ package final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the 
         lastKey = 0
         armedFor = .max
         armings = 0
-        timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.setEventHandler { [weak self] in self?.tick() }
-        timer.activate()
+        let made = DispatchSource.makeTimerSource(queue: queue)
+        timer = made
+        made.setEventHandler { [weak self] in self?.tick() }
+        made.activate()
     }
 
     deinit {
-        timer.cancel()
+        arm(for: nil)
     }
 
     /// Calls `fire` at `deadline` unless ``cancel(_:)`` comes first; returns the key.
@@ -96,9 +97,15 @@ package final class DeadlineScheduler: @unchecked Sendable {  // unchecked: the 
         return armings
     }
 
-    /// Under `lock`. (Out of line: two callers.)
+    /// Arms the timer for `deadline`, under `lock`; or (`nil`, from `deinit`) cancels it.
+    /// (Out of line: three callers. One place calls the timer: elsewhere a call copies the
+    /// timer out of its existential box first, an outlined copy function of its own.)
     @inline(never)
-    private func arm(for deadline: UInt64) {
+    private func arm(for deadline: UInt64?) {
+        guard let deadline else {
+            timer.cancel()
+            return
+        }
         armedFor = deadline
         armings += 1
         timer.schedule(deadline: DispatchTime(uptimeNanoseconds: deadline), leeway: .milliseconds(5))

@@ -107,6 +107,7 @@ public final class HostConfiguration: @unchecked Sendable {
     ///     hosts given one configuration object share its jar. Tests pass one with
     ///     `protocolClasses` to stub the network.
     @inline(never)  // one copy, not another inside the allocating entry
+    @_semantics("optimize.sil.specialize.owned2guarantee.never")
     public init(baseURL: URL?, sessionConfiguration: URLSessionConfiguration = .ephemeral) {
         lock = Lock()
         current = HostSettings(baseURL: baseURL)
@@ -285,6 +286,14 @@ public final class HostConfiguration: @unchecked Sendable {
         let usable = settings.baseURLValue != nil
         endChange(settings)
         return usable
+    }
+
+    /// Makes `evaluator` the judge of this host's servers beyond the system's trust
+    /// (pinning; `nil`: nobody), for the tasks its session delegate meets from now on.
+    /// (Emitted into the product that installs one.)
+    @_alwaysEmitIntoClient
+    package func setTrustEvaluator(_ evaluator: (any ServerTrustEvaluator)?) {
+        changeTunables { $0.trustEvaluator = evaluator }
     }
 
     /// Changes the settings' ``HostSettings/tunables`` with `change` (an assignment: nothing

@@ -54,7 +54,10 @@ package final class HostSettings: @unchecked Sendable {
         // Decides each redirect (`HostConfiguration.redirectHandler`); the session delegate reads it.
         redirectHandler: Optional<@Sendable (_ response: HTTPURLResponse, _ newRequest: URLRequest) -> URLRequest?>,
         // The installed optional features, in `HostFeature.order` (see `setFeature(_:id:order:)`).
-        features: [any HostFeature]
+        features: [any HostFeature],
+        // Who judges the host's servers beyond the system's trust (pinning), if anyone; the
+        // session delegate reads it (`HostConfiguration.setTrustEvaluator(_:)`).
+        trustEvaluator: Optional<any ServerTrustEvaluator>
     )
 
     /// The host's settings; see ``Tunables``.
@@ -93,6 +96,7 @@ package final class HostSettings: @unchecked Sendable {
     var interceptors: [any RequestInterceptor] { values.interceptors }
     var cachePolicy: CachePolicy { values.cachePolicy }
     var redirectHandler: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)? { values.redirectHandler }
+    var trustEvaluator: (any ServerTrustEvaluator)? { values.trustEvaluator }
     /// The installed features, for the products' `sendingPause` (emitted into them).
     @usableFromInline
     var features: [any HostFeature] { values.features }
@@ -129,7 +133,9 @@ package final class HostSettings: @unchecked Sendable {
     private static func defaults() -> Tunables {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
-        return ([:], HostConfiguration.defaultTimeout, nil, .main, successStatusCodes(), nil, JSONDecoder(), encoder, nil, false, [], .networkOnly, nil, [])
+        // `[String: String]()`, not `[:]`: the literal compiles a call of a
+        // `Dictionary(dictionaryLiteral:)` specialization that nothing else needs.
+        return ([String: String](), HostConfiguration.defaultTimeout, nil, .main, successStatusCodes(), nil, JSONDecoder(), encoder, nil, false, [], .networkOnly, nil, [], nil)
     }
 
     /// `200..<300` as a set, built once per host by the standard library's own generic
@@ -217,8 +223,9 @@ package final class HostSettings: @unchecked Sendable {
     }
     #endif
 
-    /// The installed feature whose type has `id`, or `nil`.
-    @usableFromInline
+    /// The installed feature whose type has `id`, or `nil`. (Emitted into the products
+    /// that ask: the pipeline never does.)
+    @_alwaysEmitIntoClient
     func feature(_ id: ObjectIdentifier) -> (any HostFeature)? {
         features.first { ObjectIdentifier(type(of: $0)) == id }
     }

@@ -144,20 +144,9 @@ public final class NetworkService: @unchecked Sendable {
         delegate.trackedTaskCount
     }
 
-    /// Who judges this host's servers beyond the system's trust (pinning), or `nil`; set
-    /// with ``setTrustEvaluator(_:)`` (a settable property across modules compiles a
-    /// `modify` coroutine too).
-    package var trustEvaluator: (any ServerTrustEvaluator)? {
-        delegate.trustEvaluator
-    }
-
-    /// Installs who judges this host's servers beyond the system's trust (`nil`: nobody).
-    package func setTrustEvaluator(_ evaluator: (any ServerTrustEvaluator)?) {
-        delegate.trustEvaluator = evaluator
-    }
-
     /// Lets running tasks finish on the current session; the next request makes a new one,
-    /// with new connections (none made before a change of ``trustEvaluator`` is reused).
+    /// with new connections (none made before a change of the host's trust evaluator is reused).
+    @_alwaysEmitIntoClient  // only the pinning product renews a session: no function here
     package func renewSession() {
         dropSession(invalidating: false, configuration: nil)
     }
@@ -175,8 +164,8 @@ public final class NetworkService: @unchecked Sendable {
 
     /// Lets running tasks finish on the current session, which the next request replaces
     /// (made from `configuration` when given), unless `invalidating`.
-    @inline(never)  // three callers
-    private func dropSession(invalidating: Bool, configuration: URLSessionConfiguration?) {
+    @inline(never) @usableFromInline  // three callers
+    func dropSession(invalidating: Bool, configuration: URLSessionConfiguration?) {
         lock.lock()
         if invalidating { invalidated = true }
         if let configuration { self.configuration = configuration }

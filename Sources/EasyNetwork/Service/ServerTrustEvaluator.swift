@@ -6,7 +6,8 @@ import FoundationNetworking
 /// Judges the servers of a host beyond the system's trust (public-key pinning, in
 /// `EasyNetworkPinning`). The host's ``SessionDelegate`` asks it about server-trust
 /// challenges (Apple platforms; swift-corelibs-foundation sends none) and about the target
-/// of every redirect; nothing else. Installed with ``NetworkService/trustEvaluator``.
+/// of every redirect; nothing else. Installed with ``HostConfiguration/setTrustEvaluator(_:)``, one of the host's settings.
+@usableFromInline  // named by the host setting emitted into the pinning product
 package protocol ServerTrustEvaluator: AnyObject, Sendable {
     /// The answer to a server-trust challenge, and the error the task fails with when the
     /// server is refused (in place of the cancellation the disposition causes).

@@ -18,7 +18,7 @@ import FoundationNetworking
 /// It holds only a weak reference to the host (for its redirect decision), so the session
 /// (which keeps its delegate alive until invalidated) never keeps a host alive.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // unchecked: `entries` and `trust` are only touched under `lock`, `host` is set before
+    // unchecked: `entries` is only touched under `lock`, `host` is set before
     // any task exists; an entry's transfer state only by the session's serial delegate queue.
 
     /// What the delegate keeps for one running task (its one allocation): a buffered one
@@ -81,12 +81,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// completions take them; in no order, scanned from the newest: a host usually has a
     /// handful in flight, and an array of class references brings no dictionary code.
     @exclusivity(unchecked) private var entries: [Entry] = []
-    /// Who judges the host's servers beyond the system's trust (pinning), if anyone; under `lock`.
-    @exclusivity(unchecked) private var trust: (any ServerTrustEvaluator)?
 
-    /// The host, whose settings hold its redirect decision: weak, so that the session
-    /// (which keeps its delegate alive until invalidated) never keeps a host alive. Set
-    /// once, by the host's initializer, before any task exists.
+    /// The host, whose settings hold its redirect decision and its trust evaluator: weak,
+    /// so that the session (which keeps its delegate alive until invalidated) never keeps a
+    /// host alive. Set once, by the host's initializer, before any task exists.
     weak var host: HostConfiguration?
 
     #if !canImport(FoundationNetworking) || DEBUG
@@ -99,18 +97,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
     #endif
 
-    /// Who judges the host's servers beyond the system's trust (pinning), if anyone.
+    /// Who judges the host's servers beyond the system's trust (pinning), if anyone: one of
+    /// the host's settings (no field and no lock of the delegate's own). The weak `host` is
+    /// there while any of its tasks runs: a task's completion (or a download's observer)
+    /// holds its exchange's service, which holds the host.
     var trustEvaluator: (any ServerTrustEvaluator)? {
-        get {
-            lock.lock()
-            defer { lock.unlock() }
-            return trust
-        }
-        set {
-            lock.lock()
-            trust = newValue
-            lock.unlock()
-        }
+        host?.snapshot().trustEvaluator
     }
 
     /// Files a task before it resumes: a buffered one, whose outcome goes to `completion`
@@ -294,12 +286,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
                 if buffered, first == nil { first = Date() }
             }
         }
-        var outcome = TransportOutcome(request: request, response: http, data: data, error: failure)
-        outcome.firstByteAt = first
         #if canImport(FoundationNetworking)
-        if error == nil { outcome.redirect = note?.followUp }  // the exchange sends it with the body
+        let redirect = error == nil ? note?.followUp : nil  // the exchange sends it with the body
+        #else
+        let redirect: URLRequest? = nil
         #endif
-        return outcome
+        return TransportOutcome(request: request, response: http, data: data, error: failure, firstByteAt: first, redirect: redirect, streamedBytes: nil)
     }
 
     /// The outcome of `task`, one with a completion handler (``PlainTransfer``), from what

@@ -101,16 +101,33 @@ package struct TransportOutcome: Sendable {
     }
     #endif
 
+    /// (Emitted into the products that make one: the core makes its outcomes with the
+    /// initializer below.)
+    @_alwaysEmitIntoClient
     package init(request: URLRequest, response: HTTPURLResponse? = nil, data: Data = Data(), error: (any Error)? = nil) {
+        self.init(request: request, response: response, data: data, error: error, firstByteAt: nil, redirect: nil, streamedBytes: nil)
+    }
+
+    /// What a session task produced, with when its response began to arrive, (Linux) a
+    /// redirect left to the exchange (``redirect``; elsewhere always `nil`) and, for a
+    /// streamed transfer, ``streamedBytes``: every field set once, where a change afterwards
+    /// would check for a shared copy first.
+    @usableFromInline
+    init(request: URLRequest, response: HTTPURLResponse?, data: Data, error: (any Error)?, firstByteAt: Date?, redirect: URLRequest?, streamedBytes: Int?) {
         fields = Fields(request: request, response: response, data: data, error: error)
+        fields.firstByteAt = firstByteAt
+        fields.streamedBytes = streamedBytes
+        #if canImport(FoundationNetworking)
+        fields.redirect = redirect
+        #endif
     }
 
     /// The outcome of a streamed transfer (a download), which handed on `streamedBytes`
     /// body bytes instead of keeping them; `firstByteAt`: when its response began to arrive.
+    /// (Emitted into the downloads product, which makes one.)
+    @_alwaysEmitIntoClient
     package init(request: URLRequest, response: HTTPURLResponse?, error: (any Error)?, firstByteAt: Date?, streamedBytes: Int) {
-        fields = Fields(request: request, response: response, data: Data(), error: error)
-        fields.firstByteAt = firstByteAt
-        fields.streamedBytes = streamedBytes
+        self.init(request: request, response: response, data: Data(), error: error, firstByteAt: firstByteAt, redirect: nil, streamedBytes: streamedBytes)
     }
 
     /// Puts `response` and its body `data` in place of what arrived (a cache's stored
