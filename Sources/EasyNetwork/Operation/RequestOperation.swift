@@ -21,8 +21,8 @@ private let settledCancelledBeforeRun: UInt8 = 2
 /// or while its request was in flight. The operation finishes after the callbacks of a
 /// request that ran. One cancelled while it waited in a ``NetworkQueue`` calls back right
 /// away (not when a slot frees) and finishes when the queue gets to it; the
-/// cancellations of many such operations (`cancelAllOperations()`) reach the callback
-/// queue in batches, each operation's callbacks still in order and once.
+/// cancellations of many such operations (`cancelAllOperations()`) reach a serial
+/// callback queue in the order they were made, each operation's callbacks in order and once.
 open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     // unchecked: every `var` below is read and written only under the operation's lock (but
     // `awaitedOnly`, written before the operation is published).
@@ -380,14 +380,13 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         observer?(progress)
     }
 
-    /// Delivers the cancellation once, through ``CoalescedDelivery``.
+    /// Delivers the cancellation once, through ``postCancellation(on:)``.
     override func cancelledBeforeStart(delivering: Bool) {
         if delivering {
             return callBack(.failure(.cancelled(url: nil)))
         }
         // Never runs: mark it, so whoever looks at `result` sees the cancellation, and
-        // call back soon (waiting in a NetworkQueue: now rather than when a slot frees),
-        // batched with the other cancellations of a bulk cancel (one queue hop for many).
+        // call back soon (waiting in a NetworkQueue: now rather than when a slot frees).
         lockState()
         let first = settlement == settledNot
         if first {
@@ -395,7 +394,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         }
         unlockState()
         if first {
-            CoalescedDelivery.post(self, on: configuration.callbackQueue)
+            postCancellation(on: configuration.callbackQueue)
         }
     }
 
