@@ -5,6 +5,13 @@ private let settledNot: UInt8 = 0
 private let settledDelivered: UInt8 = 1
 private let settledCancelledBeforeRun: UInt8 = 2
 
+/// `configuration`'s callback queue, read in one place (each inlined read copies and frees
+/// the host's whole settings).
+@inline(never)
+private func callbackQueue(of configuration: HostConfiguration) -> DispatchQueue {
+    configuration.callbackQueue
+}
+
 /// A ready operation for any ``BaseAPIRequest``: give it the request and how to map
 /// the response, get the result, and write no subclass.
 ///
@@ -362,7 +369,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         let admitted = uploadGate.admit(Double(sent) / Double(total))
         unlockState()
         guard admitted else { return }
-        QueueHop.async(configuration.callbackQueue) { [self] in
+        QueueHop.async(callbackQueue(of: configuration)) { [self] in
             showUpload(sent, of: total)
         }
     }
@@ -394,7 +401,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         }
         unlockState()
         if first {
-            postCancellation(on: configuration.callbackQueue)
+            postCancellation(on: callbackQueue(of: configuration))
         }
     }
 
