@@ -64,7 +64,9 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// until then (not an optional: `settlement` says whether it was set).
     @exclusivity(unchecked) private final var delivery: Any
     @exclusivity(unchecked) private final var madeUploadProgress: Optional<Progress>
-    @exclusivity(unchecked) private final var uploadGate: ProgressGate
+    /// The last upload fraction worth a callback (-1 before the first): only forward, in
+    /// steps of at least half a percent, and always the final 100 % (see ``reportUpload(sent:expected:)``).
+    @exclusivity(unchecked) private final var uploadReported: Double
     /// Whether the callbacks were called (observers added later run at once).
     @exclusivity(unchecked) private final var delivered: Bool
     /// How the result was settled, once: `settledNot`, `settledDelivered` (``delivery``
@@ -198,7 +200,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         handlers = (nil, nil, nil, nil, nil)
         delivery = ()
         madeUploadProgress = nil
-        uploadGate = ProgressGate()
+        uploadReported = -1
         delivered = false
         settlement = settledNot
         awaitedOnly = false
@@ -365,8 +367,12 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     private final func reportUpload(sent: Int64, expected: Int64) {
         let total = max(expected, sent)
         guard total > 0 else { return }
+        let fraction = Double(sent) / Double(total)
         lockState()
-        let admitted = uploadGate.admit(Double(sent) / Double(total))
+        let admitted = fraction >= uploadReported + 0.005 || (fraction >= 1 && uploadReported < 1)
+        if admitted {
+            uploadReported = fraction
+        }
         unlockState()
         guard admitted else { return }
         QueueHop.async(callbackQueue(of: configuration)) { [self] in
