@@ -41,14 +41,15 @@ extension UnsafeMutablePointer where Pointee == pthread_mutex_t {
         self = operationLockPool + Int((address >> 4 ^ address >> 12) % UInt(operationLockStripes))
     }
 
-    /// Takes the lock; pair with ``unlock()``.
-    @inline(__always)
+    /// Takes the lock; pair with ``unlock()``. Emitted into its callers: a call of
+    /// `pthread_mutex_lock`, not of a function of the core that makes it.
+    @_alwaysEmitIntoClient
     package func lock() {
         pthread_mutex_lock(self)
     }
 
     /// Lets go of the lock.
-    @inline(__always)
+    @_alwaysEmitIntoClient
     package func unlock() {
         pthread_mutex_unlock(self)
     }
