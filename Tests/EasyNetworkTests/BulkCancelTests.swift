@@ -3,7 +3,7 @@ import Foundation
 import XCTest
 
 /// Many queued operations cancelled at once: their cancellations reach the callback
-/// queue in batches (issue 12, item 13), and each operation still gets exactly one
+/// queue at once (issue 12, item 13), and each operation still gets exactly one
 /// failure and one completion, in that order, on its host's callback queue, and finishes.
 /// Speed is measured by `EasyNetworkBenchmarks --bulk-cancel`, not here.
 final class BulkCancelTests: XCTestCase {
@@ -185,7 +185,7 @@ final class BulkCancelTests: XCTestCase {
 
     /// A RequestOperation cancelled before it starts outside a NetworkQueue (a plain
     /// `OperationQueue`, or `start()` by hand) stores the cancellation and calls back once,
-    /// failure then completion, on the callback queue (the batched path for operations that
+    /// failure then completion, on the callback queue (the same path for operations that
     /// were never in a NetworkQueue).
     func testCancelledOperationsOutsideANetworkQueueCallBackOnceInOrder() {
         let host = HostConfiguration(baseURL: URL(string: "http://127.0.0.1:9") ?? URL(fileURLWithPath: "/"))

@@ -49,7 +49,7 @@ public final class NetworkQueue: @unchecked Sendable {  // unchecked: `slotLimit
     // Never inlined: the generic `send` and `run` would each carry a copy of the registry.
     @inline(never)
     public func addOperation(_ operation: Operation) {
-        guard EnqueueRegistry.claim(operation, by: self) else { return }
+        guard claim(operation) else { return }
         operationQueue.addOperation(operation)
     }
 
@@ -61,7 +61,7 @@ public final class NetworkQueue: @unchecked Sendable {  // unchecked: `slotLimit
     public func addOperations(_ operations: [Operation], waitUntilFinished: Bool) {
         var claimed: [Operation] = []
         claimed.reserveCapacity(operations.count)
-        for operation in operations where EnqueueRegistry.claim(operation, by: self) {
+        for operation in operations where claim(operation) {
             claimed.append(operation)
         }
         operationQueue.addOperations(claimed, waitUntilFinished: waitUntilFinished)
@@ -134,5 +134,63 @@ public final class NetworkQueue: @unchecked Sendable {  // unchecked: `slotLimit
             operationQueue.maxConcurrentOperationCount = slotLimit + slotsLent
         }
         return slotLimit
+    }
+}
+
+// Which operations were handed to a `NetworkQueue`, so that adding one a second time (to the
+// same queue or another) is ignored instead of stopping the process in Foundation's "already
+// in a queue" check. Here, not in a type of its own (a namespace type is metadata and an
+// accessor in every program).
+//
+// ``ServiceOperation``s carry their own flag and never reach the table; every other
+// `Operation` is tracked in it by a weak reference, so the table never keeps one alive. The
+// entry of an operation that finished or went away is reused by the next claim, so the table
+// is as long as the most such operations ever waiting at once. It is a plain array of weak
+// entries, searched by identity (a weak reference to an operation that went away reads `nil`,
+// so a reused address is never taken for a claim): a hash table of its own would compile its
+// code (about 2 KB) into every program for this rare case, and Foundation's would bridge
+// every key and value.
+extension NetworkQueue {
+    /// A claimed operation, held weakly (replaced when its entry is taken over).
+    private final class Claim {
+        weak var operation: Operation?
+
+        init(_ operation: Operation) {
+            self.operation = operation
+        }
+    }
+
+    private static let claimLock = Lock()
+    /// Read and written only under `claimLock` (the entries' `operation` too).
+    @exclusivity(unchecked) nonisolated(unsafe) private static var claims: [Claim] = []
+
+    /// Claims `operation` for this queue: `false` when it was claimed before, is running or
+    /// has finished.
+    @usableFromInline
+    func claim(_ operation: Operation) -> Bool {
+        if let serviceOperation = operation as? ServiceOperation {
+            return serviceOperation.claimEnqueue(by: self)
+        }
+        guard !operation.isExecuting, !operation.isFinished else { return false }
+        let lock = Self.claimLock
+        lock.lock()
+        defer { lock.unlock() }
+        var free: Claim?
+        for entry in Self.claims {
+            let held = entry.operation
+            if held === operation {
+                return false
+            }
+            // The first entry of an operation that finished or went away is taken over.
+            if free == nil, held?.isFinished ?? true {
+                free = entry
+            }
+        }
+        if let free {
+            free.operation = operation
+        } else {
+            Self.claims.append(Claim(operation))
+        }
+        return true
     }
 }

@@ -5,6 +5,13 @@ private let settledNot: UInt8 = 0
 private let settledDelivered: UInt8 = 1
 private let settledCancelledBeforeRun: UInt8 = 2
 
+/// `configuration`'s callback queue, read in one place (each inlined read copies and frees
+/// the host's whole settings).
+@inline(never)
+private func callbackQueue(of configuration: HostConfiguration) -> DispatchQueue {
+    configuration.callbackQueue
+}
+
 /// A ready operation for any ``BaseAPIRequest``: give it the request and how to map
 /// the response, get the result, and write no subclass.
 ///
@@ -21,8 +28,8 @@ private let settledCancelledBeforeRun: UInt8 = 2
 /// or while its request was in flight. The operation finishes after the callbacks of a
 /// request that ran. One cancelled while it waited in a ``NetworkQueue`` calls back right
 /// away (not when a slot frees) and finishes when the queue gets to it; the
-/// cancellations of many such operations (`cancelAllOperations()`) reach the callback
-/// queue in batches, each operation's callbacks still in order and once.
+/// cancellations of many such operations (`cancelAllOperations()`) reach a serial
+/// callback queue in the order they were made, each operation's callbacks in order and once.
 open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     // unchecked: every `var` below is read and written only under the operation's lock (but
     // `awaitedOnly`, written before the operation is published).
@@ -57,7 +64,9 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     /// until then (not an optional: `settlement` says whether it was set).
     @exclusivity(unchecked) private final var delivery: Any
     @exclusivity(unchecked) private final var madeUploadProgress: Optional<Progress>
-    @exclusivity(unchecked) private final var uploadGate: ProgressGate
+    /// The last upload fraction worth a callback (-1 before the first): only forward, in
+    /// steps of at least half a percent, and always the final 100 % (see ``reportUpload(sent:expected:)``).
+    @exclusivity(unchecked) private final var uploadReported: Double
     /// Whether the callbacks were called (observers added later run at once).
     @exclusivity(unchecked) private final var delivered: Bool
     /// How the result was settled, once: `settledNot`, `settledDelivered` (``delivery``
@@ -191,7 +200,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         handlers = (nil, nil, nil, nil, nil)
         delivery = ()
         madeUploadProgress = nil
-        uploadGate = ProgressGate()
+        uploadReported = -1
         delivered = false
         settlement = settledNot
         awaitedOnly = false
@@ -358,11 +367,15 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
     private final func reportUpload(sent: Int64, expected: Int64) {
         let total = max(expected, sent)
         guard total > 0 else { return }
+        let fraction = Double(sent) / Double(total)
         lockState()
-        let admitted = uploadGate.admit(Double(sent) / Double(total))
+        let admitted = fraction >= uploadReported + 0.005 || (fraction >= 1 && uploadReported < 1)
+        if admitted {
+            uploadReported = fraction
+        }
         unlockState()
         guard admitted else { return }
-        QueueHop.async(configuration.callbackQueue) { [self] in
+        QueueHop.async(callbackQueue(of: configuration)) { [self] in
             showUpload(sent, of: total)
         }
     }
@@ -380,14 +393,13 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         observer?(progress)
     }
 
-    /// Delivers the cancellation once, through ``CoalescedDelivery``.
+    /// Delivers the cancellation once, through ``postCancellation(on:)``.
     override func cancelledBeforeStart(delivering: Bool) {
         if delivering {
             return callBack(.failure(.cancelled(url: nil)))
         }
         // Never runs: mark it, so whoever looks at `result` sees the cancellation, and
-        // call back soon (waiting in a NetworkQueue: now rather than when a slot frees),
-        // batched with the other cancellations of a bulk cancel (one queue hop for many).
+        // call back soon (waiting in a NetworkQueue: now rather than when a slot frees).
         lockState()
         let first = settlement == settledNot
         if first {
@@ -395,7 +407,7 @@ open class RequestOperation<Output>: ServiceOperation, @unchecked Sendable {
         }
         unlockState()
         if first {
-            CoalescedDelivery.post(self, on: configuration.callbackQueue)
+            postCancellation(on: callbackQueue(of: configuration))
         }
     }
 

@@ -352,12 +352,11 @@ open class ServiceOperation: Operation, @unchecked Sendable {  // unchecked: its
     /// Called when the operation was cancelled before it started (`delivering` is `false`):
     /// once on the cancelling thread when a ``NetworkQueue`` holds it (it will finish
     /// without executing), else right before it finishes cancelled; and then (`delivering`
-    /// is `true`) on the queue of each post of this operation to ``CoalescedDelivery`` (the
-    /// callback queue; a seed operation's, the response queue). A library hook: one
+    /// is `true`) on the queue of this operation's ``postCancellation(on:)`` (the callback
+    /// queue; a seed operation's, the response queue). A library hook: one
     /// overridable method for both calls, so one vtable slot (repeated in every subclass).
     ///
-    /// Here: runs ``execute()`` once, off the queue and batched with other such operations
-    /// (``CoalescedDelivery``), so that the requests it makes, on its cancelled service,
+    /// Here: runs ``execute()`` once, off the queue, so that the requests it makes, on its cancelled service,
     /// call their failure closures with the cancellation and send nothing. The operation
     /// itself finishes as any cancelled one does, when the queue starts it, whatever
     /// `execute()` does.
@@ -372,7 +371,17 @@ open class ServiceOperation: Operation, @unchecked Sendable {  // unchecked: its
         flags |= executeClaimed
         unlockState()
         if first {
-            CoalescedDelivery.post(self, on: ResponseStage.queue)
+            postCancellation(on: ResponseStage.queue)
+        }
+    }
+
+    /// Calls ``cancelledBeforeStart(delivering:)`` with `true` on `queue`, once: one plain
+    /// hop per operation, so on a serial queue the cancellations arrive in the order posted,
+    /// never later than a `queue.async` posted at the same moment.
+    @inline(never)  // one closure, not a copy in each caller
+    final func postCancellation(on queue: DispatchQueue) {
+        QueueHop.async(queue) { [self] in
+            cancelledBeforeStart(delivering: true)
         }
     }
 

@@ -11,40 +11,46 @@ import Foundation
 /// it is recursive, so one operation's lock taken while another's is held (a `deinit`
 /// run by a release, say) never deadlocks on the same thread. Nothing under the lock
 /// waits for another thread.
-package struct OperationLock: Sendable {
-    private static let stripes = 256
-    // Made once and never freed: the mutexes live as long as the process.
-    nonisolated(unsafe) private static let pool: UnsafeMutablePointer<pthread_mutex_t> = {
-        let pool = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: stripes)
-        var attributes = pthread_mutexattr_t()
-        pthread_mutexattr_init(&attributes)
-        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
-        for index in 0..<stripes {
-            (pool + index).initialize(to: pthread_mutex_t())
-            pthread_mutex_init(pool + index, &attributes)
-        }
-        pthread_mutexattr_destroy(&attributes)
-        return pool
-    }()
+///
+/// A name for a pointer to one of the pool's mutexes, whose extension below finds it and
+/// takes it: no type of the core's (a struct would be metadata, a descriptor and an
+/// accessor in every program).
+package typealias OperationLock = UnsafeMutablePointer<pthread_mutex_t>
 
-    private let index: Int
+/// How many mutexes the pool has.
+private let operationLockStripes = 256
+// Made once and never freed: the mutexes live as long as the process.
+nonisolated(unsafe) private let operationLockPool: UnsafeMutablePointer<pthread_mutex_t> = {
+    let pool = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: operationLockStripes)
+    var attributes = pthread_mutexattr_t()
+    pthread_mutexattr_init(&attributes)
+    pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
+    for index in 0..<operationLockStripes {
+        (pool + index).initialize(to: pthread_mutex_t())
+        pthread_mutex_init(pool + index, &attributes)
+    }
+    pthread_mutexattr_destroy(&attributes)
+    return pool
+}()
 
+extension UnsafeMutablePointer where Pointee == pthread_mutex_t {
     /// The lock for `owner` (stable for the owner's lifetime).
     package init(for owner: AnyObject) {
         // Objects are at least 16-byte aligned: drop the bits that never vary.
         let address = UInt(bitPattern: ObjectIdentifier(owner))
-        index = Int((address >> 4 ^ address >> 12) % UInt(Self.stripes))
+        self = operationLockPool + Int((address >> 4 ^ address >> 12) % UInt(operationLockStripes))
     }
 
-    /// Takes the lock; pair with ``unlock()``.
-    @inline(__always)
+    /// Takes the lock; pair with ``unlock()``. Emitted into its callers: a call of
+    /// `pthread_mutex_lock`, not of a function of the core that makes it.
+    @_alwaysEmitIntoClient
     package func lock() {
-        pthread_mutex_lock(Self.pool + index)
+        pthread_mutex_lock(self)
     }
 
     /// Lets go of the lock.
-    @inline(__always)
+    @_alwaysEmitIntoClient
     package func unlock() {
-        pthread_mutex_unlock(Self.pool + index)
+        pthread_mutex_unlock(self)
     }
 }

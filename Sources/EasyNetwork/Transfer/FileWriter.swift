@@ -25,7 +25,7 @@ package struct FileWriter {
         self.init(handle: handle)
     }
 
-    @usableFromInline
+    @_alwaysEmitIntoClient  // in the products, as every member
     init(handle: FileHandle) {
         self.handle = handle
     }
