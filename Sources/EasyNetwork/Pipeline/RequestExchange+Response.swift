@@ -75,7 +75,9 @@ extension RequestExchange {
         if let error = sink.map(response, lock: lock) { return error }
         if !plugIns.isEmpty {
             let credential = plugIns.credential
-            plugIns.forEach { $0.didMap(response, credential: credential) }
+            for plugIn in plugIns {
+                plugIn.didMap(response, credential: credential)
+            }
         }
         return nil
     }
