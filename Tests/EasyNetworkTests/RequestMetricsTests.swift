@@ -75,4 +75,16 @@ final class RequestMetricsTests: ServerTestCase {
         XCTAssertNotNil(metrics)
         XCTAssertNil(metrics?.firstByteAt)
     }
+
+    /// Equality compares the measurements (two values made apart), not the storage.
+    func testMetricsAreEqualByTheirMeasurements() {
+        let start = Date(timeIntervalSince1970: 1_000)
+        func make(firstByte: Date? = nil, received: Int = 10) -> RequestMetrics {
+            RequestMetrics(queuedAt: start, startedAt: start, firstByteAt: firstByte, endedAt: start + 1, bytesSent: 3, bytesReceived: received, attempts: 1)
+        }
+        XCTAssertEqual(make(), make())
+        XCTAssertNotEqual(make(), make(received: 11))
+        XCTAssertNotEqual(make(), make(firstByte: start))
+        XCTAssertEqual(make(firstByte: start), make(firstByte: start))
+    }
 }

@@ -49,7 +49,7 @@ extension RequestExchange {
         // short named as such; no error and no response is a bad server response).
         guard outcome.error == nil, let httpResponse = outcome.response else {
             let error = outcome.error
-            if cancelled || error.flatMap(Self.urlErrorCode) == NSURLErrorCancelled { return .cancelled(url: url) }
+            if cancelled || Self.urlErrorCode(error) == NSURLErrorCancelled { return .cancelled(url: url) }
             if let error = error as? NetworkError { return error }
             // A `guard`, not `error.map { … }`: the closure would be a function of its own.
             guard let error else { return .transport(Self.urlError(.badServerResponse), url: url) }
@@ -75,7 +75,9 @@ extension RequestExchange {
         if let error = sink.map(response, lock: lock) { return error }
         if !plugIns.isEmpty {
             let credential = plugIns.credential
-            plugIns.forEach { $0.didMap(response, credential: credential) }
+            for plugIn in plugIns {
+                plugIn.didMap(response, credential: credential)
+            }
         }
         return nil
     }
@@ -246,7 +248,7 @@ extension RequestExchange {
     /// The code of a `URLError` (`nil` for another error): one cast, shared by the places
     /// that tell a timeout or a cancellation.
     @inline(never)
-    static func urlErrorCode(_ error: any Error) -> Int? {
+    static func urlErrorCode(_ error: (any Error)?) -> Int? {
         (error as? URLError)?.errorCode
     }
 }

@@ -6,7 +6,14 @@ public struct RequestMetrics: Sendable, Equatable {
     // One stored tuple, not seven properties: one getter in the core, not seven (the
     // properties below are emitted into their callers; the pipeline never reads them).
     @usableFromInline
-    let values: (queuedAt: Date, startedAt: Date, firstByteAt: Date?, endedAt: Date, bytesSent: Int, bytesReceived: Int, attempts: Int)
+    var values: (queuedAt: Date, startedAt: Date, firstByteAt: Date?, endedAt: Date, bytesSent: Int, bytesReceived: Int, attempts: Int) { box.values }
+    // One reference: the runtime's shared value witnesses, no copy of 64 bytes per move.
+    private let box: Box
+
+    private final class Box: Sendable {
+        let values: (queuedAt: Date, startedAt: Date, firstByteAt: Date?, endedAt: Date, bytesSent: Int, bytesReceived: Int, attempts: Int)
+        init(_ values: (queuedAt: Date, startedAt: Date, firstByteAt: Date?, endedAt: Date, bytesSent: Int, bytesReceived: Int, attempts: Int)) { self.values = values }
+    }
 
     /// When the request was handed over: the operation was added to a queue, or
     /// `perform`/`request` was called for a bare service.
@@ -48,10 +55,11 @@ public struct RequestMetrics: Sendable, Equatable {
     public var queuedDuration: TimeInterval { startedAt.timeIntervalSince(queuedAt) }
 
     init(queuedAt: Date, startedAt: Date, firstByteAt: Date?, endedAt: Date, bytesSent: Int, bytesReceived: Int, attempts: Int) {
-        values = (queuedAt, startedAt, firstByteAt, endedAt, bytesSent, bytesReceived, attempts)
+        box = Box((queuedAt, startedAt, firstByteAt, endedAt, bytesSent, bytesReceived, attempts))
     }
 
     /// Whether every measurement of `lhs` equals that of `rhs`.
+    @_alwaysEmitIntoClient
     public static func == (lhs: RequestMetrics, rhs: RequestMetrics) -> Bool {
         let (l, r) = (lhs.values, rhs.values)
         return l.queuedAt == r.queuedAt && l.startedAt == r.startedAt && l.firstByteAt == r.firstByteAt && l.endedAt == r.endedAt

@@ -38,10 +38,13 @@ final class TypedSink<Output>: ExchangeSink, @unchecked Sendable {
     }
 
     func deliverProvisional(_ response: NetworkResponse, on queue: DispatchQueue, lock: Lock) {
-        guard let cachedValue, let mapped = try? transform(response) else { return }
+        guard cachedValue != nil else { return }
         // Handed over once, to the one closure that runs on `queue`: nothing else touches it.
-        nonisolated(unsafe) let handed = mapped
-        QueueHop.async(queue) { cachedValue(handed) }
+        // No `try?`: an optional of `Output` would need its metadata looked up.
+        do {
+            nonisolated(unsafe) let handed = try transform(response)
+            QueueHop.async(queue) { [self] in cachedValue?(handed) }
+        } catch {}
     }
 
     func deliver(_ error: NetworkError?, metrics: RequestMetrics, lock: Lock) {
