@@ -59,7 +59,6 @@ public struct RequestMetrics: Sendable, Equatable {
     }
 
     /// Whether every measurement of `lhs` equals that of `rhs`.
-    @_alwaysEmitIntoClient
     public static func == (lhs: RequestMetrics, rhs: RequestMetrics) -> Bool {
         let (l, r) = (lhs.values, rhs.values)
         return l.queuedAt == r.queuedAt && l.startedAt == r.startedAt && l.firstByteAt == r.firstByteAt && l.endedAt == r.endedAt
