@@ -6,14 +6,7 @@ public struct RequestMetrics: Sendable, Equatable {
     // One stored tuple, not seven properties: one getter in the core, not seven (the
     // properties below are emitted into their callers; the pipeline never reads them).
     @usableFromInline
-    var values: (queuedAt: Date, startedAt: Date, firstByteAt: Date?, endedAt: Date, bytesSent: Int, bytesReceived: Int, attempts: Int) { box.values }
-    // One reference: the runtime's shared value witnesses, no copy of 64 bytes per move.
-    private let box: Box
-
-    private final class Box: Sendable {
-        let values: (queuedAt: Date, startedAt: Date, firstByteAt: Date?, endedAt: Date, bytesSent: Int, bytesReceived: Int, attempts: Int)
-        init(_ values: (queuedAt: Date, startedAt: Date, firstByteAt: Date?, endedAt: Date, bytesSent: Int, bytesReceived: Int, attempts: Int)) { self.values = values }
-    }
+    let values: (queuedAt: Date, startedAt: Date, firstByteAt: Date?, endedAt: Date, bytesSent: Int, bytesReceived: Int, attempts: Int)
 
     /// When the request was handed over: the operation was added to a queue, or
     /// `perform`/`request` was called for a bare service.
@@ -55,7 +48,7 @@ public struct RequestMetrics: Sendable, Equatable {
     public var queuedDuration: TimeInterval { startedAt.timeIntervalSince(queuedAt) }
 
     init(queuedAt: Date, startedAt: Date, firstByteAt: Date?, endedAt: Date, bytesSent: Int, bytesReceived: Int, attempts: Int) {
-        box = Box((queuedAt, startedAt, firstByteAt, endedAt, bytesSent, bytesReceived, attempts))
+        values = (queuedAt, startedAt, firstByteAt, endedAt, bytesSent, bytesReceived, attempts)
     }
 
     /// Whether every measurement of `lhs` equals that of `rhs`.
