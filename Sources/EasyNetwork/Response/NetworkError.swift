@@ -167,7 +167,7 @@ public struct NetworkError: Error, Sendable {
 
     /// This error on a new ``Details`` with the flags, addendum and attempts given (copies
     /// made before keep theirs).
-    @inline(never)
+    @inline(never) @_optimize(size)
     private func copy(serverText: Bool?, addendum: String?, attempts: Int?) -> NetworkError {
         let old = details
         var error = self
@@ -192,7 +192,7 @@ public struct NetworkError: Error, Sendable {
     /// ``HostConfiguration/errorSentencesQuoteServerMessages`` is `true` gets the server's
     /// message here instead, and in the sentences.
     public var message: String? {
-        @inline(never) get {  // one copy, not one in each reader (`failureReason`, the user info)
+        @inline(never) @_optimize(size) get {  // one copy, not one in each reader (`failureReason`, the user info)
             var text = details.message
             if countsServerText, let server = text {
                 let count = server.count
@@ -327,6 +327,7 @@ extension NetworkError: LocalizedError {
     /// A sentence a person understands: what failed, the attempts when a retry repeated
     /// it, then ``message`` (or the `URLError`'s own words), ending with one full stop.
     /// ``Kind-swift.enum/notConfigured`` adds what to do.
+    @_optimize(size)
     public var errorDescription: String? {
         let kind = kind
         var text = Self.heads[kind.rawValue - 1]
@@ -432,6 +433,7 @@ extension NetworkError: CustomNSError {
 
 extension NetworkError: CustomStringConvertible {
     /// The localized description, prefixed with the kind.
+    @_optimize(size)
     public var description: String {
         "NetworkError.\(kind): \(errorDescription ?? "")"
     }
