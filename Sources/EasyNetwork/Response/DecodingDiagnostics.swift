@@ -48,7 +48,7 @@ extension NetworkError {
 
     /// The name of `type`, as `String(describing:)` gives it (one call site for every
     /// sentence that names a type).
-    @inline(never) @usableFromInline
+    @inline(never) @usableFromInline @_optimize(size)
     static func name(of type: Any.Type) -> String {
         String(describing: type)
     }

@@ -35,7 +35,7 @@ public struct NetworkResponse: Sendable {
     }
 
     /// A response whose payload `payloadReader` reads (`nil`: the whole body).
-    @inline(never) @usableFromInline
+    @inline(never) @usableFromInline @_optimize(size)
     package init(request: URLRequest, httpResponse: HTTPURLResponse, data: Data, payloadReader: (any PayloadReader)?, jsonDecoder: JSONDecoder) {
         storage = Storage(request: request, httpResponse: httpResponse, data: data, payloadReader: payloadReader, jsonDecoder: jsonDecoder)
     }
