@@ -17,7 +17,7 @@ extension NetworkError {
     /// meets) is named in ``decodingReason(for:)``, emitted into the caller with it. A
     /// `DecodingError` a custom decoder throws reads Foundation's `The data isn’t in the
     /// correct format`, which quotes nothing.
-    @usableFromInline
+    @usableFromInline @_optimize(size)
     static func reason(for error: any Error) -> String {
         if case .invalidValue(let value, let context)? = error as? EncodingError {
             return EncodingFailure.invalid(type(of: value), context.codingPath, context.debugDescription)
@@ -48,7 +48,7 @@ extension NetworkError {
 
     /// The name of `type`, as `String(describing:)` gives it (one call site for every
     /// sentence that names a type).
-    @inline(never) @usableFromInline
+    @inline(never) @usableFromInline @_optimize(size)
     static func name(of type: Any.Type) -> String {
         String(describing: type)
     }

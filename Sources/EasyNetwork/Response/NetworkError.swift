@@ -160,6 +160,7 @@ public struct NetworkError: Error, Sendable {
     /// This error, every field kept (the server's message still counted or quoted as the
     /// host says), with `clause`, in the library's words, after its ``message`` and `"; "`
     /// (`EasyNetworkRetry` says so why a retry was withheld).
+    @_optimize(size)
     package func appending(_ clause: String) -> NetworkError {
         copy(serverText: details.serverText,
              addendum: details.addendum.map { "\($0); \(clause)" } ?? clause, attempts: details.attempts)
@@ -167,7 +168,7 @@ public struct NetworkError: Error, Sendable {
 
     /// This error on a new ``Details`` with the flags, addendum and attempts given (copies
     /// made before keep theirs).
-    @inline(never)
+    @inline(never) @_optimize(size)
     private func copy(serverText: Bool?, addendum: String?, attempts: Int?) -> NetworkError {
         let old = details
         var error = self
@@ -192,7 +193,7 @@ public struct NetworkError: Error, Sendable {
     /// ``HostConfiguration/errorSentencesQuoteServerMessages`` is `true` gets the server's
     /// message here instead, and in the sentences.
     public var message: String? {
-        @inline(never) get {  // one copy, not one in each reader (`failureReason`, the user info)
+        @inline(never) @_optimize(size) get {  // one copy, not one in each reader (`failureReason`, the user info)
             var text = details.message
             if countsServerText, let server = text {
                 let count = server.count
@@ -249,7 +250,7 @@ public struct NetworkError: Error, Sendable {
     public var isUnauthorized: Bool { details.isUnauthorized }
 
     /// Creates an error. The library makes these; tests and custom mappers may too.
-    @inline(never)  // one copy, not one in each place that makes an error
+    @inline(never) @_optimize(size)  // one copy, not one in each place that makes an error
     public init(
         kind: Kind,
         message: String? = nil,
@@ -302,14 +303,14 @@ extension NetworkError {
 
     /// An error in the library's words (`message`) about `url`: the one call of the full
     /// initializer for them, so that no caller passes its eight other arguments.
-    @inline(never)
+    @inline(never) @_optimize(size)
     static func library(_ kind: Kind, _ message: String?, url: URL?, underlyingError: (any Error)? = nil) -> NetworkError {
         NetworkError(kind: kind, message: message, url: url, underlyingError: underlyingError)
     }
 
     /// `error` when it is a ``NetworkError`` (an envelope's business error), else a
     /// `decoding` error about `response` naming what went wrong, where, and the body's size.
-    @inline(never)
+    @inline(never) @_optimize(size)
     static func decoding(_ error: any Error, response: NetworkResponse) -> NetworkError {
         error as? NetworkError ?? response.decodingError(DecodingDiagnostics.reason(for: error), underlyingError: error)
     }
@@ -327,6 +328,7 @@ extension NetworkError: LocalizedError {
     /// A sentence a person understands: what failed, the attempts when a retry repeated
     /// it, then ``message`` (or the `URLError`'s own words), ending with one full stop.
     /// ``Kind-swift.enum/notConfigured`` adds what to do.
+    @_optimize(size)
     public var errorDescription: String? {
         let kind = kind
         var text = Self.heads[kind.rawValue - 1]
@@ -432,6 +434,7 @@ extension NetworkError: CustomNSError {
 
 extension NetworkError: CustomStringConvertible {
     /// The localized description, prefixed with the kind.
+    @_optimize(size)
     public var description: String {
         "NetworkError.\(kind): \(errorDescription ?? "")"
     }

@@ -35,7 +35,7 @@ public struct NetworkResponse: Sendable {
     }
 
     /// A response whose payload `payloadReader` reads (`nil`: the whole body).
-    @inline(never) @usableFromInline
+    @inline(never) @usableFromInline @_optimize(size)
     package init(request: URLRequest, httpResponse: HTTPURLResponse, data: Data, payloadReader: (any PayloadReader)?, jsonDecoder: JSONDecoder) {
         storage = Storage(request: request, httpResponse: httpResponse, data: data, payloadReader: payloadReader, jsonDecoder: jsonDecoder)
     }
@@ -82,6 +82,7 @@ public struct NetworkResponse: Sendable {
 
     /// The whole body as JSON, ignoring any envelope; `nil` when empty.
     /// - Throws: ``NetworkError`` of kind `decoding` when the body is not JSON.
+    @_optimize(size)
     public func rawJSONObject() throws -> Any? {
         guard !data.isEmpty else { return nil }
         do {
@@ -153,7 +154,7 @@ public struct NetworkResponse: Sendable {
     /// A `decoding` error about this response: `message`, then the size of the body.
     /// Never a byte of the body: its size only (`. Body: 57 bytes (not quoted)`), nothing
     /// for an empty body.
-    @usableFromInline
+    @usableFromInline @_optimize(size)
     package func decodingError(_ message: String, underlyingError: (any Error)? = nil) -> NetworkError {
         let count = data.count
         let text = count == 0 ? message : "\(NetworkError.sentence(message)) Body: \(count) byte\(count == 1 ? "" : "s") (not quoted)"

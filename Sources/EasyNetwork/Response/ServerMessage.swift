@@ -14,6 +14,7 @@ enum ServerMessage {
         return extract(from: dictionary)
     }
 
+    @_optimize(size)
     static func extract(from dictionary: [String: Any]) -> String? {
         for key in keys {
             if let text = dictionary[key] as? String, !text.isEmpty {
