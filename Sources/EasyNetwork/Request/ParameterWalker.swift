@@ -185,7 +185,9 @@ enum ParameterWalker {
     @inline(never)
     private static func failure(at frames: [Frame], type: Any.Type, rule: String, url: URL?) -> NetworkError {
         var message = subject(frames)
-        if rule != tooDeep {
+        if frames.count < maximumDepth {
+            // Not too deep (the value was at level `frames.count + 1`; that sentence names no
+            // type): told by the depth, not by comparing the rule's text.
             message += " is a "
             message += DecodingDiagnostics.name(of: type)
         }
