@@ -174,7 +174,7 @@ func headerFieldRefusal(name: String?, value: String, source: String) -> HeaderF
         // The name, if any, is a token: nothing in it breaks a line.
         let scanned = headerFieldScan(value)
         let trailing = scanned.breaks == scanned.count - scanned.first, leading = scanned.breaks == scanned.last + 1
-        problem = HeaderFieldError.phrase(name == nil ? 0 : 1)
+        problem = name == nil ? "it" : "its value"
         problem += HeaderFieldError.phrase(trailing && leading ? 2 : trailing ? 3 : leading ? 4 : 5)
         problem += HeaderFieldError.phrase(5 + scanned.found & 7)
     }
@@ -182,13 +182,11 @@ func headerFieldRefusal(name: String?, value: String, source: String) -> HeaderF
 }
 
 extension HeaderFieldError {
-    /// The fixed phrases of a value's problem: its subject (0, 1), where the bytes are
+    /// The fixed phrases of a value's problem, after its subject: where the bytes are
     /// (2–5), then which of CR (1), LF (2) and NUL (4) it holds (5 + those bits, 6–12).
     @inline(never)
     fileprivate static func phrase(_ index: Int) -> String {
         switch index {
-        case 0: return "it"
-        case 1: return "its value"
         case 2: return " is only "
         case 3: return " ends with "
         case 4: return " starts with "
