@@ -137,4 +137,29 @@ final class SessionDelegateTests: ServerTestCase {
         XCTAssertFalse(SessionDelegate.sameOrigin(nil, url("http://api.example.com/a")))
         XCTAssertFalse(SessionDelegate.sameOrigin(url("http://api.example.com/a"), nil))
     }
+
+    /// Without its host (never expected while one of its tasks runs: the task's exchange
+    /// holds the host) the delegate cannot ask the host's redirect handler or its pins, so
+    /// it fails closed: the redirect is not followed and the task ends with the 3xx.
+    func testARedirectIsNotFollowedWhenTheHostIsGone() throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        server.route("GET", "/hop") { _ in .status(302, headers: ["Location": "/landing"], body: Data()) }
+        server.route("GET", "/landing") { _ in .json(#"{"ok": true}"#) }
+        let delegate = SessionDelegate()  // no host
+        let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
+        defer { session.invalidateAndCancel() }
+        let request = URLRequest(url: server.baseURL.appendingPathComponent("hop"))
+        let task = session.dataTask(with: request)
+        let outcomes = Collector<TransportOutcome>()
+        let done = expectation(description: "completed")
+        delegate.register(task, request: request, completion: { outcome in
+            outcomes.append(outcome)
+            done.fulfill()
+        }, observer: nil, uploadProgress: nil, activity: nil)
+        task.resume()
+        wait(for: [done], timeout: 10)
+        XCTAssertEqual(outcomes.values.first?.response?.statusCode, 302, "the redirect is not followed")
+        XCTAssertTrue(server.requests(path: "/landing").isEmpty, "nothing reached the redirect's target")
+    }
 }

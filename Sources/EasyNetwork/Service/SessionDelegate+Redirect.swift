@@ -24,8 +24,11 @@ extension SessionDelegate {
     private func follow(_ request: URLRequest, of task: URLSessionTask, response: HTTPURLResponse) -> URLRequest? {
         var next = request
         var refused: NetworkError?
-        let settings = host?.snapshot()  // one read for the handler and the trust evaluator
-        if let handler = settings?.redirectHandler {
+        // One read for the handler and the trust evaluator. Fail closed: without its host
+        // (never expected while its task runs: the task's exchange holds it) neither can be
+        // asked, so the redirect is not followed.
+        guard let settings = host?.snapshot() else { return nil }
+        if let handler = settings.redirectHandler {
             guard let decided = handler(response, request) else { return nil }
             next = decided
             // What the host's handler returned is checked as the request's own headers were
@@ -36,7 +39,7 @@ extension SessionDelegate {
         // A redirect to a pinned host that cannot be checked (Linux), or over plain HTTP, is
         // not followed either: the task ends with the 3xx, reported as the refusal. (Never
         // `task.cancel()` here: swift-corelibs-foundation then traps on the completion handler.)
-        if let refusal = refused ?? settings?.trustEvaluator?.refusal(for: url) {
+        if let refusal = refused ?? settings.trustEvaluator?.refusal(for: url) {
             lock.lock()
             entryOrNote(task).refusal = refusal
             lock.unlock()

@@ -330,11 +330,19 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         #else
         // The system's trust first, then the host's pins (swift-corelibs-foundation sends no
         // server-trust challenge: pinned hosts are refused there before any request is sent).
-        if challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust, let evaluator = trustEvaluator {
-            let answer = evaluator.evaluate(challenge)
-            if let refused = answer.refused { record(refused, for: task) }
-            completionHandler(answer.disposition, answer.credential)
-            return
+        if challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust {
+            // Fail closed: were the host ever gone while its task runs (its tasks hold it),
+            // its pins would not be skipped: the connection is refused instead.
+            guard let host else {
+                completionHandler(.cancelAuthenticationChallenge, nil)
+                return
+            }
+            if let evaluator = host.snapshot().trustEvaluator {
+                let answer = evaluator.evaluate(challenge)
+                if let refused = answer.refused { record(refused, for: task) }
+                completionHandler(answer.disposition, answer.credential)
+                return
+            }
         }
         completionHandler(.performDefaultHandling, nil)
         #endif
