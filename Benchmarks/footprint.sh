@@ -9,6 +9,10 @@
 # Rows: plain URLSession (the floor), the README's one-request seed program importing only
 # EasyNetwork, the seed program plus each other library product of the package (read from
 # `swift package dump-package`; the testing kit aside), and the seed program plus all of them.
+# Then what each further endpoint costs an SDK, in two styles: the seed's (a request class, a
+# mapper and a ServiceOperation subclass per endpoint) and the typed one (an APIRequest with a
+# Decodable response, awaited with NetworkQueue.send): programs with 1 and 11 endpoints of a
+# style, the difference divided by 10.
 # Two measures per row: the stripped file, and its code and data (.text, .rodata, .data and
 # .data.rel.ro: what Apple platforms carry too, without ELF's unwind, symbol and relocation
 # tables). Budgets (issues 13 and 31, KB = 1,024 bytes): the seed row may add 200 KB over the
@@ -236,6 +240,91 @@ done
 write_seed All ${all_touches[@]+"${all_touches[@]}"}
 targets+="        .executableTarget(name: \"All\", dependencies: [$all_deps]),"$'\n'
 
+# Endpoints: $1 target, $2 style (seed|typed), $3 how many. Endpoint i has its own request,
+# result and (seed style) mapper and operation; each runs only when the program is given more
+# than i arguments (never, here), so the optimizer can drop none of them.
+write_endpoints() {
+    local dir="$pkg/Sources/$1" i
+    mkdir -p "$dir"
+    {
+        echo "import EasyNetwork"
+        echo "import Foundation"
+        for ((i = 0; i < $3; i++)); do
+            if [[ "$2" == seed ]]; then
+                cat <<EOF
+struct Item$i: ParsedItem { let userName: String; let token: String }
+final class Request$i: BaseAPIRequest {
+    private let userName: String, password: String
+    init(userName: String, password: String) { self.userName = userName; self.password = password }
+    var method: NetworkService.Method { .post }
+    var query: NetworkService.QueryType { .json }
+    var params: [String: Any]? { ["username$i": userName, "password": password] }
+    var api: String { "/sign_in$i" }
+    var headers: [String: String]? { defaultJsonHeader() }
+}
+final class Mapper$i: ResponseMapper<Item$i>, ResponseMapperProtocol {
+    static func process(_ obj: Any?) throws -> Item$i {
+        try process(obj, parse: { json in
+            guard let name = json["userName$i"] as? String, let token = json["token"] as? String else { return nil }
+            return Item$i(userName: name, token: token)
+        })
+    }
+}
+final class Operation$i: ServiceOperation, @unchecked Sendable {
+    private let request: Request$i
+    var success: ((Item$i) -> Void)?
+    var failure: ((Error) -> Void)?
+    init(userName: String, password: String) {
+        request = Request$i(userName: userName, password: password)
+        super.init()
+    }
+    override func execute() {
+        service.request(request, success: { [weak self] in self?.handleSuccess(\$0) },
+                        failure: { [weak self] in self?.handleFailure(\$0) })
+    }
+    private func handleSuccess(_ response: Any?) {
+        do { success?(try Mapper$i.process(response)); finish() } catch { handleFailure(error) }
+    }
+    private func handleFailure(_ error: Error) { failure?(error); finish() }
+}
+func run$i() {
+    let op = Operation$i(userName: "u", password: "p")
+    op.success = { item in print(item.userName); exit(0) }
+    op.failure = { error in print(error.localizedDescription); exit(1) }
+    NetworkQueue.shared.addOperation(op)
+}
+EOF
+            else
+                cat <<EOF
+struct Item$i: Decodable, Sendable { let userName: String; let token: String }
+struct Request$i: APIRequest {
+    typealias Response = Item$i
+    let userName: String, password: String
+    var method: NetworkService.Method { .post }
+    var query: NetworkService.QueryType { .json }
+    var params: [String: Any]? { ["username$i": userName, "password": password] }
+    var api: String { "/sign_in$i" }
+}
+func run$i() {
+    Task {
+        do { print(try await NetworkQueue.shared.send(Request$i(userName: "u", password: "p")).userName); exit(0) }
+        catch { print(error.localizedDescription); exit(1) }
+    }
+}
+EOF
+            fi
+            echo "if CommandLine.arguments.count > $((i + 1)) { run$i() }"
+        done
+        echo 'HostConfiguration.baseURL("http://127.0.0.1:8080")'
+        echo "dispatchMain()"
+    } > "$dir/main.swift"
+    targets+="        .executableTarget(name: \"$1\", dependencies: [$(product_dep EasyNetwork)]),"$'\n'
+}
+write_endpoints Seed1 seed 1
+write_endpoints Seed11 seed 11
+write_endpoints Typed1 typed 1
+write_endpoints Typed11 typed 11
+
 cat > "$pkg/Package.swift" <<EOF
 // swift-tools-version:6.0
 import PackageDescription
@@ -354,6 +443,24 @@ if ((over)); then
 else
     echo "every row within its budget"
 fi
+
+# What each further endpoint adds: (11 endpoints - 1 endpoint) / 10, stripped and code and data.
+endpoint_rows=()
+per_endpoint() {
+    local one eleven one_code eleven_code
+    one=$(stripped_size "${2}1") eleven=$(stripped_size "${2}11")
+    one_code=$(code_size "${2}1") eleven_code=$(code_size "${2}11")
+    endpoint_rows+=("$1"$'\t'"$(awk -v a="$one" -v b="$eleven" 'BEGIN { printf "%.1f", (b - a) / 10 / 1024 }')"$'\t'"$(awk -v a="$one_code" -v b="$eleven_code" 'BEGIN { printf "%.1f", (b - a) / 10 / 1024 }')")
+}
+per_endpoint "seed style: a request class, a mapper, a ServiceOperation subclass" Seed
+per_endpoint "typed: an APIRequest with a Decodable response, awaited with send" Typed
+echo
+echo "Each further endpoint of an SDK (programs with 1 and 11 endpoints of a style, the difference / 10):"
+printf '  %-68s %11s %12s\n' "style" "stripped" "code+data"
+for row in "${endpoint_rows[@]}"; do
+    IFS=$'\t' read -r style stripped code <<< "$row"
+    printf '  %-68s %8s KB %9s KB\n' "$style" "$stripped" "$code"
+done
 
 if ((markdown)); then
     echo
