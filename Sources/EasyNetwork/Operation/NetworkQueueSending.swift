@@ -17,7 +17,7 @@ extension NetworkQueue {
     /// as an operation on the queue (its limit and priorities apply); cancelling the
     /// calling task cancels it.
     /// - Throws: ``NetworkError`` (kind `cancelled` when the task was cancelled).
-    @_alwaysEmitIntoClient
+    @_alwaysEmitIntoClient @_semantics("optimize.sil.specialize.generic.never")
     public func send<Request: APIRequest>(
         _ request: Request,
         configuration: HostConfiguration = .shared
@@ -95,7 +95,7 @@ extension NetworkQueue {
     /// Adds `operation` to this queue and returns its result when it has one.
     /// Cancelling the calling task cancels the operation and its request.
     /// - Throws: the operation's ``NetworkError``.
-    @_alwaysEmitIntoClient
+    @_alwaysEmitIntoClient @_semantics("optimize.sil.specialize.generic.never")
     public func run<Output: Sendable>(_ operation: RequestOperation<Output>) async throws -> Output {
         await wait(for: operation, observe: operation.observeDelivery)
         // Delivered: the result is there (a cancellation when the operation never ran).
