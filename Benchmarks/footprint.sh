@@ -9,10 +9,11 @@
 # Rows: plain URLSession (the floor), the README's one-request seed program importing only
 # EasyNetwork, the seed program plus each other library product of the package (read from
 # `swift package dump-package`; the testing kit aside), and the seed program plus all of them.
-# Then what each further endpoint costs an SDK, in two styles: the seed's (a request class, a
-# mapper and a ServiceOperation subclass per endpoint) and the typed one (an APIRequest with a
-# Decodable response, awaited with NetworkQueue.send): programs with 1 and 11 endpoints of a
-# style, the difference divided by 10.
+# Then what each further endpoint costs an SDK, in three styles: the seed's (a request class, a
+# mapper and a ServiceOperation subclass per endpoint), the typed one (an APIRequest with a
+# Decodable response, awaited with NetworkQueue.send) and the ad hoc one (an AdHocRequest value
+# sent with `as:` a Decodable type): programs with 1 and 11 endpoints of a style, the
+# difference divided by 10.
 # Two measures per row: the stripped file, and its code and data (.text, .rodata, .data and
 # .data.rel.ro: what Apple platforms carry too, without ELF's unwind, symbol and relocation
 # tables). Budgets (issues 13 and 31, KB = 1,024 bytes): the seed row may add 200 KB over the
@@ -294,6 +295,16 @@ func run$i() {
     NetworkQueue.shared.addOperation(op)
 }
 EOF
+            elif [[ "$2" == adhoc ]]; then
+                cat <<EOF
+struct Item$i: Decodable, Sendable { let userName: String; let token: String }
+func run$i() {
+    Task {
+        do { print(try await NetworkQueue.shared.send(.post("/sign_in$i", json: ["username$i": "u", "password": "p"]), as: Item$i.self).userName); exit(0) }
+        catch { print(error.localizedDescription); exit(1) }
+    }
+}
+EOF
             else
                 cat <<EOF
 struct Item$i: Decodable, Sendable { let userName: String; let token: String }
@@ -324,6 +335,8 @@ write_endpoints Seed1 seed 1
 write_endpoints Seed11 seed 11
 write_endpoints Typed1 typed 1
 write_endpoints Typed11 typed 11
+write_endpoints Adhoc1 adhoc 1
+write_endpoints Adhoc11 adhoc 11
 
 cat > "$pkg/Package.swift" <<EOF
 // swift-tools-version:6.0
@@ -454,6 +467,7 @@ per_endpoint() {
 }
 per_endpoint "seed style: a request class, a mapper, a ServiceOperation subclass" Seed
 per_endpoint "typed: an APIRequest with a Decodable response, awaited with send" Typed
+per_endpoint "ad hoc: send(.post(path, json:), as: a Decodable type), awaited" Adhoc
 echo
 echo "Each further endpoint of an SDK (programs with 1 and 11 endpoints of a style, the difference / 10):"
 printf '  %-68s %11s %12s\n' "style" "stripped" "code+data"

@@ -34,7 +34,7 @@ extension NetworkQueue {
     /// let flags = try await queue.send(.get("/flags", query: ["v": "2"]), as: Flags.self, configuration: host)
     /// ```
     /// - Throws: ``NetworkError`` (kind `cancelled` when the task was cancelled).
-    @_alwaysEmitIntoClient
+    @_alwaysEmitIntoClient @_semantics("optimize.sil.specialize.generic.never")
     public func send<Output: Decodable & Sendable>(
         _ request: AdHocRequest,
         as type: Output.Type,
