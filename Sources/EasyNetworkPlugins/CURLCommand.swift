@@ -8,22 +8,30 @@ import FoundationNetworking
 public enum CURLCommand {
     /// The command for `request`; pass `redaction: nil` to show every value.
     public static func make(for request: URLRequest, redaction: LogRedaction? = .default) -> String {
-        var parts = ["curl"]
+        var command = "curl"
         let method = request.httpMethod ?? "GET"
         if method != "GET" {
-            parts.append("-X \(method)")
+            command += " -X "
+            command += method
         }
-        for line in HeaderLines.of(request.allHTTPHeaderFields ?? [:], redaction: redaction) {
-            parts.append("-H " + quoted(line))
+        for line in HeaderLines.of(request.allHTTPHeaderFields, redaction: redaction) {
+            command += " -H "
+            command += quoted(line)
         }
         if let body = request.httpBody, !body.isEmpty {
-            let text = redaction.map { $0.redactBody(body, contentType: request.value(forHTTPHeaderField: "Content-Type"), pretty: false) }
-                ?? String(data: body, encoding: .utf8)
-            parts.append("--data-binary " + quoted(text ?? "<\(body.count) bytes>"))
+            var text: String?
+            if let redaction {
+                text = redaction.redactBody(body, contentType: request.value(forHTTPHeaderField: "Content-Type"), pretty: false)
+            } else {
+                text = String(data: body, encoding: .utf8)
+            }
+            command += " --data-binary "
+            command += quoted(text ?? "<" + String(body.count) + " bytes>")
         }
-        let url = redaction.map { $0.redact(request.url) } ?? request.url?.absoluteString ?? ""
-        parts.append(quoted(url))
-        return parts.joined(separator: " ")
+        let url = request.url
+        command += " "
+        command += quoted(redaction?.redact(url) ?? url?.absoluteString ?? "")
+        return command
     }
 
     /// `text` in single quotes for a POSIX shell.

@@ -21,10 +21,12 @@ struct HeaderLines {
 
     /// The lines of `fields`, by name ignoring case (names equal but for case keep the
     /// dictionary's order).
-    static func of(_ fields: [String: String], redaction: LogRedaction?) -> [String] {
+    static func of(_ fields: [String: String]?, redaction: LogRedaction?) -> [String] {
         var headers = HeaderLines(redaction: redaction)
-        for (name, value) in fields {
-            headers.add(name, value)
+        if let fields {
+            for (name, value) in fields {
+                headers.add(name, value)
+            }
         }
         return headers.lines
     }
@@ -32,7 +34,9 @@ struct HeaderLines {
     /// Puts the line of `name` in its place, after those of names equal to it but for case.
     mutating func add(_ name: String, _ value: String) {
         let key = name.lowercased()
-        let line = name + ": " + (redaction?.hidesHeader(name) == true ? LogRedaction.mask : value)
+        var line = name
+        line += ": "
+        line += redaction?.hidesHeader(name) == true ? LogRedaction.mask : value
         keys.append(key)
         lines.append(line)
         var index = keys.count - 1

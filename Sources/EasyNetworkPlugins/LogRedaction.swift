@@ -97,7 +97,7 @@ public struct LogRedaction: Sendable {
         let options: JSONSerialization.WritingOptions = pretty ? [.prettyPrinted, .sortedKeys, .fragmentsAllowed] : [.sortedKeys, .fragmentsAllowed]
         if let json = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
            let written = try? JSONSerialization.data(withJSONObject: redactJSON(json, Self.keys(headers, parameter: false), Self.keys(parameters, parameter: true)), options: options) {
-            return String(decoding: written, as: UTF8.self)
+            return String(data: written, encoding: .utf8)  // JSONSerialization writes UTF-8
         }
         guard let string = String(data: data, encoding: .utf8) else { return nil }
         return contentType?.lowercased().contains("x-www-form-urlencoded") == true ? redactForm(string) : string

@@ -61,22 +61,26 @@ public final class TokenAuthenticator: @unchecked Sendable {
     /// struct would bring value witnesses of its own into the binary.
     typealias Credential = (token: String?, generation: Int)
 
-    /// Starts a refresh and returns how to cancel it, if it can be.
-    private typealias Start = @Sendable (_ completion: @escaping @Sendable (Result<String, any Error>) -> Void) -> (@Sendable () -> Void)?
-
     private let lock = Lock()
     private var currentToken: String?
     private var generation = 0
     private var refreshing = false
     private var waiters: [@Sendable (Result<Credential, NetworkError>) -> Void] = []
-    /// When refreshes started, in seconds of ``uptime``.
-    private var refreshTimes: [TimeInterval] = []
+    /// When the last `maxRefreshes` refreshes started, in seconds of ``uptime`` (a ring;
+    /// `-infinity` for none): only those can be within the window.
+    private var refreshTimes: [TimeInterval]
+    /// How many refreshes started: the next one's place in the ring is this modulo its
+    /// size, and the running one (while `refreshing`) is number `refreshCount - 1`.
+    private var refreshCount = 0
+    /// The running refresh of the `async` form, cancelled when it times out.
+    private var refreshTask: Task<Void, Never>?
     /// The last failed refresh: the generation it tried to replace, when, and why.
     private var failure: (generation: Int, at: TimeInterval, error: NetworkError)?
     /// Weak, so the authenticator never keeps its host alive.
     private weak var owner: HostConfiguration?
     private var clock: @Sendable () -> TimeInterval = { ProcessInfo.processInfo.systemUptime }
-    private let start: Start
+    private let refresh: Refresh?
+    private let refreshAsync: (@Sendable () async throws -> String)?
     private let apply: Apply
     private let maxRefreshes: Int
     private let refreshWindow: TimeInterval
@@ -90,11 +94,14 @@ public final class TokenAuthenticator: @unchecked Sendable {
     /// The default `refreshTimeout`: 60 s, the default timeout of one request.
     public static let defaultRefreshTimeout: TimeInterval = 60
 
-    private init(token: String?, maxRefreshes: Int, refreshWindow: TimeInterval, refreshTimeout: TimeInterval, apply: @escaping Apply, start: @escaping Start) {
+    @inline(never)  // one copy for both forms
+    private init(token: String?, maxRefreshes: Int, refreshWindow: TimeInterval, refreshTimeout: TimeInterval, apply: @escaping Apply, refresh: Refresh?, refreshAsync: (@Sendable () async throws -> String)?) {
         currentToken = token
-        self.start = start
+        self.refresh = refresh
+        self.refreshAsync = refreshAsync
         self.apply = apply
         self.maxRefreshes = max(1, maxRefreshes)
+        refreshTimes = Array(repeating: -.infinity, count: self.maxRefreshes)
         self.refreshWindow = refreshWindow
         // Not positive (or NaN): the default; `.infinity` and the like: a year.
         self.refreshTimeout = refreshTimeout > 0 ? min(refreshTimeout, 365 * 86_400) : Self.defaultRefreshTimeout
@@ -108,13 +115,10 @@ public final class TokenAuthenticator: @unchecked Sendable {
         maxRefreshes: Int = 3,
         refreshWindow: TimeInterval = 30,
         refreshTimeout: TimeInterval = TokenAuthenticator.defaultRefreshTimeout,
-        apply: @escaping Apply = { token, request in request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") },
+        apply: @escaping Apply = TokenAuthenticator.bearer,
         refresh: @escaping Refresh
     ) {
-        self.init(token: token, maxRefreshes: maxRefreshes, refreshWindow: refreshWindow, refreshTimeout: refreshTimeout, apply: apply) { completion in
-            refresh(completion)
-            return nil
-        }
+        self.init(token: token, maxRefreshes: maxRefreshes, refreshWindow: refreshWindow, refreshTimeout: refreshTimeout, apply: apply, refresh: refresh, refreshAsync: nil)
     }
 
     /// An authenticator whose refresh is an `async` function; a refresh still running
@@ -126,18 +130,13 @@ public final class TokenAuthenticator: @unchecked Sendable {
         refreshTimeout: TimeInterval = TokenAuthenticator.defaultRefreshTimeout,
         refresh: @escaping @Sendable () async throws -> String
     ) {
-        self.init(
-            token: token,
-            maxRefreshes: maxRefreshes,
-            refreshWindow: refreshWindow,
-            refreshTimeout: refreshTimeout,
-            apply: { token, request in request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        ) { completion in
-            let task = Task {
-                do { completion(.success(try await refresh())) } catch { completion(.failure(error)) }
-            }
-            return { task.cancel() }
-        }
+        self.init(token: token, maxRefreshes: maxRefreshes, refreshWindow: refreshWindow, refreshTimeout: refreshTimeout, apply: Self.bearer, refresh: nil, refreshAsync: refresh)
+    }
+
+    /// The default `apply`: `Authorization: Bearer <token>`.
+    @usableFromInline
+    static func bearer(_ token: String, _ request: inout URLRequest) {
+        request.setValue("Bearer " + token, forHTTPHeaderField: "Authorization")
     }
 
     /// Seconds on a monotonic clock (the system uptime); tests may replace it.
@@ -205,8 +204,11 @@ public final class TokenAuthenticator: @unchecked Sendable {
         } else if let failure, failure.generation == sent, now - failure.at < window {
             next = .failed(failure.error)
         } else {
-            refreshTimes.removeAll { now - $0 > window }
-            if refreshTimes.count >= maxRefreshes {
+            var recent = 0
+            for time in refreshTimes where now - time <= window {
+                recent += 1
+            }
+            if recent >= maxRefreshes {
                 next = .limited
             } else {
                 waiters.append(completion)
@@ -224,7 +226,7 @@ public final class TokenAuthenticator: @unchecked Sendable {
         case .limited:
             completion(.failure(NetworkError(
                 kind: .authentication,
-                message: "the token was refreshed \(maxRefreshes) times in \(Int(refreshWindow)) s; not refreshing again",
+                message: "the token was refreshed " + String(maxRefreshes) + " times in " + String(Int(refreshWindow)) + " s; not refreshing again",
                 isUnauthorized: false
             )))
         }
@@ -242,107 +244,87 @@ public final class TokenAuthenticator: @unchecked Sendable {
         let now = uptime()
         lock.lock()
         let begin = !refreshing
+        let number = refreshCount
         if begin {
             refreshing = true
-            refreshTimes.append(now)
+            refreshTimes[number % maxRefreshes] = now
+            refreshCount += 1
         }
         lock.unlock()
         guard begin else { return }
-        // The first of the refresh's answer and its timeout counts; the other is ignored.
-        let current = RefreshAttempt()
-        let timeout = refreshTimeout
-        let cancel = start { [weak self] result in
-            // A refresh that calls back twice counts once.
-            guard let timer = current.end() else { return }
-            timer.map(DeadlineScheduler.shared.cancel)
-            self?.complete(result.mapError { error in
-                NetworkError(
-                    kind: .authentication,
-                    message: "the token could not be refreshed: \(error.localizedDescription)",
-                    underlyingError: error,
-                    isUnauthorized: false
-                )
-            })
+        // The first of the refresh's answer and its timeout counts; `complete` ignores the
+        // other (and a second answer) by the refresh's number.
+        let timer = DeadlineScheduler.shared.schedule(at: .now() + refreshTimeout) { [weak self] in
+            self?.complete(number, nil)
         }
-        current.arm(cancel: cancel) {
-            DeadlineScheduler.shared.schedule(at: .now() + timeout) { [weak self] in
-                guard current.end() != nil else { return }
-                current.takeCancel()?()
-                self?.complete(.failure(NetworkError(
-                    kind: .authentication,
-                    message: "the token refresh did not finish within \(timeout) s",
-                    underlyingError: URLError(.timedOut),
-                    isUnauthorized: false
-                )))
-            }
+        let done: @Sendable (Result<String, any Error>) -> Void = { [weak self] result in
+            DeadlineScheduler.shared.cancel(timer)
+            self?.complete(number, result)
         }
-    }
-
-    /// One refresh: whether its answer or its timeout came, how to cancel it, its timer.
-    private final class RefreshAttempt: @unchecked Sendable {
-        // unchecked: `done`, `cancel` and `timer` are read and written only under `lock`.
-        private let lock = Lock()
-        private var done = false
-        private var cancel: (@Sendable () -> Void)?
-        private var timer: Int?
-
-        /// Ends the attempt and returns its timer (`.some(nil)` when none was armed yet),
-        /// or `nil` when it had ended already.
-        func end() -> Int?? {
-            lock.lock()
-            defer { lock.unlock() }
-            guard !done else { return nil }
-            done = true
-            return .some(timer)
+        guard let refreshAsync else {
+            refresh?(done)
+            return
         }
-
-        /// Keeps how to cancel the refresh and arms its timer, unless it has ended.
-        func arm(cancel: (@Sendable () -> Void)?, timer schedule: () -> Int) {
-            lock.lock()
-            defer { lock.unlock() }
-            guard !done else { return }
-            self.cancel = cancel
-            timer = schedule()
+        let task = Task {
+            do { done(.success(try await refreshAsync())) } catch { done(.failure(error)) }
         }
-
-        /// How to cancel the refresh, once.
-        func takeCancel() -> (@Sendable () -> Void)? {
-            lock.lock()
-            defer { lock.unlock() }
-            let taken = cancel
-            cancel = nil
-            return taken
-        }
-    }
-
-    private func complete(_ result: Result<String, NetworkError>) {
-        let now = uptime()
-        let outcome: Result<Credential, NetworkError>
         lock.lock()
+        let running = refreshing && refreshCount == number + 1
+        if running {
+            refreshTask = task
+        }
+        lock.unlock()
+        if !running {
+            task.cancel()  // timed out already
+        }
+    }
+
+    /// Ends refresh `number` with `result` (`nil`: it timed out), unless it ended already.
+    private func complete(_ number: Int, _ result: Result<String, any Error>?) {
+        let now = uptime()
+        var outcome: Result<Credential, NetworkError>
+        switch result {
+        case .success(let token)?:
+            outcome = .success((token: token, generation: 0))
+        case .failure(let error)?:
+            outcome = .failure(NetworkError(kind: .authentication, message: "the token could not be refreshed: " + error.localizedDescription, underlyingError: error, isUnauthorized: false))
+        case nil:
+            outcome = .failure(NetworkError(kind: .authentication, message: "the token refresh did not finish within " + String(refreshTimeout) + " s", underlyingError: URLError(.timedOut), isUnauthorized: false))
+        }
+        lock.lock()
+        guard refreshing, refreshCount == number + 1 else {
+            lock.unlock()
+            return
+        }
         refreshing = false
         let waiting = waiters
         waiters.removeAll()
-        switch result {
-        case .success(let token):
-            currentToken = token
+        let task = refreshTask
+        refreshTask = nil
+        switch outcome {
+        case .success(let credential):
+            currentToken = credential.token
             generation += 1
             failure = nil
-            outcome = .success((token: token, generation: generation))
+            outcome = .success((token: credential.token, generation: generation))
         case .failure(let error):
             failure = (generation, now, error)
-            outcome = .failure(error)
         }
         lock.unlock()
+        if result == nil {
+            task?.cancel()
+        }
         if case .failure(let error) = outcome, let host {
             let queue = host.callbackQueue
             queue.async {
-                NotificationCenter.default.post(
-                    name: HostConfiguration.unauthorizedOperationNotification,
-                    object: host,
-                    userInfo: ["error": error]
-                )
+                // String keys made `[AnyHashable: Any]` by the runtime's cast (always
+                // succeeds), as the core does: an `AnyHashable` literal compiles its own hashing.
+                let info: [String: Any] = ["error": error]
+                NotificationCenter.default.post(name: HostConfiguration.unauthorizedOperationNotification, object: host, userInfo: info as Any as? [AnyHashable: Any])
             }
         }
-        waiting.forEach { $0(outcome) }
+        for waiter in waiting {
+            waiter(outcome)
+        }
     }
 }
