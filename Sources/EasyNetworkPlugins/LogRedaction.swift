@@ -66,16 +66,12 @@ public struct LogRedaction: Sendable {
     public func redact(_ url: URL?) -> String {
         guard let url else { return "(no URL)" }  // only for a request whose URL could not be made
         let string = url.absoluteString
-        guard let mark = string.firstIndex(of: "?") else { return string }
-        var query = string[string.index(after: mark)...]
-        var fragment = Substring()
-        if let hash = query.firstIndex(of: "#") {
-            fragment = query[hash...]
-            query = query[..<hash]
-        }
-        var result = String(string[...mark])
-        result += redactForm(String(query))
-        result.append(contentsOf: fragment)
+        guard let mark = string.range(of: "?")?.upperBound else { return string }
+        let rest = string[mark...]
+        let hash = rest.range(of: "#")?.lowerBound ?? rest.endIndex
+        var result = String(string[..<mark])
+        result += redactForm(String(rest[..<hash]))
+        result += String(rest[hash...])
         return result
     }
 

@@ -191,45 +191,45 @@ public final class TokenAuthenticator: @unchecked Sendable {
     /// once with a newer token, or waits for (or starts) the one refresh; `parked` runs
     /// as in ``credential(parked:_:)``.
     func unauthorized(sentWith sent: Int, parked: @Sendable () -> Void = {}, _ completion: @escaping @Sendable (Result<Credential, NetworkError>) -> Void) {
-        enum Next { case ready(Credential), wait, refresh, limited, failed(NetworkError) }
         let now = uptime()
-        let window = refreshWindow
-        let next: Next
+        var answer: Result<Credential, NetworkError>?
+        var limited = false, begin = false
         lock.lock()
         if generation > sent, currentToken != nil, !refreshing {
-            next = .ready((token: currentToken, generation: generation))
+            answer = .success((token: currentToken, generation: generation))
         } else if refreshing {
             waiters.append(completion)
-            next = .wait
-        } else if let failure, failure.generation == sent, now - failure.at < window {
-            next = .failed(failure.error)
+        } else if let failure, failure.generation == sent, now - failure.at < refreshWindow {
+            answer = .failure(failure.error)
         } else {
             var recent = 0
-            for time in refreshTimes where now - time <= window {
+            for time in refreshTimes where now - time <= refreshWindow {
                 recent += 1
             }
-            if recent >= maxRefreshes {
-                next = .limited
-            } else {
+            limited = recent >= maxRefreshes
+            if !limited {
                 waiters.append(completion)
-                next = .refresh
+                begin = true
             }
         }
         lock.unlock()
-        switch next {
-        case .ready(let credential): completion(.success(credential))
-        case .wait: parked()
-        case .refresh:
-            parked()
-            startRefresh()
-        case .failed(let error): completion(.failure(error))
-        case .limited:
-            completion(.failure(NetworkError(
-                kind: .authentication,
-                message: "the token was refreshed " + String(maxRefreshes) + " times in " + String(Int(refreshWindow)) + " s; not refreshing again",
-                isUnauthorized: false
-            )))
+        if limited {
+            answer = .failure(Self.failure("the token was refreshed " + String(maxRefreshes) + " times in " + String(Int(refreshWindow)) + " s; not refreshing again", nil))
         }
+        if let answer {
+            return completion(answer)
+        }
+        parked()
+        if begin {
+            startRefresh()
+        }
+    }
+
+    /// An `authentication` failure saying `words`, never counted as unauthorized (made
+    /// in one place: each `NetworkError` initializer call passes every default).
+    @inline(never)
+    private static func failure(_ words: String, _ underlying: (any Error)?) -> NetworkError {
+        NetworkError(kind: .authentication, message: words, underlyingError: underlying, isUnauthorized: false)
     }
 
     /// Puts `credential` on `request`.
@@ -287,9 +287,9 @@ public final class TokenAuthenticator: @unchecked Sendable {
         case .success(let token)?:
             outcome = .success((token: token, generation: 0))
         case .failure(let error)?:
-            outcome = .failure(NetworkError(kind: .authentication, message: "the token could not be refreshed: " + error.localizedDescription, underlyingError: error, isUnauthorized: false))
+            outcome = .failure(Self.failure("the token could not be refreshed: " + error.localizedDescription, error))
         case nil:
-            outcome = .failure(NetworkError(kind: .authentication, message: "the token refresh did not finish within " + String(refreshTimeout) + " s", underlyingError: URLError(.timedOut), isUnauthorized: false))
+            outcome = .failure(Self.failure("the token refresh did not finish within " + String(refreshTimeout) + " s", URLError(.timedOut)))
         }
         lock.lock()
         guard refreshing, refreshCount == number + 1 else {
