@@ -15,8 +15,7 @@ public enum CURLCommand {
             command += method
         }
         for line in HeaderLines.of(request.allHTTPHeaderFields, redaction: redaction) {
-            command += " -H "
-            command += quoted(line)
+            append(" -H ", line, to: &command)
         }
         if let body = request.httpBody, !body.isEmpty {
             var text: String?
@@ -25,17 +24,19 @@ public enum CURLCommand {
             } else {
                 text = String(data: body, encoding: .utf8)
             }
-            command += " --data-binary "
-            command += quoted(text ?? "<" + String(body.count) + " bytes>")
+            append(" --data-binary ", text ?? "<" + String(body.count) + " bytes>", to: &command)
         }
         let url = request.url
-        command += " "
-        command += quoted(redaction?.redact(url) ?? url?.absoluteString ?? "")
+        append(" ", redaction?.redact(url) ?? url?.absoluteString ?? "", to: &command)
         return command
     }
 
-    /// `text` in single quotes for a POSIX shell.
-    static func quoted(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    /// Appends `flag` and `text` in single quotes for a POSIX shell to `command`.
+    @inline(never)  // one copy for the three parts
+    private static func append(_ flag: String, _ text: String, to command: inout String) {
+        command += flag
+        command += "'"
+        command += text.replacingOccurrences(of: "'", with: "'\\''")
+        command += "'"
     }
 }

@@ -94,15 +94,10 @@ public struct LoggingInterceptor: RequestInterceptor {
             text += error.localizedDescription
         }
         if level <= .debug {
-            var headers = HeaderLines(redaction: redaction)
-            if let fields = response?.allHeaderFields {
-                for (name, value) in fields {
-                    if let name = name as? String {
-                        headers.add(name, String(describing: value))
-                    }
-                }
-            }
-            append(headers.lines, outcome.data, response?.value(forHTTPHeaderField: "Content-Type"), to: &text)
+            // The runtime's cast from `Any` (the fields are strings on every platform), not
+            // a loop over `AnyHashable` keys compiled here.
+            let fields: Any? = response?.allHeaderFields
+            append(HeaderLines.of(fields as? [String: String], redaction: redaction), outcome.data, response?.value(forHTTPHeaderField: "Content-Type"), to: &text)
         }
         sink(messageLevel, text)
     }
@@ -119,6 +114,7 @@ public struct LoggingInterceptor: RequestInterceptor {
     }
 
     /// Adds header `lines` and the described `body` to `text`, each line indented.
+    @inline(never)  // one copy for both messages
     private func append(_ lines: [String], _ body: Data?, _ contentType: String?, to text: inout String) {
         for line in lines {
             text += "\n  "

@@ -161,56 +161,39 @@ public final class TokenAuthenticator: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// The credential to send with, waiting for a running refresh first, or making one
-    /// when there is no token yet. `parked` runs, before the wait, when the caller must
-    /// wait (its completion may run before or after `parked` returns).
-    func credential(parked: @Sendable () -> Void = {}, _ completion: @escaping @Sendable (Result<Credential, NetworkError>) -> Void) {
-        enum Next { case ready(Credential), wait, refresh }
-        let next: Next
-        lock.lock()
-        if refreshing {
-            waiters.append(completion)
-            next = .wait
-        } else if currentToken == nil {
-            waiters.append(completion)
-            next = .refresh
-        } else {
-            next = .ready((token: currentToken, generation: generation))
-        }
-        lock.unlock()
-        switch next {
-        case .ready(let credential): completion(.success(credential))
-        case .wait: parked()
-        case .refresh:
-            parked()
-            startRefresh()
-        }
-    }
-
-    /// Called when a request sent with `generation` came back unauthorized: replays at
-    /// once with a newer token, or waits for (or starts) the one refresh; `parked` runs
-    /// as in ``credential(parked:_:)``.
-    func unauthorized(sentWith sent: Int, parked: @Sendable () -> Void = {}, _ completion: @escaping @Sendable (Result<Credential, NetworkError>) -> Void) {
-        let now = uptime()
+    /// The credential to send with: for the first attempt (`sent` is `nil`) the current
+    /// token, waiting for a running refresh first, or making one when there is no token
+    /// yet; after an attempt sent with generation `sent` came back unauthorized, a newer
+    /// token at once, or the one refresh (waited for or started), within the window's
+    /// limit. `parked` runs, before the wait, when the caller must wait (its completion
+    /// may run before or after `parked` returns).
+    func credential(after sent: Int? = nil, parked: @Sendable () -> Void = {}, _ completion: @escaping @Sendable (Result<Credential, NetworkError>) -> Void) {
         var answer: Result<Credential, NetworkError>?
         var limited = false, begin = false
         lock.lock()
-        if generation > sent, currentToken != nil, !refreshing {
-            answer = .success((token: currentToken, generation: generation))
-        } else if refreshing {
+        if refreshing {
             waiters.append(completion)
-        } else if let failure, failure.generation == sent, now - failure.at < refreshWindow {
-            answer = .failure(failure.error)
+        } else if let sent, generation <= sent || currentToken == nil {
+            // The monotonic clock, read under the lock that guards it.
+            let now = clock()
+            if let failure, failure.generation == sent, now - failure.at < refreshWindow {
+                answer = .failure(failure.error)
+            } else {
+                var recent = 0
+                for time in refreshTimes where now - time <= refreshWindow {
+                    recent += 1
+                }
+                limited = recent >= maxRefreshes
+                begin = !limited
+            }
         } else {
-            var recent = 0
-            for time in refreshTimes where now - time <= refreshWindow {
-                recent += 1
+            begin = currentToken == nil
+            if !begin {
+                answer = .success((token: currentToken, generation: generation))
             }
-            limited = recent >= maxRefreshes
-            if !limited {
-                waiters.append(completion)
-                begin = true
-            }
+        }
+        if begin {
+            waiters.append(completion)
         }
         lock.unlock()
         if limited {
@@ -315,8 +298,7 @@ public final class TokenAuthenticator: @unchecked Sendable {
             task?.cancel()
         }
         if case .failure(let error) = outcome, let host {
-            let queue = host.callbackQueue
-            queue.async {
+            QueueHop.async(host.callbackQueue) {
                 // String keys made `[AnyHashable: Any]` by the runtime's cast (always
                 // succeeds), as the core does: an `AnyHashable` literal compiles its own hashing.
                 let info: [String: Any] = ["error": error]
