@@ -36,7 +36,7 @@ public enum CURLCommand {
     private static func append(_ flag: String, _ text: String, to command: inout String) {
         command += flag
         command += "'"
-        command += text.replacingOccurrences(of: "'", with: "'\\''")
+        command += LogRedaction.replacing("'", in: text, with: "'\\''")
         command += "'"
     }
 }

@@ -37,15 +37,11 @@ struct HeaderLines {
         var line = name
         line += ": "
         line += redaction?.hidesHeader(name) == true ? LogRedaction.mask : value
-        keys.append(key)
-        lines.append(line)
-        var index = keys.count - 1
+        var index = keys.count
         while index > 0, key < keys[index - 1] {
-            keys[index] = keys[index - 1]
-            lines[index] = lines[index - 1]
             index -= 1
         }
-        keys[index] = key
-        lines[index] = line
+        keys.insert(key, at: index)
+        lines.insert(line, at: index)
     }
 }

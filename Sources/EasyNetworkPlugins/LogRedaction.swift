@@ -48,7 +48,14 @@ public struct LogRedaction: Sendable {
     @inline(never)  // one copy for every caller
     private static func key(_ name: String, parameter: Bool) -> String {
         let lowered = name.lowercased()
-        return parameter ? lowered.replacingOccurrences(of: "_", with: "").replacingOccurrences(of: "-", with: "") : lowered
+        return parameter ? replacing("-", in: replacing("_", in: lowered, with: ""), with: "") : lowered
+    }
+
+    /// `text` with every `target` replaced: Foundation's generic `replacingOccurrences`
+    /// called from one place (each call site passes its defaults and type arguments).
+    @inline(never)
+    static func replacing(_ target: String, in text: String, with replacement: String) -> String {
+        text.replacingOccurrences(of: target, with: replacement)
     }
 
     /// `names` as compared (see ``key(_:parameter:)``), made once per text redacted:
@@ -124,9 +131,9 @@ public struct LogRedaction: Sendable {
         var pairs = body.components(separatedBy: "&")
         for index in pairs.indices {
             let name = pairs[index].components(separatedBy: "=")[0]  // never empty: one part at least
-            let decoded = name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? name
+            let decoded = Self.replacing("+", in: name, with: " ").removingPercentEncoding ?? name
             // `user[password]`, `items[0][token]`: any part of the name counts.
-            for part in decoded.replacingOccurrences(of: "]", with: "[").components(separatedBy: "[") where !part.isEmpty && keys.contains(Self.key(part, parameter: true)) {
+            for part in Self.replacing("]", in: decoded, with: "[").components(separatedBy: "[") where !part.isEmpty && keys.contains(Self.key(part, parameter: true)) {
                 pairs[index] = name + "=" + Self.mask
             }
         }

@@ -122,7 +122,7 @@ public struct LoggingInterceptor: RequestInterceptor {
         }
         if let body = redaction.describeBody(body, contentType: contentType, limit: bodyLimit) {
             text += "\n  "
-            text += body.replacingOccurrences(of: "\n", with: "\n  ")
+            text += LogRedaction.replacing("\n", in: body, with: "\n  ")
         }
     }
 }

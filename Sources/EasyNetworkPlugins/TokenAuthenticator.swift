@@ -224,13 +224,12 @@ public final class TokenAuthenticator: @unchecked Sendable {
 
     /// Runs the refresh unless one runs, with its timeout; the caller has queued its waiter.
     private func startRefresh() {
-        let now = uptime()
         lock.lock()
         let begin = !refreshing
         let number = refreshCount
         if begin {
             refreshing = true
-            refreshTimes[number % maxRefreshes] = now
+            refreshTimes[number % maxRefreshes] = clock()  // the clock, under its lock
             refreshCount += 1
         }
         lock.unlock()
@@ -264,15 +263,15 @@ public final class TokenAuthenticator: @unchecked Sendable {
 
     /// Ends refresh `number` with `result` (`nil`: it timed out), unless it ended already.
     private func complete(_ number: Int, _ result: Result<String, any Error>?) {
-        let now = uptime()
-        var outcome: Result<Credential, NetworkError>
+        var token: String?
+        var error: NetworkError?
         switch result {
-        case .success(let token)?:
-            outcome = .success((token: token, generation: 0))
-        case .failure(let error)?:
-            outcome = .failure(Self.failure("the token could not be refreshed: " + error.localizedDescription, error))
+        case .success(let value)?:
+            token = value
+        case .failure(let refreshError)?:
+            error = Self.failure("the token could not be refreshed: " + refreshError.localizedDescription, refreshError)
         case nil:
-            outcome = .failure(Self.failure("the token refresh did not finish within " + String(refreshTimeout) + " s", URLError(.timedOut)))
+            error = Self.failure("the token refresh did not finish within " + String(refreshTimeout) + " s", URLError(.timedOut))
         }
         lock.lock()
         guard refreshing, refreshCount == number + 1 else {
@@ -284,20 +283,19 @@ public final class TokenAuthenticator: @unchecked Sendable {
         waiters.removeAll()
         let task = refreshTask
         refreshTask = nil
-        switch outcome {
-        case .success(let credential):
-            currentToken = credential.token
+        if let error {
+            failure = (generation, clock(), error)
+        } else {
+            currentToken = token
             generation += 1
             failure = nil
-            outcome = .success((token: credential.token, generation: generation))
-        case .failure(let error):
-            failure = (generation, now, error)
         }
+        let credential = (token: token, generation: generation)
         lock.unlock()
         if result == nil {
             task?.cancel()
         }
-        if case .failure(let error) = outcome, let host {
+        if let error, let host {
             QueueHop.async(host.callbackQueue) {
                 // String keys made `[AnyHashable: Any]` by the runtime's cast (always
                 // succeeds), as the core does: an `AnyHashable` literal compiles its own hashing.
@@ -306,7 +304,11 @@ public final class TokenAuthenticator: @unchecked Sendable {
             }
         }
         for waiter in waiting {
-            waiter(outcome)
+            if let error {
+                waiter(.failure(error))
+            } else {
+                waiter(.success(credential))
+            }
         }
     }
 }
