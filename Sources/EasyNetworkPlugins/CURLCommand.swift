@@ -17,14 +17,14 @@ public enum CURLCommand {
         for line in HeaderLines.of(request.allHTTPHeaderFields, redaction: redaction) {
             append(" -H ", line, to: &command)
         }
-        if let body = request.httpBody, !body.isEmpty {
+        if let body = request.httpBody, case let size = body.count, size > 0 {
             var text: String?
             if let redaction {
                 text = redaction.redactBody(body, contentType: request.value(forHTTPHeaderField: "Content-Type"), pretty: false)
             } else {
                 text = String(data: body, encoding: .utf8)
             }
-            append(" --data-binary ", text ?? "<" + String(body.count) + " bytes>", to: &command)
+            append(" --data-binary ", text ?? "<" + String(size) + " bytes>", to: &command)
         }
         let url = request.url
         append(" ", redaction?.redact(url) ?? url?.absoluteString ?? "", to: &command)

@@ -36,12 +36,12 @@ public struct LogRedaction: Sendable {
 
     /// Whether the header `name` is hidden (case-insensitive).
     public func hidesHeader(_ name: String) -> Bool {
-        Self.keys(headers, parameter: false).contains(Self.key(name, parameter: false))
+        Self.holds(Self.keys(headers, parameter: false), name, parameter: false)
     }
 
     /// Whether the parameter `name` is hidden (case-insensitive, ignoring `_` and `-`).
     public func hidesParameter(_ name: String) -> Bool {
-        Self.keys(parameters, parameter: true).contains(Self.key(name, parameter: true))
+        Self.holds(Self.keys(parameters, parameter: true), name, parameter: true)
     }
 
     /// `name` as compared: lowercased, and for a parameter without `_` and `-`.
@@ -56,6 +56,12 @@ public struct LogRedaction: Sendable {
     @inline(never)
     static func replacing(_ target: String, in text: String, with replacement: String) -> String {
         text.replacingOccurrences(of: target, with: replacement)
+    }
+
+    /// Whether `keys` (see ``keys(_:parameter:)``) hold `name` as compared.
+    @inline(never)
+    private static func holds(_ keys: [String], _ name: String, parameter: Bool) -> Bool {
+        keys.contains(key(name, parameter: parameter))
     }
 
     /// `names` as compared (see ``key(_:parameter:)``), made once per text redacted:
@@ -85,8 +91,9 @@ public struct LogRedaction: Sendable {
     /// A body as text with hidden values masked: JSON pretty-printed, forms by field,
     /// other text as is, binary as a byte count; cut to `limit` characters.
     public func describeBody(_ data: Data?, contentType: String?, limit: Int) -> String? {
-        guard let data, !data.isEmpty else { return nil }
-        let count = String(data.count)
+        let size = data?.count ?? 0  // `Data.count` once: each use inlines its representations
+        guard let data, size > 0 else { return nil }
+        let count = String(size)
         guard let text = redactBody(data, contentType: contentType, pretty: true) else {
             return "(" + count + " bytes of binary data)"
         }
@@ -111,7 +118,7 @@ public struct LogRedaction: Sendable {
     private func redactJSON(_ value: Any, _ headerKeys: [String], _ parameterKeys: [String]) -> Any {
         if var dictionary = value as? [String: Any] {
             for (key, nested) in dictionary {
-                let hidden = parameterKeys.contains(Self.key(key, parameter: true)) || headerKeys.contains(key.lowercased())
+                let hidden = Self.holds(parameterKeys, key, parameter: true) || Self.holds(headerKeys, key, parameter: false)
                 dictionary.updateValue(hidden ? Self.mask : redactJSON(nested, headerKeys, parameterKeys), forKey: key)
             }
             return dictionary
@@ -133,7 +140,7 @@ public struct LogRedaction: Sendable {
             let name = pairs[index].components(separatedBy: "=")[0]  // never empty: one part at least
             let decoded = Self.replacing("+", in: name, with: " ").removingPercentEncoding ?? name
             // `user[password]`, `items[0][token]`: any part of the name counts.
-            for part in Self.replacing("]", in: decoded, with: "[").components(separatedBy: "[") where !part.isEmpty && keys.contains(Self.key(part, parameter: true)) {
+            for part in Self.replacing("]", in: decoded, with: "[").components(separatedBy: "[") where !part.isEmpty && Self.holds(keys, part, parameter: true) {
                 pairs[index] = name + "=" + Self.mask
             }
         }

@@ -52,8 +52,7 @@ public struct LoggingInterceptor: RequestInterceptor {
         text += redaction.redact(urlRequest.url)
         if context.attempt > 1 {
             text += " (attempt "
-            text += String(context.attempt)
-            text += ")"
+            Self.add(context.attempt, ")", to: &text)
         }
         append(HeaderLines.of(urlRequest.allHTTPHeaderFields, redaction: redaction), urlRequest.httpBody, urlRequest.value(forHTTPHeaderField: "Content-Type"), to: &text)
         text += "\n  "
@@ -71,23 +70,19 @@ public struct LoggingInterceptor: RequestInterceptor {
         let request = outcome.urlRequest, response = outcome.response, metrics = outcome.metrics
         var text = "← "
         if let response {
-            text += String(response.statusCode)
+            Self.add(response.statusCode, " ", to: &text)
         } else {
-            text += "---"
+            text += "--- "
         }
-        text += " "
         text += request?.httpMethod ?? context.request.method.rawValue
         text += " "
         text += redaction.redact(request?.url ?? error?.url ?? Self.intendedURL(of: context))
         text += " "
-        text += String(Int((metrics.duration * 1000).rounded()))
-        text += " ms, "
-        text += String(metrics.bytesReceived)
-        text += " bytes"
+        Self.add(Int((metrics.duration * 1000).rounded()), " ms, ", to: &text)
+        Self.add(Int(metrics.bytesReceived), " bytes", to: &text)
         if metrics.attempts > 1 {
             text += ", "
-            text += String(metrics.attempts)
-            text += " attempts"
+            Self.add(metrics.attempts, " attempts", to: &text)
         }
         if let error {
             text += " ✕ "
@@ -111,6 +106,13 @@ public struct LoggingInterceptor: RequestInterceptor {
             return url
         }
         return context.request.absoluteURL ?? URL(string: context.request.api, relativeTo: context.host.baseURL)
+    }
+
+    /// Adds `number` and then `words` to `text` (one copy of the number's formatting).
+    @inline(never)
+    private static func add(_ number: Int, _ words: String, to text: inout String) {
+        text += String(number)
+        text += words
     }
 
     /// Adds header `lines` and the described `body` to `text`, each line indented.

@@ -72,15 +72,21 @@ public final class TokenAuthenticator: @unchecked Sendable {
     /// How many refreshes started: the next one's place in the ring is this modulo its
     /// size, and the running one (while `refreshing`) is number `refreshCount - 1`.
     private var refreshCount = 0
-    /// The running refresh of the `async` form, cancelled when it times out.
-    private var refreshTask: Task<Void, Never>?
+    /// How to cancel the running refresh of the `async` form, called when it times out.
+    private var cancelRefresh: (@Sendable () -> Void)?
     /// The last failed refresh: the generation it tried to replace, when, and why.
     private var failure: (generation: Int, at: TimeInterval, error: NetworkError)?
     /// Weak, so the authenticator never keeps its host alive.
     private weak var owner: HostConfiguration?
     private var clock: @Sendable () -> TimeInterval = { ProcessInfo.processInfo.systemUptime }
     private let refresh: Refresh?
-    private let refreshAsync: (@Sendable () async throws -> String)?
+    /// The `async` form's refresh: starts it (in a task) and returns how to cancel it.
+    private let start: Start?
+
+    /// Starts a refresh and returns how to cancel it (the `async` form, made in the
+    /// caller's module).
+    @usableFromInline
+    typealias Start = @Sendable (_ completion: @escaping @Sendable (Result<String, any Error>) -> Void) -> @Sendable () -> Void
     private let apply: Apply
     private let maxRefreshes: Int
     private let refreshWindow: TimeInterval
@@ -95,10 +101,11 @@ public final class TokenAuthenticator: @unchecked Sendable {
     public static let defaultRefreshTimeout: TimeInterval = 60
 
     @inline(never)  // one copy for both forms
-    private init(token: String?, maxRefreshes: Int, refreshWindow: TimeInterval, refreshTimeout: TimeInterval, apply: @escaping Apply, refresh: Refresh?, refreshAsync: (@Sendable () async throws -> String)?) {
+    @usableFromInline
+    init(token: String?, maxRefreshes: Int, refreshWindow: TimeInterval, refreshTimeout: TimeInterval, apply: @escaping Apply, refresh: Refresh?, start: Start?) {
         currentToken = token
         self.refresh = refresh
-        self.refreshAsync = refreshAsync
+        self.start = start
         self.apply = apply
         self.maxRefreshes = max(1, maxRefreshes)
         refreshTimes = Array(repeating: -.infinity, count: self.maxRefreshes)
@@ -118,11 +125,12 @@ public final class TokenAuthenticator: @unchecked Sendable {
         apply: @escaping Apply = TokenAuthenticator.bearer,
         refresh: @escaping Refresh
     ) {
-        self.init(token: token, maxRefreshes: maxRefreshes, refreshWindow: refreshWindow, refreshTimeout: refreshTimeout, apply: apply, refresh: refresh, refreshAsync: nil)
+        self.init(token: token, maxRefreshes: maxRefreshes, refreshWindow: refreshWindow, refreshTimeout: refreshTimeout, apply: apply, refresh: refresh, start: nil)
     }
 
     /// An authenticator whose refresh is an `async` function; a refresh still running
     /// after `refreshTimeout` seconds is cancelled and fails with a timeout.
+    @_alwaysEmitIntoClient  // its task's code only in the programs that use this form
     public convenience init(
         token: String?,
         maxRefreshes: Int = 3,
@@ -130,7 +138,12 @@ public final class TokenAuthenticator: @unchecked Sendable {
         refreshTimeout: TimeInterval = TokenAuthenticator.defaultRefreshTimeout,
         refresh: @escaping @Sendable () async throws -> String
     ) {
-        self.init(token: token, maxRefreshes: maxRefreshes, refreshWindow: refreshWindow, refreshTimeout: refreshTimeout, apply: Self.bearer, refresh: nil, refreshAsync: refresh)
+        self.init(token: token, maxRefreshes: maxRefreshes, refreshWindow: refreshWindow, refreshTimeout: refreshTimeout, apply: Self.bearer, refresh: nil) { completion in
+            let task = Task {
+                do { completion(.success(try await refresh())) } catch { completion(.failure(error)) }
+            }
+            return { task.cancel() }
+        }
     }
 
     /// The default `apply`: `Authorization: Bearer <token>`.
@@ -243,21 +256,19 @@ public final class TokenAuthenticator: @unchecked Sendable {
             DeadlineScheduler.shared.cancel(timer)
             self?.complete(number, result)
         }
-        guard let refreshAsync else {
+        guard let start else {
             refresh?(done)
             return
         }
-        let task = Task {
-            do { done(.success(try await refreshAsync())) } catch { done(.failure(error)) }
-        }
+        let cancel = start(done)
         lock.lock()
         let running = refreshing && refreshCount == number + 1
         if running {
-            refreshTask = task
+            cancelRefresh = cancel
         }
         lock.unlock()
         if !running {
-            task.cancel()  // timed out already
+            cancel()  // timed out already (or answered: cancelling a finished task does nothing)
         }
     }
 
@@ -281,8 +292,8 @@ public final class TokenAuthenticator: @unchecked Sendable {
         refreshing = false
         let waiting = waiters
         waiters.removeAll()
-        let task = refreshTask
-        refreshTask = nil
+        let cancel = cancelRefresh
+        cancelRefresh = nil
         if let error {
             failure = (generation, clock(), error)
         } else {
@@ -293,7 +304,7 @@ public final class TokenAuthenticator: @unchecked Sendable {
         let credential = (token: token, generation: generation)
         lock.unlock()
         if result == nil {
-            task?.cancel()
+            cancel?()
         }
         if let error, let host {
             QueueHop.async(host.callbackQueue) {
