@@ -184,28 +184,29 @@ public final class TokenAuthenticator: @unchecked Sendable {
         var answer: Result<Credential, NetworkError>?
         var limited = false, begin = false
         lock.lock()
-        if refreshing {
-            waiters.append(completion)
-        } else if let sent, generation <= sent || currentToken == nil {
-            // The monotonic clock, read under the lock that guards it.
-            let now = clock()
-            if let failure, failure.generation == sent, now - failure.at < refreshWindow {
-                answer = .failure(failure.error)
-            } else {
-                var recent = 0
-                for time in refreshTimes where now - time <= refreshWindow {
-                    recent += 1
+        let joins = refreshing  // a refresh runs: wait for it
+        if !joins {
+            if let sent, generation <= sent || currentToken == nil {
+                // The monotonic clock, read under the lock that guards it.
+                let now = clock()
+                if let failure, failure.generation == sent, now - failure.at < refreshWindow {
+                    answer = .failure(failure.error)
+                } else {
+                    var recent = 0
+                    for time in refreshTimes where now - time <= refreshWindow {
+                        recent += 1
+                    }
+                    limited = recent >= maxRefreshes
+                    begin = !limited
                 }
-                limited = recent >= maxRefreshes
-                begin = !limited
-            }
-        } else {
-            begin = currentToken == nil
-            if !begin {
-                answer = .success((token: currentToken, generation: generation))
+            } else {
+                begin = currentToken == nil
+                if !begin {
+                    answer = .success((token: currentToken, generation: generation))
+                }
             }
         }
-        if begin {
+        if joins || begin {
             waiters.append(completion)
         }
         lock.unlock()
