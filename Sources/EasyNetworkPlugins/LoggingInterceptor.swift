@@ -86,7 +86,7 @@ public struct LoggingInterceptor: RequestInterceptor {
         }
         if let error {
             text += " ✕ "
-            text += error.localizedDescription
+            text += error.errorDescription ?? ""  // its localizedDescription, without bridging to NSError
         }
         if level <= .debug {
             // The runtime's cast from `Any` (the fields are strings on every platform), not
