@@ -5,8 +5,8 @@ import Foundation
 ///
 /// One plain insertion sort (a request has a few headers) shared by the logger and
 /// ``CURLCommand``: a `sorted(by:)` at each call site compiled a copy of the standard
-/// library's sort for each closure. Fields are added one by one, so a response's
-/// `allHeaderFields` needs no dictionary of its own first.
+/// library's sort for each closure. The logger passes a response's `allHeaderFields` as
+/// the runtime casts them to `[String: String]`.
 struct HeaderLines {
     /// What is masked; `nil` masks nothing.
     let redaction: LogRedaction?
