@@ -8,26 +8,35 @@ import FoundationNetworking
 public enum CURLCommand {
     /// The command for `request`; pass `redaction: nil` to show every value.
     public static func make(for request: URLRequest, redaction: LogRedaction? = .default) -> String {
-        var parts = ["curl"]
+        var command = "curl"
         let method = request.httpMethod ?? "GET"
         if method != "GET" {
-            parts.append("-X \(method)")
+            command += " -X "
+            command += method
         }
-        for line in HeaderLines.of(request.allHTTPHeaderFields ?? [:], redaction: redaction) {
-            parts.append("-H " + quoted(line))
+        for line in HeaderLines.of(request.allHTTPHeaderFields, redaction: redaction) {
+            append(" -H ", line, to: &command)
         }
-        if let body = request.httpBody, !body.isEmpty {
-            let text = redaction.map { $0.redactBody(body, contentType: request.value(forHTTPHeaderField: "Content-Type"), pretty: false) }
-                ?? String(data: body, encoding: .utf8)
-            parts.append("--data-binary " + quoted(text ?? "<\(body.count) bytes>"))
+        if let body = request.httpBody, case let size = body.count, size > 0 {
+            var text: String?
+            if let redaction {
+                text = redaction.redactBody(body, contentType: request.value(forHTTPHeaderField: "Content-Type"), pretty: false)
+            } else {
+                text = String(data: body, encoding: .utf8)
+            }
+            append(" --data-binary ", text ?? "<" + String(size) + " bytes>", to: &command)
         }
-        let url = redaction.map { $0.redact(request.url) } ?? request.url?.absoluteString ?? ""
-        parts.append(quoted(url))
-        return parts.joined(separator: " ")
+        let url = request.url
+        append(" ", redaction?.redact(url) ?? url?.absoluteString ?? "", to: &command)
+        return command
     }
 
-    /// `text` in single quotes for a POSIX shell.
-    static func quoted(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    /// Appends `flag` and `text` in single quotes for a POSIX shell to `command`.
+    @inline(never)  // one copy for the three parts
+    private static func append(_ flag: String, _ text: String, to command: inout String) {
+        command += flag
+        command += "'"
+        command += LogRedaction.replacing("'", in: text, with: "'\\''")
+        command += "'"
     }
 }

@@ -5,8 +5,8 @@ import Foundation
 ///
 /// One plain insertion sort (a request has a few headers) shared by the logger and
 /// ``CURLCommand``: a `sorted(by:)` at each call site compiled a copy of the standard
-/// library's sort for each closure. Fields are added one by one, so a response's
-/// `allHeaderFields` needs no dictionary of its own first.
+/// library's sort for each closure. The logger passes a response's `allHeaderFields` as
+/// the runtime casts them to `[String: String]`.
 struct HeaderLines {
     /// What is masked; `nil` masks nothing.
     let redaction: LogRedaction?
@@ -21,10 +21,12 @@ struct HeaderLines {
 
     /// The lines of `fields`, by name ignoring case (names equal but for case keep the
     /// dictionary's order).
-    static func of(_ fields: [String: String], redaction: LogRedaction?) -> [String] {
+    static func of(_ fields: [String: String]?, redaction: LogRedaction?) -> [String] {
         var headers = HeaderLines(redaction: redaction)
-        for (name, value) in fields {
-            headers.add(name, value)
+        if let fields {
+            for (name, value) in fields {
+                headers.add(name, value)
+            }
         }
         return headers.lines
     }
@@ -32,16 +34,14 @@ struct HeaderLines {
     /// Puts the line of `name` in its place, after those of names equal to it but for case.
     mutating func add(_ name: String, _ value: String) {
         let key = name.lowercased()
-        let line = name + ": " + (redaction?.hidesHeader(name) == true ? LogRedaction.mask : value)
-        keys.append(key)
-        lines.append(line)
-        var index = keys.count - 1
+        var line = name
+        line += ": "
+        line += redaction?.hidesHeader(name) == true ? LogRedaction.mask : value
+        var index = keys.count
         while index > 0, key < keys[index - 1] {
-            keys[index] = keys[index - 1]
-            lines[index] = lines[index - 1]
             index -= 1
         }
-        keys[index] = key
-        lines[index] = line
+        keys.insert(key, at: index)
+        lines.insert(line, at: index)
     }
 }

@@ -9,19 +9,11 @@ import Foundation
 /// parameter names also ignore `_` and `-` (`client_secret` hides `clientSecret`).
 /// A form or query field hides when any part of its name does (`user[password]`).
 public struct LogRedaction: Sendable {
-    /// Header names whose values are hidden, kept lowercased.
-    public var headers: Set<String> {
-        didSet { headers = Self.normalized(headers, keys: false) }
-    }
-    /// Parameter names whose values are hidden (JSON keys, form and query fields), kept lowercased.
-    public var parameters: Set<String> {
-        didSet {
-            parameters = Self.normalized(parameters, keys: false)
-            parameterKeys = Self.normalized(parameters, keys: true)
-        }
-    }
-    /// `parameters` as compared: lowercased, without `_` and `-`.
-    private var parameterKeys: Set<String>
+    /// Header names whose values are hidden, compared ignoring case.
+    public var headers: Set<String>
+    /// Parameter names whose values are hidden (JSON keys, form and query fields),
+    /// compared ignoring case, `_` and `-`.
+    public var parameters: Set<String>
 
     /// A redaction; the defaults hide `Authorization`, `Proxy-Authorization`, `Cookie`,
     /// `Set-Cookie`, `X-API-Key`, and parameters named like passwords, tokens and secrets.
@@ -32,9 +24,8 @@ public struct LogRedaction: Sendable {
             "auth_token", "secret", "client_secret", "api_key", "private_key",
         ]
     ) {
-        self.headers = Self.normalized(headers, keys: false)
-        self.parameters = Self.normalized(parameters, keys: false)
-        parameterKeys = Self.normalized(parameters, keys: true)
+        self.headers = headers
+        self.parameters = parameters
     }
 
     /// The default redaction.
@@ -45,53 +36,68 @@ public struct LogRedaction: Sendable {
 
     /// Whether the header `name` is hidden (case-insensitive).
     public func hidesHeader(_ name: String) -> Bool {
-        headers.contains(name.lowercased())
+        Self.holds(Self.keys(headers, parameter: false), name, parameter: false)
     }
 
     /// Whether the parameter `name` is hidden (case-insensitive, ignoring `_` and `-`).
     public func hidesParameter(_ name: String) -> Bool {
-        parameterKeys.contains(Self.parameterKey(name))
+        Self.holds(Self.keys(parameters, parameter: true), name, parameter: true)
     }
 
-    private static func parameterKey(_ name: String) -> String {
-        name.lowercased().replacingOccurrences(of: "_", with: "").replacingOccurrences(of: "-", with: "")
+    /// `name` as compared: lowercased, and for a parameter without `_` and `-`.
+    @inline(never)  // one copy for every caller
+    private static func key(_ name: String, parameter: Bool) -> String {
+        let lowered = name.lowercased()
+        return parameter ? replacing("-", in: replacing("_", in: lowered, with: ""), with: "") : lowered
     }
 
-    /// `names` lowercased, or with `keys` as compared (``parameterKey(_:)``). One loop
-    /// for the initializer and both setters (a `map` each compiled its own copy).
-    private static func normalized(_ names: Set<String>, keys: Bool) -> Set<String> {
-        var result = Set<String>(minimumCapacity: names.count)
+    /// `text` with every `target` replaced: Foundation's generic `replacingOccurrences`
+    /// called from one place (each call site passes its defaults and type arguments).
+    @inline(never)
+    static func replacing(_ target: String, in text: String, with replacement: String) -> String {
+        text.replacingOccurrences(of: target, with: replacement)
+    }
+
+    /// Whether `keys` (see ``keys(_:parameter:)``) hold `name` as compared.
+    @inline(never)
+    private static func holds(_ keys: [String], _ name: String, parameter: Bool) -> Bool {
+        keys.contains(key(name, parameter: parameter))
+    }
+
+    /// `names` as compared (see ``key(_:parameter:)``), made once per text redacted:
+    /// the sets keep what the caller inserted.
+    @inline(never)
+    private static func keys(_ names: Set<String>, parameter: Bool) -> [String] {
+        var keys: [String] = []
         for name in names {
-            result.insert(keys ? parameterKey(name) : name.lowercased())
+            keys.append(key(name, parameter: parameter))
         }
-        return result
+        return keys
     }
 
     /// `url` as text with hidden query values masked (for display, not a URL).
     public func redact(_ url: URL?) -> String {
         guard let url else { return "(no URL)" }  // only for a request whose URL could not be made
         let string = url.absoluteString
-        guard let mark = string.firstIndex(of: "?") else { return string }
-        var query = String(string[string.index(after: mark)...])
-        var fragment = ""
-        if let hash = query.firstIndex(of: "#") {
-            fragment = String(query[hash...])
-            query = String(query[..<hash])
-        }
-        return String(string[..<mark]) + "?" + redactForm(query) + fragment
+        guard let mark = string.range(of: "?")?.upperBound else { return string }
+        let rest = string[mark...]
+        let hash = rest.range(of: "#")?.lowerBound ?? rest.endIndex
+        var result = String(string[..<mark])
+        result += redactForm(String(rest[..<hash]))
+        result += String(rest[hash...])
+        return result
     }
 
     /// A body as text with hidden values masked: JSON pretty-printed, forms by field,
     /// other text as is, binary as a byte count; cut to `limit` characters.
     public func describeBody(_ data: Data?, contentType: String?, limit: Int) -> String? {
-        guard let data, !data.isEmpty else { return nil }
-        guard var text = redactBody(data, contentType: contentType, pretty: true) else {
-            return "(\(data.count) bytes of binary data)"
+        let size = data?.count ?? 0  // `Data.count` once: each use inlines its representations
+        guard let data, size > 0 else { return nil }
+        let count = String(size)
+        guard let text = redactBody(data, contentType: contentType, pretty: true) else {
+            return "(" + count + " bytes of binary data)"
         }
-        if text.count > limit {
-            text = String(text.prefix(limit)) + "… (\(data.count) bytes in all)"
-        }
-        return text
+        return text.count > limit ? String(text.prefix(limit)) + "… (" + count + " bytes in all)" : text
     }
 
     /// A body as text with hidden values masked: JSON written again (sorted keys,
@@ -100,45 +106,44 @@ public struct LogRedaction: Sendable {
     func redactBody(_ data: Data, contentType: String?, pretty: Bool) -> String? {
         let options: JSONSerialization.WritingOptions = pretty ? [.prettyPrinted, .sortedKeys, .fragmentsAllowed] : [.sortedKeys, .fragmentsAllowed]
         if let json = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
-           let written = try? JSONSerialization.data(withJSONObject: redactJSON(json), options: options) {
-            return String(decoding: written, as: UTF8.self)
+           let written = try? JSONSerialization.data(withJSONObject: redactJSON(json, Self.keys(headers, parameter: false), Self.keys(parameters, parameter: true)), options: options) {
+            return String(data: written, encoding: .utf8)  // JSONSerialization writes UTF-8
         }
         guard let string = String(data: data, encoding: .utf8) else { return nil }
-        return (contentType ?? "").lowercased().contains("x-www-form-urlencoded") ? redactForm(string) : string
+        return contentType?.lowercased().contains("x-www-form-urlencoded") == true ? redactForm(string) : string
     }
 
     /// A JSON value with hidden keys masked, at any depth (parameter names and header
     /// names both count, for bodies that carry headers).
-    func redactJSON(_ value: Any) -> Any {
-        if let dictionary = value as? [String: Any] {
-            var result: [String: Any] = [:]
+    private func redactJSON(_ value: Any, _ headerKeys: [String], _ parameterKeys: [String]) -> Any {
+        if var dictionary = value as? [String: Any] {
             for (key, nested) in dictionary {
-                result[key] = hidesParameter(key) || hidesHeader(key) ? Self.mask : redactJSON(nested)
+                let hidden = Self.holds(parameterKeys, key, parameter: true) || Self.holds(headerKeys, key, parameter: false)
+                dictionary.updateValue(hidden ? Self.mask : redactJSON(nested, headerKeys, parameterKeys), forKey: key)
             }
-            return result
+            return dictionary
         }
-        if let array = value as? [Any] {
-            var result: [Any] = []
-            result.reserveCapacity(array.count)
-            for element in array {
-                result.append(redactJSON(element))
+        if var array = value as? [Any] {
+            for index in array.indices {
+                array[index] = redactJSON(array[index], headerKeys, parameterKeys)
             }
-            return result
+            return array
         }
         return value
     }
 
     /// A form body with hidden fields masked.
     func redactForm(_ body: String) -> String {
-        body.components(separatedBy: "&").map { pair -> String in
-            let name = pair.firstIndex(of: "=").map { String(pair[..<$0]) } ?? pair
-            let decoded = name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? name
+        let keys = Self.keys(parameters, parameter: true)
+        var pairs = body.components(separatedBy: "&")
+        for index in pairs.indices {
+            let name = pairs[index].components(separatedBy: "=")[0]  // never empty: one part at least
+            let decoded = Self.replacing("+", in: name, with: " ").removingPercentEncoding ?? name
             // `user[password]`, `items[0][token]`: any part of the name counts.
-            let hidden = decoded.components(separatedBy: Self.nameBrackets).contains { !$0.isEmpty && hidesParameter($0) }
-            return hidden ? name + "=" + Self.mask : pair
-        }.joined(separator: "&")
+            for part in Self.replacing("]", in: decoded, with: "[").components(separatedBy: "[") where !part.isEmpty && Self.holds(keys, part, parameter: true) {
+                pairs[index] = name + "=" + Self.mask
+            }
+        }
+        return pairs.joined(separator: "&")
     }
-
-    /// What separates the parts of a form field's name.
-    private static let nameBrackets = CharacterSet(charactersIn: "[]")
 }

@@ -46,48 +46,55 @@ public struct LoggingInterceptor: RequestInterceptor {
     /// Logs the attempt at `debug`: method, URL, headers, body, cURL.
     public func willSend(_ urlRequest: URLRequest, context: RequestContext) {
         guard level <= .debug else { return }
-        var lines = ["→ \(urlRequest.httpMethod ?? "GET") \(redaction.redact(urlRequest.url))" + (context.attempt > 1 ? " (attempt \(context.attempt))" : "")]
-        for line in HeaderLines.of(urlRequest.allHTTPHeaderFields ?? [:], redaction: redaction) {
-            lines.append("  " + line)
+        var text = "→ "
+        text += urlRequest.httpMethod ?? "GET"
+        text += " "
+        text += redaction.redact(urlRequest.url)
+        if context.attempt > 1 {
+            text += " (attempt "
+            Self.add(context.attempt, ")", to: &text)
         }
-        if let body = redaction.describeBody(urlRequest.httpBody, contentType: urlRequest.value(forHTTPHeaderField: "Content-Type"), limit: bodyLimit) {
-            lines.append(indent(body))
-        }
-        lines.append("  " + CURLCommand.make(for: urlRequest, redaction: redaction))
-        sink(.debug, lines.joined(separator: "\n"))
+        append(HeaderLines.of(urlRequest.allHTTPHeaderFields, redaction: redaction), urlRequest.httpBody, urlRequest.value(forHTTPHeaderField: "Content-Type"), to: &text)
+        text += "\n  "
+        text += CURLCommand.make(for: urlRequest, redaction: redaction)
+        sink(.debug, text)
     }
 
     /// Logs the outcome: `info` for success, `error` for failure, with the response
     /// body at `debug`.
     public func didFinish(_ outcome: RequestOutcome, context: RequestContext) {
-        let messageLevel: LogLevel = outcome.error == nil ? .info : .error
+        let error = outcome.error
+        let messageLevel: LogLevel = error == nil ? .info : .error
         guard level <= messageLevel else { return }
-        if outcome.error?.isCancelled == true, level > .debug { return }
-        let method = outcome.urlRequest?.httpMethod ?? context.request.method.rawValue
-        let url = redaction.redact(outcome.urlRequest?.url ?? outcome.error?.url ?? Self.intendedURL(of: context))
-        let status = outcome.response.map { String($0.statusCode) } ?? "---"
-        let milliseconds = Int((outcome.metrics.duration * 1000).rounded())
-        let attempts = outcome.metrics.attempts > 1 ? ", \(outcome.metrics.attempts) attempts" : ""
-        var line = "← \(status) \(method) \(url) \(milliseconds) ms, \(outcome.metrics.bytesReceived) bytes\(attempts)"
-        if let error = outcome.error {
-            line += " ✕ \(error.localizedDescription)"
+        if error?.isCancelled == true, level > .debug { return }
+        let request = outcome.urlRequest, response = outcome.response, metrics = outcome.metrics
+        var text = "← "
+        if let response {
+            Self.add(response.statusCode, " ", to: &text)
+        } else {
+            text += "--- "
         }
-        var lines = [line]
+        text += request?.httpMethod ?? context.request.method.rawValue
+        text += " "
+        text += redaction.redact(request?.url ?? error?.url ?? Self.intendedURL(of: context))
+        text += " "
+        Self.add(Int((metrics.duration * 1000).rounded()), " ms, ", to: &text)
+        Self.add(Int(metrics.bytesReceived), " bytes", to: &text)
+        if metrics.attempts > 1 {
+            text += ", "
+            Self.add(metrics.attempts, " attempts", to: &text)
+        }
+        if let error {
+            text += " ✕ "
+            text += error.errorDescription ?? ""  // its localizedDescription, without bridging to NSError
+        }
         if level <= .debug {
-            if let response = outcome.response {
-                var headers = HeaderLines(redaction: redaction)
-                for (name, value) in response.allHeaderFields {
-                    if let name = name as? String { headers.add(name, "\(value)") }
-                }
-                for line in headers.lines {
-                    lines.append("  " + line)
-                }
-            }
-            if let body = redaction.describeBody(outcome.data, contentType: outcome.response?.value(forHTTPHeaderField: "Content-Type"), limit: bodyLimit) {
-                lines.append(indent(body))
-            }
+            // The runtime's cast from `Any` (the fields are strings on every platform), not
+            // a loop over `AnyHashable` keys compiled here.
+            let fields: Any? = response?.allHeaderFields
+            append(HeaderLines.of(fields as? [String: String], redaction: redaction), outcome.data, response?.value(forHTTPHeaderField: "Content-Type"), to: &text)
         }
-        sink(messageLevel, lines.joined(separator: "\n"))
+        sink(messageLevel, text)
     }
 
     /// The URL a request that ended before it was sent (a failed adapt, token refresh
@@ -101,7 +108,23 @@ public struct LoggingInterceptor: RequestInterceptor {
         return context.request.absoluteURL ?? URL(string: context.request.api, relativeTo: context.host.baseURL)
     }
 
-    private func indent(_ text: String) -> String {
-        "  " + text.replacingOccurrences(of: "\n", with: "\n  ")
+    /// Adds `number` and then `words` to `text` (one copy of the number's formatting).
+    @inline(never)
+    private static func add(_ number: Int, _ words: String, to text: inout String) {
+        text += String(number)
+        text += words
+    }
+
+    /// Adds header `lines` and the described `body` to `text`, each line indented.
+    @inline(never)  // one copy for both messages
+    private func append(_ lines: [String], _ body: Data?, _ contentType: String?, to text: inout String) {
+        for line in lines {
+            text += "\n  "
+            text += line
+        }
+        if let body = redaction.describeBody(body, contentType: contentType, limit: bodyLimit) {
+            text += "\n  "
+            text += LogRedaction.replacing("\n", in: body, with: "\n  ")
+        }
     }
 }

@@ -61,22 +61,32 @@ public final class TokenAuthenticator: @unchecked Sendable {
     /// struct would bring value witnesses of its own into the binary.
     typealias Credential = (token: String?, generation: Int)
 
-    /// Starts a refresh and returns how to cancel it, if it can be.
-    private typealias Start = @Sendable (_ completion: @escaping @Sendable (Result<String, any Error>) -> Void) -> (@Sendable () -> Void)?
-
     private let lock = Lock()
     private var currentToken: String?
     private var generation = 0
     private var refreshing = false
     private var waiters: [@Sendable (Result<Credential, NetworkError>) -> Void] = []
-    /// When refreshes started, in seconds of ``uptime``.
-    private var refreshTimes: [TimeInterval] = []
+    /// When the last `maxRefreshes` refreshes started, in seconds of ``uptime`` (a ring;
+    /// `-infinity` for none): only those can be within the window.
+    private var refreshTimes: [TimeInterval]
+    /// How many refreshes started: the next one's place in the ring is this modulo its
+    /// size, and the running one (while `refreshing`) is number `refreshCount - 1`.
+    private var refreshCount = 0
+    /// How to cancel the running refresh of the `async` form, called when it times out.
+    private var cancelRefresh: (@Sendable () -> Void)?
     /// The last failed refresh: the generation it tried to replace, when, and why.
     private var failure: (generation: Int, at: TimeInterval, error: NetworkError)?
     /// Weak, so the authenticator never keeps its host alive.
     private weak var owner: HostConfiguration?
     private var clock: @Sendable () -> TimeInterval = { ProcessInfo.processInfo.systemUptime }
-    private let start: Start
+    private let refresh: Refresh?
+    /// The `async` form's refresh: starts it (in a task) and returns how to cancel it.
+    private let start: Start?
+
+    /// Starts a refresh and returns how to cancel it (the `async` form, made in the
+    /// caller's module).
+    @usableFromInline
+    typealias Start = @Sendable (_ completion: @escaping @Sendable (Result<String, any Error>) -> Void) -> @Sendable () -> Void
     private let apply: Apply
     private let maxRefreshes: Int
     private let refreshWindow: TimeInterval
@@ -90,11 +100,15 @@ public final class TokenAuthenticator: @unchecked Sendable {
     /// The default `refreshTimeout`: 60 s, the default timeout of one request.
     public static let defaultRefreshTimeout: TimeInterval = 60
 
-    private init(token: String?, maxRefreshes: Int, refreshWindow: TimeInterval, refreshTimeout: TimeInterval, apply: @escaping Apply, start: @escaping Start) {
+    @inline(never)  // one copy for both forms
+    @usableFromInline
+    init(token: String?, maxRefreshes: Int, refreshWindow: TimeInterval, refreshTimeout: TimeInterval, apply: @escaping Apply, refresh: Refresh?, start: Start?) {
         currentToken = token
+        self.refresh = refresh
         self.start = start
         self.apply = apply
         self.maxRefreshes = max(1, maxRefreshes)
+        refreshTimes = Array(repeating: -.infinity, count: self.maxRefreshes)
         self.refreshWindow = refreshWindow
         // Not positive (or NaN): the default; `.infinity` and the like: a year.
         self.refreshTimeout = refreshTimeout > 0 ? min(refreshTimeout, 365 * 86_400) : Self.defaultRefreshTimeout
@@ -108,17 +122,15 @@ public final class TokenAuthenticator: @unchecked Sendable {
         maxRefreshes: Int = 3,
         refreshWindow: TimeInterval = 30,
         refreshTimeout: TimeInterval = TokenAuthenticator.defaultRefreshTimeout,
-        apply: @escaping Apply = { token, request in request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") },
+        apply: @escaping Apply = TokenAuthenticator.bearer,
         refresh: @escaping Refresh
     ) {
-        self.init(token: token, maxRefreshes: maxRefreshes, refreshWindow: refreshWindow, refreshTimeout: refreshTimeout, apply: apply) { completion in
-            refresh(completion)
-            return nil
-        }
+        self.init(token: token, maxRefreshes: maxRefreshes, refreshWindow: refreshWindow, refreshTimeout: refreshTimeout, apply: apply, refresh: refresh, start: nil)
     }
 
     /// An authenticator whose refresh is an `async` function; a refresh still running
     /// after `refreshTimeout` seconds is cancelled and fails with a timeout.
+    @_alwaysEmitIntoClient  // its task's code only in the programs that use this form
     public convenience init(
         token: String?,
         maxRefreshes: Int = 3,
@@ -126,18 +138,18 @@ public final class TokenAuthenticator: @unchecked Sendable {
         refreshTimeout: TimeInterval = TokenAuthenticator.defaultRefreshTimeout,
         refresh: @escaping @Sendable () async throws -> String
     ) {
-        self.init(
-            token: token,
-            maxRefreshes: maxRefreshes,
-            refreshWindow: refreshWindow,
-            refreshTimeout: refreshTimeout,
-            apply: { token, request in request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        ) { completion in
+        self.init(token: token, maxRefreshes: maxRefreshes, refreshWindow: refreshWindow, refreshTimeout: refreshTimeout, apply: Self.bearer, refresh: nil) { completion in
             let task = Task {
                 do { completion(.success(try await refresh())) } catch { completion(.failure(error)) }
             }
             return { task.cancel() }
         }
+    }
+
+    /// The default `apply`: `Authorization: Bearer <token>`.
+    @usableFromInline
+    static func bearer(_ token: String, _ request: inout URLRequest) {
+        request.setValue("Bearer " + token, forHTTPHeaderField: "Authorization")
     }
 
     /// Seconds on a monotonic clock (the system uptime); tests may replace it.
@@ -162,72 +174,59 @@ public final class TokenAuthenticator: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// The credential to send with, waiting for a running refresh first, or making one
-    /// when there is no token yet. `parked` runs, before the wait, when the caller must
-    /// wait (its completion may run before or after `parked` returns).
-    func credential(parked: @Sendable () -> Void = {}, _ completion: @escaping @Sendable (Result<Credential, NetworkError>) -> Void) {
-        enum Next { case ready(Credential), wait, refresh }
-        let next: Next
+    /// The credential to send with: for the first attempt (`sent` is `nil`) the current
+    /// token, waiting for a running refresh first, or making one when there is no token
+    /// yet; after an attempt sent with generation `sent` came back unauthorized, a newer
+    /// token at once, or the one refresh (waited for or started), within the window's
+    /// limit. `parked` runs, before the wait, when the caller must wait (its completion
+    /// may run before or after `parked` returns).
+    func credential(after sent: Int? = nil, parked: @Sendable () -> Void = {}, _ completion: @escaping @Sendable (Result<Credential, NetworkError>) -> Void) {
+        var answer: Result<Credential, NetworkError>?
+        var limited = false, begin = false
         lock.lock()
-        if refreshing {
+        let joins = refreshing  // a refresh runs: wait for it
+        if !joins {
+            if let sent, generation <= sent || currentToken == nil {
+                // The monotonic clock, read under the lock that guards it.
+                let now = clock()
+                if let failure, failure.generation == sent, now - failure.at < refreshWindow {
+                    answer = .failure(failure.error)
+                } else {
+                    var recent = 0
+                    for time in refreshTimes where now - time <= refreshWindow {
+                        recent += 1
+                    }
+                    limited = recent >= maxRefreshes
+                    begin = !limited
+                }
+            } else {
+                begin = currentToken == nil
+                if !begin {
+                    answer = .success((token: currentToken, generation: generation))
+                }
+            }
+        }
+        if joins || begin {
             waiters.append(completion)
-            next = .wait
-        } else if currentToken == nil {
-            waiters.append(completion)
-            next = .refresh
-        } else {
-            next = .ready((token: currentToken, generation: generation))
         }
         lock.unlock()
-        switch next {
-        case .ready(let credential): completion(.success(credential))
-        case .wait: parked()
-        case .refresh:
-            parked()
+        if limited {
+            answer = .failure(Self.failure("the token was refreshed " + String(maxRefreshes) + " times in " + String(Int(refreshWindow)) + " s; not refreshing again", nil))
+        }
+        if let answer {
+            return completion(answer)
+        }
+        parked()
+        if begin {
             startRefresh()
         }
     }
 
-    /// Called when a request sent with `generation` came back unauthorized: replays at
-    /// once with a newer token, or waits for (or starts) the one refresh; `parked` runs
-    /// as in ``credential(parked:_:)``.
-    func unauthorized(sentWith sent: Int, parked: @Sendable () -> Void = {}, _ completion: @escaping @Sendable (Result<Credential, NetworkError>) -> Void) {
-        enum Next { case ready(Credential), wait, refresh, limited, failed(NetworkError) }
-        let now = uptime()
-        let window = refreshWindow
-        let next: Next
-        lock.lock()
-        if generation > sent, currentToken != nil, !refreshing {
-            next = .ready((token: currentToken, generation: generation))
-        } else if refreshing {
-            waiters.append(completion)
-            next = .wait
-        } else if let failure, failure.generation == sent, now - failure.at < window {
-            next = .failed(failure.error)
-        } else {
-            refreshTimes.removeAll { now - $0 > window }
-            if refreshTimes.count >= maxRefreshes {
-                next = .limited
-            } else {
-                waiters.append(completion)
-                next = .refresh
-            }
-        }
-        lock.unlock()
-        switch next {
-        case .ready(let credential): completion(.success(credential))
-        case .wait: parked()
-        case .refresh:
-            parked()
-            startRefresh()
-        case .failed(let error): completion(.failure(error))
-        case .limited:
-            completion(.failure(NetworkError(
-                kind: .authentication,
-                message: "the token was refreshed \(maxRefreshes) times in \(Int(refreshWindow)) s; not refreshing again",
-                isUnauthorized: false
-            )))
-        }
+    /// An `authentication` failure saying `words`, never counted as unauthorized (made
+    /// in one place: each `NetworkError` initializer call passes every default).
+    @inline(never)
+    private static func failure(_ words: String, _ underlying: (any Error)?) -> NetworkError {
+        NetworkError(kind: .authentication, message: words, underlyingError: underlying, isUnauthorized: false)
     }
 
     /// Puts `credential` on `request`.
@@ -239,110 +238,89 @@ public final class TokenAuthenticator: @unchecked Sendable {
 
     /// Runs the refresh unless one runs, with its timeout; the caller has queued its waiter.
     private func startRefresh() {
-        let now = uptime()
         lock.lock()
         let begin = !refreshing
+        let number = refreshCount
         if begin {
             refreshing = true
-            refreshTimes.append(now)
+            refreshTimes[number % maxRefreshes] = clock()  // the clock, under its lock
+            refreshCount += 1
         }
         lock.unlock()
         guard begin else { return }
-        // The first of the refresh's answer and its timeout counts; the other is ignored.
-        let current = RefreshAttempt()
-        let timeout = refreshTimeout
-        let cancel = start { [weak self] result in
-            // A refresh that calls back twice counts once.
-            guard let timer = current.end() else { return }
-            timer.map(DeadlineScheduler.shared.cancel)
-            self?.complete(result.mapError { error in
-                NetworkError(
-                    kind: .authentication,
-                    message: "the token could not be refreshed: \(error.localizedDescription)",
-                    underlyingError: error,
-                    isUnauthorized: false
-                )
-            })
+        // The first of the refresh's answer and its timeout counts; `complete` ignores the
+        // other (and a second answer) by the refresh's number.
+        let timer = DeadlineScheduler.shared.schedule(at: .now() + refreshTimeout) { [weak self] in
+            self?.complete(number, nil)
         }
-        current.arm(cancel: cancel) {
-            DeadlineScheduler.shared.schedule(at: .now() + timeout) { [weak self] in
-                guard current.end() != nil else { return }
-                current.takeCancel()?()
-                self?.complete(.failure(NetworkError(
-                    kind: .authentication,
-                    message: "the token refresh did not finish within \(timeout) s",
-                    underlyingError: URLError(.timedOut),
-                    isUnauthorized: false
-                )))
-            }
+        let done: @Sendable (Result<String, any Error>) -> Void = { [weak self] result in
+            DeadlineScheduler.shared.cancel(timer)
+            self?.complete(number, result)
         }
-    }
-
-    /// One refresh: whether its answer or its timeout came, how to cancel it, its timer.
-    private final class RefreshAttempt: @unchecked Sendable {
-        // unchecked: `done`, `cancel` and `timer` are read and written only under `lock`.
-        private let lock = Lock()
-        private var done = false
-        private var cancel: (@Sendable () -> Void)?
-        private var timer: Int?
-
-        /// Ends the attempt and returns its timer (`.some(nil)` when none was armed yet),
-        /// or `nil` when it had ended already.
-        func end() -> Int?? {
-            lock.lock()
-            defer { lock.unlock() }
-            guard !done else { return nil }
-            done = true
-            return .some(timer)
+        guard let start else {
+            refresh?(done)
+            return
         }
-
-        /// Keeps how to cancel the refresh and arms its timer, unless it has ended.
-        func arm(cancel: (@Sendable () -> Void)?, timer schedule: () -> Int) {
-            lock.lock()
-            defer { lock.unlock() }
-            guard !done else { return }
-            self.cancel = cancel
-            timer = schedule()
-        }
-
-        /// How to cancel the refresh, once.
-        func takeCancel() -> (@Sendable () -> Void)? {
-            lock.lock()
-            defer { lock.unlock() }
-            let taken = cancel
-            cancel = nil
-            return taken
-        }
-    }
-
-    private func complete(_ result: Result<String, NetworkError>) {
-        let now = uptime()
-        let outcome: Result<Credential, NetworkError>
+        let cancel = start(done)
         lock.lock()
+        let running = refreshing && refreshCount == number + 1
+        if running {
+            cancelRefresh = cancel
+        }
+        lock.unlock()
+        if !running {
+            cancel()  // timed out already (or answered: cancelling a finished task does nothing)
+        }
+    }
+
+    /// Ends refresh `number` with `result` (`nil`: it timed out), unless it ended already.
+    private func complete(_ number: Int, _ result: Result<String, any Error>?) {
+        var token: String?
+        var error: NetworkError?
+        switch result {
+        case .success(let value)?:
+            token = value
+        case .failure(let refreshError)?:
+            error = Self.failure("the token could not be refreshed: " + refreshError.localizedDescription, refreshError)
+        case nil:
+            error = Self.failure("the token refresh did not finish within " + String(refreshTimeout) + " s", URLError(.timedOut))
+        }
+        lock.lock()
+        guard refreshing, refreshCount == number + 1 else {
+            lock.unlock()
+            return
+        }
         refreshing = false
         let waiting = waiters
         waiters.removeAll()
-        switch result {
-        case .success(let token):
+        let cancel = cancelRefresh
+        cancelRefresh = nil
+        if let error {
+            failure = (generation, clock(), error)
+        } else {
             currentToken = token
             generation += 1
             failure = nil
-            outcome = .success((token: token, generation: generation))
-        case .failure(let error):
-            failure = (generation, now, error)
-            outcome = .failure(error)
         }
+        let credential = (token: token, generation: generation)
         lock.unlock()
-        if case .failure(let error) = outcome, let host {
-            let queue = host.callbackQueue
-            queue.async {
-                NotificationCenter.default.post(
-                    name: HostConfiguration.unauthorizedOperationNotification,
-                    object: host,
-                    userInfo: ["error": error]
-                )
+        if result == nil {
+            cancel?()
+        }
+        if let error, let host {
+            QueueHop.async(host.callbackQueue) {
+                // String keys made `[AnyHashable: Any]` by the runtime's cast (always
+                // succeeds), as the core does: an `AnyHashable` literal compiles its own hashing.
+                let info: [String: Any] = ["error": error]
+                NotificationCenter.default.post(name: HostConfiguration.unauthorizedOperationNotification, object: host, userInfo: info as Any as? [AnyHashable: Any])
             }
         }
-        waiting.forEach { $0(outcome) }
+        for waiter in waiting {
+            if let error {
+                waiter(.failure(error))
+            } else {
+                waiter(.success(credential))
+            }
+        }
     }
 }

@@ -40,7 +40,7 @@ final class TokenPlugIn: RequestPlugIn, RequestInterceptor, @unchecked Sendable 
         return sent?.token
     }
 
-    /// Waits for the credential (see ``TokenAuthenticator/credential(parked:_:)``) and
+    /// Waits for the credential (see ``TokenAuthenticator/credential(after:parked:_:)``) and
     /// puts it on the request; a token holding CR, LF or NUL fails the request
     /// (`invalidRequest`, with a `HeaderFieldError`).
     func adapt(_ urlRequest: URLRequest, context: RequestContext, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
@@ -71,7 +71,7 @@ final class TokenPlugIn: RequestPlugIn, RequestInterceptor, @unchecked Sendable 
     }
 
     /// An unauthorized answer to an attempt sent with a token is replayed once with a
-    /// newer one (see ``TokenAuthenticator/unauthorized(sentWith:parked:_:)``).
+    /// newer one (see ``TokenAuthenticator/credential(after:parked:_:)``).
     func retry(_ error: NetworkError, context: RequestContext, completion: @escaping @Sendable (RetryDecision) -> Void) {
         lock.lock()
         let credential = sent
@@ -81,7 +81,7 @@ final class TokenPlugIn: RequestPlugIn, RequestInterceptor, @unchecked Sendable 
             return
         }
         let loan = newLoan()
-        authenticator.unauthorized(sentWith: credential.generation, parked: loan.lend) { result in
+        authenticator.credential(after: credential.generation, parked: loan.lend) { result in
             switch result {
             case .success:
                 loan.giveBack { completion(.retry(after: 0)) }

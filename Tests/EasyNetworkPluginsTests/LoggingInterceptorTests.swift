@@ -36,6 +36,8 @@ final class LoggingInterceptorTests: ServerTestCase {
             XCTAssertFalse(all.contains(secret), "\(secret) leaked:\n\(all)")
         }
         XCTAssertTrue(all.contains("<redacted>"), all)
+        XCTAssertTrue(all.lowercased().contains("\n  x-client-secret: <redacted>"), "the response's header lines are logged, masked:\n\(all)")
+        XCTAssertTrue(all.lowercased().contains("\n  content-type: application/json"), "the response's header lines are logged:\n\(all)")
         XCTAssertEqual(server.requests(path: "/echo").first?.header("X-Client-Secret"), "SECRET-HEADER", "only the log is masked")
     }
 

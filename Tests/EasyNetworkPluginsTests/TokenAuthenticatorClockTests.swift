@@ -19,7 +19,7 @@ final class TokenAuthenticatorClockTests: XCTestCase {
         authenticator.uptime = { clock.read { $0 } }
         func unauthorized(_ generation: Int) -> Result<TokenAuthenticator.Credential, NetworkError>? {
             let result = Protected<Result<TokenAuthenticator.Credential, NetworkError>?>(nil)
-            authenticator.unauthorized(sentWith: generation) { outcome in result.write { $0 = outcome } }
+            authenticator.credential(after: generation) { outcome in result.write { $0 = outcome } }
             return result.read { $0 }
         }
         guard case .success(let first)? = unauthorized(0) else { return XCTFail("the first refresh runs") }
@@ -34,7 +34,7 @@ final class TokenAuthenticatorClockTests: XCTestCase {
         for timeout in [0, -1, .nan, .infinity, .greatestFiniteMagnitude] as [TimeInterval] {
             let authenticator = TokenAuthenticator(token: "t0", refreshTimeout: timeout) { _ in }
             let outcome = Protected<Result<TokenAuthenticator.Credential, NetworkError>?>(nil)
-            authenticator.unauthorized(sentWith: 0) { result in outcome.write { $0 = result } }
+            authenticator.credential(after: 0) { result in outcome.write { $0 = result } }
             usleep(50_000)
             XCTAssertNil(outcome.read { $0 }, "timeout \(timeout): still waiting")
         }
