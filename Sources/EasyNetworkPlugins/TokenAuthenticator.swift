@@ -209,6 +209,14 @@ public final class TokenAuthenticator: @unchecked Sendable {
         if joins || begin {
             waiters.append(completion)
         }
+        // Marked running in the step that decided it: a caller right after this one waits
+        // for it, even if this one is descheduled before the refresh starts.
+        let number = refreshCount
+        if begin {
+            refreshing = true
+            refreshTimes[number % maxRefreshes] = clock()  // the clock, under its lock
+            refreshCount += 1
+        }
         lock.unlock()
         if limited {
             answer = .failure(Self.failure("the token was refreshed " + String(maxRefreshes) + " times in " + String(Int(refreshWindow)) + " s; not refreshing again", nil))
@@ -218,7 +226,7 @@ public final class TokenAuthenticator: @unchecked Sendable {
         }
         parked()
         if begin {
-            startRefresh()
+            startRefresh(number)
         }
     }
 
@@ -236,18 +244,9 @@ public final class TokenAuthenticator: @unchecked Sendable {
         }
     }
 
-    /// Runs the refresh unless one runs, with its timeout; the caller has queued its waiter.
-    private func startRefresh() {
-        lock.lock()
-        let begin = !refreshing
-        let number = refreshCount
-        if begin {
-            refreshing = true
-            refreshTimes[number % maxRefreshes] = clock()  // the clock, under its lock
-            refreshCount += 1
-        }
-        lock.unlock()
-        guard begin else { return }
+    /// Runs refresh `number`, which the caller marked running (with its waiter queued),
+    /// with its timeout.
+    private func startRefresh(_ number: Int) {
         // The first of the refresh's answer and its timeout counts; `complete` ignores the
         // other (and a second answer) by the refresh's number.
         let timer = DeadlineScheduler.shared.schedule(at: .now() + refreshTimeout) { [weak self] in
