@@ -14,7 +14,7 @@ final class ChainRun: @unchecked Sendable {
 
     private let configuration: HostConfiguration
     /// One per step; filled in init, before the run is shared, and never changed.
-    private var operations: [ServiceOperation] = []
+    private var operations: [Operation] = []
     private let lock = Lock()
     private var results: [any Sendable] = []
     private var error: ChainError?
@@ -35,7 +35,7 @@ final class ChainRun: @unchecked Sendable {
     }
 
     /// The operation of `step`, of the step's own type (see ``ChainStepOperation``).
-    private static func operation<Step: ChainStep>(for step: Step, index: Int, run: ChainRun, configuration: HostConfiguration) -> ServiceOperation {
+    private static func operation<Step: ChainStep>(for step: Step, index: Int, run: ChainRun, configuration: HostConfiguration) -> Operation {
         ChainStepOperation(index: index, step: step, run: run, configuration: configuration)
     }
 
@@ -103,6 +103,11 @@ final class ChainRun: @unchecked Sendable {
         if first { stopAfter(index) }
     }
 
+    /// What a builder's own error becomes (out of line: the operation's code is generic).
+    static func buildError(_ error: any Error, step index: Int) -> NetworkError {
+        NetworkError(kind: .invalidRequest, message: "step " + String(index + 1) + " could not build its request: " + error.localizedDescription, underlyingError: error)
+    }
+
     private func stopAfter(_ index: Int) {
         operations.dropFirst(index + 1).forEach { $0.cancel() }
     }
@@ -149,13 +154,17 @@ final class ChainStepOperation<Step: ChainStep>: ServiceOperation, @unchecked Se
             finish()
             return
         }
+        let previous = run.previousResult(before: index)
+        if index > 0, previous == nil {
+            // The step before never answered (cancelled with the whole queue): the chain
+            // reports a cancellation there.
+            return finish()
+        }
         let plan: ChainPlan?
         do {
-            plan = try step.plan(after: run.previousResult(before: index))
+            plan = try step.plan(after: previous)
         } catch {
-            let networkError = error as? NetworkError
-                ?? NetworkError(kind: .invalidRequest, message: "step \(index + 1) could not build its request: \(error.localizedDescription)", underlyingError: error)
-            run.stepFailed(index, error: networkError)
+            run.stepFailed(index, error: error as? NetworkError ?? ChainRun.buildError(error, step: index))
             finish()
             return
         }

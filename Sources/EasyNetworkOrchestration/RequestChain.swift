@@ -45,7 +45,9 @@ public struct RequestChain<Last>: Sendable {
     public func then<Request: APIRequest>(
         _ make: @escaping @Sendable (Last) throws -> Request?
     ) -> RequestChain<Request.Response> where Request.Response: Sendable {
-        RequestChain<Request.Response>(configuration: configuration, steps: steps + [NextStep<Last, Request>(make: make)])
+        var steps = steps
+        steps.append(NextStep<Last, Request>(make: make))
+        return RequestChain<Request.Response>(configuration: configuration, steps: steps)
     }
 
     /// Runs the chain on `queue` and calls `completion` once.
@@ -55,9 +57,9 @@ public struct RequestChain<Last>: Sendable {
         on queue: NetworkQueue,
         completion: @escaping @Sendable (Result<ChainOutcome<Last>, ChainError>) -> Void
     ) -> ChainHandle {
-        let run = ChainRun(configuration: configuration, steps: steps)
-        run.enqueue(on: queue) { completion(Self.result($0, $1, $2)) }
-        return ChainHandle(run: run)
+        let handle = prepared()
+        start(handle, on: queue, completion: completion)
+        return handle
     }
 
     /// Runs the chain on `queue` and returns its outcome; cancelling the calling task
@@ -65,26 +67,41 @@ public struct RequestChain<Last>: Sendable {
     /// sends nothing, and one cancelled later sends no further step. It throws a
     /// cancellation unless every step had already answered.
     /// - Throws: ``ChainError``.
+    @_alwaysEmitIntoClient  // in the caller: an async function is many small functions
     public func run(on queue: NetworkQueue) async throws -> ChainOutcome<Last> {
         // The run exists before the cancellation handler, so a cancel that comes first is
         // kept by the run itself (its operations are cancelled before they are queued).
-        let run = ChainRun(configuration: configuration, steps: steps)
+        let handle = prepared()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ChainOutcome<Last>, any Error>) in
-                run.enqueue(on: queue) { results, error, endedEarly in
-                    continuation.resume(with: Self.result(results, error, endedEarly).mapError { $0 as any Error })
+                start(handle, on: queue) { result in
+                    switch result {
+                    case .success(let outcome): continuation.resume(returning: outcome)
+                    case .failure(let error): continuation.resume(throwing: error)
+                    }
                 }
             }
         } onCancel: {
-            run.cancel()
+            handle.cancel()
         }
     }
 
-    private static func result(_ results: [any Sendable], _ error: ChainError?, _ endedEarly: Bool) -> Result<ChainOutcome<Last>, ChainError> {
-        if let error {
-            return .failure(error)
+    /// A run of the chain, not queued yet, behind its handle.
+    @usableFromInline
+    func prepared() -> ChainHandle {
+        ChainHandle(run: ChainRun(configuration: configuration, steps: steps))
+    }
+
+    /// Queues the run behind `handle`, which reports to `completion` once.
+    @usableFromInline
+    func start(_ handle: ChainHandle, on queue: NetworkQueue, completion: @escaping @Sendable (Result<ChainOutcome<Last>, ChainError>) -> Void) {
+        handle.run.enqueue(on: queue) { results, error, endedEarly in
+            if let error {
+                completion(.failure(error))
+            } else {
+                completion(.success(ChainOutcome(results: results, endedEarly: endedEarly)))
+            }
         }
-        return .success(ChainOutcome(results: results, endedEarly: endedEarly))
     }
 }
 
@@ -125,9 +142,13 @@ final class NextStep<Last, Request: APIRequest>: ChainStep where Request.Respons
 
     func plan(after previous: (any Sendable)?) throws -> ChainPlan? {
         guard let value = previous as? Last else {
-            throw NetworkError(kind: .decoding, message: "the previous step did not produce \(Last.self)")
+            // Not reached: the step before made a `Last` (a chain's types line up by `then`).
+            throw NetworkError(kind: .decoding, message: "the previous step made a result of another type")
         }
-        return try make(value).map { ChainPlan($0) }
+        guard let request = try make(value) else {
+            return nil
+        }
+        return ChainPlan(request)
     }
 }
 
