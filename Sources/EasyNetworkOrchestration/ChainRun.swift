@@ -47,7 +47,7 @@ final class ChainRun: @unchecked Sendable {
         self.report = report
         lock.unlock()
         let finisher = ChainFinisher(owner: self) { run in
-            run.configuration.callbackQueue.async { run.deliver() }
+            run.configuration.deliveryQueue.async { run.deliver() }
         }
         operations.forEach { finisher.addDependency($0) }
         // The finisher first, while no step can have finished: swift-corelibs-foundation
@@ -63,44 +63,40 @@ final class ChainRun: @unchecked Sendable {
         lock.lock()
         cancelled = true
         lock.unlock()
-        operations.forEach { $0.cancel() }
+        cancelSteps(from: 0)
     }
 
-    /// The previous step's result, or `nil` for the first step.
-    func previousResult(before index: Int) -> (any Sendable)? {
+    /// What step `index` builds its request from: `.some(nil)` for the first step, the
+    /// previous step's result, or `nil` when the step must not run (the chain stopped:
+    /// failed, cancelled or ended early; or the step before never answered, cancelled with
+    /// the whole queue: the chain then reports a cancellation there).
+    func input(for index: Int) -> (any Sendable)?? {
         lock.lock()
         defer { lock.unlock() }
-        return index > 0 && index <= results.count ? results[index - 1] : nil
+        guard error == nil, !ended, !cancelled, results.count == index else { return nil }
+        return .some(index > 0 ? results[index - 1] : nil)
     }
 
-    /// Whether the chain already stopped (failed, cancelled or ended early).
-    var isStopped: Bool {
+    /// Step `index` answered `value`, or failed with `error`, or (neither) its builder
+    /// ended the chain. A failure or an end stops the later steps.
+    func step(_ index: Int, value: (any Sendable)?, error: NetworkError?) {
         lock.lock()
-        defer { lock.unlock() }
-        return error != nil || ended || cancelled
-    }
-
-    func stepSucceeded(_ index: Int, value: any Sendable) {
-        lock.lock()
-        results.append(value)
-        lock.unlock()
-    }
-
-    func stepEnded(_ index: Int) {
-        lock.lock()
-        ended = true
-        lock.unlock()
-        stopAfter(index)
-    }
-
-    func stepFailed(_ index: Int, error: NetworkError) {
-        lock.lock()
-        let first = self.error == nil && !ended
-        if first {
-            self.error = ChainError(step: index, error: error)
+        var stops = false
+        if let error {
+            stops = self.error == nil && !ended
+            if stops {
+                self.error = ChainError(step: index, error: error)
+            }
+        } else if let value {
+            results.append(value)
+        } else {
+            ended = true
+            stops = true
         }
         lock.unlock()
-        if first { stopAfter(index) }
+        if stops {
+            cancelSteps(from: index + 1)
+        }
     }
 
     /// What a builder's own error becomes (out of line: the operation's code is generic).
@@ -108,8 +104,13 @@ final class ChainRun: @unchecked Sendable {
         NetworkError(kind: .invalidRequest, message: "step " + String(index + 1) + " could not build its request: " + error.localizedDescription, underlyingError: error)
     }
 
-    private func stopAfter(_ index: Int) {
-        operations.dropFirst(index + 1).forEach { $0.cancel() }
+    /// Cancels the steps from `first` on (one loop: a `forEach` compiles a closure).
+    private func cancelSteps(from first: Int) {
+        var index = first
+        while index < operations.count {
+            operations[index].cancel()
+            index += 1
+        }
     }
 
     private func deliver() {
@@ -150,34 +151,25 @@ final class ChainStepOperation<Step: ChainStep>: ServiceOperation, @unchecked Se
     }
 
     override func execute() {
-        guard let run, !run.isStopped else {
-            finish()
-            return
-        }
-        let previous = run.previousResult(before: index)
-        if index > 0, previous == nil {
-            // The step before never answered (cancelled with the whole queue): the chain
-            // reports a cancellation there.
+        guard let run, let previous = run.input(for: index) else {
             return finish()
         }
+        let index = index
         let plan: ChainPlan?
         do {
             plan = try step.plan(after: previous)
         } catch {
-            run.stepFailed(index, error: error as? NetworkError ?? ChainRun.buildError(error, step: index))
-            finish()
-            return
+            run.step(index, value: nil, error: error as? NetworkError ?? ChainRun.buildError(error, step: index))
+            return finish()
         }
         guard let plan else {
-            run.stepEnded(index)
-            finish()
-            return
+            run.step(index, value: nil, error: nil)
+            return finish()
         }
-        let index = index
         service.perform(plan.request, transform: plan.decode) { [self] result in
             switch result {
-            case .success(let value): run.stepSucceeded(index, value: value)
-            case .failure(let error): run.stepFailed(index, error: error)
+            case .success(let value): run.step(index, value: value, error: nil)
+            case .failure(let error): run.step(index, value: nil, error: error)
             }
             finish()
         }

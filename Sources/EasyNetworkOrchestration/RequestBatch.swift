@@ -103,7 +103,7 @@ public final class RequestBatch<Output>: @unchecked Sendable {
     public init(operations: [RequestOperation<Output>], policy: Policy = .settleAll, callbackQueue: DispatchQueue? = nil) {
         self.operations = operations
         self.policy = policy
-        self.callbackQueue = callbackQueue ?? operations.first?.configuration.callbackQueue ?? .main
+        self.callbackQueue = callbackQueue ?? operations.first?.configuration.deliveryQueue ?? .main
         progress = Progress.discreteProgress(totalUnitCount: Int64(operations.count))
     }
 

@@ -145,7 +145,8 @@ final class RequestCoalescer: @unchecked Sendable {
         }
         lock.unlock()
         cancelTask?.cancel()
-        seat.completion(TransportOutcome(request: request, error: URLError(.cancelled)))
+        // `userInfo` given: its default, a `[:]` literal, compiles a dictionary builder.
+        seat.completion(TransportOutcome(request: request, error: URLError(.cancelled, userInfo: [String: Any]())))
     }
 
     private func land(_ flight: Flight, outcome: TransportOutcome) {
