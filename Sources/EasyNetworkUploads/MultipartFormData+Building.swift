@@ -7,28 +7,40 @@ import Foundation
 /// these, the body is written and sent by this module).
 extension MultipartFormData {
     /// Adds a text field.
+    @_alwaysEmitIntoClient  // in the caller: a program that builds no form carries none of it
     public mutating func append(_ value: String, name: String) {
-        addPart(FormPart(headers: Self.headers(name: name, fileName: nil, mimeType: nil), data: Self.bytes(value)))
+        addPart(name: name, fileName: nil, mimeType: nil, data: Self.bytes(value), file: nil)
     }
 
     /// Adds bytes from memory, as a file when `fileName` is given. The MIME type is
     /// guessed from the file name's extension when not given.
+    @_alwaysEmitIntoClient
     public mutating func append(_ data: Data, name: String, fileName: String? = nil, mimeType: String? = nil) {
-        let type = mimeType ?? fileName.map { Self.mimeType(forPathExtension: Self.pathExtension(of: $0)) }
-        addPart(FormPart(headers: Self.headers(name: name, fileName: fileName, mimeType: type), data: data))
+        addPart(name: name, fileName: fileName, mimeType: mimeType, data: data, file: nil)
     }
 
     /// Adds a file from disk, read in pieces when the body is written. File name and
     /// MIME type default to the URL's last component and its extension's type.
+    @_alwaysEmitIntoClient
     public mutating func append(fileAt url: URL, name: String, fileName: String? = nil, mimeType: String? = nil) {
-        let fileName = fileName ?? url.lastPathComponent
-        let type = mimeType ?? Self.mimeType(forPathExtension: url.pathExtension)
-        addPart(FormPart(headers: Self.headers(name: name, fileName: fileName, mimeType: type), file: url))
+        addPart(name: name, fileName: fileName ?? url.lastPathComponent, mimeType: mimeType ?? Self.mimeType(forPathExtension: url.pathExtension), data: Data(), file: url)
+    }
+
+    /// Adds a part: its headers name it, and its file name and MIME type when given (a
+    /// type guessed from the file name's extension when not); its bytes are `data`, or
+    /// `file`'s read when the body is written. The one place parts are made and added.
+    @usableFromInline
+    mutating func addPart(name: String, fileName: String?, mimeType: String?, data: Data, file: URL?) {
+        var type = mimeType
+        if type == nil, let fileName {
+            type = Self.mimeType(forPathExtension: Self.pathExtension(of: fileName))
+        }
+        addPart(FormPart(headers: Self.headers(name: name, fileName: fileName, mimeType: type), data: data, file: file))
     }
 
     /// The UTF-8 bytes of `text`, by Foundation's own `data(using:)` (never nil for UTF-8):
     /// `Data(text.utf8)` compiled a 4 KB specialization of `Data.init<A>` for this alone.
-    @inline(never)
+    @inline(never) @usableFromInline
     static func bytes(_ text: String) -> Data {
         text.data(using: .utf8) ?? Data()
     }
