@@ -22,6 +22,13 @@ extension FileWriter {
         }
     }
 
+    /// Appends `text` and `more` as UTF-8 (one out-of-line copy of the joining).
+    /// - Returns: their length in bytes.
+    @inline(never)
+    func put(_ text: String, _ more: String) throws -> Int64 {
+        try put(MultipartFormData.bytes(text + more))
+    }
+
     /// Appends `data` (one out-of-line copy of the write for every caller).
     /// - Returns: its length in bytes.
     @inline(never)

@@ -10,8 +10,6 @@ import FoundationNetworking
 /// (after its `params` as text fields) to a temporary file, copying files in 64 KB
 /// pieces, off the caller's thread.
 struct MultipartBodyWriter: MultipartWriter {
-    static let shared = MultipartBodyWriter()
-
     func write(
         _ form: MultipartFormData,
         fields params: [String: Any]?,
@@ -32,7 +30,7 @@ struct MultipartBodyWriter: MultipartWriter {
             // Written on this thread to a new temporary file.
             let file = FileManager.default.temporaryDirectory.appendingPathComponent(Self.namePrefix + UUID().uuidString)
             do {
-                let body = TemporaryBodyFile(url: file, length: try form.write(to: file, after: fields), writer: Self.shared)
+                let body = TemporaryBodyFile(url: file, length: try form.write(to: file, after: fields))
                 var sized = request
                 sized.setValue(String(body.length), forHTTPHeaderField: "Content-Length")
                 completion(.success(sized), body)

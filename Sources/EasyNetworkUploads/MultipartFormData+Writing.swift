@@ -13,24 +13,24 @@ extension MultipartFormData {
         let writer = try FileWriter(url: url, appending: false)
         defer { writer.close() }
         // Each delimiter but the first follows the CRLF that ends the part before it.
-        var delimiter = "--"
-        var length = try fields?.writeParts(into: writer, boundary: boundary, delimiter: &delimiter) ?? 0
-        length += try writeParts(into: writer, boundary: boundary, delimiter: &delimiter)
-        return length + (try writer.put(Self.bytes(delimiter + boundary + "--\r\n")))
+        var delimiter = "--" + boundary
+        var length = try fields?.writeParts(into: writer, delimiter: &delimiter, boundary: boundary) ?? 0
+        length += try writeParts(into: writer, delimiter: &delimiter, boundary: boundary)
+        return length + (try writer.put(delimiter, "--\r\n"))
     }
 
-    /// Writes the parts, each after its delimiter and `boundary`.
+    /// Writes the parts, each after `delimiter`, which becomes the one after a part.
     /// - Returns: the bytes written.
-    private func writeParts(into writer: FileWriter, boundary: String, delimiter: inout String) throws -> Int64 {
+    private func writeParts(into writer: FileWriter, delimiter: inout String, boundary: String) throws -> Int64 {
         var length: Int64 = 0
         for case let part as FormPart in parts {
-            length += try writer.put(Self.bytes(delimiter + boundary + "\r\n" + part.headers))
+            length += try writer.put(delimiter, "\r\n" + part.headers)
             if let file = part.file {
                 length += try writer.copy(from: file)
             } else {
                 length += try writer.put(part.data)
             }
-            delimiter = "\r\n--"
+            delimiter = "\r\n--" + boundary
         }
         return length
     }
