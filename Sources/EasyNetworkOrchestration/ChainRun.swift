@@ -23,15 +23,22 @@ final class ChainRun: @unchecked Sendable {
     private var reported = false
     private var report: Report?
 
-    init(configuration: HostConfiguration, steps: [any ChainStep]) {
-        self.configuration = configuration
-        for (index, step) in steps.enumerated() {
-            let operation = Self.operation(for: step, index: index, run: self, configuration: configuration)
-            if let previous = operations.last {
-                operation.addDependency(previous)
-            }
-            operations.append(operation)
+    init(last: ChainLink) {
+        configuration = last.configuration
+        add(last)
+    }
+
+    /// Adds the operations of `link`'s steps, first to last, each depending on the one
+    /// before; in init, before the run is shared.
+    private func add(_ link: ChainLink) {
+        if let previous = link.previous {
+            add(previous)
         }
+        let operation = Self.operation(for: link.step, index: operations.count, run: self, configuration: configuration)
+        if let before = operations.last {
+            operation.addDependency(before)
+        }
+        operations.append(operation)
     }
 
     /// The operation of `step`, of the step's own type (see ``ChainStepOperation``).

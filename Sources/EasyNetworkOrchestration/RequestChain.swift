@@ -26,18 +26,17 @@ import Foundation
 /// queue, handed to the next step's builder on the queue's thread and delivered on the
 /// callback queue. Builders and the completion are `@Sendable` for the same reason.
 public struct RequestChain<Last>: Sendable {
-    let configuration: HostConfiguration
-    let steps: [any ChainStep]
+    /// The last step, which leads back to the first (one reference: the runtime's own
+    /// value witnesses copy the chain).
+    let last: ChainLink
 
     /// A chain whose first step sends `first`.
     public init<Request: APIRequest>(_ first: Request, configuration: HostConfiguration = .shared) where Request.Response == Last, Last: Sendable {
-        self.configuration = configuration
-        steps = [ChainPlan(first)]
+        last = ChainLink(ChainPlan(first), after: nil, configuration: configuration)
     }
 
-    private init(configuration: HostConfiguration, steps: [any ChainStep]) {
-        self.configuration = configuration
-        self.steps = steps
+    private init(last: ChainLink) {
+        self.last = last
     }
 
     /// Adds a step built from this chain's last result; return `nil` to end the chain
@@ -45,9 +44,7 @@ public struct RequestChain<Last>: Sendable {
     public func then<Request: APIRequest>(
         _ make: @escaping @Sendable (Last) throws -> Request?
     ) -> RequestChain<Request.Response> where Request.Response: Sendable {
-        var steps = steps
-        steps.append(NextStep<Last, Request>(make: make))
-        return RequestChain<Request.Response>(configuration: configuration, steps: steps)
+        RequestChain<Request.Response>(last: ChainLink(NextStep<Last, Request>(make: make), after: last, configuration: last.configuration))
     }
 
     /// Runs the chain on `queue` and calls `completion` once.
@@ -89,7 +86,7 @@ public struct RequestChain<Last>: Sendable {
     /// A run of the chain, not queued yet, behind its handle.
     @usableFromInline
     func prepared() -> ChainHandle {
-        ChainHandle(run: ChainRun(configuration: configuration, steps: steps))
+        ChainHandle(run: ChainRun(last: last))
     }
 
     /// Queues the run behind `handle`, which reports to `completion` once.
@@ -102,6 +99,20 @@ public struct RequestChain<Last>: Sendable {
                 completion(.success(ChainOutcome(results: results, endedEarly: endedEarly)))
             }
         }
+    }
+}
+
+/// A step of a chain and the link before it (`nil` for the first step), with the
+/// chain's host. A list, not an array: `then` makes one link, copies nothing.
+final class ChainLink: Sendable {
+    let step: any ChainStep
+    let previous: ChainLink?
+    let configuration: HostConfiguration
+
+    init(_ step: any ChainStep, after previous: ChainLink?, configuration: HostConfiguration) {
+        self.step = step
+        self.previous = previous
+        self.configuration = configuration
     }
 }
 
