@@ -39,11 +39,15 @@ public final class CancellationBag: @unchecked Sendable {
         }
     }
 
-    private let lock = Lock()
-    private var entries: [Entry] = []
+    // No initial values where declared: in a public type each compiles a function.
+    private let lock: Lock
+    private var entries: [Entry]
 
     /// Creates an empty bag.
-    public init() {}
+    public init() {
+        lock = Lock()
+        entries = []
+    }
 
     deinit {
         cancelAll()
@@ -56,6 +60,7 @@ public final class CancellationBag: @unchecked Sendable {
     }
 
     /// Cancels every operation in the bag and empties it.
+    @inline(never)  // one copy, not another inside `deinit`
     public func cancelAll() {
         for operation in sweep(adding: nil, emptying: true) {
             operation.cancel()

@@ -34,16 +34,11 @@ final class ChainRun: @unchecked Sendable {
         if let previous = link.previous {
             add(previous)
         }
-        let operation = Self.operation(for: link.step, index: operations.count, run: self, configuration: configuration)
+        let operation = ChainStepOperation<ChainRun>(index: operations.count, step: link, run: self)
         if let before = operations.last {
             operation.addDependency(before)
         }
         operations.append(operation)
-    }
-
-    /// The operation of `step`, of the step's own type (see ``ChainStepOperation``).
-    private static func operation<Step: ChainStep>(for step: Step, index: Int, run: ChainRun, configuration: HostConfiguration) -> Operation {
-        ChainStepOperation(index: index, step: step, run: run, configuration: configuration)
     }
 
     /// Queues every step and a finisher that calls `report` once, on the host's
@@ -53,10 +48,10 @@ final class ChainRun: @unchecked Sendable {
         lock.lock()
         self.report = report
         lock.unlock()
-        let finisher = ChainFinisher(owner: self) { run in
-            run.configuration.deliveryQueue.async { run.deliver() }
+        let finisher = ChainFinisher<ChainRun>(run: self)
+        for operation in operations {
+            finisher.addDependency(operation)
         }
-        operations.forEach { finisher.addDependency($0) }
         // The finisher first, while no step can have finished: swift-corelibs-foundation
         // can leave an operation that is added as its last dependency finishes waiting,
         // ready, until something else makes the queue look again (see the Linux notes).
@@ -106,9 +101,11 @@ final class ChainRun: @unchecked Sendable {
         }
     }
 
-    /// What a builder's own error becomes (out of line: the operation's code is generic).
+    /// What an error a builder threw becomes: a ``NetworkError`` as is, any other
+    /// error named with its step (out of line: the operation's code is generic).
+    @inline(never)
     static func buildError(_ error: any Error, step index: Int) -> NetworkError {
-        NetworkError(kind: .invalidRequest, message: "step " + String(index + 1) + " could not build its request: " + error.localizedDescription, underlyingError: error)
+        error as? NetworkError ?? NetworkError(kind: .invalidRequest, message: "step " + String(index + 1) + " could not build its request: " + error.localizedDescription, underlyingError: error)
     }
 
     /// Cancels the steps from `first` on (one loop: a `forEach` compiles a closure).
@@ -118,6 +115,12 @@ final class ChainRun: @unchecked Sendable {
             operations[index].cancel()
             index += 1
         }
+    }
+
+    /// Every step has finished (``ChainFinisher``): reports on the host's callback queue.
+    @inline(never)  // in the finisher's generic code, a call
+    func stepsFinished() {
+        configuration.deliveryQueue.async { self.deliver() }
     }
 
     private func deliver() {
@@ -139,21 +142,21 @@ final class ChainRun: @unchecked Sendable {
 
 /// One step of a chain as an operation on the queue.
 ///
-/// Generic over its step's type: the metadata of a generic class is made at run time
-/// from its superclass's, whereas a plain subclass of `Operation` writes the whole
+/// Generic (over its run's type, `ChainRun`), only so that its metadata is made at run
+/// time from its superclass's, whereas a plain subclass of `Operation` writes the whole
 /// `Operation` vtable into the binary with a relocation per entry (about 4 KB).
-final class ChainStepOperation<Step: ChainStep>: ServiceOperation, @unchecked Sendable {
+final class ChainStepOperation<Run: AnyObject>: ServiceOperation, @unchecked Sendable {
     // unchecked: an Operation subclass (Foundation's own state is thread-safe); its
     // fields are set in init and never change.
     private let index: Int
-    private let step: Step
+    private let step: ChainLink
     private weak var run: ChainRun?
 
-    init(index: Int, step: Step, run: ChainRun, configuration: HostConfiguration) {
+    init(index: Int, step: ChainLink, run: ChainRun) {
         self.index = index
         self.step = step
         self.run = run
-        super.init(configuration: configuration)
+        super.init(configuration: step.configuration)
         reportsOwnCancellation()  // the chain reports its cancellation
     }
 
@@ -166,7 +169,7 @@ final class ChainStepOperation<Step: ChainStep>: ServiceOperation, @unchecked Se
         do {
             plan = try step.plan(after: previous)
         } catch {
-            run.step(index, value: nil, error: error as? NetworkError ?? ChainRun.buildError(error, step: index))
+            run.step(index, value: nil, error: ChainRun.buildError(error, step: index))
             return finish()
         }
         guard let plan else {

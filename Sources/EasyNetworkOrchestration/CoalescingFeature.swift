@@ -17,7 +17,7 @@ final class CoalescingFeature: HostFeature {
 
     /// Coalescing `enabled` or not, with `previous`'s coalescer (requests in flight keep
     /// sharing with new ones), or a new one.
-    @usableFromInline
+    @usableFromInline @inline(never)  // one copy, not another inside the allocating entry
     init(enabled: Bool, previous: CoalescingFeature?) {
         self.enabled = enabled
         coalescer = previous?.coalescer ?? RequestCoalescer()

@@ -94,10 +94,11 @@ public final class RequestBatch<Output>: @unchecked Sendable {
         }
     }
 
-    private let lock = Lock()
-    private var callbacks: Callbacks = (nil, nil, nil)
+    // No initial values where declared: in a public type each compiles a function.
+    private let lock: Lock
+    private var callbacks: Callbacks
     /// Members reported; `-1` before ``start(on:)``, `Int.min` once `completion` was called.
-    private var completed = -1
+    private var completed: Int
 
     /// A batch of ready operations.
     public init(operations: [RequestOperation<Output>], policy: Policy = .settleAll, callbackQueue: DispatchQueue? = nil) {
@@ -105,6 +106,9 @@ public final class RequestBatch<Output>: @unchecked Sendable {
         self.policy = policy
         self.callbackQueue = callbackQueue ?? operations.first?.configuration.deliveryQueue ?? .main
         progress = Progress.discreteProgress(totalUnitCount: Int64(operations.count))
+        lock = Lock()
+        callbacks = (nil, nil, nil)
+        completed = -1
     }
 
     /// A batch of typed requests to one host.
@@ -131,6 +135,7 @@ public final class RequestBatch<Output>: @unchecked Sendable {
     }
 
     /// Adds every member to `queue`. A second call does nothing.
+    @_alwaysEmitIntoClient  // in the caller: one call
     public func start(on queue: NetworkQueue) {
         start(on: queue, then: nil)
     }
@@ -200,8 +205,8 @@ public final class RequestBatch<Output>: @unchecked Sendable {
             callbacks.result?(index, result)
             callbacks.progress?(completed, operations.count)
             if policy == .failFast, case .failure(let error) = result, !error.isCancelled {
-                for (other, operation) in operations.enumerated() where other != index {
-                    operation.cancel()
+                for other in operations.indices where other != index {
+                    operations[other].cancel()
                 }
             }
         }

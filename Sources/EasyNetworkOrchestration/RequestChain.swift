@@ -32,7 +32,7 @@ public struct RequestChain<Last>: Sendable {
 
     /// A chain whose first step sends `first`.
     public init<Request: APIRequest>(_ first: Request, configuration: HostConfiguration = .shared) where Request.Response == Last, Last: Sendable {
-        last = ChainLink(ChainPlan(first), after: nil, configuration: configuration)
+        last = ChainLink(first: ChainPlan(first), after: nil, configuration: configuration)
     }
 
     private init(last: ChainLink) {
@@ -44,12 +44,13 @@ public struct RequestChain<Last>: Sendable {
     public func then<Request: APIRequest>(
         _ make: @escaping @Sendable (Last) throws -> Request?
     ) -> RequestChain<Request.Response> where Request.Response: Sendable {
-        RequestChain<Request.Response>(last: ChainLink(NextStep<Last, Request>(make: make), after: last, configuration: last.configuration))
+        RequestChain<Request.Response>(last: NextLink<Last, Request>(make: make, after: last))
     }
 
     /// Runs the chain on `queue` and calls `completion` once.
     /// - Returns: a handle whose `cancel()` stops the chain.
     @discardableResult
+    @_alwaysEmitIntoClient  // in the caller: two calls
     public func start(
         on queue: NetworkQueue,
         completion: @escaping @Sendable (Result<ChainOutcome<Last>, ChainError>) -> Void
@@ -102,30 +103,55 @@ public struct RequestChain<Last>: Sendable {
     }
 }
 
-/// A step of a chain and the link before it (`nil` for the first step), with the
-/// chain's host. A list, not an array: `then` makes one link, copies nothing.
-final class ChainLink: Sendable {
-    let step: any ChainStep
+/// A step of a chain, the link before it (`nil` for the first step) and the chain's
+/// host. A list, not an array: `then` makes one link, copies nothing. This class is the
+/// first step, whose request is known before the chain runs; ``NextLink`` the others.
+class ChainLink: @unchecked Sendable {
+    // unchecked: not final (``NextLink`` is a link), and every field is a `let`.
     let previous: ChainLink?
     let configuration: HostConfiguration
+    private let first: ChainPlan?
 
-    init(_ step: any ChainStep, after previous: ChainLink?, configuration: HostConfiguration) {
-        self.step = step
+    /// A step after `previous` (`nil`: the chain's first, which sends `first`).
+    init(first: ChainPlan?, after previous: ChainLink?, configuration: HostConfiguration) {
         self.previous = previous
         self.configuration = configuration
+        self.first = first
+    }
+
+    /// What the step sends, built from the previous step's result (`nil` for the first
+    /// step); `nil` ends the chain there.
+    func plan(after previous: (any Sendable)?) throws -> ChainPlan? {
+        first
     }
 }
 
-/// A step of a chain: builds its request from the previous result (`nil` ends the chain).
-/// A value, not a closure, so that nothing `@Sendable` captures a request type.
-protocol ChainStep: Sendable {
-    func plan(after previous: (any Sendable)?) throws -> ChainPlan?
+/// A step built by a `then` builder from the previous step's `Last`. A value, not a
+/// closure, so that nothing `@Sendable` captures a request type.
+final class NextLink<Last, Request: APIRequest>: ChainLink, @unchecked Sendable where Request.Response: Sendable {
+    // unchecked: its one field is a `let` of a `@Sendable` closure.
+    private let make: @Sendable (Last) throws -> Request?
+
+    init(make: @escaping @Sendable (Last) throws -> Request?, after previous: ChainLink) {
+        self.make = make
+        super.init(first: nil, after: previous, configuration: previous.configuration)
+    }
+
+    override func plan(after previous: (any Sendable)?) throws -> ChainPlan? {
+        guard let value = previous as? Last else {
+            // Not reached: the step before made a `Last` (a chain's types line up by `then`).
+            throw NetworkError(kind: .decoding, message: "the previous step made a result of another type")
+        }
+        guard let request = try make(value) else {
+            return nil
+        }
+        return ChainPlan(request)
+    }
 }
 
-/// What a step sends and how it decodes. A plan is also the chain's first step: its
-/// request is known before the chain runs. A class: a struct brings value witnesses
-/// of its own into the binary.
-final class ChainPlan: ChainStep {
+/// What a step sends and how it decodes. A class: a struct brings value witnesses of
+/// its own into the binary.
+final class ChainPlan: Sendable {
     // nonisolated(unsafe): a request is an immutable description (BaseAPIRequest's
     // contract), only read, as the core's own operations read it from any thread.
     nonisolated(unsafe) let request: any BaseAPIRequest
@@ -135,31 +161,6 @@ final class ChainPlan: ChainStep {
         let decoder = request.responseDecoder
         self.request = request
         decode = { response in try decoder.decode(response) }
-    }
-
-    /// As the first step: itself, whatever came before.
-    func plan(after previous: (any Sendable)?) -> ChainPlan? {
-        self
-    }
-}
-
-/// A step built by a `then` builder from the previous step's `Last`.
-final class NextStep<Last, Request: APIRequest>: ChainStep where Request.Response: Sendable {
-    let make: @Sendable (Last) throws -> Request?
-
-    init(make: @escaping @Sendable (Last) throws -> Request?) {
-        self.make = make
-    }
-
-    func plan(after previous: (any Sendable)?) throws -> ChainPlan? {
-        guard let value = previous as? Last else {
-            // Not reached: the step before made a `Last` (a chain's types line up by `then`).
-            throw NetworkError(kind: .decoding, message: "the previous step made a result of another type")
-        }
-        guard let request = try make(value) else {
-            return nil
-        }
-        return ChainPlan(request)
     }
 }
 

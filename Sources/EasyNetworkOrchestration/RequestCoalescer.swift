@@ -20,9 +20,9 @@ final class RequestCoalescer: @unchecked Sendable {
     private final class Seat: Sendable {
         let completion: @Sendable (TransportOutcome) -> Void
         /// Hears of the shared transfer's bytes (its own timeout).
-        let activity: (any TransferActivity)?
+        let activity: any TransferActivity
 
-        init(completion: @escaping @Sendable (TransportOutcome) -> Void, activity: (any TransferActivity)?) {
+        init(completion: @escaping @Sendable (TransportOutcome) -> Void, activity: any TransferActivity) {
             self.completion = completion
             self.activity = activity
         }
@@ -52,7 +52,7 @@ final class RequestCoalescer: @unchecked Sendable {
             let seats = seats
             coalescer.lock.unlock()
             for seat in seats {
-                seat.activity?.transferMoved()
+                seat.activity.transferMoved()
             }
         }
     }
@@ -90,7 +90,7 @@ final class RequestCoalescer: @unchecked Sendable {
     /// shared transfer's bytes.
     func dataTask(
         with request: URLRequest,
-        activity: (any TransferActivity)? = nil,
+        activity: any TransferActivity,
         start: (_ activity: any TransferActivity, _ completion: @escaping @Sendable (TransportOutcome) -> Void) -> TransportTask?,
         completion: @escaping @Sendable (TransportOutcome) -> Void
     ) -> TransportTask? {
