@@ -53,5 +53,9 @@ struct MultipartBodyWriter: MultipartWriter {
 
     /// How the names of this process's body files begin (the process number keeps apart
     /// the files of two processes sharing a temporary folder).
-    static let namePrefix = "EasyNetwork-upload-" + String(Int(ProcessInfo.processInfo.processIdentifier)) + "-"
+    /// (Made when asked, once per body: a stored `static let` compiles a one-time
+    /// initializer, its token and an accessor.)
+    static var namePrefix: String {
+        "EasyNetwork-upload-" + String(Int(ProcessInfo.processInfo.processIdentifier)) + "-"
+    }
 }
