@@ -82,7 +82,7 @@ extension MultipartFormData {
             if bytes[dot] == UInt8(ascii: ".") {
                 // Not the component's first byte (`.profile`) nor its last (`a.`).
                 let first = dot == 0 || bytes[dot - 1] == UInt8(ascii: "/")
-                return first || dot + 1 == end ? "" : String(decoding: Array(bytes[(dot + 1)..<end]), as: UTF8.self)
+                return first || dot + 1 == end ? "" : String(decoding: bytes[(dot + 1)..<end], as: UTF8.self)
             }
         }
         return ""
