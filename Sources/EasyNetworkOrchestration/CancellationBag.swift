@@ -39,11 +39,15 @@ public final class CancellationBag: @unchecked Sendable {
         }
     }
 
-    private let lock = Lock()
-    private var entries: [Entry] = []
+    // No initial values where declared: in a public type each compiles a function.
+    private let lock: Lock
+    private var entries: [Entry]
 
     /// Creates an empty bag.
-    public init() {}
+    public init() {
+        lock = Lock()
+        entries = []
+    }
 
     deinit {
         cancelAll()
@@ -52,45 +56,41 @@ public final class CancellationBag: @unchecked Sendable {
     /// Adds an operation; the bag will cancel it if it is still running when the bag
     /// is released or ``cancelAll()`` is called.
     public func insert(_ operation: Operation) {
-        lock.lock()
-        // Released and finished operations leave as a new one comes in.
-        var kept: [Entry] = []
-        for entry in entries where entry.unfinished != nil {
-            kept.append(entry)
-        }
-        kept.append(Entry(operation))
-        entries = kept
-        lock.unlock()
+        _ = sweep(adding: operation, emptying: false)
     }
 
     /// Cancels every operation in the bag and empties it.
+    @inline(never)  // one copy, not another inside `deinit`
     public func cancelAll() {
-        lock.lock()
-        let operations = unfinished()
-        entries.removeAll()
-        lock.unlock()
-        for operation in operations {
+        for operation in sweep(adding: nil, emptying: true) {
             operation.cancel()
         }
     }
 
     /// The operations in the bag that have not finished.
     public var operations: [Operation] {
-        lock.lock()
-        defer { lock.unlock() }
-        return unfinished()
+        sweep(adding: nil, emptying: false)
     }
 
-    /// The operations still alive and not finished, in the order they came; under `lock`.
-    /// One loop for all three callers (each `compactMap`/`filter`/`removeAll(where:)`
-    /// compiled its own copy).
-    private func unfinished() -> [Operation] {
+    /// The operations still alive and not finished, in the order they came, under the
+    /// lock; released and finished ones leave the bag, `adding` comes in, and the bag is
+    /// left empty when `emptying`. One loop for all three callers (each
+    /// `compactMap`/`filter`/`removeAll(where:)` compiled its own copy).
+    private func sweep(adding: Operation?, emptying: Bool) -> [Operation] {
+        lock.lock()
         var alive: [Operation] = []
+        var kept: [Entry] = []
         for entry in entries {
             if let operation = entry.unfinished {
                 alive.append(operation)
+                kept.append(entry)
             }
         }
+        if let adding {
+            kept.append(Entry(adding))
+        }
+        entries = emptying ? [] : kept
+        lock.unlock()
         return alive
     }
 }

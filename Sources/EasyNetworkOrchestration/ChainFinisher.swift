@@ -3,7 +3,7 @@ import EasyNetwork
 #endif
 import Foundation
 
-/// The last operation of a chain run: depends on every step and calls its body once all
+/// The last operation of a chain run: depends on every step and tells the run once all
 /// of them have finished, whatever was cancelled meanwhile.
 ///
 /// It ignores `cancel()`. `NetworkQueue.cancelAllOperations()` cancels every operation in
@@ -14,22 +14,20 @@ import Foundation
 /// reads freed memory and the process crashes. The steps are cancelled with the rest;
 /// this one waits for them and reports.
 ///
-/// Generic over what it holds, as ``ChainStepOperation`` is over its step, to keep a
-/// second copy of the `Operation` vtable out of the binary.
-final class ChainFinisher<Owner: AnyObject & Sendable>: Operation, @unchecked Sendable {
+/// Generic (over its run's type, `ChainRun`), as ``ChainStepOperation`` is, only to keep
+/// a second copy of the `Operation` vtable out of the binary.
+final class ChainFinisher<Run: AnyObject>: Operation, @unchecked Sendable {
     // unchecked: an Operation subclass (Foundation's own state is thread-safe); its
-    // fields are set in init and never change.
-    private let owner: Owner
-    private let body: @Sendable (Owner) -> Void
+    // field is set in init and never changes.
+    private let run: ChainRun
 
-    init(owner: Owner, body: @escaping @Sendable (Owner) -> Void) {
-        self.owner = owner
-        self.body = body
+    init(run: ChainRun) {
+        self.run = run
         super.init()
     }
 
     override func main() {
-        body(owner)
+        run.stepsFinished()
     }
 
     /// Does nothing: the finisher runs when the steps are done (see above).

@@ -14,7 +14,7 @@ final class ChainRun: @unchecked Sendable {
 
     private let configuration: HostConfiguration
     /// One per step; filled in init, before the run is shared, and never changed.
-    private var operations: [ServiceOperation] = []
+    private var operations: [Operation] = []
     private let lock = Lock()
     private var results: [any Sendable] = []
     private var error: ChainError?
@@ -23,20 +23,22 @@ final class ChainRun: @unchecked Sendable {
     private var reported = false
     private var report: Report?
 
-    init(configuration: HostConfiguration, steps: [any ChainStep]) {
-        self.configuration = configuration
-        for (index, step) in steps.enumerated() {
-            let operation = Self.operation(for: step, index: index, run: self, configuration: configuration)
-            if let previous = operations.last {
-                operation.addDependency(previous)
-            }
-            operations.append(operation)
-        }
+    init(last: ChainLink) {
+        configuration = last.configuration
+        add(last)
     }
 
-    /// The operation of `step`, of the step's own type (see ``ChainStepOperation``).
-    private static func operation<Step: ChainStep>(for step: Step, index: Int, run: ChainRun, configuration: HostConfiguration) -> ServiceOperation {
-        ChainStepOperation(index: index, step: step, run: run, configuration: configuration)
+    /// Adds the operations of `link`'s steps, first to last, each depending on the one
+    /// before; in init, before the run is shared.
+    private func add(_ link: ChainLink) {
+        if let previous = link.previous {
+            add(previous)
+        }
+        let operation = ChainStepOperation<ChainRun>(index: operations.count, step: link, run: self)
+        if let before = operations.last {
+            operation.addDependency(before)
+        }
+        operations.append(operation)
     }
 
     /// Queues every step and a finisher that calls `report` once, on the host's
@@ -46,10 +48,10 @@ final class ChainRun: @unchecked Sendable {
         lock.lock()
         self.report = report
         lock.unlock()
-        let finisher = ChainFinisher(owner: self) { run in
-            run.configuration.callbackQueue.async { run.deliver() }
+        let finisher = ChainFinisher<ChainRun>(run: self)
+        for operation in operations {
+            finisher.addDependency(operation)
         }
-        operations.forEach { finisher.addDependency($0) }
         // The finisher first, while no step can have finished: swift-corelibs-foundation
         // can leave an operation that is added as its last dependency finishes waiting,
         // ready, until something else makes the queue look again (see the Linux notes).
@@ -63,48 +65,62 @@ final class ChainRun: @unchecked Sendable {
         lock.lock()
         cancelled = true
         lock.unlock()
-        operations.forEach { $0.cancel() }
+        cancelSteps(from: 0)
     }
 
-    /// The previous step's result, or `nil` for the first step.
-    func previousResult(before index: Int) -> (any Sendable)? {
+    /// What step `index` builds its request from: `.some(nil)` for the first step, the
+    /// previous step's result, or `nil` when the step must not run (the chain stopped:
+    /// failed, cancelled or ended early; or the step before never answered, cancelled with
+    /// the whole queue: the chain then reports a cancellation there).
+    func input(for index: Int) -> (any Sendable)?? {
         lock.lock()
         defer { lock.unlock() }
-        return index > 0 && index <= results.count ? results[index - 1] : nil
+        guard error == nil, !ended, !cancelled, results.count == index else { return nil }
+        return .some(index > 0 ? results[index - 1] : nil)
     }
 
-    /// Whether the chain already stopped (failed, cancelled or ended early).
-    var isStopped: Bool {
+    /// Step `index` answered `value`, or failed with `error`, or (neither) its builder
+    /// ended the chain. A failure or an end stops the later steps.
+    func step(_ index: Int, value: (any Sendable)?, error: NetworkError?) {
         lock.lock()
-        defer { lock.unlock() }
-        return error != nil || ended || cancelled
-    }
-
-    func stepSucceeded(_ index: Int, value: any Sendable) {
-        lock.lock()
-        results.append(value)
-        lock.unlock()
-    }
-
-    func stepEnded(_ index: Int) {
-        lock.lock()
-        ended = true
-        lock.unlock()
-        stopAfter(index)
-    }
-
-    func stepFailed(_ index: Int, error: NetworkError) {
-        lock.lock()
-        let first = self.error == nil && !ended
-        if first {
-            self.error = ChainError(step: index, error: error)
+        var stops = false
+        if let error {
+            stops = self.error == nil && !ended
+            if stops {
+                self.error = ChainError(step: index, error: error)
+            }
+        } else if let value {
+            results.append(value)
+        } else {
+            ended = true
+            stops = true
         }
         lock.unlock()
-        if first { stopAfter(index) }
+        if stops {
+            cancelSteps(from: index + 1)
+        }
     }
 
-    private func stopAfter(_ index: Int) {
-        operations.dropFirst(index + 1).forEach { $0.cancel() }
+    /// What an error a builder threw becomes: a ``NetworkError`` as is, any other
+    /// error named with its step (out of line: the operation's code is generic).
+    @inline(never)
+    static func buildError(_ error: any Error, step index: Int) -> NetworkError {
+        error as? NetworkError ?? NetworkError(kind: .invalidRequest, message: "step " + String(index + 1) + " could not build its request: " + error.localizedDescription, underlyingError: error)
+    }
+
+    /// Cancels the steps from `first` on (one loop: a `forEach` compiles a closure).
+    private func cancelSteps(from first: Int) {
+        var index = first
+        while index < operations.count {
+            operations[index].cancel()
+            index += 1
+        }
+    }
+
+    /// Every step has finished (``ChainFinisher``): reports on the host's callback queue.
+    @inline(never)  // in the finisher's generic code, a call
+    func stepsFinished() {
+        configuration.deliveryQueue.async { self.deliver() }
     }
 
     private func deliver() {
@@ -126,49 +142,44 @@ final class ChainRun: @unchecked Sendable {
 
 /// One step of a chain as an operation on the queue.
 ///
-/// Generic over its step's type: the metadata of a generic class is made at run time
-/// from its superclass's, whereas a plain subclass of `Operation` writes the whole
+/// Generic (over its run's type, `ChainRun`), only so that its metadata is made at run
+/// time from its superclass's, whereas a plain subclass of `Operation` writes the whole
 /// `Operation` vtable into the binary with a relocation per entry (about 4 KB).
-final class ChainStepOperation<Step: ChainStep>: ServiceOperation, @unchecked Sendable {
+final class ChainStepOperation<Run: AnyObject>: ServiceOperation, @unchecked Sendable {
     // unchecked: an Operation subclass (Foundation's own state is thread-safe); its
     // fields are set in init and never change.
     private let index: Int
-    private let step: Step
+    private let step: ChainLink
     private weak var run: ChainRun?
 
-    init(index: Int, step: Step, run: ChainRun, configuration: HostConfiguration) {
+    init(index: Int, step: ChainLink, run: ChainRun) {
         self.index = index
         self.step = step
         self.run = run
-        super.init(configuration: configuration)
+        super.init(configuration: step.configuration)
         reportsOwnCancellation()  // the chain reports its cancellation
     }
 
     override func execute() {
-        guard let run, !run.isStopped else {
-            finish()
-            return
-        }
-        let plan: ChainPlan?
-        do {
-            plan = try step.plan(after: run.previousResult(before: index))
-        } catch {
-            let networkError = error as? NetworkError
-                ?? NetworkError(kind: .invalidRequest, message: "step \(index + 1) could not build its request: \(error.localizedDescription)", underlyingError: error)
-            run.stepFailed(index, error: networkError)
-            finish()
-            return
-        }
-        guard let plan else {
-            run.stepEnded(index)
-            finish()
-            return
+        guard let run, let previous = run.input(for: index) else {
+            return finish()
         }
         let index = index
+        let plan: ChainPlan?
+        do {
+            plan = try step.plan(after: previous)
+        } catch {
+            run.step(index, value: nil, error: ChainRun.buildError(error, step: index))
+            return finish()
+        }
+        guard let plan else {
+            run.step(index, value: nil, error: nil)
+            return finish()
+        }
         service.perform(plan.request, transform: plan.decode) { [self] result in
             switch result {
-            case .success(let value): run.stepSucceeded(index, value: value)
-            case .failure(let error): run.stepFailed(index, error: error)
+            case .success(let value): run.step(index, value: value, error: nil)
+            case .failure(let error): run.step(index, value: nil, error: error)
             }
             finish()
         }

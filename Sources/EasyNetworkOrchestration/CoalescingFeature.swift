@@ -6,17 +6,24 @@ import Foundation
 /// Coalescing as a ``HostFeature``: the host's one ``RequestCoalescer`` takes part in
 /// every request that coalesces (its own ``BaseAPIRequest/coalescesIdenticalRequests``,
 /// or else the host's `coalescesRequests`, `enabled`).
+@usableFromInline
 final class CoalescingFeature: HostFeature {
+    @usableFromInline
     static var order: Int { 10 }
     /// The host's `coalescesRequests`.
+    @usableFromInline
     let enabled: Bool
     let coalescer: RequestCoalescer
 
-    init(enabled: Bool, coalescer: RequestCoalescer) {
+    /// Coalescing `enabled` or not, with `previous`'s coalescer (requests in flight keep
+    /// sharing with new ones), or a new one.
+    @usableFromInline @inline(never)  // one copy, not another inside the allocating entry
+    init(enabled: Bool, previous: CoalescingFeature?) {
         self.enabled = enabled
-        self.coalescer = coalescer
+        coalescer = previous?.coalescer ?? RequestCoalescer()
     }
 
+    @usableFromInline
     func plugIn(for request: any BaseAPIRequest, settings: HostSettings, service: EasyNetworkService) -> (any RequestPlugIn)? {
         request.coalescesIdenticalRequests ?? enabled ? coalescer : nil
     }

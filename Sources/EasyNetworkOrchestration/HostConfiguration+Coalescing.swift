@@ -18,12 +18,12 @@ extension HostConfiguration {
     ///
     /// host.coalescesRequests = true   // or false: only requests that ask coalesce
     /// ```
+    @_alwaysEmitIntoClient  // in the program that sets it: the module never reads it
     public var coalescesRequests: Bool {
         get { feature(CoalescingFeature.self)?.enabled ?? false }
         set {
             // The same coalescer stays, so requests in flight keep sharing with new ones.
-            let coalescer = feature(CoalescingFeature.self)?.coalescer ?? RequestCoalescer()
-            setFeature(CoalescingFeature(enabled: newValue, coalescer: coalescer), as: CoalescingFeature.self)
+            setFeature(CoalescingFeature(enabled: newValue, previous: feature(CoalescingFeature.self)), as: CoalescingFeature.self)
         }
     }
 }

@@ -30,8 +30,15 @@ public final class RequestBatch<Output>: @unchecked Sendable {
         case settleAll
     }
 
-    /// A member's result callback.
-    private typealias ResultCallback = @Sendable (Int, Result<Output, NetworkError>) -> Void
+    /// The callbacks (``onResult``, ``onProgress``, ``completion``), in one private field:
+    /// their accessors are emitted into callers and reach it through
+    /// ``withCallbacks(_:)``, one function, not a getter, a setter and a `modify` each.
+    @usableFromInline
+    typealias Callbacks = (
+        result: Optional<@Sendable (Int, Result<Output, NetworkError>) -> Void>,
+        progress: Optional<@Sendable (Int, Int) -> Void>,
+        completion: Optional<@Sendable ([Result<Output, NetworkError>]) -> Void>
+    )
 
     /// The members, in order.
     public let operations: [RequestOperation<Output>]
@@ -47,67 +54,117 @@ public final class RequestBatch<Output>: @unchecked Sendable {
     /// The callback properties can be set and read from any thread (they are kept under a
     /// lock) and are `@Sendable`: the compiler rejects a closure that would race with the
     /// code that set it. They run on ``callbackQueue``.
+    @_alwaysEmitIntoClient  // in the caller: the batch reads the field
     public var onResult: (@Sendable (Int, Result<Output, NetworkError>) -> Void)? {
-        get { lock.lock(); defer { lock.unlock() }; return resultCallback }
-        set { lock.lock(); resultCallback = newValue; lock.unlock() }
+        get { withCallbacks { $0.result } }
+        set {
+            // The old closure is released after the lock is let go.
+            let old = withCallbacks { callbacks in
+                let old = callbacks.result
+                callbacks.result = newValue
+                return old
+            }
+            _ = old
+        }
     }
     /// Called on ``callbackQueue`` with completed and total counts after each member.
+    @_alwaysEmitIntoClient
     public var onProgress: (@Sendable (_ completed: Int, _ total: Int) -> Void)? {
-        get { lock.lock(); defer { lock.unlock() }; return progressCallback }
-        set { lock.lock(); progressCallback = newValue; lock.unlock() }
+        get { withCallbacks { $0.progress } }
+        set {
+            let old = withCallbacks { callbacks in
+                let old = callbacks.progress
+                callbacks.progress = newValue
+                return old
+            }
+            _ = old
+        }
     }
     /// Called once on ``callbackQueue`` with every result, in the order of ``operations``.
+    @_alwaysEmitIntoClient
     public var completion: (@Sendable ([Result<Output, NetworkError>]) -> Void)? {
-        get { lock.lock(); defer { lock.unlock() }; return completionCallback }
-        set { lock.lock(); completionCallback = newValue; lock.unlock() }
+        get { withCallbacks { $0.completion } }
+        set {
+            let old = withCallbacks { callbacks in
+                let old = callbacks.completion
+                callbacks.completion = newValue
+                return old
+            }
+            _ = old
+        }
     }
 
-    private let lock = Lock()
-    private var results: [Result<Output, NetworkError>?]
-    private var completed = 0
-    private var started = false
-    private var finished = false
-    private var resultCallback: ResultCallback?
-    private var progressCallback: (@Sendable (Int, Int) -> Void)?
-    private var completionCallback: (@Sendable ([Result<Output, NetworkError>]) -> Void)?
+    // No initial values where declared: in a public type each compiles a function.
+    private let lock: Lock
+    private var callbacks: Callbacks
+    /// Members reported; `-1` before ``start(on:)``, `Int.min` once `completion` was called.
+    private var completed: Int
 
     /// A batch of ready operations.
     public init(operations: [RequestOperation<Output>], policy: Policy = .settleAll, callbackQueue: DispatchQueue? = nil) {
         self.operations = operations
         self.policy = policy
-        self.callbackQueue = callbackQueue ?? operations.first?.service.configuration.callbackQueue ?? .main
+        self.callbackQueue = callbackQueue ?? operations.first?.configuration.deliveryQueue ?? .main
         progress = Progress.discreteProgress(totalUnitCount: Int64(operations.count))
-        results = Array(repeating: nil, count: operations.count)
+        lock = Lock()
+        callbacks = (nil, nil, nil)
+        completed = -1
     }
 
     /// A batch of typed requests to one host.
+    @_alwaysEmitIntoClient  // in the caller: it specializes for the request type anyway
     public convenience init<Request: APIRequest>(
         requests: [Request],
         configuration: HostConfiguration = .shared,
         policy: Policy = .settleAll,
         callbackQueue: DispatchQueue? = nil
     ) where Request.Response == Output {
-        self.init(
-            operations: requests.map { RequestOperation(request: $0, configuration: configuration, responseDecoder: $0.responseDecoder) },
-            policy: policy,
-            callbackQueue: callbackQueue
-        )
+        var operations: [RequestOperation<Output>] = []
+        for request in requests {
+            operations.append(RequestOperation(request: request, configuration: configuration, responseDecoder: request.responseDecoder))
+        }
+        self.init(operations: operations, policy: policy, callbackQueue: callbackQueue)
+    }
+
+    /// Runs `body` on the callbacks under the lock (for the accessors emitted into callers).
+    @usableFromInline
+    final func withCallbacks<T>(_ body: (inout Callbacks) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&callbacks)
     }
 
     /// Adds every member to `queue`. A second call does nothing.
+    @_alwaysEmitIntoClient  // in the caller: one call
     public func start(on queue: NetworkQueue) {
+        start(on: queue, then: nil)
+    }
+
+    /// ``start(on:)`` that also calls `then` after ``completion`` (set together with
+    /// starting, under the lock: ``run(on:)``).
+    @usableFromInline
+    final func start(on queue: NetworkQueue, then: (@Sendable ([Result<Output, NetworkError>]) -> Void)?) {
         lock.lock()
-        let first = !started
-        started = true
+        let first = completed == -1
+        if let then {
+            let previous = callbacks.completion
+            callbacks.completion = { results in
+                previous?(results)
+                then(results)
+            }
+        }
+        if first {
+            completed = 0
+        }
         lock.unlock()
         guard first else { return }
         if operations.isEmpty {
-            callbackQueue.async { self.complete() }
+            callbackQueue.async { self.arrived(at: -1) }
             return
         }
-        for (index, operation) in operations.enumerated() {
-            operation.observeDelivery { [unowned operation] in
-                self.store(operation.result ?? .failure(NetworkError(kind: .cancelled)), at: index)
+        for index in operations.indices {
+            operations[index].observeDelivery {
+                self.callbackQueue.async { self.arrived(at: index) }
             }
         }
         queue.addOperations(operations, waitUntilFinished: false)
@@ -115,17 +172,11 @@ public final class RequestBatch<Output>: @unchecked Sendable {
 
     /// Runs the batch on `queue` and returns every result, in order. Cancelling the
     /// calling task cancels the batch.
+    @_alwaysEmitIntoClient  // in the caller: an async function is many small functions
     public func run(on queue: NetworkQueue) async -> [Result<Output, NetworkError>] where Output: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<[Result<Output, NetworkError>], Never>) in
-                lock.lock()
-                let previous = completionCallback
-                completionCallback = { results in
-                    previous?(results)
-                    continuation.resume(returning: results)
-                }
-                lock.unlock()
-                start(on: queue)
+                start(on: queue) { continuation.resume(returning: $0) }
             }
         } onCancel: {
             cancel()
@@ -134,54 +185,43 @@ public final class RequestBatch<Output>: @unchecked Sendable {
 
     /// Cancels every member; each reports a cancellation, then `completion` fires.
     public func cancel() {
-        operations.forEach { $0.cancel() }
-    }
-
-    /// Keeps a member's result (on the thread that made it) and reports it on the
-    /// callback queue.
-    private func store(_ result: Result<Output, NetworkError>, at index: Int) {
-        lock.lock()
-        let fresh = results[index] == nil
-        if fresh {
-            results[index] = result
-        }
-        lock.unlock()
-        if fresh {
-            callbackQueue.async { self.arrived(at: index) }
+        for operation in operations {
+            operation.cancel()
         }
     }
 
+    /// The member `index` delivered its result (`-1`: an empty batch); on the callback queue.
     private func arrived(at index: Int) {
         lock.lock()
-        guard let result = results[index] else {
-            lock.unlock()
-            return
-        }
         completed += 1
-        let (completed, onResult, onProgress) = (self.completed, resultCallback, progressCallback)
+        let (completed, callbacks) = (self.completed, self.callbacks)
+        if completed >= operations.count {
+            self.completed = Int.min  // `completion` is called once
+        }
         lock.unlock()
-        progress.completedUnitCount = Int64(completed)
-        onResult?(index, result)
-        onProgress?(completed, operations.count)
-        if policy == .failFast, case .failure(let error) = result, !error.isCancelled {
-            for (other, operation) in operations.enumerated() where other != index {
-                operation.cancel()
+        if index >= 0 {
+            let result = result(at: index)
+            progress.completedUnitCount = Int64(completed)
+            callbacks.result?(index, result)
+            callbacks.progress?(completed, operations.count)
+            if policy == .failFast, case .failure(let error) = result, !error.isCancelled {
+                for other in operations.indices where other != index {
+                    operations[other].cancel()
+                }
             }
         }
-        if completed == operations.count {
-            complete()
+        if completed >= operations.count {
+            var results: [Result<Output, NetworkError>] = []
+            for index in operations.indices {
+                results.append(result(at: index))
+            }
+            callbacks.completion?(results)
         }
     }
 
-    private func complete() {
-        lock.lock()
-        guard !finished else {
-            lock.unlock()
-            return
-        }
-        finished = true
-        let (results, completion) = (self.results.compactMap { $0 }, completionCallback)
-        lock.unlock()
-        completion?(results)
+    /// Member `index`'s delivered result (one copy of the core's inlined `result` reader).
+    @inline(never)
+    private func result(at index: Int) -> Result<Output, NetworkError> {
+        operations[index].result ?? .failure(NetworkError(kind: .cancelled))
     }
 }

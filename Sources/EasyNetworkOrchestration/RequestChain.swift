@@ -26,18 +26,17 @@ import Foundation
 /// queue, handed to the next step's builder on the queue's thread and delivered on the
 /// callback queue. Builders and the completion are `@Sendable` for the same reason.
 public struct RequestChain<Last>: Sendable {
-    let configuration: HostConfiguration
-    let steps: [any ChainStep]
+    /// The last step, which leads back to the first (one reference: the runtime's own
+    /// value witnesses copy the chain).
+    let last: ChainLink
 
     /// A chain whose first step sends `first`.
     public init<Request: APIRequest>(_ first: Request, configuration: HostConfiguration = .shared) where Request.Response == Last, Last: Sendable {
-        self.configuration = configuration
-        steps = [ChainPlan(first)]
+        last = ChainLink(first: ChainPlan(first), after: nil, configuration: configuration)
     }
 
-    private init(configuration: HostConfiguration, steps: [any ChainStep]) {
-        self.configuration = configuration
-        self.steps = steps
+    private init(last: ChainLink) {
+        self.last = last
     }
 
     /// Adds a step built from this chain's last result; return `nil` to end the chain
@@ -45,19 +44,20 @@ public struct RequestChain<Last>: Sendable {
     public func then<Request: APIRequest>(
         _ make: @escaping @Sendable (Last) throws -> Request?
     ) -> RequestChain<Request.Response> where Request.Response: Sendable {
-        RequestChain<Request.Response>(configuration: configuration, steps: steps + [NextStep<Last, Request>(make: make)])
+        RequestChain<Request.Response>(last: NextLink<Last, Request>(make: make, after: last))
     }
 
     /// Runs the chain on `queue` and calls `completion` once.
     /// - Returns: a handle whose `cancel()` stops the chain.
     @discardableResult
+    @_alwaysEmitIntoClient  // in the caller: two calls
     public func start(
         on queue: NetworkQueue,
         completion: @escaping @Sendable (Result<ChainOutcome<Last>, ChainError>) -> Void
     ) -> ChainHandle {
-        let run = ChainRun(configuration: configuration, steps: steps)
-        run.enqueue(on: queue) { completion(Self.result($0, $1, $2)) }
-        return ChainHandle(run: run)
+        let handle = prepared()
+        start(handle, on: queue, completion: completion)
+        return handle
     }
 
     /// Runs the chain on `queue` and returns its outcome; cancelling the calling task
@@ -65,39 +65,93 @@ public struct RequestChain<Last>: Sendable {
     /// sends nothing, and one cancelled later sends no further step. It throws a
     /// cancellation unless every step had already answered.
     /// - Throws: ``ChainError``.
+    @_alwaysEmitIntoClient  // in the caller: an async function is many small functions
     public func run(on queue: NetworkQueue) async throws -> ChainOutcome<Last> {
         // The run exists before the cancellation handler, so a cancel that comes first is
         // kept by the run itself (its operations are cancelled before they are queued).
-        let run = ChainRun(configuration: configuration, steps: steps)
+        let handle = prepared()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ChainOutcome<Last>, any Error>) in
-                run.enqueue(on: queue) { results, error, endedEarly in
-                    continuation.resume(with: Self.result(results, error, endedEarly).mapError { $0 as any Error })
+                start(handle, on: queue) { result in
+                    switch result {
+                    case .success(let outcome): continuation.resume(returning: outcome)
+                    case .failure(let error): continuation.resume(throwing: error)
+                    }
                 }
             }
         } onCancel: {
-            run.cancel()
+            handle.cancel()
         }
     }
 
-    private static func result(_ results: [any Sendable], _ error: ChainError?, _ endedEarly: Bool) -> Result<ChainOutcome<Last>, ChainError> {
-        if let error {
-            return .failure(error)
+    /// A run of the chain, not queued yet, behind its handle.
+    @usableFromInline
+    func prepared() -> ChainHandle {
+        ChainHandle(run: ChainRun(last: last))
+    }
+
+    /// Queues the run behind `handle`, which reports to `completion` once.
+    @usableFromInline
+    func start(_ handle: ChainHandle, on queue: NetworkQueue, completion: @escaping @Sendable (Result<ChainOutcome<Last>, ChainError>) -> Void) {
+        handle.run.enqueue(on: queue) { results, error, endedEarly in
+            if let error {
+                completion(.failure(error))
+            } else {
+                completion(.success(ChainOutcome(results: results, endedEarly: endedEarly)))
+            }
         }
-        return .success(ChainOutcome(results: results, endedEarly: endedEarly))
     }
 }
 
-/// A step of a chain: builds its request from the previous result (`nil` ends the chain).
-/// A value, not a closure, so that nothing `@Sendable` captures a request type.
-protocol ChainStep: Sendable {
-    func plan(after previous: (any Sendable)?) throws -> ChainPlan?
+/// A step of a chain, the link before it (`nil` for the first step) and the chain's
+/// host. A list, not an array: `then` makes one link, copies nothing. This class is the
+/// first step, whose request is known before the chain runs; ``NextLink`` the others.
+class ChainLink: @unchecked Sendable {
+    // unchecked: not final (``NextLink`` is a link), and every field is a `let`.
+    let previous: ChainLink?
+    let configuration: HostConfiguration
+    private let first: ChainPlan?
+
+    /// A step after `previous` (`nil`: the chain's first, which sends `first`).
+    init(first: ChainPlan?, after previous: ChainLink?, configuration: HostConfiguration) {
+        self.previous = previous
+        self.configuration = configuration
+        self.first = first
+    }
+
+    /// What the step sends, built from the previous step's result (`nil` for the first
+    /// step); `nil` ends the chain there.
+    func plan(after previous: (any Sendable)?) throws -> ChainPlan? {
+        first
+    }
 }
 
-/// What a step sends and how it decodes. A plan is also the chain's first step: its
-/// request is known before the chain runs. A class: a struct brings value witnesses
-/// of its own into the binary.
-final class ChainPlan: ChainStep {
+/// A step built by a `then` builder from the previous step's `Last`. A value, not a
+/// closure, so that nothing `@Sendable` captures a request type.
+final class NextLink<Last, Request: APIRequest>: ChainLink, @unchecked Sendable where Request.Response: Sendable {
+    // unchecked: its one field is a `let` of a `@Sendable` closure.
+    private let make: @Sendable (Last) throws -> Request?
+
+    init(make: @escaping @Sendable (Last) throws -> Request?, after previous: ChainLink) {
+        self.make = make
+        super.init(first: nil, after: previous, configuration: previous.configuration)
+    }
+
+    override func plan(after previous: (any Sendable)?) throws -> ChainPlan? {
+        guard let value = previous as? Last else {
+            // Not reached: the step before made a `Last` (a chain's types line up by `then`).
+            throw NetworkError(kind: .decoding, message: "the previous step made a result of another type")
+        }
+        guard let request = try make(value) else {
+            return nil
+        }
+        return ChainPlan(request)
+    }
+}
+
+/// What a step sends and how it decodes. A class: a struct brings value witnesses of
+/// its own into the binary.
+final class ChainPlan: Sendable {
     // nonisolated(unsafe): a request is an immutable description (BaseAPIRequest's
     // contract), only read, as the core's own operations read it from any thread.
     nonisolated(unsafe) let request: any BaseAPIRequest
@@ -107,27 +161,6 @@ final class ChainPlan: ChainStep {
         let decoder = request.responseDecoder
         self.request = request
         decode = { response in try decoder.decode(response) }
-    }
-
-    /// As the first step: itself, whatever came before.
-    func plan(after previous: (any Sendable)?) -> ChainPlan? {
-        self
-    }
-}
-
-/// A step built by a `then` builder from the previous step's `Last`.
-final class NextStep<Last, Request: APIRequest>: ChainStep where Request.Response: Sendable {
-    let make: @Sendable (Last) throws -> Request?
-
-    init(make: @escaping @Sendable (Last) throws -> Request?) {
-        self.make = make
-    }
-
-    func plan(after previous: (any Sendable)?) throws -> ChainPlan? {
-        guard let value = previous as? Last else {
-            throw NetworkError(kind: .decoding, message: "the previous step did not produce \(Last.self)")
-        }
-        return try make(value).map { ChainPlan($0) }
     }
 }
 

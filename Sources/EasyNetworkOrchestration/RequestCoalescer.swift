@@ -14,18 +14,15 @@ import FoundationNetworking
 /// leaves at once with a cancellation; the transfer itself is cancelled only when its
 /// last seat leaves.
 final class RequestCoalescer: @unchecked Sendable {
-    // unchecked: `flights`, `nextSeat` and every flight's `var`s are read and written
-    // only under `lock`.
-    /// One caller of a shared transfer. A class: a struct brings value witnesses of its
-    /// own into the binary.
-    private final class Seat {
-        let number: Int
+    // unchecked: `flights` and every flight's `var`s are read and written only under `lock`.
+    /// One caller of a shared transfer (known by identity). A class: a struct brings value
+    /// witnesses of its own into the binary.
+    private final class Seat: Sendable {
         let completion: @Sendable (TransportOutcome) -> Void
         /// Hears of the shared transfer's bytes (its own timeout).
-        let activity: (any TransferActivity)?
+        let activity: any TransferActivity
 
-        init(number: Int, completion: @escaping @Sendable (TransportOutcome) -> Void, activity: (any TransferActivity)?) {
-            self.number = number
+        init(completion: @escaping @Sendable (TransportOutcome) -> Void, activity: any TransferActivity) {
             self.completion = completion
             self.activity = activity
         }
@@ -51,14 +48,11 @@ final class RequestCoalescer: @unchecked Sendable {
         }
 
         func transferMoved() {
-            var listeners: [any TransferActivity] = []
             coalescer.lock.lock()
-            for seat in seats {
-                if let activity = seat.activity { listeners.append(activity) }
-            }
+            let seats = seats
             coalescer.lock.unlock()
-            for listener in listeners {
-                listener.transferMoved()
+            for seat in seats {
+                seat.activity.transferMoved()
             }
         }
     }
@@ -67,7 +61,6 @@ final class RequestCoalescer: @unchecked Sendable {
     /// The flights in the air: as many as requests in flight at once (a queue's slots),
     /// so a plain array searched in order (no dictionary type of its own).
     private var flights: [Flight] = []
-    private var nextSeat = 0
 
     /// Whether `request` may share a transfer: GET and HEAD only.
     static func canCoalesce(_ request: URLRequest) -> Bool {
@@ -80,8 +73,10 @@ final class RequestCoalescer: @unchecked Sendable {
     /// headers; a `sorted(by:)` would compile the standard library's sort for its closure).
     static func key(for request: URLRequest) -> String {
         var lines: [String] = []
-        for (name, value) in request.allHTTPHeaderFields ?? [:] {
-            SortedKeys.insert(name.lowercased() + ":" + value, into: &lines)
+        if let fields = request.allHTTPHeaderFields {
+            for (name, value) in fields {
+                SortedKeys.insert(name.lowercased() + ":" + value, into: &lines)
+            }
         }
         var key = (request.httpMethod ?? "GET") + " " + (request.url?.absoluteString ?? "")
         for line in lines {
@@ -95,22 +90,25 @@ final class RequestCoalescer: @unchecked Sendable {
     /// shared transfer's bytes.
     func dataTask(
         with request: URLRequest,
-        activity: (any TransferActivity)? = nil,
+        activity: any TransferActivity,
         start: (_ activity: any TransferActivity, _ completion: @escaping @Sendable (TransportOutcome) -> Void) -> TransportTask?,
         completion: @escaping @Sendable (TransportOutcome) -> Void
     ) -> TransportTask? {
         let key = Self.key(for: request)
+        let seat = Seat(completion: completion, activity: activity)
         lock.lock()
-        nextSeat += 1
-        let seat = nextSeat
-        let existing = flight(for: key)
+        var existing: Flight?
+        for flight in flights where flight.key == key {
+            existing = flight
+            break
+        }
         let flight = existing ?? Flight(key: key, coalescer: self)
-        flight.seats.append(Seat(number: seat, completion: completion, activity: activity))
+        flight.seats.append(seat)
         if existing == nil {
             flights.append(flight)
         }
         lock.unlock()
-        let handle = TransportTask { [weak self] in self?.leave(seat: seat, of: flight, request: request) }
+        let handle = TransportTask { [weak self] in self?.leave(seat, of: flight, request: request) }
         guard existing == nil else { return handle }
         let task = start(flight) { [weak self] outcome in
             self?.land(flight, outcome: outcome)
@@ -123,14 +121,6 @@ final class RequestCoalescer: @unchecked Sendable {
         return handle
     }
 
-    /// The flight in the air for `key`, if any; under `lock`.
-    private func flight(for key: String) -> Flight? {
-        for flight in flights where flight.key == key {
-            return flight
-        }
-        return nil
-    }
-
     /// Takes `flight` off the table, if it is still there; under `lock`.
     private func remove(_ flight: Flight) {
         for index in flights.indices where flights[index] === flight {
@@ -139,10 +129,14 @@ final class RequestCoalescer: @unchecked Sendable {
         }
     }
 
-    private func leave(seat: Int, of flight: Flight, request: URLRequest) {
+    private func leave(_ seat: Seat, of flight: Flight, request: URLRequest) {
         lock.lock()
-        guard let index = flight.seats.firstIndex(where: { $0.number == seat }) else { return lock.unlock() }
-        let completion = flight.seats.remove(at: index).completion
+        var index = 0
+        while index < flight.seats.count, flight.seats[index] !== seat {
+            index += 1
+        }
+        guard index < flight.seats.count else { return lock.unlock() }
+        flight.seats.remove(at: index)
         var cancelTask: TransportTask?
         if flight.seats.isEmpty {
             flight.cancelled = true
@@ -151,7 +145,8 @@ final class RequestCoalescer: @unchecked Sendable {
         }
         lock.unlock()
         cancelTask?.cancel()
-        completion(TransportOutcome(request: request, error: URLError(.cancelled)))
+        // `userInfo` given: its default, a `[:]` literal, compiles a dictionary builder.
+        seat.completion(TransportOutcome(request: request, error: URLError(.cancelled, userInfo: [String: Any]())))
     }
 
     private func land(_ flight: Flight, outcome: TransportOutcome) {

@@ -17,5 +17,5 @@ final class FormPart: MultipartPart {
     }
 
     /// The one writer of this module.
-    var writer: any MultipartWriter { MultipartBodyWriter.shared }
+    var writer: any MultipartWriter { MultipartBodyWriter() }
 }

@@ -7,23 +7,35 @@ import Foundation
 /// these, the body is written and sent by this module).
 extension MultipartFormData {
     /// Adds a text field.
+    @_alwaysEmitIntoClient  // in the caller: a program that builds no form carries none of it
     public mutating func append(_ value: String, name: String) {
-        addPart(FormPart(headers: Self.headers(name: name, fileName: nil, mimeType: nil), data: Self.bytes(value)))
+        addPart(name: name, fileName: nil, mimeType: nil, data: value.data(using: .utf8) ?? Data(), file: nil)
     }
 
     /// Adds bytes from memory, as a file when `fileName` is given. The MIME type is
     /// guessed from the file name's extension when not given.
+    @_alwaysEmitIntoClient
     public mutating func append(_ data: Data, name: String, fileName: String? = nil, mimeType: String? = nil) {
-        let type = mimeType ?? fileName.map { Self.mimeType(forPathExtension: Self.pathExtension(of: $0)) }
-        addPart(FormPart(headers: Self.headers(name: name, fileName: fileName, mimeType: type), data: data))
+        var type = mimeType
+        if type == nil, let fileName {
+            type = Self.mimeType(forPathExtension: Self.pathExtension(of: fileName))
+        }
+        addPart(name: name, fileName: fileName, mimeType: type, data: data, file: nil)
     }
 
     /// Adds a file from disk, read in pieces when the body is written. File name and
     /// MIME type default to the URL's last component and its extension's type.
+    @_alwaysEmitIntoClient
     public mutating func append(fileAt url: URL, name: String, fileName: String? = nil, mimeType: String? = nil) {
-        let fileName = fileName ?? url.lastPathComponent
-        let type = mimeType ?? Self.mimeType(forPathExtension: url.pathExtension)
-        addPart(FormPart(headers: Self.headers(name: name, fileName: fileName, mimeType: type), file: url))
+        addPart(name: name, fileName: fileName ?? url.lastPathComponent, mimeType: mimeType ?? Self.mimeType(forPathExtension: url.pathExtension), data: Data(), file: url)
+    }
+
+    /// Adds a part: its headers name it, and its file name and MIME type when given; its
+    /// bytes are `data`, or `file`'s read when the body is written. The one place parts
+    /// are made and added.
+    @usableFromInline
+    mutating func addPart(name: String, fileName: String?, mimeType: String?, data: Data, file: URL?) {
+        addPart(FormPart(headers: Self.headers(name: name, fileName: fileName, mimeType: mimeType), data: data, file: file))
     }
 
     /// The UTF-8 bytes of `text`, by Foundation's own `data(using:)` (never nil for UTF-8):
@@ -59,6 +71,7 @@ extension MultipartFormData {
     /// or nothing for none, a leading dot (`.profile`) or a trailing one, as `NSString`'s
     /// `pathExtension` reads it. One pass over the bytes: on Linux `NSString.pathExtension`
     /// stops the process for a name with `//` before a non-ASCII character (`"a//é"`).
+    @_alwaysEmitIntoClient @usableFromInline  // in the caller: the guess is made where a part is added
     static func pathExtension(of fileName: String) -> String {
         let bytes = Array(fileName.utf8)
         var end = bytes.count
@@ -70,24 +83,24 @@ extension MultipartFormData {
             if bytes[dot] == UInt8(ascii: ".") {
                 // Not the component's first byte (`.profile`) nor its last (`a.`).
                 let first = dot == 0 || bytes[dot - 1] == UInt8(ascii: "/")
-                return first || dot + 1 == end ? "" : String(decoding: Array(bytes[(dot + 1)..<end]), as: UTF8.self)
+                return first || dot + 1 == end ? "" : String(decoding: bytes[(dot + 1)..<end], as: UTF8.self)
             }
         }
         return ""
     }
 
-    /// File extensions and their MIME types, in pairs: a table of constants, not code.
-    private static let knownTypes = [
-        "jpg", "image/jpeg", "jpeg", "image/jpeg", "png", "image/png", "gif", "image/gif",
-        "webp", "image/webp", "heic", "image/heic", "svg", "image/svg+xml", "pdf", "application/pdf",
-        "json", "application/json", "xml", "application/xml", "zip", "application/zip", "gz", "application/gzip",
-        "txt", "text/plain", "log", "text/plain", "csv", "text/csv", "html", "text/html", "htm", "text/html",
-        "mp4", "video/mp4", "mov", "video/quicktime", "mp3", "audio/mpeg", "m4a", "audio/mp4", "wav", "audio/wav",
-    ]
-
     /// A MIME type for a file extension, from a small built-in table (no platform API);
     /// `application/octet-stream` when unknown.
+    @_alwaysEmitIntoClient  // in the caller: the module itself guesses no type
     public static func mimeType(forPathExtension pathExtension: String) -> String {
+        // File extensions and their MIME types, in pairs: a table of constants, not code.
+        let knownTypes = [
+            "jpg", "image/jpeg", "jpeg", "image/jpeg", "png", "image/png", "gif", "image/gif",
+            "webp", "image/webp", "heic", "image/heic", "svg", "image/svg+xml", "pdf", "application/pdf",
+            "json", "application/json", "xml", "application/xml", "zip", "application/zip", "gz", "application/gzip",
+            "txt", "text/plain", "log", "text/plain", "csv", "text/csv", "html", "text/html", "htm", "text/html",
+            "mp4", "video/mp4", "mov", "video/quicktime", "mp3", "audio/mpeg", "m4a", "audio/mp4", "wav", "audio/wav",
+        ]
         let name = pathExtension.lowercased()
         for index in stride(from: 0, to: knownTypes.count - 1, by: 2) where knownTypes[index] == name {
             return knownTypes[index + 1]

@@ -4,35 +4,34 @@ import EasyNetwork
 import Foundation
 
 extension MultipartFormData {
-    /// Adds every part of `other`.
-    mutating func append(contentsOf other: MultipartFormData) {
-        for part in other.parts {
-            addPart(part)
-        }
-    }
-
-    /// Writes the whole body to `url`.
+    /// Writes the whole body to `url`: the parts of `fields` (a request's `params` as
+    /// text fields), then this form's, between this form's boundaries.
     /// - Returns: its length in bytes.
     /// - Throws: when a file cannot be read or the body cannot be written.
     @discardableResult
-    func write(to url: URL) throws -> Int64 {
+    func write(to url: URL, after fields: MultipartFormData? = nil) throws -> Int64 {
         let writer = try FileWriter(url: url, appending: false)
         defer { writer.close() }
+        // Each delimiter but the first follows the CRLF that ends the part before it.
+        var delimiter = "--" + boundary
+        var length = try fields?.writeParts(into: writer, delimiter: &delimiter, boundary: boundary) ?? 0
+        length += try writeParts(into: writer, delimiter: &delimiter, boundary: boundary)
+        return length + (try writer.put(delimiter, "--\r\n"))
+    }
+
+    /// Writes the parts, each after `delimiter`, which becomes the one after a part.
+    /// - Returns: the bytes written.
+    private func writeParts(into writer: FileWriter, delimiter: inout String, boundary: String) throws -> Int64 {
         var length: Int64 = 0
-        func put(_ data: Data) throws {
-            try writer.write(data)
-            length += Int64(data.count)
-        }
         for case let part as FormPart in parts {
-            try put(Self.bytes("--" + boundary + "\r\n" + part.headers))
+            length += try writer.put(delimiter, "\r\n" + part.headers)
             if let file = part.file {
                 length += try writer.copy(from: file)
             } else {
-                try put(part.data)
+                length += try writer.put(part.data)
             }
-            try put(Self.bytes("\r\n"))
+            delimiter = "\r\n--" + boundary
         }
-        try put(Self.bytes("--" + boundary + "--\r\n"))
         return length
     }
 }

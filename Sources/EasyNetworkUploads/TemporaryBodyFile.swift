@@ -8,13 +8,14 @@ import Foundation
 final class TemporaryBodyFile: MultipartBodyFile {
     let url: URL
     let length: Int64
-    let writer: any MultipartWriter
 
-    init(url: URL, length: Int64, writer: any MultipartWriter) {
+    init(url: URL, length: Int64) {
         self.url = url
         self.length = length
-        self.writer = writer
     }
+
+    /// The one writer of this module (a value of no size: no field holds it).
+    var writer: any MultipartWriter { MultipartBodyWriter() }
 
     func remove() {
         try? FileManager.default.removeItem(at: url)

@@ -31,14 +31,18 @@ enum UploadBody {
     @inline(__always)  // one caller
     static func prepare(_ file: URL, for request: URLRequest) -> (request: URLRequest, body: UploadBody)? {
         #if canImport(FoundationNetworking)
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: file.path),
-              let size = (attributes[.size] as? NSNumber)?.int64Value
-        else { return nil }
+        // The size from the file's end (no attribute dictionary to search); a file that
+        // opens for reading here is readable for the stream below too.
+        guard let handle = try? FileHandle(forReadingFrom: file) else { return nil }
+        let end = try? handle.seekToEnd()
+        try? handle.close()
+        guard let end else { return nil }
+        let size = Int64(clamping: end)
         if size <= inMemoryLimit {
             guard let data = try? Data(contentsOf: file) else { return nil }
             return (request, .data(data))
         }
-        guard FileManager.default.isReadableFile(atPath: file.path), let stream = InputStream(url: file) else { return nil }
+        guard let stream = InputStream(url: file) else { return nil }
         var streamed = request
         // corelibs sends a stream chunked; a Content-Length beside it would be malformed.
         streamed.setValue(nil, forHTTPHeaderField: "Content-Length")
