@@ -181,7 +181,7 @@ public final class HostConfiguration: @unchecked Sendable {
     /// The queue every callback of this host's requests is delivered on. Default `.main`.
     @_alwaysEmitIntoClient  // in the caller: the seed program sets no such setting
     public var callbackQueue: DispatchQueue {
-        get { snapshot().tunables.callbackQueue }
+        get { snapshot().callbackQueue }
         set { changeTunables { $0.callbackQueue = newValue } }
     }
 

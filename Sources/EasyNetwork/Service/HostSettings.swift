@@ -83,6 +83,9 @@ package final class HostSettings: @unchecked Sendable {
     }
     var timeout: TimeInterval { values.timeout }
     var totalTimeout: TimeInterval? { values.totalTimeout }
+    /// Read by ``HostConfiguration/callbackQueue`` (emitted into the products that ask):
+    /// one field, where `tunables` would copy and release all fifteen at each call site.
+    @usableFromInline
     var callbackQueue: DispatchQueue { values.callbackQueue }
     var acceptableStatusCodes: Set<Int> { values.acceptableStatusCodes }
     var payloadReader: (any PayloadReader)? {
