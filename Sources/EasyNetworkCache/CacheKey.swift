@@ -13,28 +13,30 @@ import FoundationNetworking
 /// interceptors adapted the request). Two users never share an entry, and no
 /// credential is written to disk: only its SHA-256.
 struct CacheKey {
-    /// The request headers that identify a user.
-    static let credentialHeaders = ["authorization", "cookie", "proxy-authorization"]
-
     /// The key as stored in the entry and hashed into its file name.
     let value: String
     /// Whether the request carried a credential (a `private` response is stored only then).
     let hasCredential: Bool
 
     init(request: URLRequest, token: String?) {
-        var credential = Data()
+        var credential = ""
         if let token {
-            credential.append(Data("token:\(token)\n".utf8))
+            credential = "token:" + token + "\n"
         }
-        for name in Self.credentialHeaders {
+        for name in ["authorization", "cookie", "proxy-authorization"] {
             if let value = Self.header(name, of: request) {
-                credential.append(Data("\(name):\(value)\n".utf8))
+                credential += name + ":" + value + "\n"
             }
         }
         hasCredential = !credential.isEmpty
         let body = request.httpBody.map(SHA256.hex) ?? "-"
-        let user = hasCredential ? SHA256.hex(credential) : "-"
-        value = "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "") \(body) \(user)"
+        let user = hasCredential ? Self.digest(credential) : "-"
+        value = (request.httpMethod ?? "GET") + " " + (request.url?.absoluteString ?? "") + " " + body + " " + user
+    }
+
+    /// The SHA-256 of `text`'s UTF-8 bytes, in hexadecimal.
+    static func digest(_ text: String) -> String {
+        SHA256.hex(text.data(using: .utf8) ?? Data())
     }
 
     /// What an entry remembers of the request headers its response's `Vary` names:
@@ -52,7 +54,8 @@ struct CacheKey {
     /// Kept out of line: storing and matching share one copy.
     @inline(never)
     static func varyValue(_ name: String, of request: URLRequest) -> String {
-        header(name, of: request).map { SHA256.hex(Data($0.utf8)) } ?? "-"
+        guard let value = header(name, of: request) else { return "-" }
+        return digest(value)
     }
 
     /// A request header, its name compared case-insensitively (Linux rewrites the case).
@@ -62,5 +65,27 @@ struct CacheKey {
             return value
         }
         return nil
+    }
+
+    /// The items of a `Cache-Control` or `Vary` value (RFC 9111 §5.2, RFC 9110 §12.5.5):
+    /// comma-separated, each up to its first `=` (a directive's name), trimmed and
+    /// lowercased, empty ones left out.
+    static func items(_ value: String?) -> [String] {
+        var items: [String] = []
+        var item = ""
+        var inArgument = false
+        for character in (value ?? "") + "," {
+            if character == "," {
+                let name = item.trimmingCharacters(in: .whitespaces).lowercased()
+                if !name.isEmpty { items.append(name) }
+                item = ""
+                inArgument = false
+            } else if character == "=" {
+                inArgument = true
+            } else if !inArgument {
+                item.append(character)
+            }
+        }
+        return items
     }
 }
