@@ -18,22 +18,42 @@ import Foundation
 /// ```
 public struct PinnedHost: Sendable {
     /// The host name, lowercased, without a trailing dot (an IPv6 address without brackets).
-    public let host: String
+    public var host: String { fields.host }
     /// The base64 SHA-256 hashes of the accepted SubjectPublicKeyInfos: two or more,
     /// each once, in the order given.
-    public let pins: [String]
+    public var pins: [String] { fields.pins }
     /// Whether every subdomain of ``host`` (`a.host`, `b.a.host`, …) is pinned too; a
     /// subdomain with a pinned host of its own follows that one.
-    public let includesSubdomains: Bool
+    public var includesSubdomains: Bool { fields.includesSubdomains }
     /// When the pins stop applying, or `nil` for never. After it the host is no longer
     /// pinned (checked by the system's trust alone), so an app that is never updated keeps
     /// its network when the keys change: set it to a date you are sure to ship new pins by.
-    public let expires: Date?
+    public var expires: Date? { fields.expires }
     /// Whether, where pins cannot be checked (Linux: swift-corelibs-foundation gives no
     /// server-trust challenge), requests to this host go out checked by the system's trust
     /// alone. `false` (the default): they are refused with
     /// ``PublicKeyPinningError/Reason-swift.struct/notEnforceable``.
-    public let allowsUnpinnedWhereUnsupported: Bool
+    public var allowsUnpinnedWhereUnsupported: Bool { fields.allowsUnpinnedWhereUnsupported }
+
+    /// The fields, in one immutable object: an entry is one reference (the runtime's
+    /// shared value witnesses, none of its own).
+    private final class Fields: Sendable {
+        let host: String
+        let pins: [String]
+        let includesSubdomains: Bool
+        let expires: Date?
+        let allowsUnpinnedWhereUnsupported: Bool
+
+        init(host: String, pins: [String], includesSubdomains: Bool, expires: Date?, allowsUnpinnedWhereUnsupported: Bool) {
+            self.host = host
+            self.pins = pins
+            self.includesSubdomains = includesSubdomains
+            self.expires = expires
+            self.allowsUnpinnedWhereUnsupported = allowsUnpinnedWhereUnsupported
+        }
+    }
+
+    private let fields: Fields
 
     /// Pins `host`.
     ///
@@ -85,19 +105,18 @@ public struct PinnedHost: Sendable {
         guard accepted.count >= 2 else {
             throw invalid("a pinned host needs at least two different pins: the key in use and a backup key")
         }
-        self.host = name
-        self.pins = accepted
-        self.includesSubdomains = includesSubdomains
-        self.expires = expires
-        self.allowsUnpinnedWhereUnsupported = allowsUnpinnedWhereUnsupported
+        fields = Fields(
+            host: name, pins: accepted, includesSubdomains: includesSubdomains, expires: expires,
+            allowsUnpinnedWhereUnsupported: allowsUnpinnedWhereUnsupported
+        )
     }
 
     /// `name` as entries compare it: lowercased, without a trailing dot or IPv6 brackets.
     static func normalized(_ name: String) -> String {
-        var text = Substring(name.lowercased())
-        if text.count > 1, text.first == "[", text.last == "]" { text = text.dropFirst().dropLast() }
-        if text.last == "." { text = text.dropLast() }
-        return String(text)
+        var text = name.lowercased()
+        if text.utf8.count > 1, text.hasPrefix("["), text.hasSuffix("]") { text = String(text.dropFirst().dropLast()) }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
     }
 
     /// Whether this entry pins `name` (lowercased, without a trailing dot), expired or not.

@@ -76,9 +76,6 @@ public final class PublicKeyPinning: Sendable {
     /// - Throws: ``PublicKeyPinningError`` with reason
     ///   ``PublicKeyPinningError/Reason-swift.struct/malformedCertificate``.
     public static func pin(ofCertificate der: Data) throws -> String {
-        switch SubjectPublicKeyInfo.pin(ofCertificate: der) {
-        case .success(let pin): return pin
-        case .failure(let problem): throw PublicKeyPinningError(.malformedCertificate, host: "", message: problem.reason)
-        }
+        try SubjectPublicKeyInfo.pin(ofCertificate: der)
     }
 }
