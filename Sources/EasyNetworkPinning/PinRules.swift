@@ -68,6 +68,7 @@ final class PinRules: RequestPlugIn, RequestInterceptor, Sendable {
 
     /// Why a request to `url` may not be sent, or `nil`: a pinned host must be reached
     /// over HTTPS, and where pins cannot be checked only if it allows unpinned requests.
+    @usableFromInline
     func refusal(for url: URL?, at date: Date = Date()) -> NetworkError? {
         guard let url, let name = url.host, let entry = pinnedHost(for: name, at: date) else { return nil }
         let refused: PublicKeyPinningError
@@ -89,11 +90,11 @@ final class PinRules: RequestPlugIn, RequestInterceptor, Sendable {
         return refused.networkError(url: url)
     }
 
-    @usableFromInline
+    @_alwaysEmitIntoClient  // only its witness uses it: inlined there, no copy of its own
     var interceptor: (any RequestInterceptor)? { self }
 
     /// Refuses a request pinning cannot protect before it is sent (every attempt, downloads too).
-    @usableFromInline
+    @_alwaysEmitIntoClient  // only its witness uses it: inlined there, no copy of its own
     func adapt(_ urlRequest: URLRequest, context: RequestContext, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
         if let refused = refusal(for: urlRequest.url) {
             completion(.failure(refused))

@@ -76,9 +76,6 @@ public struct PinnedHost: Sendable {
         allowsUnpinnedWhereUnsupported: Bool = false
     ) throws {
         let name = Self.normalized(host)
-        func invalid(_ reason: String) -> PublicKeyPinningError {
-            PublicKeyPinningError(.invalidConfiguration, host: name, message: reason)
-        }
         // Letters, digits, `-` and `.` (never two in a row, nor first); colons only in an
         // IPv6 address (two or more), so `host:port` is refused.
         var colons = 0, previous = UInt8(ascii: "."), other = false
@@ -91,19 +88,25 @@ public struct PinnedHost: Sendable {
             }
             previous = byte
         }
-        guard !other, !name.isEmpty, colons == 0 || colons >= 2 else {
-            throw invalid("'" + host + "' is not a host name (no scheme, port, path or wildcard)")
+        // What is wrong, the first thing found; one error made for all of them.
+        var problem: String?
+        if other || name.isEmpty || colons == 1 {
+            problem = "'" + host + "' is not a host name (no scheme, port, path or wildcard)"
         }
         var accepted: [String] = []
-        for pin in pins {
+        for pin in pins where problem == nil {
             guard let digest = Data(base64Encoded: pin), digest.count == 32 else {
-                throw invalid("'" + pin + "' is not the base64 of a SHA-256 hash (32 bytes)")
+                problem = "'" + pin + "' is not the base64 of a SHA-256 hash (32 bytes)"
+                break
             }
             let canonical = digest.base64EncodedString()
             if !accepted.contains(canonical) { accepted.append(canonical) }
         }
-        guard accepted.count >= 2 else {
-            throw invalid("a pinned host needs at least two different pins: the key in use and a backup key")
+        if problem == nil, accepted.count < 2 {
+            problem = "a pinned host needs at least two different pins: the key in use and a backup key"
+        }
+        if let problem {
+            throw PublicKeyPinningError(.invalidConfiguration, host: name, message: problem)
         }
         fields = Fields(
             host: name, pins: accepted, includesSubdomains: includesSubdomains, expires: expires,
