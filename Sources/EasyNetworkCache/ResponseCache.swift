@@ -85,7 +85,10 @@ public final class ResponseCache: Sendable {
             try? FileManager.default.removeItem(at: file)
             return nil
         }
-        try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: file.path)
+        var touched = file
+        var used = URLResourceValues()
+        used.contentModificationDate = Date()
+        try? touched.setResourceValues(used)
         return entry
     }
 
@@ -129,9 +132,8 @@ public final class ResponseCache: Sendable {
                 try? FileManager.default.removeItem(at: url)
                 continue
             }
-            let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
-            let size = (attributes?[.size] as? NSNumber)?.intValue ?? 0
-            files.append((url, size, (attributes?[.modificationDate] as? Date)?.timeIntervalSinceReferenceDate ?? -.infinity))
+            let values = try? url.resourceValues(forKeys: [.fileSizeKey, .contentModificationDateKey])
+            files.append((url, values?.fileSize ?? 0, values?.contentModificationDate?.timeIntervalSinceReferenceDate ?? -.infinity))
         }
         return files
     }
