@@ -24,7 +24,7 @@ struct CacheKey {
             credential = "token:" + token + "\n"
         }
         for name in ["authorization", "cookie", "proxy-authorization"] {
-            if let value = Self.header(name, of: request) {
+            if let value = request.value(forHTTPHeaderField: name) {  // case-insensitive, on Linux too
                 credential += name + ":" + value + "\n"
             }
         }
@@ -43,7 +43,7 @@ struct CacheKey {
     /// for each name, the SHA-256 of the value sent (`-` when none was), so a header
     /// like `Authorization` is not written in clear either.
     static func varyValues(_ names: [String], of request: URLRequest) -> [String: String] {
-        var values: [String: String] = [:]
+        var values = [String: String]()  // not `[:]`: a literal compiles Dictionary(dictionaryLiteral:)
         for name in names {
             values[name] = varyValue(name, of: request)
         }
@@ -54,17 +54,8 @@ struct CacheKey {
     /// Kept out of line: storing and matching share one copy.
     @inline(never)
     static func varyValue(_ name: String, of request: URLRequest) -> String {
-        guard let value = header(name, of: request) else { return "-" }
+        guard let value = request.value(forHTTPHeaderField: name) else { return "-" }
         return digest(value)
-    }
-
-    /// A request header, its name compared case-insensitively (Linux rewrites the case).
-    static func header(_ name: String, of request: URLRequest) -> String? {
-        if let value = request.value(forHTTPHeaderField: name) { return value }
-        for (key, value) in request.allHTTPHeaderFields ?? [:] where key.caseInsensitiveCompare(name) == .orderedSame {
-            return value
-        }
-        return nil
     }
 
     /// The items of a `Cache-Control` or `Vary` value (RFC 9111 §5.2, RFC 9110 §12.5.5):
@@ -72,20 +63,15 @@ struct CacheKey {
     /// lowercased, empty ones left out.
     static func items(_ value: String?) -> [String] {
         var items: [String] = []
-        var item = ""
-        var inArgument = false
-        for character in (value ?? "") + "," {
-            if character == "," {
-                let name = item.trimmingCharacters(in: .whitespaces).lowercased()
-                if !name.isEmpty { items.append(name) }
-                item = ""
-                inArgument = false
-            } else if character == "=" {
-                inArgument = true
-            } else if !inArgument {
-                item.append(character)
-            }
+        for item in (value ?? "").lowercased().components(separatedBy: ",") {
+            let name = (item.components(separatedBy: "=").first ?? "").trimmingCharacters(in: .whitespaces)
+            if !name.isEmpty { items.append(name) }
         }
         return items
+    }
+
+    /// Whether the `Cache-Control` or `Vary` value lists `name` (see ``items(_:)``).
+    static func lists(_ name: String, in value: String?) -> Bool {
+        items(value).contains(name)
     }
 }

@@ -36,8 +36,8 @@ final class CachePlugIn: RequestPlugIn, @unchecked Sendable {
     /// `nil`, after adding revalidation headers (``CachePolicy/revalidate``).
     private func lookUp(_ request: inout URLRequest, token: String?) -> (response: NetworkResponse, final: Bool)? {
         let key = CacheKey(request: request, token: token)
-        let sent = request
-        let found = cache.response(for: key.value).flatMap { $0.matchesVary(of: sent) ? $0 : nil }
+        var found = cache.response(for: key.value)
+        if let stored = found, !stored.matchesVary(of: request) { found = nil }
         lock.lock()
         looked = true
         entry = found
@@ -52,10 +52,12 @@ final class CachePlugIn: RequestPlugIn, @unchecked Sendable {
         case .cacheThenNetwork:
             return response(from: found, request: request).map { ($0, false) }
         case .revalidate:
-            if let etag = found.header("ETag") {
+            // The stored headers, read as a response reads them (case-insensitively).
+            guard let url = request.url, let stored = found.httpResponse(url: url) else { return nil }
+            if let etag = stored.value(forHTTPHeaderField: "ETag") {
                 request.setValue(etag, forHTTPHeaderField: "If-None-Match")
             }
-            if let lastModified = found.header("Last-Modified") {
+            if let lastModified = stored.value(forHTTPHeaderField: "Last-Modified") {
                 request.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since")
             }
             return nil
@@ -96,18 +98,19 @@ final class CachePlugIn: RequestPlugIn, @unchecked Sendable {
         let request = response.request
         let key = CacheKey(request: request, token: token)
         let http = response.httpResponse
-        let stated = CacheKey.items(http.value(forHTTPHeaderField: "Cache-Control"))
-        let vary = CacheKey.items(http.value(forHTTPHeaderField: "Vary"))
+        let stated = http.value(forHTTPHeaderField: "Cache-Control")
+        let vary = http.value(forHTTPHeaderField: "Vary")
         // Nothing for `no-store` (response or request) or `Vary: *`; `private` only under a credential.
-        guard !vary.contains("*"), !stated.contains("no-store"), !CacheKey.items(CacheKey.header("Cache-Control", of: request)).contains("no-store"),
-              !stated.contains("private") || key.hasCredential
+        guard !CacheKey.lists("*", in: vary), !CacheKey.lists("no-store", in: stated),
+              !CacheKey.lists("no-store", in: request.value(forHTTPHeaderField: "Cache-Control")),
+              !CacheKey.lists("private", in: stated) || key.hasCredential
         else {
             cache.remove(key: key.value)
             return
         }
         let entry = CachedResponse(
             key: key.value, statusCode: http.statusCode, headers: CachedResponse.storableHeaders(of: http),
-            storedAt: Date().timeIntervalSinceReferenceDate, vary: CacheKey.varyValues(vary, of: request), body: response.data
+            storedAt: Date().timeIntervalSinceReferenceDate, vary: CacheKey.varyValues(CacheKey.items(vary), of: request), body: response.data
         )
         cache.store(entry, url: request.url?.absoluteString ?? "")
     }

@@ -32,14 +32,6 @@ final class CachedResponse: Sendable {
         self.body = body
     }
 
-    /// The value of the stored header `name`, compared case-insensitively.
-    func header(_ name: String) -> String? {
-        for (key, value) in headers where key.caseInsensitiveCompare(name) == .orderedSame {
-            return value
-        }
-        return nil
-    }
-
     /// The stored response, as an answer from `url`.
     func httpResponse(url: URL) -> HTTPURLResponse? {
         HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: headers)
@@ -57,7 +49,7 @@ final class CachedResponse: Sendable {
     /// credentials (`Set-Cookie`, `Set-Cookie2`, `Authentication-Info`,
     /// `Proxy-Authentication-Info`).
     static func storableHeaders(of response: HTTPURLResponse) -> [String: String] {
-        var headers: [String: String] = [:]
+        var headers = [String: String]()  // not `[:]`: a literal compiles Dictionary(dictionaryLiteral:)
         for (name, value) in response.allHeaderFields {
             guard let name = name as? String else { continue }
             switch name.lowercased() {
