@@ -71,23 +71,20 @@ final class PinRules: RequestPlugIn, RequestInterceptor, Sendable {
     @usableFromInline
     func refusal(for url: URL?, at date: Date = Date()) -> NetworkError? {
         guard let url, let name = url.host, let entry = pinnedHost(for: name, at: date) else { return nil }
-        let refused: PublicKeyPinningError
+        let reason: PublicKeyPinningError.Reason
+        let message: String
         if url.scheme?.lowercased() != "https" {
-            refused = PublicKeyPinningError(
-                .notHTTPS, host: entry.host,
-                message: "a pinned host is only reached over HTTPS, and this request is for " + (url.scheme ?? "no scheme")
-            )
+            reason = .notHTTPS
+            message = "a pinned host is only reached over HTTPS, and this request is for " + (url.scheme ?? "no scheme")
         } else if !Self.isEnforceable, !entry.allowsUnpinnedWhereUnsupported {
-            refused = PublicKeyPinningError(
-                .notEnforceable, host: entry.host,
-                message: "pins cannot be checked on this platform (swift-corelibs-foundation gives no server-trust challenge), "
-                    + "so requests to a pinned host are refused; PinnedHost(allowsUnpinnedWhereUnsupported: true) sends them "
-                    + "checked by the system's trust alone"
-            )
+            reason = .notEnforceable
+            message = "pins cannot be checked on this platform (swift-corelibs-foundation gives no server-trust challenge), "
+                + "so requests to a pinned host are refused; PinnedHost(allowsUnpinnedWhereUnsupported: true) sends them "
+                + "checked by the system's trust alone"
         } else {
             return nil
         }
-        return refused.networkError(url: url)
+        return PublicKeyPinningError(reason, host: entry.host, message: message, servedPins: []).networkError(url: url)
     }
 
     @_alwaysEmitIntoClient  // only its witness uses it: inlined there, no copy of its own

@@ -106,7 +106,7 @@ public struct PinnedHost: Sendable {
             problem = "a pinned host needs at least two different pins: the key in use and a backup key"
         }
         if let problem {
-            throw PublicKeyPinningError(.invalidConfiguration, host: name, message: problem)
+            throw PublicKeyPinningError(.invalidConfiguration, host: name, message: problem, servedPins: [])
         }
         fields = Fields(
             host: name, pins: accepted, includesSubdomains: includesSubdomains, expires: expires,

@@ -87,7 +87,8 @@ public struct PublicKeyPinningError: Error, Sendable, CustomStringConvertible {
 
     private let fields: Fields
 
-    init(_ reason: Reason, host: String, message: String, servedPins: [String] = []) {
+    @inline(never)  // one copy for every refusal of the module
+    init(_ reason: Reason, host: String, message: String, servedPins: [String]) {
         fields = Fields(reason, host: host, servedPins: servedPins, message: message)
     }
 
@@ -102,7 +103,10 @@ public struct PublicKeyPinningError: Error, Sendable, CustomStringConvertible {
     /// The first three of `items`, then " and N more" for the others: a message stays a
     /// line long however long the chain a server sent.
     static func list(_ items: [String], separator: String) -> String {
-        let shown = items.prefix(3).joined(separator: separator)
+        var shown = ""
+        for index in 0..<min(3, items.count) {
+            shown += (index == 0 ? "" : separator) + items[index]
+        }
         return items.count > 3 ? shown + " and " + String(items.count - 3) + " more" : shown
     }
 

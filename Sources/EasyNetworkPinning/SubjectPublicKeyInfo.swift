@@ -93,6 +93,6 @@ enum SubjectPublicKeyInfo {
     /// Why a certificate's key could not be read. Kept out of line: every check shares it.
     @inline(never)
     private static func malformed(_ reason: String) -> PublicKeyPinningError {
-        PublicKeyPinningError(.malformedCertificate, host: "", message: reason)
+        PublicKeyPinningError(.malformedCertificate, host: "", message: reason, servedPins: [])
     }
 }
