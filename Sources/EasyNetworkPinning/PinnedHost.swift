@@ -78,19 +78,11 @@ public struct PinnedHost: Sendable {
         let name = Self.normalized(host)
         // Letters, digits, `-` and `.` (never two in a row, nor first); colons only in an
         // IPv6 address (two or more), so `host:port` is refused.
-        var colons = 0, previous = UInt8(ascii: "."), other = false
-        for byte in name.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"): break
-            case UInt8(ascii: ".") where previous != UInt8(ascii: "."): break
-            case UInt8(ascii: ":"): colons += 1
-            default: other = true
-            }
-            previous = byte
-        }
+        let characters = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyz0123456789-.:")
         // What is wrong, the first thing found; one error made for all of them.
         var problem: String?
-        if other || name.isEmpty || colons == 1 {
+        if name.isEmpty || name.rangeOfCharacter(from: characters.inverted) != nil || name.hasPrefix(".")
+            || name.components(separatedBy: "..").count > 1 || name.components(separatedBy: ":").count == 2 {
             problem = "'" + host + "' is not a host name (no scheme, port, path or wildcard)"
         }
         var accepted: [String] = []
@@ -117,7 +109,10 @@ public struct PinnedHost: Sendable {
     /// `name` as entries compare it: lowercased, without a trailing dot or IPv6 brackets.
     static func normalized(_ name: String) -> String {
         var text = name.lowercased()
-        if text.utf8.count > 1, text.hasPrefix("["), text.hasSuffix("]") { text = String(text.dropFirst().dropLast()) }
+        if text.utf8.count > 1, text.hasPrefix("["), text.hasSuffix("]") {
+            text.removeLast()
+            text.removeFirst()
+        }
         if text.hasSuffix(".") { text.removeLast() }
         return text
     }
