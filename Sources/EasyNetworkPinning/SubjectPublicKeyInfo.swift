@@ -16,8 +16,8 @@ import Foundation
 /// problem as its message. Whether the certificate is valid is the system's trust
 /// evaluation's business.
 enum SubjectPublicKeyInfo {
-    /// One element: its tag, and where its content starts and its end (both in the input).
-    private typealias Element = (tag: UInt8, content: Int, end: Int)
+    /// One element: where its content starts and its end (both in the input).
+    private typealias Element = (content: Int, end: Int)
 
     /// The DER bytes (tag and length included) of the SubjectPublicKeyInfo of the
     /// certificate `der`; throws why they cannot be read.
@@ -82,7 +82,7 @@ enum SubjectPublicKeyInfo {
         guard length <= end - content else {
             throw malformed(what + " claims " + String(length) + " bytes, " + String(end - content) + " are left")
         }
-        return (tag, content, content + length)
+        return (content, content + length)
     }
 
     /// `byte` as `0x` and two hexadecimal digits.
