@@ -29,9 +29,10 @@ struct CacheKey {
             }
         }
         hasCredential = !credential.isEmpty
-        let body = request.httpBody.map(SHA256.hex) ?? "-"
+        var body = "-"
+        if let data = request.httpBody { body = SHA256.hex(data) }
         let user = hasCredential ? Self.digest(credential) : "-"
-        value = (request.httpMethod ?? "GET") + " " + (request.url?.absoluteString ?? "") + " " + body + " " + user
+        value = "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "") \(body) \(user)"
     }
 
     /// The SHA-256 of `text`'s UTF-8 bytes, in hexadecimal.

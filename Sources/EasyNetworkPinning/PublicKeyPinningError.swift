@@ -96,8 +96,8 @@ public struct PublicKeyPinningError: Error, Sendable, CustomStringConvertible {
     /// there is no host, as for ``PublicKeyPinning/pin(ofCertificate:)``), with the first
     /// three served pins when there were any ("… and 997 more": ``servedPins`` has them all).
     public var description: String {
-        (host.isEmpty ? "public-key pinning: " : "public-key pinning refused " + host + ": ") + message
-            + (servedPins.isEmpty ? "" : " (the chain's pins, leaf first: " + Self.list(servedPins, separator: ", ") + ")")
+        let pins = servedPins.isEmpty ? "" : " (the chain's pins, leaf first: \(Self.list(servedPins, separator: ", ")))"
+        return (host.isEmpty ? "public-key pinning: " : "public-key pinning refused \(host): ") + message + pins
     }
 
     /// The first three of `items`, then " and N more" for the others: a message stays a
@@ -107,7 +107,7 @@ public struct PublicKeyPinningError: Error, Sendable, CustomStringConvertible {
         for index in 0..<min(3, items.count) {
             shown += (index == 0 ? "" : separator) + items[index]
         }
-        return items.count > 3 ? shown + " and " + String(items.count - 3) + " more" : shown
+        return items.count > 3 ? "\(shown) and \(items.count - 3) more" : shown
     }
 
     /// The request's failure: kind `transport`, this error underneath.

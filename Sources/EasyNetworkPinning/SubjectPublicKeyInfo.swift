@@ -60,7 +60,7 @@ enum SubjectPublicKeyInfo {
     private static func element(_ bytes: [UInt8], at start: Int, end: Int, tag: UInt8, what: String) throws(PublicKeyPinningError) -> Element {
         guard start < end else { throw malformed("the bytes end before " + what) }
         guard bytes[start] == tag else {
-            throw malformed(what + " has tag " + hex(bytes[start]) + ", not " + hex(tag))
+            throw malformed("\(what) has tag \(hex(bytes[start])), not \(hex(tag))")
         }
         guard start + 1 < end else { throw malformed("the bytes end inside the length of " + what) }
         let first = bytes[start + 1]
@@ -71,7 +71,7 @@ enum SubjectPublicKeyInfo {
         } else {
             let count = Int(first & 0x7F)
             guard count != 0 else { throw malformed(what + " has an indefinite length (BER, not DER)") }
-            guard count <= 4 else { throw malformed(what + " has a length of " + String(count) + " bytes") }
+            guard count <= 4 else { throw malformed("\(what) has a length of \(count) bytes") }
             guard count <= end - content else { throw malformed("the bytes end inside the length of " + what) }
             for index in content..<(content + count) {
                 length = length << 8 | Int(bytes[index])
@@ -80,7 +80,7 @@ enum SubjectPublicKeyInfo {
             content += count
         }
         guard length <= end - content else {
-            throw malformed(what + " claims " + String(length) + " bytes, " + String(end - content) + " are left")
+            throw malformed("\(what) claims \(length) bytes, \(end - content) are left")
         }
         return (content, content + length)
     }
