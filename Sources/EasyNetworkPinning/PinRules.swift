@@ -46,6 +46,7 @@ final class PinRules: RequestPlugIn, RequestInterceptor, Sendable {
     /// Passes when a certificate of `chain` (DER, leaf first, as the system verified it)
     /// has a key `entry` pins; throws why not.
     @usableFromInline
+    @_optimize(size)  // a cold path: configuration, a handshake's check, a refusal's words
     func check(_ chain: [Data], against entry: PinnedHost) throws(PublicKeyPinningError) {
         var served: [String] = []
         var unreadable: [String] = []

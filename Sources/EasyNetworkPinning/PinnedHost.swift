@@ -68,6 +68,7 @@ public struct PinnedHost: Sendable {
     ///     cannot be checked (Linux).
     /// - Throws: ``PublicKeyPinningError`` with reason
     ///   ``PublicKeyPinningError/Reason-swift.struct/invalidConfiguration``, saying what is wrong.
+    @_optimize(size)  // a cold path: configuration, a handshake's check, a refusal's words
     public init(
         _ host: String,
         pins: [String],

@@ -95,6 +95,7 @@ public struct PublicKeyPinningError: Error, Sendable, CustomStringConvertible {
     /// "public-key pinning refused <host>: <message>" ("public-key pinning: <message>" when
     /// there is no host, as for ``PublicKeyPinning/pin(ofCertificate:)``), with the first
     /// three served pins when there were any ("… and 997 more": ``servedPins`` has them all).
+    @_optimize(size)  // a cold path: configuration, a handshake's check, a refusal's words
     public var description: String {
         let pins = servedPins.isEmpty ? "" : " (the chain's pins, leaf first: \(Self.list(servedPins, separator: ", ")))"
         return (host.isEmpty ? "public-key pinning: " : "public-key pinning refused \(host): ") + message + pins
@@ -102,6 +103,7 @@ public struct PublicKeyPinningError: Error, Sendable, CustomStringConvertible {
 
     /// The first three of `items`, then " and N more" for the others: a message stays a
     /// line long however long the chain a server sent.
+    @_optimize(size)  // a cold path: configuration, a handshake's check, a refusal's words
     static func list(_ items: [String], separator: String) -> String {
         var shown = ""
         for index in 0..<min(3, items.count) {

@@ -21,6 +21,7 @@ enum SubjectPublicKeyInfo {
 
     /// The DER bytes (tag and length included) of the SubjectPublicKeyInfo of the
     /// certificate `der`; throws why they cannot be read.
+    @_optimize(size)  // a cold path: configuration, a handshake's check, a refusal's words
     static func of(certificate der: Data) throws(PublicKeyPinningError) -> Data {
         let bytes = [UInt8](der)
         let certificate = try element(bytes, at: 0, end: bytes.count, tag: 0x30, what: "the certificate")
@@ -58,6 +59,7 @@ enum SubjectPublicKeyInfo {
     }
 
     /// The element at `start`, which must have `tag` and end by `end`.
+    @_optimize(size)  // a cold path: configuration, a handshake's check, a refusal's words
     private static func element(_ bytes: [UInt8], at start: Int, end: Int, tag: UInt8, what: String) throws(PublicKeyPinningError) -> Element {
         guard start < end else { throw malformed("the bytes end before " + what) }
         guard bytes[start] == tag else {
