@@ -90,7 +90,7 @@ public final class PublicKeyPinning: Sendable {
 /// whose `adapt` refuses what pinning cannot protect before anything is sent; it runs
 /// before the token's (order 20), so a refused request never waits for a refresh.
 extension PublicKeyPinning: HostFeature {
-    @usableFromInline package static var order: Int { 5 }
+    @_alwaysEmitIntoClient package static var order: Int { 5 }  // inlined into its witness, no copy of its own
 
     @usableFromInline package func plugIn(for request: any BaseAPIRequest, settings: HostSettings, service: EasyNetworkService) -> (any RequestPlugIn)? {
         rules.hosts.isEmpty ? nil : rules
@@ -100,8 +100,8 @@ extension PublicKeyPinning: HostFeature {
 /// A host's ``PublicKeyPinning`` as the judge of its servers: the host's session delegate
 /// hands it every server-trust challenge (Apple platforms) and every redirect's target.
 extension PublicKeyPinning: ServerTrustEvaluator {
-    @usableFromInline package func refusal(for url: URL?) -> NetworkError? {
-        rules.refusal(for: url)
+    @_alwaysEmitIntoClient package func refusal(for url: URL?) -> NetworkError? {  // inlined into its witness
+        rules.refusal(for: url, at: Date())
     }
 
     #if canImport(Security) && !canImport(FoundationNetworking)

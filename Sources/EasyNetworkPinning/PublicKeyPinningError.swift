@@ -18,7 +18,7 @@ public struct PublicKeyPinningError: Error, Sendable, CustomStringConvertible {
     public struct Reason: Equatable, Sendable, CustomStringConvertible {
         /// Which reason: an index into the names (a plain byte, so a reason has no value
         /// witnesses of its own and compares as a number).
-        @usableFromInline let code: UInt8
+        let code: UInt8
 
         @usableFromInline
         init(_ code: UInt8) {
