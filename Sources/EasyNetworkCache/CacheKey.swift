@@ -13,35 +13,38 @@ import FoundationNetworking
 /// interceptors adapted the request). Two users never share an entry, and no
 /// credential is written to disk: only its SHA-256.
 struct CacheKey {
-    /// The request headers that identify a user.
-    static let credentialHeaders = ["authorization", "cookie", "proxy-authorization"]
-
     /// The key as stored in the entry and hashed into its file name.
     let value: String
     /// Whether the request carried a credential (a `private` response is stored only then).
     let hasCredential: Bool
 
     init(request: URLRequest, token: String?) {
-        var credential = Data()
+        var credential = ""
         if let token {
-            credential.append(Data("token:\(token)\n".utf8))
+            credential = "token:" + token + "\n"
         }
-        for name in Self.credentialHeaders {
-            if let value = Self.header(name, of: request) {
-                credential.append(Data("\(name):\(value)\n".utf8))
+        for name in ["authorization", "cookie", "proxy-authorization"] {
+            if let value = request.value(forHTTPHeaderField: name) {  // case-insensitive, on Linux too
+                credential += name + ":" + value + "\n"
             }
         }
         hasCredential = !credential.isEmpty
-        let body = request.httpBody.map(SHA256.hex) ?? "-"
-        let user = hasCredential ? SHA256.hex(credential) : "-"
+        var body = "-"
+        if let data = request.httpBody { body = SHA256.hex(data) }
+        let user = hasCredential ? Self.digest(credential) : "-"
         value = "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "") \(body) \(user)"
+    }
+
+    /// The SHA-256 of `text`'s UTF-8 bytes, in hexadecimal.
+    static func digest(_ text: String) -> String {
+        SHA256.hex(text.data(using: .utf8) ?? Data())
     }
 
     /// What an entry remembers of the request headers its response's `Vary` names:
     /// for each name, the SHA-256 of the value sent (`-` when none was), so a header
     /// like `Authorization` is not written in clear either.
     static func varyValues(_ names: [String], of request: URLRequest) -> [String: String] {
-        var values: [String: String] = [:]
+        var values = [String: String]()  // not `[:]`: a literal compiles Dictionary(dictionaryLiteral:)
         for name in names {
             values[name] = varyValue(name, of: request)
         }
@@ -52,15 +55,24 @@ struct CacheKey {
     /// Kept out of line: storing and matching share one copy.
     @inline(never)
     static func varyValue(_ name: String, of request: URLRequest) -> String {
-        header(name, of: request).map { SHA256.hex(Data($0.utf8)) } ?? "-"
+        guard let value = request.value(forHTTPHeaderField: name) else { return "-" }
+        return digest(value)
     }
 
-    /// A request header, its name compared case-insensitively (Linux rewrites the case).
-    static func header(_ name: String, of request: URLRequest) -> String? {
-        if let value = request.value(forHTTPHeaderField: name) { return value }
-        for (key, value) in request.allHTTPHeaderFields ?? [:] where key.caseInsensitiveCompare(name) == .orderedSame {
-            return value
+    /// The items of a `Cache-Control` or `Vary` value (RFC 9111 §5.2, RFC 9110 §12.5.5):
+    /// comma-separated, each up to its first `=` (a directive's name), trimmed and
+    /// lowercased, empty ones left out.
+    static func items(_ value: String?) -> [String] {
+        var items: [String] = []
+        for item in (value ?? "").lowercased().components(separatedBy: ",") {
+            let name = (item.components(separatedBy: "=").first ?? "").trimmingCharacters(in: .whitespaces)
+            if !name.isEmpty { items.append(name) }
         }
-        return nil
+        return items
+    }
+
+    /// Whether the `Cache-Control` or `Vary` value lists `name` (see ``items(_:)``).
+    static func lists(_ name: String, in value: String?) -> Bool {
+        items(value).contains(name)
     }
 }

@@ -36,8 +36,8 @@ final class CachePlugIn: RequestPlugIn, @unchecked Sendable {
     /// `nil`, after adding revalidation headers (``CachePolicy/revalidate``).
     private func lookUp(_ request: inout URLRequest, token: String?) -> (response: NetworkResponse, final: Bool)? {
         let key = CacheKey(request: request, token: token)
-        let sent = request
-        let found = cache.response(for: key.value).flatMap { $0.matchesVary(of: sent) ? $0 : nil }
+        var found = cache.response(for: key.value)
+        if let stored = found, !stored.matchesVary(of: request) { found = nil }
         lock.lock()
         looked = true
         entry = found
@@ -47,15 +47,17 @@ final class CachePlugIn: RequestPlugIn, @unchecked Sendable {
         case .networkOnly:
             return nil
         case .cacheElseNetwork(let maxAge):
-            guard Date().timeIntervalSince(found.storedAt) < maxAge else { return nil }
+            guard Date().timeIntervalSinceReferenceDate - found.storedAt < maxAge else { return nil }
             return response(from: found, request: request).map { ($0, true) }
         case .cacheThenNetwork:
             return response(from: found, request: request).map { ($0, false) }
         case .revalidate:
-            if let etag = found.etag {
+            // The stored headers, read as a response reads them (case-insensitively).
+            guard let url = request.url, let stored = found.httpResponse(url: url) else { return nil }
+            if let etag = stored.value(forHTTPHeaderField: "ETag") {
                 request.setValue(etag, forHTTPHeaderField: "If-None-Match")
             }
-            if let lastModified = found.lastModified {
+            if let lastModified = stored.value(forHTTPHeaderField: "Last-Modified") {
                 request.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since")
             }
             return nil
@@ -82,9 +84,7 @@ final class CachePlugIn: RequestPlugIn, @unchecked Sendable {
         lock.lock()
         let entry = self.entry
         lock.unlock()
-        guard let entry,
-              let stored = HTTPURLResponse(url: url, statusCode: entry.statusCode, httpVersion: "HTTP/1.1", headerFields: entry.headers)
-        else { return }
+        guard let entry, let stored = entry.httpResponse(url: url) else { return }
         outcome.replace(response: stored, data: entry.body)
     }
 
@@ -98,31 +98,26 @@ final class CachePlugIn: RequestPlugIn, @unchecked Sendable {
         let request = response.request
         let key = CacheKey(request: request, token: token)
         let http = response.httpResponse
-        let directives = CacheDirectives(cacheControl: http.value(forHTTPHeaderField: "Cache-Control"))
-        let asked = CacheDirectives(cacheControl: CacheKey.header("Cache-Control", of: request))
-        guard let varyNames = CacheDirectives.varyNames(http.value(forHTTPHeaderField: "Vary")),
-              !directives.noStore, !asked.noStore, !directives.isPrivate || key.hasCredential
+        let stated = http.value(forHTTPHeaderField: "Cache-Control")
+        let vary = http.value(forHTTPHeaderField: "Vary")
+        // Nothing for `no-store` (response or request) or `Vary: *`; `private` only under a credential.
+        guard !CacheKey.lists("*", in: vary), !CacheKey.lists("no-store", in: stated),
+              !CacheKey.lists("no-store", in: request.value(forHTTPHeaderField: "Cache-Control")),
+              !CacheKey.lists("private", in: stated) || key.hasCredential
         else {
             cache.remove(key: key.value)
             return
         }
-        cache.store(CachedResponse(
-            key: key.value,
-            url: request.url?.absoluteString ?? "",
-            statusCode: http.statusCode,
-            headers: CachedResponse.storableHeaders(of: http),
-            storedAt: Date(),
-            vary: CacheKey.varyValues(varyNames, of: request),
-            bodyLength: response.data.count,
-            bodyChecksum: 0
-        ), body: response.data)
+        let entry = CachedResponse(
+            key: key.value, statusCode: http.statusCode, headers: CachedResponse.storableHeaders(of: http),
+            storedAt: Date().timeIntervalSinceReferenceDate, vary: CacheKey.varyValues(CacheKey.items(vary), of: request), body: response.data
+        )
+        cache.store(entry, url: request.url?.absoluteString ?? "")
     }
 
     /// A stored response as a ``NetworkResponse`` to `request`.
     private func response(from entry: CachedResponse, request: URLRequest) -> NetworkResponse? {
-        guard let url = request.url,
-              let http = HTTPURLResponse(url: url, statusCode: entry.statusCode, httpVersion: "HTTP/1.1", headerFields: entry.headers)
-        else { return nil }
+        guard let url = request.url, let http = entry.httpResponse(url: url) else { return nil }
         return NetworkResponse(request: request, httpResponse: http, data: entry.body, payloadReader: settings.tunables.payloadReader, jsonDecoder: settings.tunables.jsonDecoder)
     }
 }

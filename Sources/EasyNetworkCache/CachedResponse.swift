@@ -6,55 +6,35 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A response as the cache keeps it: immutable, shared by reference.
+/// A response as the cache keeps it: immutable, shared by reference; and its file.
 ///
-/// On disk (see ``ResponseCache``) its header is a JSON object with the keys `key`,
-/// `url`, `statusCode`, `headers`, `storedAt` (seconds since 2001-01-01), `vary`,
-/// `bodyLength` and `bodyChecksum`, the body follows it.
+/// A file (see ``ResponseCache``) is `ENC2`, the header's length (4 bytes, big-endian),
+/// the header, the body. The header is a JSON object with the keys `key`, `url`,
+/// `statusCode`, `headers`, `storedAt` (seconds since 2001-01-01), `vary`, `bodyLength`
+/// and `bodyChecksum` (FNV-1a of the body).
 final class CachedResponse: Sendable {
     let key: String
-    let url: String
     let statusCode: Int
     let headers: [String: String]
-    let storedAt: Date
+    /// When it was stored, in seconds since 2001-01-01.
+    let storedAt: Double
     /// The SHA-256 of each request header the response's `Vary` names, as sent
     /// (``CacheKey/varyValues(_:of:)``); a request must match them to be answered.
     let vary: [String: String]
-    let bodyLength: Int
-    let bodyChecksum: UInt64
-    /// Not in the encoded header; read from the entry's body.
     let body: Data
 
-    init(
-        key: String,
-        url: String,
-        statusCode: Int,
-        headers: [String: String],
-        storedAt: Date,
-        vary: [String: String],
-        bodyLength: Int,
-        bodyChecksum: UInt64,
-        body: Data = Data()
-    ) {
+    init(key: String, statusCode: Int, headers: [String: String], storedAt: Double, vary: [String: String], body: Data) {
         self.key = key
-        self.url = url
         self.statusCode = statusCode
         self.headers = headers
         self.storedAt = storedAt
         self.vary = vary
-        self.bodyLength = bodyLength
-        self.bodyChecksum = bodyChecksum
         self.body = body
     }
 
-    var etag: String? { header("ETag") }
-    var lastModified: String? { header("Last-Modified") }
-
-    func header(_ name: String) -> String? {
-        for (key, value) in headers where key.caseInsensitiveCompare(name) == .orderedSame {
-            return value
-        }
-        return nil
+    /// The stored response, as an answer from `url`.
+    func httpResponse(url: URL) -> HTTPURLResponse? {
+        HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: headers)
     }
 
     /// Whether `request` sends the same values of the headers the response varies on.
@@ -69,7 +49,7 @@ final class CachedResponse: Sendable {
     /// credentials (`Set-Cookie`, `Set-Cookie2`, `Authentication-Info`,
     /// `Proxy-Authentication-Info`).
     static func storableHeaders(of response: HTTPURLResponse) -> [String: String] {
-        var headers: [String: String] = [:]
+        var headers = [String: String]()  // not `[:]`: a literal compiles Dictionary(dictionaryLiteral:)
         for (name, value) in response.allHeaderFields {
             guard let name = name as? String else { continue }
             switch name.lowercased() {
@@ -83,6 +63,7 @@ final class CachedResponse: Sendable {
     }
 
     /// FNV-1a, 64 bits: enough to tell a torn or corrupted body from the one stored.
+    @inline(never)  // writing and reading share one copy
     static func checksum(_ data: Data) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in data {
@@ -92,37 +73,46 @@ final class CachedResponse: Sendable {
         return hash
     }
 
-    /// The JSON header of this entry, for a body of `length` bytes with `checksum`. The
-    /// checksum is written as a signed number (its bit pattern), which every JSON
-    /// reader keeps exact.
-    func header(bodyLength length: Int, checksum: UInt64) -> Data? {
+    /// The entry's file, its header saying `url`. The checksum is written as a signed
+    /// number (its bit pattern), which every JSON reader keeps exact.
+    func file(url: String) -> Data? {
         let object: [String: Any] = [
-            "key": key, "url": url, "statusCode": statusCode, "headers": headers,
-            "storedAt": storedAt.timeIntervalSinceReferenceDate, "vary": vary,
-            "bodyLength": length, "bodyChecksum": Int64(bitPattern: checksum),
+            "key": key, "url": url, "statusCode": statusCode, "headers": headers, "storedAt": storedAt, "vary": vary,
+            "bodyLength": body.count, "bodyChecksum": Int64(bitPattern: Self.checksum(body)),
         ]
-        return try? JSONSerialization.data(withJSONObject: object)
+        guard let header = try? JSONSerialization.data(withJSONObject: object) else { return nil }
+        var head = (0x454E_4332 << 32 | UInt64(UInt32(truncatingIfNeeded: header.count))).bigEndian  // "ENC2", the length
+        var file = Data(bytes: &head, count: 8)
+        file.append(header)
+        file.append(body)
+        return file
     }
 
-    /// The entry a JSON header describes (as ``header(bodyLength:checksum:)`` or
-    /// `JSONEncoder` wrote it), with `body`; `nil` when a field is missing or of the
-    /// wrong type.
-    static func read(header: Data, body: Data) -> CachedResponse? {
-        guard let object = (try? JSONSerialization.jsonObject(with: header)) as? [String: Any],
+    /// The entry a file holds (as ``file(url:)`` or an earlier version wrote it); `nil`
+    /// when any part is off: the magic, the lengths, a field missing or of the wrong
+    /// type, the body's length or checksum.
+    static func read(_ file: Data) -> CachedResponse? {
+        guard file.count > 8 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: 8)
+        file.copyBytes(to: &bytes, count: 8)
+        var head: UInt64 = 0
+        for byte in bytes {
+            head = head << 8 | UInt64(byte)
+        }
+        let start = file.startIndex + 8
+        let length = Int(head & 0xFFFF_FFFF)
+        guard head >> 32 == 0x454E_4332, length > 0, length <= file.count - 8 else { return nil }
+        let body = file.subdata(in: (start + length)..<file.endIndex)
+        guard let object = (try? JSONSerialization.jsonObject(with: file.subdata(in: start..<(start + length)))) as? [String: Any],
               let key = object["key"] as? String,
-              let url = object["url"] as? String,
               let statusCode = object["statusCode"] as? Int,
               let headers = object["headers"] as? [String: String],
               let storedAt = object["storedAt"] as? Double,
               let vary = object["vary"] as? [String: String],
-              let bodyLength = object["bodyLength"] as? Int,
+              object["bodyLength"] as? Int == body.count,
               // An older entry holds the checksum unsigned, a newer one its bit pattern.
-              let checksum = (object["bodyChecksum"] as? NSNumber)?.uint64Value
+              (object["bodyChecksum"] as? NSNumber)?.uint64Value == checksum(body)
         else { return nil }
-        return CachedResponse(
-            key: key, url: url, statusCode: statusCode, headers: headers,
-            storedAt: Date(timeIntervalSinceReferenceDate: storedAt), vary: vary,
-            bodyLength: bodyLength, bodyChecksum: checksum, body: body
-        )
+        return CachedResponse(key: key, statusCode: statusCode, headers: headers, storedAt: storedAt, vary: vary, body: body)
     }
 }

@@ -16,8 +16,21 @@ extension HostConfiguration {
     /// host.responseCache = ResponseCache(name: "my-sdk", maxBytes: 20 << 20)
     /// host.cachePolicy = .revalidate
     /// ```
+    @_alwaysEmitIntoClient  // a host setting's accessors (see ARCHITECTURE.md): no modify coroutine in the module
     public var responseCache: ResponseCache? {
-        get { feature(ResponseCache.self) }
-        set { setFeature(newValue, as: ResponseCache.self) }
+        get { cache() }
+        set { setCache(newValue) }
+    }
+
+    /// The host's cache.
+    @usableFromInline
+    func cache() -> ResponseCache? {
+        feature(ResponseCache.self)
+    }
+
+    /// Installs `cache` as the host's feature.
+    @usableFromInline
+    func setCache(_ cache: ResponseCache?) {
+        setFeature(cache, as: ResponseCache.self)
     }
 }

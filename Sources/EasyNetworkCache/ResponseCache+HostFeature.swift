@@ -7,7 +7,7 @@ import Foundation
 /// (its own, or the host's `HostConfiguration/cachePolicy`) is not `.networkOnly`
 /// gets a ``CachePlugIn``. The cache is the feature itself (no wrapper object).
 extension ResponseCache: HostFeature {
-    @usableFromInline package static var order: Int { 0 }
+    @_alwaysEmitIntoClient package static var order: Int { 0 }  // inlined into its witness, no copy of its own
 
     @usableFromInline package func plugIn(for request: any BaseAPIRequest, settings: HostSettings, service: EasyNetworkService) -> (any RequestPlugIn)? {
         CachePlugIn(cache: self, policy: request.cachePolicy ?? settings.tunables.cachePolicy, settings: settings)

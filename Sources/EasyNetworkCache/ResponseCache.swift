@@ -1,6 +1,5 @@
 #if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
 import EasyNetwork
-import EasyNetworkDigest
 #endif
 import Foundation
 #if canImport(FoundationNetworking)
@@ -26,19 +25,13 @@ import FoundationNetworking
 /// carried a credential, under that credential. `Set-Cookie` is never written to disk.
 /// Entries are checked when read: a corrupt or truncated entry, or one written by an
 /// older version of the format, is removed and treated as a miss.
-public final class ResponseCache: @unchecked Sendable {
-    // unchecked: `swept` is read and written only under `lock`; the rest is immutable.
+public final class ResponseCache: Sendable {
     /// The folder the entries live in.
     public let directory: URL
     /// The most bytes the entries may take; the least recently used go first.
     public let maxBytes: Int
+    /// Serializes the cache's file operations.
     private let lock = NSLock()
-    /// Whether entries of older formats were removed yet; read under `lock`.
-    private var swept = false
-    /// The format of an entry; older entries are ignored and removed.
-    private static let magic: [UInt8] = Array("ENC2".utf8)
-    /// The file name prefix of the current format.
-    private static let filePrefix = "v2-"
 
     /// A cache in `directory`, or in `<caches>/EasyNetwork/<name>` when `directory` is
     /// `nil`. Without a `name`, the folder is named after the module that makes the
@@ -57,26 +50,19 @@ public final class ResponseCache: @unchecked Sendable {
     /// `name` as one folder name: letters, digits, `-`, `_` and inner dots are kept,
     /// every other byte is written `%XX`; the empty name is `%`.
     static func folderName(_ name: String) -> String {
-        guard !name.isEmpty else { return "%" }
-        var folder = ""
-        for byte in name.utf8 {
-            let kept = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-                || (byte == UInt8(ascii: ".") && !folder.isEmpty)
-            let hex = String(byte, radix: 16, uppercase: true)
-            folder += kept ? String(UnicodeScalar(byte)) : "%" + (byte < 16 ? "0" + hex : hex)
-        }
-        return folder
+        let kept = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.")
+        let folder = name.addingPercentEncoding(withAllowedCharacters: kept) ?? ""
+        if folder.isEmpty { return "%" }
+        return folder.hasPrefix(".") ? "%2E" + folder.dropFirst() : folder
     }
 
     /// The bytes the entries take now.
     public var totalBytes: Int {
         lock.lock()
         defer { lock.unlock() }
-        sweepOldFormats()
         var total = 0
-        for size in files().sizes {
-            total += size
+        for file in files() {
+            total += file.size
         }
         return total
     }
@@ -93,27 +79,28 @@ public final class ResponseCache: @unchecked Sendable {
     func response(for key: String) -> CachedResponse? {
         lock.lock()
         defer { lock.unlock() }
-        sweepOldFormats()
         let file = fileURL(for: key)
         guard let data = try? Data(contentsOf: file) else { return nil }
-        guard let entry = Self.decode(data), entry.key == key else {
+        guard let entry = CachedResponse.read(data), entry.key == key else {
             try? FileManager.default.removeItem(at: file)
             return nil
         }
-        try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: file.path)
+        var touched = file
+        var used = URLResourceValues()
+        used.contentModificationDate = Date()
+        try? touched.setResourceValues(used)
         return entry
     }
 
-    /// Stores `entry` with `body` (``CachePlugIn`` decided it may be stored), then
-    /// evicts down to the cap.
-    func store(_ entry: CachedResponse, body: Data) {
-        guard body.count <= maxBytes, let data = Self.encode(entry, body: body) else {
+    /// Stores `entry`, its header saying `url` (``CachePlugIn`` decided it may be
+    /// stored), then evicts down to the cap.
+    func store(_ entry: CachedResponse, url: String) {
+        guard entry.body.count <= maxBytes, let data = entry.file(url: url) else {
             remove(key: entry.key)
             return
         }
         lock.lock()
         defer { lock.unlock() }
-        sweepOldFormats()
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try? data.write(to: fileURL(for: entry.key), options: .atomic)
         evict()
@@ -126,84 +113,48 @@ public final class ResponseCache: @unchecked Sendable {
         try? FileManager.default.removeItem(at: fileURL(for: key))
     }
 
-    /// An entry as stored: magic, header length (4 bytes, big-endian), JSON header, body.
-    /// The header's `bodyLength` and `bodyChecksum` are those of `body`.
-    static func encode(_ entry: CachedResponse, body: Data) -> Data? {
-        guard let header = entry.header(bodyLength: body.count, checksum: CachedResponse.checksum(body)) else { return nil }
-        let length = UInt32(truncatingIfNeeded: header.count)
-        var data = Data(magic)
-        data.append(contentsOf: [UInt8(truncatingIfNeeded: length >> 24), UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length)])
-        data.append(header)
-        data.append(body)
-        return data
-    }
-
-    /// Reads an entry: magic, header length, header, body; `nil` when any part is off.
-    static func decode(_ data: Data) -> CachedResponse? {
-        let head = [UInt8](data.prefix(8))
-        guard head.count == 8 else { return nil }
-        var length = 0
-        for index in 0..<4 {
-            guard head[index] == magic[index] else { return nil }
-            length = length << 8 | Int(head[4 + index])
-        }
-        let start = data.startIndex + 8
-        guard length > 0, data.count >= 8 + length else { return nil }
-        let body = data.subdata(in: (start + length)..<data.endIndex)
-        guard let entry = CachedResponse.read(header: data.subdata(in: start..<(start + length)), body: body),
-              body.count == entry.bodyLength, CachedResponse.checksum(body) == entry.bodyChecksum
-        else { return nil }
-        return entry
-    }
-
     // MARK: Files
 
+    /// The file of the entry for `key`; `v2-` names the format (entries keyed with credentials).
     private func fileURL(for key: String) -> URL {
-        directory.appendingPathComponent(Self.filePrefix + SHA256.hex(Data(key.utf8)) + ".cache")
+        directory.appendingPathComponent("v2-" + CacheKey.digest(key) + ".cache")
     }
 
-    /// Once per cache, under `lock`: removes the entries an older format wrote (they
-    /// may hold responses keyed without credentials).
-    private func sweepOldFormats() {
-        guard !swept else { return }
-        swept = true
-        for url in files().urls where !url.lastPathComponent.hasPrefix(Self.filePrefix) {
-            try? FileManager.default.removeItem(at: url)
-        }
-    }
-
-    /// The entry files, with their sizes and when each was last used, in the folder's order.
-    private func files() -> (urls: [URL], sizes: [Int], used: [Double]) {
-        var files: (urls: [URL], sizes: [Int], used: [Double]) = ([], [], [])
+    /// Under `lock`: the entry files, with their sizes and when each was last used, in
+    /// the folder's order. Removes the entries an older format wrote (they may hold
+    /// responses keyed without credentials).
+    private func files() -> [(url: URL, size: Int, used: Double)] {
+        var files: [(url: URL, size: Int, used: Double)] = []
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         for name in names where name.hasSuffix(".cache") {
             let url = directory.appendingPathComponent(name)
-            let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
-            files.urls.append(url)
-            files.sizes.append((attributes?[.size] as? NSNumber)?.intValue ?? 0)
-            files.used.append((attributes?[.modificationDate] as? Date)?.timeIntervalSinceReferenceDate ?? -.infinity)
+            guard name.hasPrefix("v2-") else {
+                try? FileManager.default.removeItem(at: url)
+                continue
+            }
+            let values = try? url.resourceValues(forKeys: [.fileSizeKey, .contentModificationDateKey])
+            files.append((url, values?.fileSize ?? 0, values?.contentModificationDate?.timeIntervalSinceReferenceDate ?? -.infinity))
         }
         return files
     }
 
     /// Removes least recently used entries until the total is under the cap.
     private func evict() {
-        let (urls, sizes, entryTimes) = files()
-        var used = entryTimes
+        var files = files()
         var total = 0
-        for size in sizes {
-            total += size
+        for file in files {
+            total += file.size
         }
         // The oldest first; a removed entry's time becomes +infinity.
-        var left = urls.count
+        var left = files.count
         while total > maxBytes, left > 0 {
             var oldest = 0
-            for index in used.indices where used[index] < used[oldest] {
+            for index in files.indices where files[index].used < files[oldest].used {
                 oldest = index
             }
-            try? FileManager.default.removeItem(at: urls[oldest])
-            total -= sizes[oldest]
-            used[oldest] = .infinity
+            try? FileManager.default.removeItem(at: files[oldest].url)
+            total -= files[oldest].size
+            files[oldest].used = .infinity
             left -= 1
         }
     }

@@ -21,18 +21,19 @@ package enum SHA256 {
     ]
 
     /// The digest of `message`, as 64 lowercase hexadecimal digits.
+    @_optimize(size)  // speed does not matter here (see the type's comment)
     package static func hex(_ message: Data) -> String {
-        let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(64)
         for byte in digest(message) {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
+            text.append(digit(byte >> 4))
+            text.append(digit(byte & 0x0F))
         }
         return String(decoding: text, as: UTF8.self)
     }
 
     /// The digest of `message`: 32 bytes.
+    @_optimize(size)  // speed does not matter here (see the type's comment)
     package static func digest(_ message: Data) -> [UInt8] {
         var bytes = [UInt8](message)
         let bitLength = UInt64(bytes.count) &* 8
@@ -40,8 +41,8 @@ package enum SHA256 {
         while bytes.count % 64 != 56 {
             bytes.append(0)
         }
-        for shift in stride(from: 56, through: 0, by: -8) {
-            bytes.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        for index: UInt64 in 0..<8 {  // the length, big-endian
+            bytes.append(UInt8(truncatingIfNeeded: bitLength >> (56 - 8 * index)))
         }
         var hash: [UInt32] = [
             0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
@@ -81,11 +82,16 @@ package enum SHA256 {
         var digest: [UInt8] = []
         digest.reserveCapacity(32)
         for word in hash {
-            for shift: UInt32 in [24, 16, 8, 0] {
-                digest.append(UInt8(truncatingIfNeeded: word >> shift))
+            for index: UInt32 in 0..<4 {  // big-endian
+                digest.append(UInt8(truncatingIfNeeded: word >> (24 - 8 * index)))
             }
         }
         return digest
+    }
+
+    /// The lowercase hexadecimal digit of `nibble` (0...15), as a UTF-8 byte.
+    private static func digit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
     }
 
     private static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {

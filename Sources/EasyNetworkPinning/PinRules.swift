@@ -34,8 +34,10 @@ final class PinRules: RequestPlugIn, RequestInterceptor, Sendable {
     func pinnedHost(for name: String, at date: Date) -> PinnedHost? {
         let name = PinnedHost.normalized(name)
         var best: PinnedHost?
-        for entry in hosts where entry.covers(name) && entry.host.count > (best?.host.count ?? -1) {
+        var length = -1
+        for entry in hosts where entry.host.utf8.count > length && entry.covers(name) {
             best = entry
+            length = entry.host.utf8.count
         }
         guard let best, !best.hasExpired(at: date) else { return nil }
         return best
@@ -44,56 +46,53 @@ final class PinRules: RequestPlugIn, RequestInterceptor, Sendable {
     /// Passes when a certificate of `chain` (DER, leaf first, as the system verified it)
     /// has a key `entry` pins; throws why not.
     @usableFromInline
+    @_optimize(size)  // a cold path: configuration, a handshake's check, a refusal's words
     func check(_ chain: [Data], against entry: PinnedHost) throws(PublicKeyPinningError) {
         var served: [String] = []
         var unreadable: [String] = []
         for index in chain.indices {
-            switch SubjectPublicKeyInfo.pin(ofCertificate: chain[index]) {
-            case .success(let pin):
+            do {
+                let pin = try SubjectPublicKeyInfo.pin(ofCertificate: chain[index])
                 if entry.pins.contains(pin) { return }
                 served.append(pin)
-            case .failure(let problem):
-                unreadable.append("certificate " + String(index) + ": " + problem.reason)
+            } catch {
+                unreadable.append("certificate " + String(index) + ": " + error.message)
             }
         }
         let notes = unreadable.isEmpty ? "" : " (unreadable: " + PublicKeyPinningError.list(unreadable, separator: "; ") + ")"
-        guard !served.isEmpty else {
-            let message = chain.isEmpty ? "the server presented no certificate" : "no certificate of the chain could be read" + notes
-            throw PublicKeyPinningError(.malformedCertificate, host: entry.host, message: message)
-        }
-        throw PublicKeyPinningError(
-            .noPinMatched, host: entry.host,
-            message: "none of the " + String(chain.count) + " certificates of the verified chain has a pinned key" + notes,
-            servedPins: served
-        )
+        // No key read at all: malformed; else none matched (the served pins listed).
+        let message = chain.isEmpty ? "the server presented no certificate"
+            : served.isEmpty ? "no certificate of the chain could be read"
+            : "none of the " + String(chain.count) + " certificates of the verified chain has a pinned key"
+        throw PublicKeyPinningError(served.isEmpty ? .malformedCertificate : .noPinMatched, host: entry.host, message: message + notes, servedPins: served)
     }
 
     /// Why a request to `url` may not be sent, or `nil`: a pinned host must be reached
     /// over HTTPS, and where pins cannot be checked only if it allows unpinned requests.
+    @usableFromInline
     func refusal(for url: URL?, at date: Date = Date()) -> NetworkError? {
         guard let url, let name = url.host, let entry = pinnedHost(for: name, at: date) else { return nil }
+        let reason: PublicKeyPinningError.Reason
+        let message: String
         if url.scheme?.lowercased() != "https" {
-            return PublicKeyPinningError(
-                .notHTTPS, host: entry.host,
-                message: "a pinned host is only reached over HTTPS, and this request is for " + (url.scheme ?? "no scheme")
-            ).networkError(url: url)
+            reason = .notHTTPS
+            message = "a pinned host is only reached over HTTPS, and this request is for " + (url.scheme ?? "no scheme")
+        } else if !Self.isEnforceable, !entry.allowsUnpinnedWhereUnsupported {
+            reason = .notEnforceable
+            message = "pins cannot be checked on this platform (swift-corelibs-foundation gives no server-trust challenge), "
+                + "so requests to a pinned host are refused; PinnedHost(allowsUnpinnedWhereUnsupported: true) sends them "
+                + "checked by the system's trust alone"
+        } else {
+            return nil
         }
-        if !Self.isEnforceable, !entry.allowsUnpinnedWhereUnsupported {
-            return PublicKeyPinningError(
-                .notEnforceable, host: entry.host,
-                message: "pins cannot be checked on this platform (swift-corelibs-foundation gives no server-trust challenge), "
-                    + "so requests to a pinned host are refused; PinnedHost(allowsUnpinnedWhereUnsupported: true) sends them "
-                    + "checked by the system's trust alone"
-            ).networkError(url: url)
-        }
-        return nil
+        return PublicKeyPinningError(reason, host: entry.host, message: message, servedPins: []).networkError(url: url)
     }
 
-    @usableFromInline
+    @_alwaysEmitIntoClient  // only its witness uses it: inlined there, no copy of its own
     var interceptor: (any RequestInterceptor)? { self }
 
     /// Refuses a request pinning cannot protect before it is sent (every attempt, downloads too).
-    @usableFromInline
+    @_alwaysEmitIntoClient  // only its witness uses it: inlined there, no copy of its own
     func adapt(_ urlRequest: URLRequest, context: RequestContext, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
         if let refused = refusal(for: urlRequest.url) {
             completion(.failure(refused))

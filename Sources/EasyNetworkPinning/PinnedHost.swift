@@ -18,22 +18,42 @@ import Foundation
 /// ```
 public struct PinnedHost: Sendable {
     /// The host name, lowercased, without a trailing dot (an IPv6 address without brackets).
-    public let host: String
+    public var host: String { fields.host }
     /// The base64 SHA-256 hashes of the accepted SubjectPublicKeyInfos: two or more,
     /// each once, in the order given.
-    public let pins: [String]
+    public var pins: [String] { fields.pins }
     /// Whether every subdomain of ``host`` (`a.host`, `b.a.host`, …) is pinned too; a
     /// subdomain with a pinned host of its own follows that one.
-    public let includesSubdomains: Bool
+    public var includesSubdomains: Bool { fields.includesSubdomains }
     /// When the pins stop applying, or `nil` for never. After it the host is no longer
     /// pinned (checked by the system's trust alone), so an app that is never updated keeps
     /// its network when the keys change: set it to a date you are sure to ship new pins by.
-    public let expires: Date?
+    public var expires: Date? { fields.expires }
     /// Whether, where pins cannot be checked (Linux: swift-corelibs-foundation gives no
     /// server-trust challenge), requests to this host go out checked by the system's trust
     /// alone. `false` (the default): they are refused with
     /// ``PublicKeyPinningError/Reason-swift.struct/notEnforceable``.
-    public let allowsUnpinnedWhereUnsupported: Bool
+    public var allowsUnpinnedWhereUnsupported: Bool { fields.allowsUnpinnedWhereUnsupported }
+
+    /// The fields, in one immutable object: an entry is one reference (the runtime's
+    /// shared value witnesses, none of its own).
+    private final class Fields: Sendable {
+        let host: String
+        let pins: [String]
+        let includesSubdomains: Bool
+        let expires: Date?
+        let allowsUnpinnedWhereUnsupported: Bool
+
+        init(host: String, pins: [String], includesSubdomains: Bool, expires: Date?, allowsUnpinnedWhereUnsupported: Bool) {
+            self.host = host
+            self.pins = pins
+            self.includesSubdomains = includesSubdomains
+            self.expires = expires
+            self.allowsUnpinnedWhereUnsupported = allowsUnpinnedWhereUnsupported
+        }
+    }
+
+    private let fields: Fields
 
     /// Pins `host`.
     ///
@@ -48,6 +68,7 @@ public struct PinnedHost: Sendable {
     ///     cannot be checked (Linux).
     /// - Throws: ``PublicKeyPinningError`` with reason
     ///   ``PublicKeyPinningError/Reason-swift.struct/invalidConfiguration``, saying what is wrong.
+    @_optimize(size)  // a cold path: configuration, a handshake's check, a refusal's words
     public init(
         _ host: String,
         pins: [String],
@@ -56,48 +77,45 @@ public struct PinnedHost: Sendable {
         allowsUnpinnedWhereUnsupported: Bool = false
     ) throws {
         let name = Self.normalized(host)
-        func invalid(_ reason: String) -> PublicKeyPinningError {
-            PublicKeyPinningError(.invalidConfiguration, host: name, message: reason)
-        }
         // Letters, digits, `-` and `.` (never two in a row, nor first); colons only in an
         // IPv6 address (two or more), so `host:port` is refused.
-        var colons = 0, previous = UInt8(ascii: "."), other = false
-        for byte in name.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"): break
-            case UInt8(ascii: ".") where previous != UInt8(ascii: "."): break
-            case UInt8(ascii: ":"): colons += 1
-            default: other = true
-            }
-            previous = byte
-        }
-        guard !other, !name.isEmpty, colons == 0 || colons >= 2 else {
-            throw invalid("'" + host + "' is not a host name (no scheme, port, path or wildcard)")
+        let characters = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyz0123456789-.:")
+        // What is wrong, the first thing found; one error made for all of them.
+        var problem: String?
+        if name.isEmpty || name.rangeOfCharacter(from: characters.inverted) != nil || name.hasPrefix(".")
+            || name.components(separatedBy: "..").count > 1 || name.components(separatedBy: ":").count == 2 {
+            problem = "'" + host + "' is not a host name (no scheme, port, path or wildcard)"
         }
         var accepted: [String] = []
-        for pin in pins {
+        for pin in pins where problem == nil {
             guard let digest = Data(base64Encoded: pin), digest.count == 32 else {
-                throw invalid("'" + pin + "' is not the base64 of a SHA-256 hash (32 bytes)")
+                problem = "'" + pin + "' is not the base64 of a SHA-256 hash (32 bytes)"
+                break
             }
             let canonical = digest.base64EncodedString()
             if !accepted.contains(canonical) { accepted.append(canonical) }
         }
-        guard accepted.count >= 2 else {
-            throw invalid("a pinned host needs at least two different pins: the key in use and a backup key")
+        if problem == nil, accepted.count < 2 {
+            problem = "a pinned host needs at least two different pins: the key in use and a backup key"
         }
-        self.host = name
-        self.pins = accepted
-        self.includesSubdomains = includesSubdomains
-        self.expires = expires
-        self.allowsUnpinnedWhereUnsupported = allowsUnpinnedWhereUnsupported
+        if let problem {
+            throw PublicKeyPinningError(.invalidConfiguration, host: name, message: problem, servedPins: [])
+        }
+        fields = Fields(
+            host: name, pins: accepted, includesSubdomains: includesSubdomains, expires: expires,
+            allowsUnpinnedWhereUnsupported: allowsUnpinnedWhereUnsupported
+        )
     }
 
     /// `name` as entries compare it: lowercased, without a trailing dot or IPv6 brackets.
     static func normalized(_ name: String) -> String {
-        var text = Substring(name.lowercased())
-        if text.count > 1, text.first == "[", text.last == "]" { text = text.dropFirst().dropLast() }
-        if text.last == "." { text = text.dropLast() }
-        return String(text)
+        var text = name.lowercased()
+        if text.utf8.count > 1, text.hasPrefix("["), text.hasSuffix("]") {
+            text.removeLast()
+            text.removeFirst()
+        }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
     }
 
     /// Whether this entry pins `name` (lowercased, without a trailing dot), expired or not.

@@ -2,6 +2,12 @@
 import EasyNetwork
 #endif
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Security) && !canImport(FoundationNetworking)
+import Security
+#endif
 
 /// Public-key pinning for the hosts a `HostConfiguration` talks to: a connection to a
 /// pinned host passes only when the system trusts its certificate chain **and** a
@@ -38,7 +44,7 @@ public final class PublicKeyPinning: Sendable {
     ///   pinned twice.
     public init(_ hosts: [PinnedHost]) throws {
         for index in hosts.indices where hosts[..<index].contains(where: { $0.host == hosts[index].host }) {
-            throw PublicKeyPinningError(.invalidConfiguration, host: hosts[index].host, message: "the host is pinned twice")
+            throw PublicKeyPinningError(.invalidConfiguration, host: hosts[index].host, message: "the host is pinned twice", servedPins: [])
         }
         rules = PinRules(hosts)
     }
@@ -76,9 +82,73 @@ public final class PublicKeyPinning: Sendable {
     /// - Throws: ``PublicKeyPinningError`` with reason
     ///   ``PublicKeyPinningError/Reason-swift.struct/malformedCertificate``.
     public static func pin(ofCertificate der: Data) throws -> String {
-        switch SubjectPublicKeyInfo.pin(ofCertificate: der) {
-        case .success(let pin): return pin
-        case .failure(let problem): throw PublicKeyPinningError(.malformedCertificate, host: "", message: problem.reason)
+        try SubjectPublicKeyInfo.pin(ofCertificate: der)
+    }
+}
+
+/// A host's ``PublicKeyPinning`` as a `HostFeature`: every request gets its ``PinRules``,
+/// whose `adapt` refuses what pinning cannot protect before anything is sent; it runs
+/// before the token's (order 20), so a refused request never waits for a refresh.
+extension PublicKeyPinning: HostFeature {
+    @_alwaysEmitIntoClient package static var order: Int { 5 }  // inlined into its witness, no copy of its own
+
+    @usableFromInline package func plugIn(for request: any BaseAPIRequest, settings: HostSettings, service: EasyNetworkService) -> (any RequestPlugIn)? {
+        rules.hosts.isEmpty ? nil : rules
+    }
+}
+
+/// A host's ``PublicKeyPinning`` as the judge of its servers: the host's session delegate
+/// hands it every server-trust challenge (Apple platforms) and every redirect's target.
+extension PublicKeyPinning: ServerTrustEvaluator {
+    @_alwaysEmitIntoClient package func refusal(for url: URL?) -> NetworkError? {  // inlined into its witness
+        rules.refusal(for: url, at: Date())
+    }
+
+    #if canImport(Security) && !canImport(FoundationNetworking)
+    /// The system's trust evaluation for the challenge's host first; then, for a pinned
+    /// host, the keys of the chain the system verified (leaf to root) against its pins.
+    /// Compiled on Apple platforms only (not on the Linux machine this module is tested on):
+    /// written against Security's documented API.
+    @usableFromInline package func evaluate(_ challenge: URLAuthenticationChallenge) -> (disposition: URLSession.AuthChallengeDisposition, credential: URLCredential?, refused: NetworkError?) {
+        let space = challenge.protectionSpace
+        guard let trust = space.serverTrust, let entry = rules.pinnedHost(for: space.host, at: Date()) else {
+            return (.performDefaultHandling, nil, nil)
+        }
+        SecTrustSetPolicies(trust, SecPolicyCreateSSL(true, space.host as CFString))
+        var failure: CFError?
+        guard SecTrustEvaluateWithError(trust, &failure) else {
+            let reason = failure.map { ($0 as Error).localizedDescription } ?? "the chain is not trusted"
+            let refused = PublicKeyPinningError(.systemTrustFailed, host: entry.host, message: "the system's trust evaluation failed before any pin was checked: " + reason, servedPins: [])
+            return (.cancelAuthenticationChallenge, nil, refused.networkError(url: nil))
+        }
+        do {
+            try rules.check(Self.verifiedChain(of: trust), against: entry)
+            return (.useCredential, URLCredential(trust: trust), nil)
+        } catch {
+            return (.cancelAuthenticationChallenge, nil, error.networkError(url: nil))
         }
     }
+
+    /// The DER bytes of the chain the system built and verified, leaf first: never the
+    /// extra certificates a server may send beside it.
+    private static func verifiedChain(of trust: SecTrust) -> [Data] {
+        let certificates: [SecCertificate]
+        if #available(iOS 15, macOS 12, tvOS 15, watchOS 8, *) {
+            certificates = (SecTrustCopyCertificateChain(trust) as? [SecCertificate]) ?? []
+        } else {
+            certificates = (0..<SecTrustGetCertificateCount(trust)).compactMap { SecTrustGetCertificateAtIndex(trust, $0) }
+        }
+        return certificates.map { SecCertificateCopyData($0) as Data }
+    }
+    #else
+    /// No platform without the Security framework sends server-trust challenges; should one
+    /// come, a pinned host fails closed.
+    @usableFromInline package func evaluate(_ challenge: URLAuthenticationChallenge) -> (disposition: URLSession.AuthChallengeDisposition, credential: URLCredential?, refused: NetworkError?) {
+        guard let entry = rules.pinnedHost(for: challenge.protectionSpace.host, at: Date()) else {
+            return (.performDefaultHandling, nil, nil)
+        }
+        let refused = PublicKeyPinningError(.notEnforceable, host: entry.host, message: "pins cannot be checked on this platform", servedPins: [])
+        return (.cancelAuthenticationChallenge, nil, refused.networkError(url: nil))
+    }
+    #endif
 }

@@ -37,7 +37,7 @@ final class PinnedHostTests: XCTestCase {
     }
 
     func testTheHostIsAPlainName() {
-        for host in ["https://api.example.com", "api.example.com:443", "api.example.com/v1", "*.example.com", "", ".example.com", "a..b", "api example.com"] {
+        for host in ["https://api.example.com", "api.example.com:443", "api.example.com/v1", "*.example.com", "", ".example.com", "a..b", "api example.com", "[::1", "a:b", "a_b.example.com", "ü.example.com", "..", "."] {
             XCTAssertNotNil(reason { try PinnedHost(host, pins: [first, second]) }, host)
         }
     }
@@ -46,6 +46,8 @@ final class PinnedHostTests: XCTestCase {
         XCTAssertEqual(try PinnedHost("API.Example.COM.", pins: [first, second]).host, "api.example.com")
         XCTAssertEqual(try PinnedHost("[::1]", pins: [first, second]).host, "::1")
         XCTAssertEqual(try PinnedHost("10.0.0.1", pins: [first, second]).host, "10.0.0.1")
+        XCTAssertEqual(try PinnedHost("[FE80::1]", pins: [first, second]).host, "fe80::1")
+        XCTAssertEqual(try PinnedHost("a-b.example.com", pins: [first, second]).host, "a-b.example.com")
     }
 
     func testDefaultsPinOnlyTheHostForeverAndRefuseWhereUnsupported() throws {

@@ -11,17 +11,17 @@ final class SubjectPublicKeyInfoTests: XCTestCase {
     func testPinsAreThoseOpenSSLComputes() throws {
         let expected = try Fixtures.pins()
         for name in names {
-            let pin = try SubjectPublicKeyInfo.pin(ofCertificate: Fixtures.certificate(name)).get()
+            let pin = try SubjectPublicKeyInfo.pin(ofCertificate: Fixtures.certificate(name))
             XCTAssertEqual(pin, expected[name], name)
         }
         XCTAssertEqual(SubjectPublicKeyInfo.pin(ofKey: try Fixtures.spareKey()), expected["spare-key"])
     }
 
     func testTheKeyIsTheWholeSubjectPublicKeyInfoElement() throws {
-        let spki = try SubjectPublicKeyInfo.of(certificate: Fixtures.certificate("ec-leaf")).get()
+        let spki = try SubjectPublicKeyInfo.of(certificate: Fixtures.certificate("ec-leaf"))
         XCTAssertEqual(spki.first, 0x30)
         XCTAssertEqual(spki.count, 91, "a P-256 SubjectPublicKeyInfo is 91 bytes")
-        let rsa = try SubjectPublicKeyInfo.of(certificate: Fixtures.certificate("rsa-leaf")).get()
+        let rsa = try SubjectPublicKeyInfo.of(certificate: Fixtures.certificate("rsa-leaf"))
         XCTAssertEqual(rsa.count, 294, "an RSA 2048 SubjectPublicKeyInfo is 294 bytes")
     }
 
@@ -29,10 +29,13 @@ final class SubjectPublicKeyInfoTests: XCTestCase {
         for name in names {
             let der = try Fixtures.certificate(name)
             for length in 0..<der.count {
-                guard case .failure(let problem) = SubjectPublicKeyInfo.of(certificate: der.prefix(length)) else {
+                do {
+                    _ = try SubjectPublicKeyInfo.of(certificate: der.prefix(length))
                     return XCTFail("\(name) cut to \(length) bytes was read")
+                } catch {
+                    XCTAssertEqual(error.reason, .malformedCertificate)
+                    XCTAssertFalse(error.message.isEmpty)
                 }
-                XCTAssertFalse(problem.reason.isEmpty)
             }
         }
     }
@@ -69,7 +72,7 @@ final class SubjectPublicKeyInfoTests: XCTestCase {
                 for value: UInt8 in [0x00, 0x7F, 0x80, 0x81, 0x84, 0xFF, der[index] ^ 0x01] {
                     var mutated = der
                     mutated[index] = value
-                    _ = SubjectPublicKeyInfo.of(certificate: mutated)  // a result either way, never a trap
+                    _ = try? SubjectPublicKeyInfo.of(certificate: mutated)  // a result either way, never a trap
                 }
             }
         }
@@ -85,19 +88,21 @@ final class SubjectPublicKeyInfoTests: XCTestCase {
                 // A real header in front, so the walker goes deeper than the first element.
                 bytes.replaceSubrange(0..<min(bytes.count, 12), with: leaf.prefix(12))
             }
-            if case .success(let key) = SubjectPublicKeyInfo.of(certificate: Data(bytes)) {
+            if let key = try? SubjectPublicKeyInfo.of(certificate: Data(bytes)) {
                 XCTAssertEqual(key.first, 0x30, "round \(round)")
             }
         }
     }
 
     private func failure(_ der: Data, file: StaticString = #filePath, line: UInt = #line) -> String? {
-        switch SubjectPublicKeyInfo.of(certificate: der) {
-        case .success:
+        do {
+            _ = try SubjectPublicKeyInfo.of(certificate: der)
             XCTFail("read", file: file, line: line)
             return nil
-        case .failure(let problem):
-            return problem.reason
+        } catch {
+            XCTAssertEqual(error.reason, .malformedCertificate, file: file, line: line)
+            XCTAssertEqual(error.host, "", file: file, line: line)
+            return error.message
         }
     }
 }
