@@ -57,7 +57,6 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     private let partial: PartialDownload
     private let options: DownloadOptions
     private let transport: NetworkService
-    private let priority: Float?
     private let activity: any TransferActivity
     private let progress: @Sendable (_ written: Int64, _ expected: Int64?) -> Void
 
@@ -69,7 +68,6 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         destination: URL,
         options: DownloadOptions,
         transport: NetworkService,
-        priority: Float?,
         activity: any TransferActivity,
         progress: @escaping @Sendable (Int64, Int64?) -> Void,
         completion: @escaping @Sendable (TransportOutcome) -> Void
@@ -78,7 +76,6 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         partial = PartialDownload(destination: destination)
         self.options = options
         self.transport = transport
-        self.priority = priority
         self.activity = activity
         self.progress = progress
         self.completion = completion
@@ -156,7 +153,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             // The file holds the resource's bytes; its length and a later resume need them.
             attempt.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         }
-        guard let started = transport.streamingTask(with: attempt, priority: priority, observer: self) else {
+        guard let started = transport.streamingTask(with: attempt, priority: nil, observer: self) else {
             end(NetworkError(kind: .cancelled, url: request.url))
             return
         }

@@ -40,15 +40,22 @@ final class PartialDownload: Sendable {
         return (size, ifRange)
     }
 
-    /// Writes the metadata of the bytes about to be written.
+    /// Writes the metadata of the bytes about to be written (a field the server did not
+    /// send is `null`, which earlier versions read as absent). One literal: no dictionary
+    /// that grows or loses keys.
     func save(url: String, etag: String?, lastModified: String?, totalLength: Int64?) {
-        var metadata: [String: Any] = ["url": url]
-        metadata["etag"] = etag
-        metadata["lastModified"] = lastModified
-        metadata["totalLength"] = totalLength.map { NSNumber(value: $0) }
+        let metadata: [String: Any] = [
+            "url": url, "etag": Self.json(etag), "lastModified": Self.json(lastModified),
+            "totalLength": Self.json(totalLength.map { NSNumber(value: $0) }),
+        ]
         if let data = try? JSONSerialization.data(withJSONObject: metadata) {
             try? data.write(to: metadataURL, options: .atomic)
         }
+    }
+
+    /// `value`, or JSON's `null`.
+    private static func json(_ value: Any?) -> Any {
+        value ?? NSNull()
     }
 
     /// Moves the complete bytes to the destination (replacing a file there) and forgets
