@@ -208,6 +208,7 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
 
     /// Calls `observer` once with the result, after ``completion``, on the callback
     /// queue (at once when it was delivered already).
+    @usableFromInline  // called by `NetworkQueue.run(_:)`, emitted into its callers
     func observeResult(_ observer: @escaping @Sendable (Result<URL, NetworkError>) -> Void) {
         lockState()
         let delivered = storedResult

@@ -91,13 +91,13 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     func start() {
         let destination = partial.destination
         if options.existing == .fail, FileManager.default.fileExists(atPath: destination.path) {
-            end(NetworkError(kind: .invalidRequest, message: "'\(destination.path)' exists already", url: request.url))
+            end(problem(.invalidRequest, "'" + destination.path + "' exists already"))
             return
         }
         do {
             try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
         } catch {
-            end(NetworkError(kind: .invalidRequest, message: "cannot create the folder for '\(destination.path)': \(error.localizedDescription)", url: request.url, underlyingError: error))
+            end(problem(.invalidRequest, "cannot create the folder for '" + destination.path + "': " + error.localizedDescription, underlying: error))
             return
         }
         var offset: Int64 = 0
@@ -154,7 +154,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             attempt.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         }
         guard let started = transport.streamingTask(with: attempt, priority: nil, observer: self) else {
-            end(NetworkError(kind: .cancelled, url: request.url))
+            end(problem(.cancelled))
             return
         }
         lock.lock()
@@ -297,29 +297,24 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         }
         if let error {
             if wasCancelled || (error as? URLError)?.code == .cancelled {
-                end(NetworkError(kind: .cancelled, url: request.url))
+                end(problem(.cancelled))
             } else {
                 // A body cut short (libcurl's "transfer closed", -1 on Linux) is a connection loss.
-                end(NetworkError(kind: .transport, url: request.url, underlyingError: TransportOutcome.truncatedBody(error, declared: declared, received: count)))
+                end(problem(.transport, underlying: TransportOutcome.truncatedBody(error, declared: declared, received: count)))
             }
             return
         }
         if let last, total.map({ last + 1 < $0 }) ?? true {
             // One range done (of a known or an unknown total); ask for the next.
             guard count == last + 1 else {
-                end(NetworkError(kind: .transport, message: "a range ended early", url: request.url, underlyingError: URLError(.networkConnectionLost)))
+                end(lost("a range ended early"))
                 return
             }
             requestRange(from: last + 1)
             return
         }
         if let total, count != total {
-            end(NetworkError(
-                kind: .transport,
-                message: "the download ended after \(count) of \(total) bytes",
-                url: request.url,
-                underlyingError: URLError(.networkConnectionLost)
-            ))
+            end(lost("the download ended after " + String(count) + " of " + String(total) + " bytes"))
             return
         }
         // Every byte is in `.partial`; the sink moves it into place once the exchange
@@ -347,6 +342,18 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     }
 
     // MARK: Helpers
+
+    /// An error of `kind` about this transfer's request (made in one place).
+    @inline(never)
+    private func problem(_ kind: NetworkError.Kind, _ message: String? = nil, underlying: (any Error)? = nil) -> NetworkError {
+        NetworkError(kind: kind, message: message, url: request.url, underlyingError: underlying)
+    }
+
+    /// The connection was lost before every byte arrived: `message` says how.
+    @inline(never)
+    private func lost(_ message: String) -> NetworkError {
+        problem(.transport, message, underlying: URLError(.networkConnectionLost))
+    }
 
     /// `Content-Range: bytes 100-199/1000` → (100, 199, 1000); the total is `nil` for `*`
     /// (or anything but digits). Read byte by byte: the last word must be `first-last`,
