@@ -61,6 +61,7 @@ public struct ResponseEnvelope: Sendable {
     public var unauthorizedCodes: Set<String>
 
     /// Creates an envelope description.
+    @inline(never)  // the conventions below call it rather than copy it
     public init(
         success: SuccessRule,
         payloadKey: String? = "data",
