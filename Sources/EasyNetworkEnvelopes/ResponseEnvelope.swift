@@ -61,7 +61,6 @@ public struct ResponseEnvelope: Sendable {
     public var unauthorizedCodes: Set<String>
 
     /// Creates an envelope description.
-    @inline(never)  // the conventions below call it rather than copy it
     public init(
         success: SuccessRule,
         payloadKey: String? = "data",
@@ -79,6 +78,9 @@ public struct ResponseEnvelope: Sendable {
     }
 
     /// `{"success": true, "data": …, "message": …, "code": …}`.
+    // Emitted into its callers, as ``codeEquals(_:codeKey:messageKey:payloadKey:unauthorizedCodes:)``:
+    // a program sets one convention, and carries only that one.
+    @_alwaysEmitIntoClient
     public static func successFlag(
         _ key: String = "success",
         payloadKey: String? = "data",
@@ -89,6 +91,7 @@ public struct ResponseEnvelope: Sendable {
     }
 
     /// `{"code": 0, "msg": …, "data": …}`: success when the code equals `value`.
+    @_alwaysEmitIntoClient
     public static func codeEquals(
         _ value: CustomStringConvertible,
         codeKey: String = "code",
