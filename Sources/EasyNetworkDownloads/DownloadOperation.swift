@@ -58,7 +58,8 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
     @exclusivity(unchecked) private var transfer: DownloadTransfer?
     @exclusivity(unchecked) private var storedResult: Result<URL, NetworkError>?
     @exclusivity(unchecked) private var storedMetrics: RequestMetrics?
-    @exclusivity(unchecked) private var observers: [@Sendable (Result<URL, NetworkError>) -> Void]
+    /// Who awaits the result besides ``completion`` (each `run`), chained in one closure.
+    @exclusivity(unchecked) private var observers: (@Sendable (Result<URL, NetworkError>) -> Void)?
     @exclusivity(unchecked) private var gate: ProgressGate
     @exclusivity(unchecked) private var progressClosure: (@Sendable (Progress) -> Void)?
     @exclusivity(unchecked) private var completionClosure: (@Sendable (Result<URL, NetworkError>) -> Void)?
@@ -117,7 +118,6 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
         self.destination = destination
         self.options = options
         executed = false
-        observers = []
         gate = ProgressGate()
         progress = Progress.discreteProgress(totalUnitCount: 0)
         super.init(configuration: configuration)
@@ -213,7 +213,8 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
         lockState()
         let delivered = storedResult
         if delivered == nil {
-            observers.append(observer)
+            let earlier = observers
+            observers = { earlier?($0); observer($0) }
         }
         unlockState()
         if let delivered {
@@ -238,11 +239,9 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
         completion?(result)
         lockState()
         let observers = self.observers
-        self.observers = []
+        self.observers = nil
         unlockState()
-        for observer in observers {
-            observer(result)
-        }
+        observers?(result)
         finish()
     }
 }

@@ -360,28 +360,30 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     /// optionally followed by `/total`.
     static func contentRange(_ value: String?) -> (start: Int64, end: Int64, total: Int64?)? {
         guard let value else { return nil }
-        // The numbers of the word being read: first byte, last byte, total (-1: no digit yet).
-        var first: Int64 = -1, last: Int64 = -1, total: Int64 = -1
+        // The word being read: its first and last byte, the number being read (-1: no digit
+        // yet), which of the three it is, and whether the word is still well formed.
+        var first: Int64 = -1, last: Int64 = -1, number: Int64 = -1
         var field = 0, wellFormed = true, unknownTotal = false
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: " "):
-                (first, last, total, field, wellFormed, unknownTotal) = (-1, -1, -1, 0, true, false)
+                (first, last, number, field, wellFormed, unknownTotal) = (-1, -1, -1, 0, true, false)
             case UInt8(ascii: "0")...UInt8(ascii: "9"):
                 let digit = Int64(byte - UInt8(ascii: "0"))
-                let current = field == 0 ? first : field == 1 ? last : total
-                guard current <= (Int64.max - digit) / 10 else { return nil }
-                let next = max(current, 0) * 10 + digit
-                if field == 0 { first = next } else if field == 1 { last = next } else { total = next }
-            case UInt8(ascii: "-") where field == 0, UInt8(ascii: "/") where field == 1:
-                field += 1
+                guard number <= (Int64.max - digit) / 10 else { return nil }
+                number = max(number, 0) * 10 + digit
+            case UInt8(ascii: "-") where field == 0:
+                (first, number, field) = (number, -1, 1)
+            case UInt8(ascii: "/") where field == 1:
+                (last, number, field) = (number, -1, 2)
             default:
                 // After the `/`, anything but digits is an unknown total.
                 if field == 2 { unknownTotal = true } else { wellFormed = false }
             }
         }
+        if field == 1 { last = number }
         guard wellFormed, field > 0, first >= 0, last >= 0 else { return nil }
-        return (first, last, total >= 0 && !unknownTotal ? total : nil)
+        return (first, last, field == 2 && number >= 0 && !unknownTotal ? number : nil)
     }
 
     /// What `If-Range` may carry: a strong ETag, else Last-Modified (a weak ETag must

@@ -33,9 +33,12 @@ final class PartialDownload: Sendable {
               let metadata = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
               metadata["url"] as? String == url.absoluteString,
               let ifRange = DownloadTransfer.ifRangeValidator(etag: metadata["etag"] as? String, lastModified: metadata["lastModified"] as? String),
-              let attributes = try? FileManager.default.attributesOfItem(atPath: dataURL.path),
-              let size = (attributes[.size] as? NSNumber)?.int64Value, size > 0
+              let handle = try? FileHandle(forReadingFrom: dataURL)
         else { return nil }
+        // The bytes' length: where their end is (no attribute dictionary to search).
+        let end = try? handle.seekToEnd()
+        try? handle.close()
+        guard let size = end.flatMap(Int64.init(exactly:)), size > 0 else { return nil }
         if let total = (metadata["totalLength"] as? NSNumber)?.int64Value, size >= total { return nil }
         return (size, ifRange)
     }
