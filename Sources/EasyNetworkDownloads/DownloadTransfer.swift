@@ -88,6 +88,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         return startOffset
     }
 
+    @_optimize(size)  // once per attempt, never per byte
     func start() {
         let destination = partial.destination
         if options.existing == .fail, FileManager.default.fileExists(atPath: destination.path) {
@@ -118,6 +119,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     /// Sends the request for the bytes from `offset`: a range (one segment long when
     /// segmented; from a later offset only with a validator for `If-Range`), else the
     /// whole body.
+    @_optimize(size)  // once per attempt, never per byte
     private func requestRange(from offset: Int64) {
         var attempt = request
         lock.lock()
@@ -181,6 +183,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
 
     // MARK: TransferObserver
 
+    @_optimize(size)  // once per attempt, never per byte
     func transferDidReceive(_ response: HTTPURLResponse) -> Bool {
         activity.transferMoved()
         lock.lock()
@@ -267,6 +270,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         }
     }
 
+    @_optimize(size)  // once per attempt, never per byte
     func transferDidComplete(_ error: (any Error)?) {
         lock.lock()
         writer?.close()
@@ -358,6 +362,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     /// `Content-Range: bytes 100-199/1000` → (100, 199, 1000); the total is `nil` for `*`
     /// (or anything but digits). Read byte by byte: the last word must be `first-last`,
     /// optionally followed by `/total`.
+    @_optimize(size)  // once per attempt, never per byte
     static func contentRange(_ value: String?) -> (start: Int64, end: Int64, total: Int64?)? {
         guard let value else { return nil }
         // The word being read: its first and last byte, the number being read (-1: no digit
