@@ -9,7 +9,7 @@ import FoundationNetworking
 /// What one attempt's outcome says about the health of its host: the one place that
 /// sorts outcomes for the budget and the breaker. Plain integers, not an enum with
 /// payloads: a signal is copied and compared as bytes.
-struct HostSignal: Equatable, Sendable {
+struct HostSignal: Sendable {
     /// The failure, when it is one (`success` and `none` have none).
     let failure: Failure?
     /// Whether it is an answer (`success`, or a failure): `none` is neither.
@@ -34,7 +34,7 @@ struct HostSignal: Equatable, Sendable {
     }
 
     /// A failure, by its status or transport error.
-    struct Failure: Equatable, Sendable {
+    struct Failure: Sendable {
         /// The status, or `nil` for a transport failure.
         let status: Int?
         /// The transport error's code, or `nil` for a status.
