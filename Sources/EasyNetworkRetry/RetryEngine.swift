@@ -184,7 +184,7 @@ final class RetryEngine: HostFeature, @unchecked Sendable {
         let asked = policy.retryAfter(in: error, now: clock.date())
         lock.lock()
         let spent = settings.budget != nil && bucket?.allowsRetry(now: now) == false
-        let open = settings.breaker != nil && breaker.phase != .closed
+        let open = settings.breaker != nil && !breaker.isClosed
         let paused = settings.backpressure == nil ? nil : pause.remaining(now: now)
         let spread = settings.backpressure?.spread ?? 0
         lock.unlock()
