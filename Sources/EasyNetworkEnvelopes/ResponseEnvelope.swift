@@ -142,18 +142,6 @@ public struct ResponseEnvelope: Sendable {
         return nil
     }
 
-    /// The names of the fields that judge the envelope and describe its failure: the
-    /// message keys, the flag, the code and the trace id (a name may repeat: reading
-    /// it twice gives the same value).
-    @inline(__always)  // one caller
-    var judgedNames: [String] {
-        var names = messageKeys
-        if case .flag(let key) = success { names.append(key) }
-        if let key = resolvedCodeKey { names.append(key) }
-        if let key = traceIdKey { names.append(key) }
-        return names
-    }
-
     /// `key` as a decoder that converts snake_case would name it (`trace_id` →
     /// `traceId`): underscores dropped, each later part capitalised; `key` itself
     /// when it has fewer than two parts.
