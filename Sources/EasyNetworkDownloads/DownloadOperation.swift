@@ -54,8 +54,11 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
     // shared with `ServiceOperation`); the lock, not the access checker, keeps them exclusive.
     // No initial values here: in a public class each compiles a function.
     @exclusivity(unchecked) private var executed: Bool
-    /// The last attempt's transfer (it drops its completion when it ends).
+    /// The running attempt's transfer, dropped at the delivery (it holds the attempt's
+    /// clock, which holds the exchange, which holds this operation).
     @exclusivity(unchecked) private var transfer: DownloadTransfer?
+    /// What the last transfer asked to resume after, once it was dropped.
+    @exclusivity(unchecked) private var resumedOffset: Int64
     @exclusivity(unchecked) private var storedResult: Result<URL, NetworkError>?
     @exclusivity(unchecked) private var storedMetrics: RequestMetrics?
     /// Who awaits the result besides ``completion`` (each `run`), chained in one closure.
@@ -118,6 +121,7 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
         self.destination = destination
         self.options = options
         executed = false
+        resumedOffset = 0
         gate = ProgressGate()
         progress = Progress.discreteProgress(totalUnitCount: 0)
         super.init(configuration: configuration)
@@ -158,9 +162,9 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
     /// (0 when it downloaded from the start).
     public var resumedFromOffset: Int64 {
         lockState()
-        let transfer = self.transfer
+        let (transfer, offset) = (self.transfer, resumedOffset)
         unlockState()
-        return transfer?.resumedFrom ?? 0
+        return transfer?.resumedFrom ?? offset
     }
 
     /// Starts the transfer; not for subclasses to override.
@@ -234,6 +238,13 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
             storedMetrics = metrics
         }
         let completion = first ? completionClosure : nil
+        // The transfer holds the attempt's clock, which holds the exchange, which holds this
+        // operation: it goes now, leaving what it resumed from (its lock inside this one is
+        // safe: it never calls out while it holds it).
+        if let last = transfer {
+            resumedOffset = last.resumedFrom
+            transfer = nil
+        }
         unlockState()
         guard first else { return }
         completion?(result)
