@@ -1,6 +1,7 @@
 #if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
 import EasyNetwork
 #endif
+import Dispatch
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -51,17 +52,24 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
 
     // Read and written only under the operation's lock (`lockState()`/`unlockState()`,
     // shared with `ServiceOperation`); the lock, not the access checker, keeps them exclusive.
-    @exclusivity(unchecked) private var plugIn: DownloadPlugIn?
+    // No initial values here: in a public class each compiles a function.
+    @exclusivity(unchecked) private var executed: Bool
+    /// The running attempt's transfer, dropped at the delivery (it holds the attempt's
+    /// clock, which holds the exchange, which holds this operation).
+    @exclusivity(unchecked) private var transfer: DownloadTransfer?
+    /// What the last transfer asked to resume after, once it was dropped.
+    @exclusivity(unchecked) private var resumedOffset: Int64
     @exclusivity(unchecked) private var storedResult: Result<URL, NetworkError>?
     @exclusivity(unchecked) private var storedMetrics: RequestMetrics?
-    @exclusivity(unchecked) private var observers: [@Sendable (Result<URL, NetworkError>) -> Void] = []
-    @exclusivity(unchecked) private var gate = ProgressGate()
+    /// Who awaits the result besides ``completion`` (each `run`), chained in one closure.
+    @exclusivity(unchecked) private var observers: (@Sendable (Result<URL, NetworkError>) -> Void)?
+    @exclusivity(unchecked) private var gate: ProgressGate
     @exclusivity(unchecked) private var progressClosure: (@Sendable (Progress) -> Void)?
     @exclusivity(unchecked) private var completionClosure: (@Sendable (Result<URL, NetworkError>) -> Void)?
 
     /// Bytes written of bytes expected (unknown totals count as 0 until the end). A
     /// discrete progress: it never becomes a child of the progress the host app made current.
-    public let progress = Progress.discreteProgress(totalUnitCount: 0)
+    public let progress: Progress
     /// Called on the host's callback queue when the progress moves forward (at most
     /// every half percent) and at the end. Both callback properties can be set from any
     /// thread (kept under the operation's lock) and are `@Sendable`, so the compiler
@@ -112,6 +120,10 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
         self.request = request
         self.destination = destination
         self.options = options
+        executed = false
+        resumedOffset = 0
+        gate = ProgressGate()
+        progress = Progress.discreteProgress(totalUnitCount: 0)
         super.init(configuration: configuration)
         reportsOwnCancellation()  // `cancel()` reports a cancellation before start
     }
@@ -121,6 +133,7 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
     @available(*, deprecated, renamed: "init(request:configuration:to:options:)",
                message: "pass the host second, as for every operation: DownloadOperation(request:configuration:to:options:)")
     @_disfavoredOverload
+    @_alwaysEmitIntoClient  // deprecated: only the programs that still call it carry it
     public convenience init(
         request: any BaseAPIRequest,
         to destination: URL,
@@ -149,24 +162,20 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
     /// (0 when it downloaded from the start).
     public var resumedFromOffset: Int64 {
         lockState()
-        let plugIn = self.plugIn
+        let (transfer, offset) = (self.transfer, resumedOffset)
         unlockState()
-        return plugIn?.resumedFrom ?? 0
+        return transfer?.resumedFrom ?? offset
     }
 
     /// Starts the transfer; not for subclasses to override.
     public override func execute() {
-        let queue = configuration.callbackQueue
-        let plugIn = DownloadPlugIn(destination: destination, options: options, transport: configuration.transport) { [self] written, expected in
-            reportProgress(written: written, expected: expected, on: queue)
-        }
         lockState()
-        self.plugIn = plugIn
+        executed = true
         unlockState()
-        // The exchange calls back on the callback queue; a cancel (before or after this
+        // The operation is the exchange's plug-in (it carries each attempt) and its sink
+        // (the exchange calls back on the callback queue); a cancel (before or after this
         // line) reaches it through the service.
-        let sink = DownloadSink(destination: destination) { [self] result, metrics in deliver(result, metrics: metrics) }
-        service.start(request, sink: sink, uploadProgress: nil, transfer: plugIn, built: nil)
+        service.start(request, sink: self, uploadProgress: nil, transfer: self, built: nil)
     }
 
     /// Cancels the download; the bytes so far stay on disk for a later resume. One that
@@ -177,13 +186,13 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
         // first wins). Not `isExecuting`/`isFinished`: a queue may already have finished
         // the cancelled operation without executing it, which must still call back.
         lockState()
-        let executed = plugIn != nil
+        let executed = self.executed
         unlockState()
         guard !executed else { return }
-        configuration.callbackQueue.async { [self] in deliver(.failure(NetworkError(kind: .cancelled))) }
+        configuration.callbackQueue.async { [self] in complete(NetworkError(kind: .cancelled), metrics: nil) }
     }
 
-    private func reportProgress(written: Int64, expected: Int64?, on queue: DispatchQueue) {
+    private func reportProgress(written: Int64, expected: Int64?) {
         // An empty body is complete once its length is known: one unit of one, so that
         // `fractionCompleted` reaches 1.0 for an empty file too.
         let empty = expected == 0 && written == 0
@@ -194,7 +203,7 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
         let admitted = gate.admit(fraction)
         unlockState()
         guard admitted else { return }
-        queue.async { [self] in
+        configuration.callbackQueue.async { [self] in
             progress.totalUnitCount = total
             progress.completedUnitCount = completed
             onProgress?(progress)
@@ -203,11 +212,13 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
 
     /// Calls `observer` once with the result, after ``completion``, on the callback
     /// queue (at once when it was delivered already).
+    @usableFromInline  // called by `NetworkQueue.run(_:)`, emitted into its callers
     func observeResult(_ observer: @escaping @Sendable (Result<URL, NetworkError>) -> Void) {
         lockState()
         let delivered = storedResult
         if delivered == nil {
-            observers.append(observer)
+            let earlier = observers
+            observers = { earlier?($0); observer($0) }
         }
         unlockState()
         if let delivered {
@@ -215,9 +226,11 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
         }
     }
 
-    /// On the callback queue: stores the first result, calls ``completion`` and the
-    /// observers with it, and finishes.
-    private func deliver(_ result: Result<URL, NetworkError>, metrics: RequestMetrics? = nil) {
+    /// On the callback queue: stores the first result (`error`, else the destination),
+    /// calls ``completion`` and the observers with it, and finishes.
+    @inline(never)
+    private func complete(_ error: NetworkError?, metrics: RequestMetrics?) {
+        let result: Result<URL, NetworkError> = error.map { .failure($0) } ?? .success(destination)
         lockState()
         let first = storedResult == nil
         if first {
@@ -225,16 +238,69 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
             storedMetrics = metrics
         }
         let completion = first ? completionClosure : nil
+        // The transfer holds the attempt's clock, which holds the exchange, which holds this
+        // operation: it goes now, leaving what it resumed from (its lock inside this one is
+        // safe: it never calls out while it holds it).
+        if let last = transfer {
+            resumedOffset = last.resumedFrom
+            transfer = nil
+        }
         unlockState()
         guard first else { return }
         completion?(result)
         lockState()
         let observers = self.observers
-        self.observers = []
+        self.observers = nil
         unlockState()
-        for observer in observers {
-            observer(result)
-        }
+        observers?(result)
         finish()
+    }
+}
+
+/// The download's part in its `RequestExchange`: it carries each attempt itself, and is
+/// the exchange's typed end. The exchange builds, adapts (the token, the interceptors),
+/// times, retries and delivers the download like any request; at the transport, the
+/// operation runs one ``DownloadTransfer`` (which continues from the bytes on disk when it
+/// can), tells the attempt's clock of every byte, and reports the last response, the
+/// bytes written and the error once. Accepting the download (mapping it) moves the
+/// complete bytes into place, so a download the exchange fails (an interceptor's
+/// `validate`, its clock) leaves no file at the destination, only the resumable `.partial`.
+extension DownloadOperation: RequestPlugIn, ExchangeSink {
+    @usableFromInline package func send(
+        _ request: URLRequest,
+        activity: any TransferActivity,
+        next: (URLRequest, any TransferActivity, @escaping @Sendable (TransportOutcome) -> Void) -> TransportTask?,
+        arrived: @escaping @Sendable (TransportOutcome) -> Void
+    ) -> TransportTask? {
+        // Weakly: the operation keeps its last transfer.
+        let transfer = DownloadTransfer(
+            request: request, destination: destination, options: options, transport: configuration.transport,
+            activity: activity, progress: { [weak self] in self?.reportProgress(written: $0, expected: $1) }, completion: arrived
+        )
+        lockState()
+        self.transfer = transfer
+        unlockState()
+        transfer.start()
+        return TransportTask(cancel: { transfer.cancel() })
+    }
+
+    /// The body is on disk already: it only moves into place.
+    @usableFromInline package func map(_ response: NetworkResponse, lock: Lock) -> NetworkError? {
+        do {
+            try PartialDownload(destination: destination).promote()
+            return nil
+        } catch {
+            return DownloadTransfer.fileError(error, url: response.request.url)
+        }
+    }
+
+    // Witnesses of package protocols on a public class must be `@usableFromInline`.
+    @usableFromInline package var mapsInline: Bool { false }
+    @usableFromInline package var deliversInPlace: Bool { false }
+
+    @usableFromInline package func deliverProvisional(_ response: NetworkResponse, on queue: DispatchQueue, lock: Lock) {}
+
+    @usableFromInline package func deliver(_ error: NetworkError?, metrics: RequestMetrics, lock: Lock) {
+        complete(error, metrics: metrics)
     }
 }

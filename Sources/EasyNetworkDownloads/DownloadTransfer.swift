@@ -57,7 +57,6 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     private let partial: PartialDownload
     private let options: DownloadOptions
     private let transport: NetworkService
-    private let priority: Float?
     private let activity: any TransferActivity
     private let progress: @Sendable (_ written: Int64, _ expected: Int64?) -> Void
 
@@ -69,7 +68,6 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         destination: URL,
         options: DownloadOptions,
         transport: NetworkService,
-        priority: Float?,
         activity: any TransferActivity,
         progress: @escaping @Sendable (Int64, Int64?) -> Void,
         completion: @escaping @Sendable (TransportOutcome) -> Void
@@ -78,7 +76,6 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         partial = PartialDownload(destination: destination)
         self.options = options
         self.transport = transport
-        self.priority = priority
         self.activity = activity
         self.progress = progress
         self.completion = completion
@@ -91,16 +88,17 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         return startOffset
     }
 
+    @_optimize(size)  // once per attempt, never per byte
     func start() {
         let destination = partial.destination
         if options.existing == .fail, FileManager.default.fileExists(atPath: destination.path) {
-            end(NetworkError(kind: .invalidRequest, message: "'\(destination.path)' exists already", url: request.url))
+            end(problem(.invalidRequest, "'" + destination.path + "' exists already"))
             return
         }
         do {
             try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
         } catch {
-            end(NetworkError(kind: .invalidRequest, message: "cannot create the folder for '\(destination.path)': \(error.localizedDescription)", url: request.url, underlyingError: error))
+            end(problem(.invalidRequest, "cannot create the folder for '" + destination.path + "': " + error.localizedDescription, underlying: error))
             return
         }
         var offset: Int64 = 0
@@ -121,6 +119,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     /// Sends the request for the bytes from `offset`: a range (one segment long when
     /// segmented; from a later offset only with a validator for `If-Range`), else the
     /// whole body.
+    @_optimize(size)  // once per attempt, never per byte
     private func requestRange(from offset: Int64) {
         var attempt = request
         lock.lock()
@@ -156,8 +155,8 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             // The file holds the resource's bytes; its length and a later resume need them.
             attempt.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         }
-        guard let started = transport.streamingTask(with: attempt, priority: priority, observer: self) else {
-            end(NetworkError(kind: .cancelled, url: request.url))
+        guard let started = transport.streamingTask(with: attempt, priority: nil, observer: self) else {
+            end(problem(.cancelled))
             return
         }
         lock.lock()
@@ -184,6 +183,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
 
     // MARK: TransferObserver
 
+    @_optimize(size)  // once per attempt, never per byte
     func transferDidReceive(_ response: HTTPURLResponse) -> Bool {
         activity.transferMoved()
         lock.lock()
@@ -270,6 +270,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         }
     }
 
+    @_optimize(size)  // once per attempt, never per byte
     func transferDidComplete(_ error: (any Error)?) {
         lock.lock()
         writer?.close()
@@ -300,29 +301,24 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         }
         if let error {
             if wasCancelled || (error as? URLError)?.code == .cancelled {
-                end(NetworkError(kind: .cancelled, url: request.url))
+                end(problem(.cancelled))
             } else {
                 // A body cut short (libcurl's "transfer closed", -1 on Linux) is a connection loss.
-                end(NetworkError(kind: .transport, url: request.url, underlyingError: TransportOutcome.truncatedBody(error, declared: declared, received: count)))
+                end(problem(.transport, underlying: TransportOutcome.truncatedBody(error, declared: declared, received: count)))
             }
             return
         }
         if let last, total.map({ last + 1 < $0 }) ?? true {
             // One range done (of a known or an unknown total); ask for the next.
             guard count == last + 1 else {
-                end(NetworkError(kind: .transport, message: "a range ended early", url: request.url, underlyingError: URLError(.networkConnectionLost)))
+                end(lost("a range ended early"))
                 return
             }
             requestRange(from: last + 1)
             return
         }
         if let total, count != total {
-            end(NetworkError(
-                kind: .transport,
-                message: "the download ended after \(count) of \(total) bytes",
-                url: request.url,
-                underlyingError: URLError(.networkConnectionLost)
-            ))
+            end(lost("the download ended after " + String(count) + " of " + String(total) + " bytes"))
             return
         }
         // Every byte is in `.partial`; the sink moves it into place once the exchange
@@ -351,33 +347,48 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
 
     // MARK: Helpers
 
+    /// An error of `kind` about this transfer's request (made in one place).
+    @inline(never)
+    private func problem(_ kind: NetworkError.Kind, _ message: String? = nil, underlying: (any Error)? = nil) -> NetworkError {
+        NetworkError(kind: kind, message: message, url: request.url, underlyingError: underlying)
+    }
+
+    /// The connection was lost before every byte arrived: `message` says how.
+    @inline(never)
+    private func lost(_ message: String) -> NetworkError {
+        problem(.transport, message, underlying: URLError(.networkConnectionLost))
+    }
+
     /// `Content-Range: bytes 100-199/1000` → (100, 199, 1000); the total is `nil` for `*`
     /// (or anything but digits). Read byte by byte: the last word must be `first-last`,
     /// optionally followed by `/total`.
+    @_optimize(size)  // once per attempt, never per byte
     static func contentRange(_ value: String?) -> (start: Int64, end: Int64, total: Int64?)? {
         guard let value else { return nil }
-        // The numbers of the word being read: first byte, last byte, total (-1: no digit yet).
-        var first: Int64 = -1, last: Int64 = -1, total: Int64 = -1
+        // The word being read: its first and last byte, the number being read (-1: no digit
+        // yet), which of the three it is, and whether the word is still well formed.
+        var first: Int64 = -1, last: Int64 = -1, number: Int64 = -1
         var field = 0, wellFormed = true, unknownTotal = false
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: " "):
-                (first, last, total, field, wellFormed, unknownTotal) = (-1, -1, -1, 0, true, false)
+                (first, last, number, field, wellFormed, unknownTotal) = (-1, -1, -1, 0, true, false)
             case UInt8(ascii: "0")...UInt8(ascii: "9"):
                 let digit = Int64(byte - UInt8(ascii: "0"))
-                let current = field == 0 ? first : field == 1 ? last : total
-                guard current <= (Int64.max - digit) / 10 else { return nil }
-                let next = max(current, 0) * 10 + digit
-                if field == 0 { first = next } else if field == 1 { last = next } else { total = next }
-            case UInt8(ascii: "-") where field == 0, UInt8(ascii: "/") where field == 1:
-                field += 1
+                guard number <= (Int64.max - digit) / 10 else { return nil }
+                number = max(number, 0) * 10 + digit
+            case UInt8(ascii: "-") where field == 0:
+                (first, number, field) = (number, -1, 1)
+            case UInt8(ascii: "/") where field == 1:
+                (last, number, field) = (number, -1, 2)
             default:
                 // After the `/`, anything but digits is an unknown total.
                 if field == 2 { unknownTotal = true } else { wellFormed = false }
             }
         }
+        if field == 1 { last = number }
         guard wellFormed, field > 0, first >= 0, last >= 0 else { return nil }
-        return (first, last, total >= 0 && !unknownTotal ? total : nil)
+        return (first, last, field == 2 && number >= 0 && !unknownTotal ? number : nil)
     }
 
     /// What `If-Range` may carry: a strong ETag, else Last-Modified (a weak ETag must

@@ -9,6 +9,9 @@ extension NetworkQueue {
     /// on disk for a later resume).
     /// - Throws: the download's `NetworkError` (a 404, a transport failure; kind
     ///   `cancelled` when the task or the operation was cancelled).
+    // Emitted into its callers: a program that never awaits a download carries none of it
+    // (nor the async waiting path it shares with the core's `run`).
+    @_alwaysEmitIntoClient
     @discardableResult
     public func run(_ download: DownloadOperation) async throws -> URL {
         // Waits on the one non-generic waiting path until the download has delivered (its

@@ -33,22 +33,32 @@ final class PartialDownload: Sendable {
               let metadata = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
               metadata["url"] as? String == url.absoluteString,
               let ifRange = DownloadTransfer.ifRangeValidator(etag: metadata["etag"] as? String, lastModified: metadata["lastModified"] as? String),
-              let attributes = try? FileManager.default.attributesOfItem(atPath: dataURL.path),
-              let size = (attributes[.size] as? NSNumber)?.int64Value, size > 0
+              let handle = try? FileHandle(forReadingFrom: dataURL)
         else { return nil }
+        // The bytes' length: where their end is (no attribute dictionary to search).
+        let end = try? handle.seekToEnd()
+        try? handle.close()
+        guard let size = end.flatMap(Int64.init(exactly:)), size > 0 else { return nil }
         if let total = (metadata["totalLength"] as? NSNumber)?.int64Value, size >= total { return nil }
         return (size, ifRange)
     }
 
-    /// Writes the metadata of the bytes about to be written.
+    /// Writes the metadata of the bytes about to be written (a field the server did not
+    /// send is `null`, which earlier versions read as absent). One literal: no dictionary
+    /// that grows or loses keys.
     func save(url: String, etag: String?, lastModified: String?, totalLength: Int64?) {
-        var metadata: [String: Any] = ["url": url]
-        metadata["etag"] = etag
-        metadata["lastModified"] = lastModified
-        metadata["totalLength"] = totalLength.map { NSNumber(value: $0) }
+        let metadata: [String: Any] = [
+            "url": url, "etag": Self.json(etag), "lastModified": Self.json(lastModified),
+            "totalLength": Self.json(totalLength.map { NSNumber(value: $0) }),
+        ]
         if let data = try? JSONSerialization.data(withJSONObject: metadata) {
             try? data.write(to: metadataURL, options: .atomic)
         }
+    }
+
+    /// `value`, or JSON's `null`.
+    private static func json(_ value: Any?) -> Any {
+        value ?? NSNull()
     }
 
     /// Moves the complete bytes to the destination (replacing a file there) and forgets

@@ -2,9 +2,9 @@
 import EasyNetwork
 #endif
 /// A coding key made from any string, for containers whose keys are known only at run
-/// time (the top level of an envelope: never an array, so never an integer key). One
-/// stored `String`, so that the key has no layout of its own to copy.
-struct AnyCodingKey: CodingKey {
+/// time (the top level of an envelope: never an array, so never an integer key). A class:
+/// one reference has no value witnesses of its own (a struct holding a `String` would).
+final class AnyCodingKey: CodingKey {
     let stringValue: String
 
     /// Always `nil`: keys of an object are names.
@@ -14,7 +14,7 @@ struct AnyCodingKey: CodingKey {
         stringValue = string
     }
 
-    init?(stringValue: String) {
+    convenience init?(stringValue: String) {
         self.init(stringValue)
     }
 

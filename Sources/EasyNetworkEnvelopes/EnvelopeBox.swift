@@ -10,8 +10,9 @@ enum EnvelopeBinding {
     @TaskLocal static var current: NetworkResponse?
 
     /// Reads the bound envelope's fields from the top-level object of `decoder`: only
-    /// those its rule and errors need (all but the payload for a custom rule), and the
-    /// payload too, as JSON, when the envelope says failure. Not generic: the
+    /// those its rule and errors need (the message keys, the flag, the code and the trace
+    /// id; all but the payload for a custom rule), and the payload too, as JSON, when the
+    /// envelope says failure. Not generic: the
     /// ``EnvelopeBox`` of each payload type only decodes the payload.
     ///
     /// - Returns: the container and where the payload is: under `payloadKey`, absent,
@@ -24,36 +25,44 @@ enum EnvelopeBinding {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "no envelope is bound"))
         }
         let container = try decoder.container(keyedBy: AnyCodingKey.self)
-        var names: [String] = []
+        // The fields read one by one into one dictionary: no list of names is built.
+        var fields: [String: Any] = [:]
         if case .custom = envelope.success {
             for key in container.allKeys where key.stringValue != envelope.payloadKey {
-                names.append(key.stringValue)
+                try collect(key.stringValue, of: container, into: &fields)
             }
         } else {
-            names = envelope.judgedNames
-        }
-        // `updateValue`, not the subscript: nothing is removed, so no removal path.
-        var fields: [String: Any] = [:]
-        for name in names {
-            if let value = try field(name, in: container) {
-                fields.updateValue(value, forKey: name)
+            // A name may repeat (a message key that is also the code's): reading it twice
+            // gives the same value.
+            for name in envelope.messageKeys {
+                try collect(name, of: container, into: &fields)
+            }
+            if case .flag(let key) = envelope.success {
+                try collect(key, of: container, into: &fields)
+            }
+            if let key = envelope.resolvedCodeKey {
+                try collect(key, of: container, into: &fields)
+            }
+            if let key = envelope.traceIdKey {
+                try collect(key, of: container, into: &fields)
             }
         }
         guard envelope.isSuccess(fields) else {
-            if let name = envelope.payloadKey, let value = try field(name, in: container) {
-                fields.updateValue(value, forKey: name)
+            if let name = envelope.payloadKey {
+                try collect(name, of: container, into: &fields)
             }
             throw envelope.businessError(fields, in: response)
         }
         return (container, envelope.payloadKey.flatMap { presentKey($0, in: container) }, envelope.payloadKey == nil)
     }
 
-    /// The value of the field `name` (see ``presentKey(_:in:)``) in the form
-    /// `JSONSerialization` gives, or `nil` when the object has no such field.
+    /// Adds the value of the field `name` (see ``presentKey(_:in:)``) to `fields`, in the
+    /// form `JSONSerialization` gives, when the object has such a field. `updateValue`,
+    /// not the subscript: nothing is removed, so no removal path.
     @inline(never)
-    static func field(_ name: String, in container: KeyedDecodingContainer<AnyCodingKey>) throws -> Any? {
-        guard let key = presentKey(name, in: container) else { return nil }
-        return try container.decode(JSONValue.self, forKey: key).object
+    static func collect(_ name: String, of container: KeyedDecodingContainer<AnyCodingKey>, into fields: inout [String: Any]) throws {
+        guard let key = presentKey(name, in: container) else { return }
+        fields.updateValue(try container.decode(JSONValue.self, forKey: key).object, forKey: name)
     }
 
     /// `name` as a key of `container`: as written, or as a decoder that converts

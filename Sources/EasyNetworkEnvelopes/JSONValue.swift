@@ -11,6 +11,11 @@ final class JSONValue: Decodable {
     /// The value: `NSNull`, `Bool`, `Int`, `Double`, `String`, `[Any]` or `[String: Any]`.
     let object: Any
 
+    /// `value.object`, as a function (one for every dictionary).
+    private static func object(_ value: JSONValue) -> Any {
+        value.object
+    }
+
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -31,13 +36,9 @@ final class JSONValue: Decodable {
             object = array
         } else {
             // Decoded as a dictionary, not a keyed container: its keys stay as the body
-            // has them whatever the decoder's key strategy. `updateValue`, not the
-            // subscript: nothing is removed, so no removal path.
-            var dictionary: [String: Any] = [:]
-            for (key, value) in try container.decode([String: JSONValue].self) {
-                dictionary.updateValue(value.object, forKey: key)
-            }
-            object = dictionary
+            // has them whatever the decoder's key strategy. `mapValues` keeps the keys'
+            // places: no insertion, no growth.
+            object = try container.decode([String: JSONValue].self).mapValues(Self.object)
         }
     }
 }

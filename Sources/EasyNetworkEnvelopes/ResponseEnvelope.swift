@@ -78,6 +78,9 @@ public struct ResponseEnvelope: Sendable {
     }
 
     /// `{"success": true, "data": …, "message": …, "code": …}`.
+    // Emitted into its callers, as ``codeEquals(_:codeKey:messageKey:payloadKey:unauthorizedCodes:)``:
+    // a program sets one convention, and carries only that one.
+    @_alwaysEmitIntoClient
     public static func successFlag(
         _ key: String = "success",
         payloadKey: String? = "data",
@@ -88,6 +91,7 @@ public struct ResponseEnvelope: Sendable {
     }
 
     /// `{"code": 0, "msg": …, "data": …}`: success when the code equals `value`.
+    @_alwaysEmitIntoClient
     public static func codeEquals(
         _ value: CustomStringConvertible,
         codeKey: String = "code",
@@ -136,18 +140,6 @@ public struct ResponseEnvelope: Sendable {
         if let codeKey { return codeKey }
         if case .code(let key, _) = success { return key }
         return nil
-    }
-
-    /// The names of the fields that judge the envelope and describe its failure: the
-    /// message keys, the flag, the code and the trace id (a name may repeat: reading
-    /// it twice gives the same value).
-    @inline(__always)  // one caller
-    var judgedNames: [String] {
-        var names = messageKeys
-        if case .flag(let key) = success { names.append(key) }
-        if let key = resolvedCodeKey { names.append(key) }
-        if let key = traceIdKey { names.append(key) }
-        return names
     }
 
     /// `key` as a decoder that converts snake_case would name it (`trace_id` →

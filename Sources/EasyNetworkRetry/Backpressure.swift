@@ -37,5 +37,6 @@ public struct Backpressure: Sendable, Equatable {
     }
 
     /// 429 and 503, up to 60 s, returns spread over +0–50 %.
-    public static let `default` = Backpressure()
+    @_alwaysEmitIntoClient  // a fresh value in its callers: no stored global, no one-time initializer
+    public static var `default`: Backpressure { Backpressure() }
 }

@@ -7,7 +7,7 @@ import Foundation
 /// until a moment, or letting one probe through. A value under the engine's lock; times are
 /// seconds on a monotonic clock.
 struct BreakerState: Sendable {
-    enum Phase: Equatable, Sendable {
+    enum Phase: Sendable {
         /// Requests go; failures in a row are counted.
         case closed
         /// Nothing goes until then; the first attempt after it is the probe.
@@ -17,7 +17,7 @@ struct BreakerState: Sendable {
     }
 
     /// What the breaker says about an attempt.
-    enum Admission: Equatable, Sendable {
+    enum Admission: Sendable {
         /// It goes.
         case go
         /// It goes as the probe: its answer closes or opens the breaker.
@@ -31,6 +31,13 @@ struct BreakerState: Sendable {
     private(set) var failuresInARow = 0
     /// The failure that opened the breaker (its status, or its transport error).
     private(set) var opener: HostSignal.Failure?
+
+    /// Whether the breaker is closed (pattern matching: the library compiles no `==` for
+    /// its phases).
+    var isClosed: Bool {
+        if case .closed = phase { return true }
+        return false
+    }
 
     /// Whether an attempt may go at `now`; takes the probe's place when the cool-down is over.
     mutating func admit(now: TimeInterval) -> Admission {
@@ -79,6 +86,6 @@ struct BreakerState: Sendable {
     /// The probe ended without an answer (cancelled, answered from the cache, refused
     /// elsewhere): the next attempt is the probe.
     mutating func probeAbandoned(now: TimeInterval) {
-        if phase == .probing { phase = .open(until: now) }
+        if case .probing = phase { phase = .open(until: now) }
     }
 }

@@ -37,5 +37,6 @@ public struct CircuitBreaker: Sendable, Equatable {
     }
 
     /// Opens after 5 failures in a row, probes after 5 to 7.5 s.
-    public static let `default` = CircuitBreaker()
+    @_alwaysEmitIntoClient  // a fresh value in its callers: no stored global, no one-time initializer
+    public static var `default`: CircuitBreaker { CircuitBreaker() }
 }

@@ -44,6 +44,7 @@ extension HostConfiguration {
     }
 
     /// The host's retry engine, installed with the defaults when it has none.
+    @inline(never)  // the four setters share it
     func retryEngine(clock: RetryClock = .system) -> RetryEngine {
         engineInstall.lock()
         defer { engineInstall.unlock() }

@@ -7,25 +7,51 @@ import FoundationNetworking
 #endif
 
 /// What one attempt's outcome says about the health of its host: the one place that
-/// sorts outcomes for the budget and the breaker.
-enum HostSignal: Equatable, Sendable {
+/// sorts outcomes for the budget and the breaker. Plain integers, not an enum with
+/// payloads: a signal is copied and compared as bytes.
+struct HostSignal: Sendable {
+    /// The failure, when it is one (`success` and `none` have none).
+    let failure: Failure?
+    /// Whether it is an answer (`success`, or a failure): `none` is neither.
+    private let answered: Bool
+
     /// An answer the server gave without trouble (any status below 500 but 408 and 429).
-    case success
-    /// A failure the server may have caused.
-    case failure(Failure)
+    static let success = HostSignal(failure: nil, answered: true)
     /// Nothing about the server: a cancellation, a device that is offline, an error of the device.
-    case none
+    static let none = HostSignal(failure: nil, answered: false)
+
+    /// A failure the server may have caused.
+    static func failure(_ failure: Failure) -> HostSignal {
+        HostSignal(failure: failure, answered: true)
+    }
+
+    /// Whether it is ``success``.
+    var isSuccess: Bool { answered && failure == nil }
+
+    private init(failure: Failure?, answered: Bool) {
+        self.failure = failure
+        self.answered = answered
+    }
 
     /// A failure, by its status or transport error.
-    enum Failure: Equatable, Sendable {
-        case status(Int)
-        case transport(URLError.Code)
+    struct Failure: Sendable {
+        /// The status, or `nil` for a transport failure.
+        let status: Int?
+        /// The transport error's code, or `nil` for a status.
+        let transportCode: URLError.Code?
+
+        static func status(_ status: Int) -> Failure {
+            Failure(status: status, transportCode: nil)
+        }
+
+        static func transport(_ code: URLError.Code) -> Failure {
+            Failure(status: nil, transportCode: code)
+        }
 
         /// Whether it counts for the breaker: 5xx answers and transport failures (408 and
         /// 429 only drain the budget: the server is answering).
         var isOutage: Bool {
-            if case .status(let status) = self { return status >= 500 }
-            return true
+            status.map { $0 >= 500 } ?? true
         }
     }
 
@@ -36,7 +62,7 @@ enum HostSignal: Equatable, Sendable {
             // A streamed transfer typed its own failure (a download's status).
             if let typed = error as? NetworkError {
                 if let status = typed.statusCode {
-                    self = Self(status: status)
+                    self.init(status: status)
                 } else {
                     self = typed.urlError.map { Self(transport: $0.code) } ?? .none
                 }

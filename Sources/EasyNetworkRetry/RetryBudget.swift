@@ -41,5 +41,6 @@ public struct RetryBudget: Sendable, Equatable {
 
     /// 6 tokens, 0.1 back per success, one back every 30 s: retries stop after 3 failures in
     /// a row; from empty they come back after 31 successes or 2 minutes.
-    public static let `default` = RetryBudget()
+    @_alwaysEmitIntoClient  // a fresh value in its callers: no stored global, no one-time initializer
+    public static var `default`: RetryBudget { RetryBudget() }
 }

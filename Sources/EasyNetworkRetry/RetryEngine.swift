@@ -49,9 +49,11 @@ final class RetryEngine: HostFeature, @unchecked Sendable {
 
     /// The settings now (a request takes its policy when it starts).
     var current: RetrySettings {
-        lock.lock()
-        defer { lock.unlock() }
-        return settings
+        @inline(never) get {  // the host's four getters share it
+            lock.lock()
+            defer { lock.unlock() }
+            return settings
+        }
     }
 
     /// Changes the settings: a budget keeps its tokens (a new one starts full), and a rule
@@ -59,8 +61,15 @@ final class RetryEngine: HostFeature, @unchecked Sendable {
     func update(_ change: (inout RetrySettings) -> Void) {
         let now = clock.now()
         lock.lock()
-        defer { lock.unlock() }
         change(&settings)
+        settingsChanged(now: now)
+        lock.unlock()
+    }
+
+    /// Fits the rules' state to the settings just changed (under the lock). Out of line:
+    /// every caller of ``update(_:)`` gets its own copy of it.
+    @inline(never)
+    private func settingsChanged(now: TimeInterval) {
         if let budget = settings.budget {
             if bucket == nil { bucket = TokenBucket(budget, now: now) } else { bucket?.change(to: budget, now: now) }
         } else {
@@ -88,39 +97,39 @@ final class RetryEngine: HostFeature, @unchecked Sendable {
     func admit(url: URL?, previous: NetworkError?) -> Admission {
         let now = clock.now()
         lock.lock()
-        if settings.backpressure != nil, let left = pause.remaining(now: now) {
-            let status = pause.status
-            lock.unlock()
-            let reason = "the server asked this host to pause (Retry-After) for " + NetworkError.seconds(left) + " more"
-            return .refused(previous?.withheld(reason) ?? NetworkError(
-                kind: .unacceptableStatus,
-                message: "not sent: the server asked this host to pause (Retry-After); it may be sent to again in " + NetworkError.seconds(left),
-                statusCode: status, url: url
-            ))
-        }
-        guard settings.breaker != nil else {
-            lock.unlock()
-            return .go
-        }
-        let admission = breaker.admit(now: now)
-        let (opener, failures) = (breaker.opener, breaker.failuresInARow)
+        let left = settings.backpressure == nil ? nil : pause.remaining(now: now)
+        // A paused host asks its breaker nothing (a probe would be spent).
+        let admission = left != nil || settings.breaker == nil ? .go : breaker.admit(now: now)
+        let (status, opener, failures) = (pause.status, breaker.opener, breaker.failuresInARow)
         lock.unlock()
-        switch admission {
-        case .go: return .go
-        case .probe: return .probe
-        case .refused(let retryIn):
-            if let previous { return .refused(previous.withheld("the host's circuit breaker is open")) }
-            let when = retryIn.map { "it lets a request through in " + NetworkError.seconds($0) } ?? "a probe request is out"
-            let message = "not sent: the host's circuit breaker is open after " + String(failures) + " failures in a row; " + when
-            switch opener {
-            case .transport(let code)?:
-                return .refused(NetworkError(kind: .transport, message: message, url: url, underlyingError: URLError(code)))
-            case .status(let status)?:
-                return .refused(NetworkError(kind: .unacceptableStatus, message: message, statusCode: status, url: url))
-            case nil:
-                return .refused(NetworkError(kind: .transport, message: message, url: url))
+        let reason: String, message: String, failure: HostSignal.Failure?
+        if let left {
+            reason = "the server asked this host to pause (Retry-After) for " + NetworkError.seconds(left) + " more"
+            message = "not sent: the server asked this host to pause (Retry-After); it may be sent to again in " + NetworkError.seconds(left)
+            failure = .status(status)
+        } else {
+            switch admission {
+            case .go: return .go
+            case .probe: return .probe
+            case .refused(let retryIn):
+                reason = "the host's circuit breaker is open"
+                let when = retryIn.map { "it lets a request through in " + NetworkError.seconds($0) } ?? "a probe request is out"
+                message = "not sent: the host's circuit breaker is open after " + String(failures) + " failures in a row; " + when
+                failure = opener
             }
         }
+        if let previous { return .refused(previous.withheld(reason)) }
+        return .refused(Self.refusal(message, failure: failure, url: url))
+    }
+
+    /// The error of a request refused before anything was sent: the kind and status (or
+    /// transport error) of `failure`, the host's, and `message`.
+    @inline(never)
+    static func refusal(_ message: String, failure: HostSignal.Failure?, url: URL?) -> NetworkError {
+        if let status = failure?.status {
+            return NetworkError(kind: .unacceptableStatus, message: message, statusCode: status, url: url)
+        }
+        return NetworkError(kind: .transport, message: message, url: url, underlyingError: failure?.transportCode.map { URLError($0) })
     }
 
     /// Notes what one attempt said about the host: the budget and the breaker count it, and
@@ -138,20 +147,19 @@ final class RetryEngine: HostFeature, @unchecked Sendable {
         if let asked, asked > 0, let rules = settings.backpressure, let status = response?.statusCode {
             pause.pause(for: asked, status: status, rules: rules, now: now, random: random)
         }
-        switch signal {
-        case .success:
-            bucket?.recordSuccess(now: now)
-            if settings.breaker != nil { breaker.recordSuccess() }
-        case .failure(let failure):
+        if let failure = signal.failure {
             bucket?.recordFailure(now: now)
-            guard let rules = settings.breaker else { break }
+            guard let rules = settings.breaker else { return }
             if failure.isOutage {
                 breaker.recordFailure(failure, probe: probe, rules: rules, now: now, random: random)
             } else {
                 breaker.recordSuccess()  // the server answered (408, 429): no outage
             }
-        case .none:
-            if probe { breaker.probeAbandoned(now: now) }
+        } else if signal.isSuccess {
+            bucket?.recordSuccess(now: now)
+            if settings.breaker != nil { breaker.recordSuccess() }
+        } else if probe {
+            breaker.probeAbandoned(now: now)
         }
     }
 
@@ -175,17 +183,17 @@ final class RetryEngine: HostFeature, @unchecked Sendable {
         let now = clock.now(), random = clock.random()
         let asked = policy.retryAfter(in: error, now: clock.date())
         lock.lock()
-        let rules = settings
-        let spent = rules.budget != nil && bucket?.allowsRetry(now: now) == false
-        let open = rules.breaker != nil && breaker.phase != .closed
-        let paused = rules.backpressure == nil ? nil : pause.remaining(now: now)
+        let spent = settings.budget != nil && bucket?.allowsRetry(now: now) == false
+        let open = settings.breaker != nil && !breaker.isClosed
+        let paused = settings.backpressure == nil ? nil : pause.remaining(now: now)
+        let spread = settings.backpressure?.spread ?? 0
         lock.unlock()
         if spent { return .fail(error.withheld("the host's retry budget is spent")) }
         if open { return .fail(error.withheld("the host's circuit breaker is open")) }
         var delay: TimeInterval
         if let asked {
             // A pause already spread the host's return; another Retry-After gets its own jitter.
-            delay = paused == nil ? asked * (1 + (rules.backpressure?.spread ?? 0) * random) : asked
+            delay = paused == nil ? asked * (1 + spread * random) : asked
         } else {
             delay = policy.backoff(after: context.attempt, random: random)
         }

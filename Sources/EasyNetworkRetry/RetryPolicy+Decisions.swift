@@ -10,6 +10,7 @@ import FoundationNetworking
 extension RetryPolicy {
     /// Whether `error` after `attempt` sends of a `method` request deserves another, by this
     /// policy alone (the host's budget, pause and breaker are the retry engine's to add).
+    @inline(never)  // the engine and the interceptor share one copy
     public func shouldRetry(_ error: NetworkError, method: NetworkService.Method, attempt: Int) -> Bool {
         guard attempt < maxAttempts, !error.isCancelled else { return false }
         guard method.isIdempotent || retriesNonIdempotentMethods else { return false }
@@ -37,6 +38,7 @@ extension RetryPolicy {
 
     /// The server's `Retry-After` on `error`, up to `maxRetryAfter`, when this
     /// policy honours it; else `nil`.
+    @inline(never)
     func retryAfter(in error: NetworkError, now: Date) -> TimeInterval? {
         guard honorsRetryAfter, let seconds = RetryAfter.seconds(in: error.response, now: now) else { return nil }
         return min(seconds, maxRetryAfter)
@@ -45,6 +47,7 @@ extension RetryPolicy {
     /// Exponential backoff after `attempt` sends: `baseDelay × multiplier^(attempt − 1)`, up
     /// to `maxDelay`, spread by `jitter` around it (`random` in
     /// 0...1 picks the point), and never above `maxDelay`.
+    @inline(never)
     func backoff(after attempt: Int, random: Double) -> TimeInterval {
         Backoff.delay(after: attempt, base: baseDelay, multiplier: multiplier, maximum: maxDelay, jitter: jitter, random: random)
     }

@@ -23,6 +23,22 @@ final class DownloadOperationTests: DownloadTestCase {
     /// Issue 20: the host is the second argument, as for `RequestOperation`, and code
     /// written for 0.2.0 (`to:options:configuration:`) still compiles, deprecated, and
     /// downloads through the host it names (not the shared one).
+    func testAFinishedDownloadIsReleased() throws {
+        let resource = RangeResource(size: 10_000)
+        server.route("GET", "/file") { resource.reply(to: $0) }
+        weak var released: DownloadOperation?
+        do {
+            let (op, result) = download("/file", to: "released.bin", progress: Collector<Double>())
+            XCTAssertNotNil(try result?.get())
+            released = op
+        }
+        // The queue lets it go once it finished; nothing else may keep it (its progress
+        // reports hold it only while they are on their way).
+        let deadline = Date().addingTimeInterval(5)
+        while released != nil && Date() < deadline { RunLoop.current.run(until: Date().addingTimeInterval(0.01)) }
+        XCTAssertNil(released, "a finished download is released")
+    }
+
     func testTheHostComesSecondAndTheFormerOrderStillUsesTheHostItNames() throws {
         let resource = RangeResource(size: 1000)
         server.route("GET", "/file") { resource.reply(to: $0) }
