@@ -88,7 +88,9 @@ final class DeliveryOperation<Unused>: ServiceOperation, BaseAPIRequest, Exchang
     var absoluteURL: URL? { url }
     /// The outbox decides retries itself (and keeps them across launches); interceptors,
     /// the token's refresh and replay among them, still retry within an attempt.
-    var retryPolicy: RetryPolicy? { RetryPolicy.none }
+    /// (`RetryPolicy.none` with empty code sets: one attempt retries nothing, and the two
+    /// default sets would be built here, 0.5 KB.)
+    var retryPolicy: RetryPolicy? { RetryPolicy(maxAttempts: 1, retryableStatusCodes: [], retryableURLErrorCodes: []) }
     /// Failures reach the outbox's dead letters, not the host's error handler.
     var suppressesErrorHandler: Bool { true }
     var coalescesIdenticalRequests: Bool? { false }

@@ -126,7 +126,7 @@ extension Outbox {
             }
             lock.lock()
             state.forget(record.id, size: size)
-            let callback = deliveredCallback
+            let callback = callbacks.delivered
             lock.unlock()
             if let callback {
                 let entry = OutboxEntry(record: record)
@@ -202,7 +202,7 @@ extension Outbox {
         lock.lock()
         state.forget(record.id, size: size)
         state.addDead(record.id, size: bytes.count)
-        let callback = deadLetterCallback
+        let callback = callbacks.deadLetter
         lock.unlock()
         if let callback {
             let dead = OutboxEntry(record: letter)

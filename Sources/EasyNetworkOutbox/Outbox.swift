@@ -44,9 +44,7 @@ public final class Outbox: @unchecked Sendable {
     /// Serialises the first preparation of the folder (``load()``).
     private let loadLock: Lock
     // The callbacks, under `lock`.
-    @exclusivity(unchecked) var deliveredCallback: (@Sendable (OutboxEntry) -> Void)?
-    @exclusivity(unchecked) var deadLetterCallback: (@Sendable (OutboxDeadLetter) -> Void)?
-    @exclusivity(unchecked) private var problemCallback: (@Sendable (OutboxProblem) -> Void)?
+    @exclusivity(unchecked) var callbacks: Handlers
 
     /// An outbox for `host`, delivering on `queue`, stored in `folder`.
     ///
@@ -74,6 +72,7 @@ public final class Outbox: @unchecked Sendable {
         lock = Lock()
         loadLock = Lock()
         state = OutboxState()
+        callbacks = (nil, nil, nil)
     }
 
     // MARK: Callbacks
@@ -82,73 +81,41 @@ public final class Outbox: @unchecked Sendable {
     /// file was removed).
     @_alwaysEmitIntoClient  // the outbox reads its own copy: no accessor in the module
     public var onDelivered: (@Sendable (OutboxEntry) -> Void)? {
-        get { deliveredHandler() }
-        set { setOnDelivered(newValue) }
+        get { changeHandlers { _ in }.delivered }
+        set { changeHandlers { $0.delivered = newValue } }
     }
 
     /// Called on the host's callback queue, once, for each entry that became a dead letter.
     @_alwaysEmitIntoClient
     public var onDeadLetter: (@Sendable (OutboxDeadLetter) -> Void)? {
-        get { deadLetterHandler() }
-        set { setOnDeadLetter(newValue) }
+        get { changeHandlers { _ in }.deadLetter }
+        set { changeHandlers { $0.deadLetter = newValue } }
     }
 
     /// Called on the host's callback queue for each problem the outbox handled on its own
     /// (a corrupt file set aside, an entry dropped to make room, a file it could not remove).
     @_alwaysEmitIntoClient
     public var onProblem: (@Sendable (OutboxProblem) -> Void)? {
-        get { problemHandler() }
-        set { setOnProblem(newValue) }
+        get { changeHandlers { _ in }.problem }
+        set { changeHandlers { $0.problem = newValue } }
     }
 
-    // The callbacks' accessors, under `lock` (the old closure is released after the lock is let go).
-
+    /// The three callbacks.
     @usableFromInline
-    func deliveredHandler() -> (@Sendable (OutboxEntry) -> Void)? {
-        lock.lock()
-        defer { lock.unlock() }
-        return deliveredCallback
-    }
+    typealias Handlers = (
+        delivered: (@Sendable (OutboxEntry) -> Void)?, deadLetter: (@Sendable (OutboxDeadLetter) -> Void)?, problem: (@Sendable (OutboxProblem) -> Void)?
+    )
 
+    /// The callbacks' one accessor: applies `change` to them under `lock` and returns them
+    /// as they were (released by the caller, after the lock is let go).
     @usableFromInline
-    func setOnDelivered(_ callback: (@Sendable (OutboxEntry) -> Void)?) {
+    @discardableResult
+    func changeHandlers(_ change: (inout Handlers) -> Void) -> Handlers {
         lock.lock()
-        let old = deliveredCallback
-        deliveredCallback = callback
+        let old = callbacks
+        change(&callbacks)
         lock.unlock()
-        withExtendedLifetime(old) {}
-    }
-
-    @usableFromInline
-    func deadLetterHandler() -> (@Sendable (OutboxDeadLetter) -> Void)? {
-        lock.lock()
-        defer { lock.unlock() }
-        return deadLetterCallback
-    }
-
-    @usableFromInline
-    func setOnDeadLetter(_ callback: (@Sendable (OutboxDeadLetter) -> Void)?) {
-        lock.lock()
-        let old = deadLetterCallback
-        deadLetterCallback = callback
-        lock.unlock()
-        withExtendedLifetime(old) {}
-    }
-
-    @usableFromInline
-    func problemHandler() -> (@Sendable (OutboxProblem) -> Void)? {
-        lock.lock()
-        defer { lock.unlock() }
-        return problemCallback
-    }
-
-    @usableFromInline
-    func setOnProblem(_ callback: (@Sendable (OutboxProblem) -> Void)?) {
-        lock.lock()
-        let old = problemCallback
-        problemCallback = callback
-        lock.unlock()
-        withExtendedLifetime(old) {}
+        return old
     }
 
     // MARK: Sending
@@ -369,7 +336,7 @@ public final class Outbox: @unchecked Sendable {
     @inline(never)
     func report(_ kind: OutboxError.Code, _ entry: String?, file: URL? = nil, _ message: String) {
         lock.lock()
-        let callback = problemCallback
+        let callback = callbacks.problem
         lock.unlock()
         guard let callback else { return }
         let problem = OutboxError(code: kind, message: message, entryID: entry, file: file)
