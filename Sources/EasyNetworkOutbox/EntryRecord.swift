@@ -41,6 +41,7 @@ final class EntryRecord: Sendable {
     let endedAt: Date?
 
     @inline(never)
+    @_optimize(size)
     init(
         id: String, idempotencyKey: String, method: String, url: URL, headers: [String], body: Data,
         createdAt: Date, requiresAuthentication: Bool, attempts: Int, countedAttempts: Int, notBefore: Date?,
@@ -66,6 +67,7 @@ final class EntryRecord: Sendable {
     /// The same request with another history (and, for a dead letter, how it ended);
     /// `createdAt` `nil` keeps the record's.
     @inline(never)
+    @_optimize(size)
     func with(
         attempts: Int, countedAttempts: Int, notBefore: Date?, createdAt: Date?,
         statusCode: Int, reason: String, responseBody: Data, endedAt: Date?
@@ -81,6 +83,7 @@ final class EntryRecord: Sendable {
     static let headerSize = 16
 
     /// Sets the stored header fields on `request`.
+    @_optimize(size)
     func addHeaders(to request: inout URLRequest) {
         var index = 0
         while index + 1 < headers.count {
@@ -90,6 +93,7 @@ final class EntryRecord: Sendable {
     }
 
     /// The file's bytes.
+    @_optimize(size)
     func encoded() -> [UInt8] {
         var writer = EntryWriter()
         writer.string(id)
@@ -114,6 +118,7 @@ final class EntryRecord: Sendable {
     }
 
     /// The record in `bytes`, or `nil` when they are not a whole, intact entry file.
+    @_optimize(size)
     static func decoding(_ bytes: [UInt8]) -> EntryRecord? {
         bytes.withUnsafeBytes { buffer in
             var reader = EntryReader(buffer)
@@ -140,29 +145,34 @@ final class EntryRecord: Sendable {
 private struct EntryWriter {
     var bytes: [UInt8] = [0x45, 0x4E, 0x4F, 0x58, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]  // "ENOX", version 1
 
+    @_optimize(size)
     mutating func u32(_ value: Int) {
         withUnsafeBytes(of: UInt32(clamping: value).littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     /// A length, then the bytes.
     @inline(never)
+    @_optimize(size)
     mutating func raw(_ buffer: UnsafeRawBufferPointer) {
         u32(buffer.count)
         bytes.append(contentsOf: buffer)
     }
 
     @inline(never)
+    @_optimize(size)
     mutating func data(_ data: Data) {
         data.withUnsafeBytes { raw($0) }
     }
 
     @inline(never)
+    @_optimize(size)
     mutating func string(_ text: String) {
         text.utf8CString.withUnsafeBytes { raw(UnsafeRawBufferPointer(rebasing: $0.dropLast())) }  // without its NUL
     }
 
     /// Seconds since 1970 as the bits of a `Double`; 0 bits for none.
     @inline(never)
+    @_optimize(size)
     mutating func date(_ date: Date?) {
         let bits = date?.timeIntervalSince1970.bitPattern ?? 0
         u32(Int(truncatingIfNeeded: bits & 0xFFFF_FFFF))
@@ -170,6 +180,7 @@ private struct EntryWriter {
     }
 
     /// The file: the payload's length and checksum written into the header.
+    @_optimize(size)
     mutating func finish() -> [UInt8] {
         let count = bytes.count - EntryRecord.headerSize
         let crc = bytes.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[EntryRecord.headerSize...])) }
@@ -189,6 +200,7 @@ private struct EntryReader {
     private var offset = EntryRecord.headerSize
     private var failed = false
 
+    @_optimize(size)
     init(_ buffer: UnsafeRawBufferPointer) {
         self.buffer = buffer
         // "ENOX", then version 1 and three zero bytes.
@@ -204,12 +216,14 @@ private struct EntryReader {
     /// Whether every field was read and the file holds nothing more.
     var isWhole: Bool { !failed && offset == buffer.count }
 
+    @_optimize(size)
     private func u32(at index: Int) -> Int {
         Int(buffer[index]) | Int(buffer[index + 1]) << 8 | Int(buffer[index + 2]) << 16 | Int(buffer[index + 3]) << 24
     }
 
     /// The next `count` bytes, or `nil` (and failed) when there are fewer.
     @inline(never)
+    @_optimize(size)
     private mutating func take(_ count: Int) -> UnsafeRawBufferPointer? {
         guard !failed, count <= buffer.count - offset else {
             failed = true
@@ -219,16 +233,19 @@ private struct EntryReader {
         return UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + count])
     }
 
+    @_optimize(size)
     mutating func byte() -> UInt8 {
         take(1)?.first ?? 0
     }
 
+    @_optimize(size)
     mutating func u32() -> Int {
         guard take(4) != nil else { return 0 }
         return u32(at: offset - 4)
     }
 
     /// A count of header fields, each at least 8 bytes: a count the rest cannot hold fails.
+    @_optimize(size)
     mutating func count() -> Int {
         let count = u32()
         guard count <= (buffer.count - offset) / 8 else {
@@ -239,17 +256,20 @@ private struct EntryReader {
     }
 
     @inline(never)
+    @_optimize(size)
     mutating func data() -> Data {
         // Through a pointer: `Data(bytes:count:)` is not generic.
         take(u32()).flatMap { buffer in buffer.baseAddress.map { Data(bytes: $0, count: buffer.count) } } ?? Data()
     }
 
     @inline(never)
+    @_optimize(size)
     mutating func string() -> String {
         take(u32()).map { String(decoding: $0, as: UTF8.self) } ?? ""  // the checksum vouches for the bytes
     }
 
     @inline(never)
+    @_optimize(size)
     mutating func date() -> Date? {
         let bits = UInt64(u32()) | UInt64(u32()) << 32
         return bits == 0 ? nil : Date(timeIntervalSince1970: Double(bitPattern: bits))

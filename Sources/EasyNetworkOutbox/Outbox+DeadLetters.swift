@@ -5,11 +5,13 @@ import Foundation
 extension Outbox {
     /// Every entry waiting or being sent, oldest first, read from disk (bodies included:
     /// for inspection and support tools, not for a hot path). Damaged files are left out.
+    @_optimize(size)
     public func pendingEntries() -> [OutboxEntry] {
         entries(in: files.pending)
     }
 
     /// Every dead letter, oldest first, read from disk.
+    @_optimize(size)
     public func deadLetters() -> [OutboxDeadLetter] {
         entries(in: files.dead)
     }
@@ -19,6 +21,7 @@ extension Outbox {
     /// the outbox is resumed.
     /// - Throws: ``OutboxError/Code/storage`` when it cannot be written back (the dead
     ///   letter is then kept).
+    @_optimize(size)
     public func retryDeadLetter(_ letter: OutboxDeadLetter) throws {
         try load()
         // Still a dead letter (not removed, nor retried, meanwhile)?
@@ -38,11 +41,13 @@ extension Outbox {
     }
 
     /// Removes a dead letter for good.
+    @_optimize(size)
     public func removeDeadLetter(_ letter: OutboxDeadLetter) {
         removeDeadLetter(letter.id)
     }
 
     /// Removes every dead letter for good.
+    @_optimize(size)
     public func removeAllDeadLetters() {
         var bytes = 0
         for id in files.list(files.dead, bytes: &bytes) {
@@ -69,6 +74,7 @@ extension Outbox {
     }
 
     @inline(never)
+    @_optimize(size)
     private func removeDeadLetter(_ id: String) {
         try? load()
         let size = files.size(id, in: files.dead)
@@ -80,6 +86,7 @@ extension Outbox {
 
     /// The intact entries in `folder`, oldest first.
     @inline(never)
+    @_optimize(size)
     private func entries(in folder: String) -> [OutboxEntry] {
         try? load()
         var entries: [OutboxEntry] = [], bytes = 0

@@ -9,6 +9,7 @@ import Foundation
 /// and let go of the lock when nothing is left or delivery is paused.
 extension Outbox {
     /// Starts what can start now; arms a wake-up for what must wait.
+    @_optimize(size)
     func pump() {
         do {
             try load()
@@ -77,6 +78,7 @@ extension Outbox {
     }
 
     /// Reads entry `name` and sends it, or deals with what it found instead.
+    @_optimize(size)
     private func start(_ name: String, now: Date) {
         // The host sends nothing for now (the retry engine of EasyNetworkRetry: a server's
         // Retry-After, an open circuit breaker): the entry waits with the rest, and the wait
@@ -117,6 +119,7 @@ extension Outbox {
     }
 
     /// On `work`: records how an attempt of `record` ended, then goes on.
+    @_optimize(size)
     private func finished(_ record: EntryRecord, size: Int, _ error: NetworkError?) {
         let last = error?.errorDescription ?? "failed"
         switch DeliveryVerdict.judge(error) {
@@ -161,6 +164,7 @@ extension Outbox {
     /// The wait is at least 50 ms: one of 0 (`retryDelay` or `maxRetryDelay` 0, a delivery
     /// refused while the breaker's probe is out) would take the entry back at once, in a loop.
     @inline(never)
+    @_optimize(size)
     private func hold(_ name: String, until: Date) {
         let until = max(until, Date().addingTimeInterval(0.05))
         lock.lock()
@@ -170,6 +174,7 @@ extension Outbox {
     }
 
     /// Stores the new attempt count and wait of an entry (replacing its file atomically).
+    @_optimize(size)
     private func rewrite(_ record: EntryRecord, size: Int) {
         do {
             let bytes = record.encoded()
@@ -185,6 +190,7 @@ extension Outbox {
     /// Makes `record` a dead letter: written to `dead/` first, then removed from
     /// `pending/`, then reported. When the letter cannot be written the entry stays.
     @inline(never)
+    @_optimize(size)
     private func bury(_ record: EntryRecord, size: Int, error: NetworkError?, reason: String, attempts: Int, counted: Int) {
         let body = error?.data ?? Data()
         let letter = record.with(
@@ -211,6 +217,7 @@ extension Outbox {
     }
 
     /// Moves a damaged entry file aside and reports it.
+    @_optimize(size)
     private func setAside(_ name: String, size: Int) {
         let moved = files.setAside(name)
         lock.lock()
@@ -221,6 +228,7 @@ extension Outbox {
 
     /// Calls ``pump()`` after `delay` seconds, unless an earlier wake-up is armed.
     @inline(never)
+    @_optimize(size)
     private func wake(after delay: TimeInterval) {
         let at = Date().addingTimeInterval(max(0, delay))
         lock.lock()

@@ -60,6 +60,7 @@ public final class Outbox: @unchecked Sendable {
     ///   - options: limits and delivery rules.
     ///   - fileID: leave the default: it names the default folder after the calling module.
     @inline(never)
+    @_optimize(size)
     public init(host: HostConfiguration, queue: NetworkQueue = .shared, folder: URL? = nil, options: OutboxOptions = OutboxOptions(), fileID: String = #fileID) {
         self.host = host
         self.queue = queue
@@ -110,6 +111,7 @@ public final class Outbox: @unchecked Sendable {
     /// as they were (released by the caller, after the lock is let go).
     @usableFromInline
     @discardableResult
+    @_optimize(size)
     func changeHandlers(_ change: (inout Handlers) -> Void) -> Handlers {
         lock.lock()
         let old = callbacks
@@ -141,6 +143,7 @@ public final class Outbox: @unchecked Sendable {
     ///   file size limit, a process that does not ignore `SIGXFSZ` is ended by the kernel in
     ///   the write; the outbox changes no signal disposition (see <doc:EasyNetworkOutbox>).
     @discardableResult
+    @_optimize(size)
     public func send(_ request: any BaseAPIRequest) throws -> OutboxEntry {
         try load()
         let record = try makeRecord(request)
@@ -167,6 +170,7 @@ public final class Outbox: @unchecked Sendable {
 
     /// Reserves room for an entry of `size` bytes, dropping the oldest to make it when
     /// the SDK chose ``OutboxOptions/FullPolicy/dropOldest``.
+    @_optimize(size)
     private func makeRoom(for size: Int) throws {
         var dropped: [String] = []
         lock.lock()
@@ -189,6 +193,7 @@ public final class Outbox: @unchecked Sendable {
     }
 
     /// The record of `request`, built with the host's settings, credentials removed.
+    @_optimize(size)
     private func makeRecord(_ request: any BaseAPIRequest) throws -> EntryRecord {
         if !request.method.sendsParametersInQuery, request.multipartBody != nil {
             try OutboxError.fail(.invalidRequest, "an outbox does not store multipart bodies; send the form with a RequestOperation")
@@ -225,6 +230,7 @@ public final class Outbox: @unchecked Sendable {
 
     /// Appends a header field to `headers` (names and values in turn): one place that grows the array.
     @inline(never)
+    @_optimize(size)
     private static func append(_ name: String, _ value: String, to headers: inout [String]) {
         headers.append(name)
         headers.append(value)
@@ -236,6 +242,7 @@ public final class Outbox: @unchecked Sendable {
     /// as operations on the queue, until none is left; every later ``send(_:)`` starts it
     /// again. Call it at launch once the SDK can send (its host and token are set up).
     /// An entry waiting for a backoff keeps waiting.
+    @_optimize(size)
     public func resume() {
         lock.lock()
         state.resumed = true
@@ -246,6 +253,7 @@ public final class Outbox: @unchecked Sendable {
     /// Stops starting attempts. Attempts already sent are not cancelled: they end as
     /// they would have, and their outcome is recorded (delivered, dead letter or retry).
     /// ``send(_:)`` still stores entries. The folder's lock is let go once none is in flight.
+    @_optimize(size)
     public func pause() {
         lock.lock()
         state.resumed = false
@@ -272,6 +280,7 @@ public final class Outbox: @unchecked Sendable {
     // MARK: Internals
 
     /// Prepares the folder and learns what it holds, once (again after a failure).
+    @_optimize(size)
     func load() throws {
         loadLock.lock()
         defer { loadLock.unlock() }
@@ -291,6 +300,7 @@ public final class Outbox: @unchecked Sendable {
     /// entry that is also a dead letter (a process ended between writing the letter and
     /// removing the entry) is removed.
     @inline(never)
+    @_optimize(size)
     func scan() {
         lock.lock()
         state.beginScan()
@@ -308,17 +318,20 @@ public final class Outbox: @unchecked Sendable {
     }
 
     /// Runs ``pump()`` on the work queue.
+    @_optimize(size)
     func schedulePump() {
         onWork { [self] in pump() }
     }
 
     /// Runs `body` on the work queue (one call site for every hop there).
     @inline(never)
+    @_optimize(size)
     func onWork(_ body: @escaping @Sendable () -> Void) {
         work.async(execute: body)
     }
 
     /// Runs ``pump()`` on the work queue if delivery is resumed (after an entry was added).
+    @_optimize(size)
     func pumpIfResumed() {
         lock.lock()
         let resumed = state.resumed
@@ -328,12 +341,14 @@ public final class Outbox: @unchecked Sendable {
 
     /// Reports a failed file operation: what failed and the error's text.
     @inline(never)
+    @_optimize(size)
     func reportStorage(_ what: String, entry: String?, error: any Error) {
         report(.storage, entry, file: entry == nil ? folder : nil, what + ": " + String(describing: error))
     }
 
     /// Hands a problem to ``onProblem`` on the callback queue.
     @inline(never)
+    @_optimize(size)
     func report(_ kind: OutboxError.Code, _ entry: String?, file: URL? = nil, _ message: String) {
         lock.lock()
         let callback = callbacks.problem
@@ -345,6 +360,7 @@ public final class Outbox: @unchecked Sendable {
 
     /// Runs `body` on the host's callback queue (one call site for every callback).
     @inline(never)
+    @_optimize(size)
     func callBack(_ body: @escaping @Sendable () -> Void) {
         host.callbackQueue.async(execute: body)
     }
