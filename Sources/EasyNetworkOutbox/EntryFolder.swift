@@ -8,7 +8,7 @@ import Foundation
 /// - `aside/`: torn or damaged files, set aside;
 /// - `tmp/<pid>-<id>.entry`: files being written, renamed into `pending/` or `dead/`
 ///   once whole and flushed; those of a process that no longer runs are removed;
-/// - `lock`: see ``FolderLock``.
+/// - `lock`: the delivery lock (`OutboxState+FolderLock.swift`).
 ///
 /// A file appears under its final name only whole and flushed (written in `tmp/`, fsynced,
 /// renamed, the directory fsynced): a process killed at any instant leaves either the old

@@ -82,14 +82,20 @@ final class EntryRecord: Sendable {
 
     static let headerSize = 16
 
-    /// Sets the stored header fields on `request`.
-    @_optimize(size)
-    func addHeaders(to request: inout URLRequest) {
+    /// The stored request: method, URL, headers and body, with `timeout` as URLSession's
+    /// backstop (an attempt's exchange keeps the exact deadline).
+    func urlRequest(timeout: TimeInterval) -> URLRequest {
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+        request.httpMethod = method
         var index = 0
         while index + 1 < headers.count {
             request.setValue(headers[index + 1], forHTTPHeaderField: headers[index])
             index += 2
         }
+        if !body.isEmpty {
+            request.httpBody = body
+        }
+        return request
     }
 
     /// The file's bytes.

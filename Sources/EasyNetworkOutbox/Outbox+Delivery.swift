@@ -20,13 +20,13 @@ extension Outbox {
         let resumed = state.resumed, idle = state.inFlight.isEmpty
         lock.unlock()
         guard resumed else {
-            if idle { folderLock.release() }
+            if idle { state.releaseFolderLock() }
             return
         }
-        if !folderLock.isHeld {
+        if !state.holdsFolderLock {
             let acquired: Bool
             do {
-                acquired = try folderLock.tryAcquire()
+                acquired = try state.tryAcquireFolderLock(in: folder)
             } catch {
                 reportStorage("cannot take the folder's lock, nothing is delivered", entry: nil, error: error)
                 return wake(after: options.maxRetryDelay)
@@ -54,7 +54,7 @@ extension Outbox {
                     // wait is in the entry's file, so it waits too), taken again on waking.
                     let idle = state.inFlight.isEmpty
                     lock.unlock()
-                    if idle { folderLock.release() }
+                    if idle { state.releaseFolderLock() }
                     return wake(after: until.timeIntervalSince(now))
                 }
                 state.waitUntil = nil
@@ -69,7 +69,7 @@ extension Outbox {
                     scan()
                     continue
                 }
-                folderLock.release()
+                state.releaseFolderLock()
                 return
             }
             lock.unlock()

@@ -23,7 +23,7 @@ import FoundationNetworking
 /// the folder's lock.
 public final class Outbox: @unchecked Sendable {
     // unchecked: `state` and the callbacks are read and written only under `lock` (which,
-    // not the access checker, keeps them exclusive); `folderLock` is used only on `work`, a
+    // not the access checker, keeps them exclusive); the folder lock in `state` is used only on `work`, a
     // serial queue; `files` is set before first use (tests), the rest is immutable.
 
     /// The folder the entries live in.
@@ -40,7 +40,6 @@ public final class Outbox: @unchecked Sendable {
     let state: OutboxState
     /// Delivery decisions and their file work run here, one at a time.
     let work: DispatchQueue
-    let folderLock: FolderLock
     /// Serialises the first preparation of the folder (``load()``).
     private let loadLock: Lock
     // The callbacks, under `lock`.
@@ -68,7 +67,6 @@ public final class Outbox: @unchecked Sendable {
         let folder = folder ?? Self.defaultFolder(fileID: fileID)
         self.folder = folder
         files = EntryFolder(root: folder)
-        folderLock = FolderLock(folder: folder)
         work = DispatchQueue(label: "EasyNetworkOutbox.work", qos: .utility)
         lock = Lock()
         loadLock = Lock()

@@ -8,7 +8,7 @@ import Foundation
 /// what is removed, as the caller measured it, and each scan of the folder sets it anew.
 ///
 /// A class (one per outbox, no value witnesses); the outbox's lock, not the access checker,
-/// keeps its fields exclusive. Not `Sendable`: only the outbox touches it, under that lock.
+/// keeps its fields exclusive (but ``lockDescriptor``'s). Not `Sendable`: only the outbox touches it, under that lock.
 final class OutboxState {
     /// Whether the SDK resumed delivery.
     @exclusivity(unchecked) var resumed = false
@@ -40,6 +40,13 @@ final class OutboxState {
     @exclusivity(unchecked) private(set) var taken = 0
     /// The last name stamp handed out (nanoseconds since 1970), so names only grow.
     @exclusivity(unchecked) private var lastStamp: UInt64 = 0
+    /// The folder's lock file, open while this outbox holds the lock, else -1 (see
+    /// `OutboxState+FolderLock.swift`): used on the outbox's work queue, not under its lock.
+    @exclusivity(unchecked) var lockDescriptor: Int32 = -1
+
+    deinit {
+        releaseFolderLock()
+    }
 
     var pendingCount: Int { entries.count - head }
     var entryCount: Int { pendingCount + dead.count }

@@ -45,11 +45,11 @@ final class FolderLockTests: OutboxTestCase {
 
     func testTheLockIsExclusiveBetweenTwoHoldersAndFreedOnRelease() throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let one = FolderLock(folder: folder), two = FolderLock(folder: folder)
-        XCTAssertTrue(try one.tryAcquire())
-        XCTAssertFalse(try two.tryAcquire())
-        one.release()
-        XCTAssertTrue(try two.tryAcquire())
-        XCTAssertFalse(try one.tryAcquire())
+        let one = OutboxState(), two = OutboxState()
+        XCTAssertTrue(try one.tryAcquireFolderLock(in: folder))
+        XCTAssertFalse(try two.tryAcquireFolderLock(in: folder))
+        one.releaseFolderLock()
+        XCTAssertTrue(try two.tryAcquireFolderLock(in: folder))
+        XCTAssertFalse(try one.tryAcquireFolderLock(in: folder))
     }
 }
