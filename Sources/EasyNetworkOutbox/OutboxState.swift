@@ -57,18 +57,7 @@ final class OutboxState {
     func newName() -> String {
         let now = UInt64(max(0, Date().timeIntervalSince1970 * 1_000_000_000))
         lastStamp = max(now, lastStamp + 1)
-        var name = [UInt8](repeating: 0x2D, count: 29)  // "-"
-        var stamp = lastStamp, tail = UInt32(truncatingIfNeeded: Self.random())
-        for index in 0..<20 {
-            name[19 - index] = 0x30 + UInt8(stamp % 10)
-            stamp /= 10
-        }
-        for index in 0..<8 {
-            let digit = UInt8(tail & 0xF)
-            name[28 - index] = digit < 10 ? 0x30 + digit : 0x57 + digit
-            tail >>= 4
-        }
-        return String(decoding: name, as: UTF8.self)
+        return String(format: "%020llu-%08x", lastStamp, UInt32(truncatingIfNeeded: Self.random()))
     }
 
     /// 64 random bits (one generator call, no generic range code).
@@ -99,7 +88,7 @@ final class OutboxState {
     @inline(never)
     func dropOldest() -> (id: String, dead: Bool)? {
         if !dead.isEmpty {
-            return (dead.removeFirst(), true)
+            return (dead.remove(at: 0), true)
         }
         guard let index = firstWaiting() else { return nil }
         let id = entries[index]
@@ -167,7 +156,7 @@ final class OutboxState {
         }
         head += 1
         if head > 1024, head * 2 > entries.count {
-            entries.removeFirst(head)
+            entries = Array(entries[head...])
             head = 0
         }
     }
@@ -176,7 +165,14 @@ final class OutboxState {
     static func insert(_ id: String, into names: inout [String], from low: Int = 0) -> Bool {
         let index = position(of: id, in: names, from: low)
         guard index == names.count || names[index] != id else { return false }
-        names.insert(id, at: index)
+        // Appended, then moved down to its place (usually none to pass: a new name is the
+        // newest); no generic insertion compiled for it.
+        names.append(id)
+        var place = names.count - 1
+        while place > index {
+            names.swapAt(place, place - 1)
+            place -= 1
+        }
         return true
     }
 
