@@ -5,15 +5,15 @@ import Foundation
 extension Outbox {
     /// Every entry waiting or being sent, oldest first, read from disk (bodies included:
     /// for inspection and support tools, not for a hot path). Damaged files are left out.
-    @_optimize(size)
+    @_alwaysEmitIntoClient  // compiled into the caller: the outbox itself never lists them
     public func pendingEntries() -> [OutboxEntry] {
-        entries(in: files.pending)
+        entries(dead: false)
     }
 
     /// Every dead letter, oldest first, read from disk.
-    @_optimize(size)
+    @_alwaysEmitIntoClient
     public func deadLetters() -> [OutboxDeadLetter] {
-        entries(in: files.dead)
+        entries(dead: true)
     }
 
     /// Puts a dead letter back among the entries, in its old place (it is old: it goes
@@ -41,7 +41,7 @@ extension Outbox {
     }
 
     /// Removes a dead letter for good.
-    @_optimize(size)
+    @_alwaysEmitIntoClient
     public func removeDeadLetter(_ letter: OutboxDeadLetter) {
         removeDeadLetter(letter.id)
     }
@@ -73,9 +73,8 @@ extension Outbox {
         }
     }
 
-    @inline(never)
-    @_optimize(size)
-    private func removeDeadLetter(_ id: String) {
+    @usableFromInline @inline(never) @_optimize(size)
+    func removeDeadLetter(_ id: String) {
         try? load()
         let size = files.size(id, in: files.dead)
         files.remove(id, in: files.dead)
@@ -84,11 +83,11 @@ extension Outbox {
         lock.unlock()
     }
 
-    /// The intact entries in `folder`, oldest first.
-    @inline(never)
-    @_optimize(size)
-    private func entries(in folder: String) -> [OutboxEntry] {
+    /// The intact dead letters, or entries, oldest first.
+    @usableFromInline @_optimize(size)
+    func entries(dead: Bool) -> [OutboxEntry] {
         try? load()
+        let folder = dead ? files.dead : files.pending
         var entries: [OutboxEntry] = [], bytes = 0
         for id in files.list(folder, bytes: &bytes) {
             if let read = try? files.read(id, in: folder), let record = EntryRecord.decoding(read) {

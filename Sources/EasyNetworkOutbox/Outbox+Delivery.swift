@@ -131,10 +131,7 @@ extension Outbox {
             state.forget(record.id, size: size)
             let callback = callbacks.delivered
             lock.unlock()
-            if let callback {
-                let entry = OutboxEntry(record: record)
-                callBack { callback(entry) }
-            }
+            callBack(callback, record)
         case .notSent:
             // No attempt: no backoff; a delivery the host refused waits for its pause, as in `start`.
             let pause = min(host.sendingPause ?? 0, options.maxRetryDelay)
@@ -210,10 +207,16 @@ extension Outbox {
         state.addDead(record.id, size: bytes.count)
         let callback = callbacks.deadLetter
         lock.unlock()
-        if let callback {
-            let dead = OutboxEntry(record: letter)
-            callBack { callback(dead) }
-        }
+        callBack(callback, letter)
+    }
+
+    /// Hands `record`, as an entry, to `callback` on the callback queue (one closure for
+    /// the delivered entries and the dead letters).
+    @inline(never)
+    private func callBack(_ callback: (@Sendable (OutboxEntry) -> Void)?, _ record: EntryRecord) {
+        guard let callback else { return }
+        let entry = OutboxEntry(record: record)
+        callBack { callback(entry) }
     }
 
     /// Moves a damaged entry file aside and reports it.

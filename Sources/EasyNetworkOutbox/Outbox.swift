@@ -27,7 +27,7 @@ public final class Outbox: @unchecked Sendable {
     // serial queue; `files` is set before first use (tests), the rest is immutable.
 
     /// The folder the entries live in.
-    public let folder: URL
+    public var folder: URL { files.root }
     /// The host whose pipeline delivers the entries (its token, interceptors, callback queue).
     public let host: HostConfiguration
     /// The limits and rules, fixed at creation.
@@ -64,9 +64,7 @@ public final class Outbox: @unchecked Sendable {
         self.host = host
         self.queue = queue
         self.options = options
-        let folder = folder ?? Self.defaultFolder(fileID: fileID)
-        self.folder = folder
-        files = EntryFolder(root: folder)
+        files = EntryFolder(root: folder ?? Self.defaultFolder(fileID: fileID))
         work = DispatchQueue(label: "EasyNetworkOutbox.work", qos: .utility)
         lock = Lock()
         loadLock = Lock()
