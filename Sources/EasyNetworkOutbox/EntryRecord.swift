@@ -7,7 +7,8 @@ import FoundationNetworking
 /// idempotency key, its delivery history and, for a dead letter, how it ended.
 ///
 /// A class of constants, so that a copy is one reference (``OutboxEntry`` and
-/// ``OutboxDeadLetter`` wrap one) and a change is a new record (``with(attempts:countedAttempts:notBefore:createdAt:statusCode:reason:responseBody:endedAt:)``).
+/// ``OutboxDeadLetter`` wrap one), made only from a file's bytes; a change is a new file
+/// (``encoded(attempts:countedAttempts:notBefore:createdAt:statusCode:reason:responseBody:endedAt:)``).
 ///
 /// The file is `magic (4) | version (1) | 3 zero bytes | payload length (4) | CRC-32 of
 /// the payload (4) | payload`, integers little-endian; the payload is the fields below in
@@ -40,9 +41,8 @@ final class EntryRecord: Sendable {
     let responseBody: Data
     let endedAt: Date?
 
-    @inline(never)
-    @_optimize(size)
-    init(
+    /// (Made only by ``decoding(_:)``: a record is always what a file says.)
+    private init(
         id: String, idempotencyKey: String, method: String, url: URL, headers: [String], body: Data,
         createdAt: Date, requiresAuthentication: Bool, attempts: Int, countedAttempts: Int, notBefore: Date?,
         statusCode: Int, reason: String, responseBody: Data, endedAt: Date?
@@ -64,15 +64,14 @@ final class EntryRecord: Sendable {
         self.endedAt = endedAt
     }
 
-    /// The same request with another history (and, for a dead letter, how it ended);
-    /// `createdAt` `nil` keeps the record's.
-    @inline(never)
+    /// The file of the same request with another history (and, for a dead letter, how it
+    /// ended); `createdAt` `nil` keeps the record's.
     @_optimize(size)
-    func with(
+    func encoded(
         attempts: Int, countedAttempts: Int, notBefore: Date?, createdAt: Date?,
         statusCode: Int, reason: String, responseBody: Data, endedAt: Date?
-    ) -> EntryRecord {
-        EntryRecord(
+    ) -> [UInt8] {
+        Self.file(
             id: id, idempotencyKey: idempotencyKey, method: method, url: url, headers: headers, body: body,
             createdAt: createdAt ?? self.createdAt, requiresAuthentication: requiresAuthentication, attempts: attempts,
             countedAttempts: countedAttempts, notBefore: notBefore, statusCode: statusCode, reason: reason,
@@ -98,9 +97,14 @@ final class EntryRecord: Sendable {
         return request
     }
 
-    /// The file's bytes.
+    /// The bytes of the entry file of these fields (a record is read back from them with
+    /// ``decoding(_:)``; one place writes the format, one reads it).
     @_optimize(size)
-    func encoded() -> [UInt8] {
+    static func file(
+        id: String, idempotencyKey: String, method: String, url: URL, headers: [String], body: Data,
+        createdAt: Date, requiresAuthentication: Bool, attempts: Int, countedAttempts: Int, notBefore: Date?,
+        statusCode: Int, reason: String, responseBody: Data, endedAt: Date?
+    ) -> [UInt8] {
         var writer = EntryWriter()
         writer.string(id)
         writer.string(idempotencyKey)

@@ -27,9 +27,9 @@ extension Outbox {
         // Still a dead letter (not removed, nor retried, meanwhile)?
         let size = files.size(letter.id, in: files.dead)
         guard size > 0 else { return }
-        let entry = letter.record.with(
+        let entry = letter.record.encoded(
             attempts: 0, countedAttempts: 0, notBefore: nil, createdAt: Date(), statusCode: 0, reason: "", responseBody: Data(), endedAt: nil
-        ).encoded()
+        )
         try files.write(entry, id: letter.id, to: files.pending)
         files.remove(letter.id, in: files.dead)
         lock.lock()

@@ -144,10 +144,10 @@ extension Outbox {
                 bury(record, size: size, error: error, reason: limit + last, attempts: attempts, counted: counted)
             } else {
                 let until = now.addingTimeInterval(DeliveryVerdict.delay(after: attempts, error: error, options: options))
-                let next = record.with(
+                let next = record.encoded(
                     attempts: attempts, countedAttempts: counted, notBefore: until, createdAt: nil, statusCode: 0, reason: "", responseBody: Data(), endedAt: nil
                 )
-                rewrite(next, size: size)
+                rewrite(next, id: record.id, size: size)
                 hold(record.id, until: until)
             }
         case .final:
@@ -172,15 +172,14 @@ extension Outbox {
 
     /// Stores the new attempt count and wait of an entry (replacing its file atomically).
     @_optimize(size)
-    private func rewrite(_ record: EntryRecord, size: Int) {
+    private func rewrite(_ bytes: [UInt8], id: String, size: Int) {
         do {
-            let bytes = record.encoded()
-            try files.write(bytes, id: record.id, to: files.pending)
+            try files.write(bytes, id: id, to: files.pending)
             lock.lock()
             state.grow(bytes.count - size)
             lock.unlock()
         } catch {
-            reportStorage("cannot record the failed attempt (the entry is kept)", entry: record.id, error: error)
+            reportStorage("cannot record the failed attempt (the entry is kept)", entry: id, error: error)
         }
     }
 
@@ -190,11 +189,10 @@ extension Outbox {
     @_optimize(size)
     private func bury(_ record: EntryRecord, size: Int, error: NetworkError?, reason: String, attempts: Int, counted: Int) {
         let body = error?.data ?? Data()
-        let letter = record.with(
+        let bytes = record.encoded(
             attempts: attempts, countedAttempts: counted, notBefore: nil, createdAt: nil, statusCode: error?.statusCode ?? 0, reason: reason,
             responseBody: body.count > 64 * 1024 ? body.subdata(in: 0..<64 * 1024) : body, endedAt: Date()
         )
-        let bytes = letter.encoded()
         do {
             try files.write(bytes, id: record.id, to: files.dead)
         } catch {
@@ -207,14 +205,14 @@ extension Outbox {
         state.addDead(record.id, size: bytes.count)
         let callback = callbacks.deadLetter
         lock.unlock()
-        callBack(callback, letter)
+        callBack(callback, EntryRecord.decoding(bytes))  // the letter as written
     }
 
     /// Hands `record`, as an entry, to `callback` on the callback queue (one closure for
     /// the delivered entries and the dead letters).
     @inline(never)
-    private func callBack(_ callback: (@Sendable (OutboxEntry) -> Void)?, _ record: EntryRecord) {
-        guard let callback else { return }
+    private func callBack(_ callback: (@Sendable (OutboxEntry) -> Void)?, _ record: EntryRecord?) {
+        guard let callback, let record else { return }
         let entry = OutboxEntry(record: record)
         callBack { callback(entry) }
     }

@@ -142,8 +142,7 @@ public final class Outbox: @unchecked Sendable {
     @_optimize(size)
     public func send(_ request: any BaseAPIRequest) throws -> OutboxEntry {
         try load()
-        let record = try makeRecord(request)
-        let bytes = record.encoded()
+        let (bytes, record) = try makeFile(request)
         // An entry's lengths are 32-bit in its file.
         guard bytes.count <= options.maxBytes, bytes.count < Int(UInt32.max) else {
             try OutboxError.fail(.tooLarge, "the entry takes " + String(bytes.count) + " bytes, more than maxBytes")
@@ -188,9 +187,11 @@ public final class Outbox: @unchecked Sendable {
         }
     }
 
-    /// The record of `request`, built with the host's settings, credentials removed.
+    /// The entry file of `request`, built with the host's settings, credentials removed,
+    /// and the record read back from it (a request whose file would not read back, as a
+    /// URL that does not parse again, is refused now rather than set aside later).
     @_optimize(size)
-    private func makeRecord(_ request: any BaseAPIRequest) throws -> EntryRecord {
+    private func makeFile(_ request: any BaseAPIRequest) throws -> ([UInt8], EntryRecord) {
         if !request.method.sendsParametersInQuery, request.multipartBody != nil {
             try OutboxError.fail(.invalidRequest, "an outbox does not store multipart bodies; send the form with a RequestOperation")
         }
@@ -216,12 +217,16 @@ public final class Outbox: @unchecked Sendable {
         lock.lock()
         let id = state.newName()
         lock.unlock()
-        return EntryRecord(
+        let bytes = EntryRecord.file(
             id: id, idempotencyKey: idempotencyKey, method: urlRequest.httpMethod ?? "GET", url: url,
             headers: headers, body: urlRequest.httpBody ?? Data(), createdAt: Date(),
             requiresAuthentication: request.requiresAuthentication, attempts: 0, countedAttempts: 0, notBefore: nil,
             statusCode: 0, reason: "", responseBody: Data(), endedAt: nil
         )
+        guard let record = EntryRecord.decoding(bytes) else {
+            try OutboxError.fail(.invalidRequest, "the request cannot be stored as it is (its URL does not read back)")
+        }
+        return (bytes, record)
     }
 
     /// Appends a header field to `headers` (names and values in turn): one place that grows the array.
