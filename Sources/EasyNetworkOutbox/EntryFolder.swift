@@ -8,7 +8,7 @@ import Foundation
 /// - `aside/`: torn or damaged files, set aside;
 /// - `tmp/<pid>-<id>.entry`: files being written, renamed into `pending/` or `dead/`
 ///   once whole and flushed; those of a process that no longer runs are removed;
-/// - `lock`: the delivery lock (`OutboxState+FolderLock.swift`).
+/// - `lock`: the delivery lock (`Outbox+FolderLock.swift`).
 ///
 /// A file appears under its final name only whole and flushed (written in `tmp/`, fsynced,
 /// renamed, the directory fsynced): a process killed at any instant leaves either the old
@@ -191,7 +191,7 @@ final class EntryFolder: Sendable {
         var ids: [String] = []
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasSuffix(Self.suffix) {
             let id = Self.id(name)
-            if OutboxState.index(of: id, in: except) != nil {
+            if Outbox.index(of: id, in: except) != nil {
                 remove(id, in: folder)
             } else {
                 ids.append(id)

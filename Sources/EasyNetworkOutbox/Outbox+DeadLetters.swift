@@ -33,9 +33,9 @@ extension Outbox {
         try files.write(entry, id: letter.id, to: files.pending)
         files.remove(letter.id, in: files.dead)
         lock.lock()
-        state.removeDead(letter.id, size: size)
-        state.reserve(entry.count)
-        state.commit(letter.id, size: entry.count)
+        removeDead(letter.id, size: size)
+        reserve(entry.count)
+        commit(letter.id, size: entry.count)
         lock.unlock()
         pumpIfResumed()
     }
@@ -79,7 +79,7 @@ extension Outbox {
         let size = files.size(id, in: files.dead)
         files.remove(id, in: files.dead)
         lock.lock()
-        state.removeDead(id, size: size)
+        removeDead(id, size: size)
         lock.unlock()
     }
 

@@ -17,16 +17,16 @@ extension Outbox {
             return reportStorage("cannot prepare the folder", entry: nil, error: error)
         }
         lock.lock()
-        let resumed = state.resumed, idle = state.inFlight.isEmpty
+        let isResumed = resumed, idle = inFlight.isEmpty
         lock.unlock()
-        guard resumed else {
-            if idle { state.releaseFolderLock() }
+        guard isResumed else {
+            if idle { releaseFolderLock() }
             return
         }
-        if !state.holdsFolderLock {
+        if !holdsFolderLock {
             let acquired: Bool
             do {
-                acquired = try state.tryAcquireFolderLock(in: folder)
+                acquired = try tryAcquireFolderLock()
             } catch {
                 reportStorage("cannot take the folder's lock, nothing is delivered", entry: nil, error: error)
                 return wake(after: options.maxRetryDelay)
@@ -35,7 +35,7 @@ extension Outbox {
             // this one looks again later in case it stopped.
             guard acquired else {
                 lock.lock()
-                let waiting = state.pendingCount
+                let waiting = queuedCount
                 lock.unlock()
                 if waiting > 0 { wake(after: options.lockRetryInterval) }
                 return
@@ -47,20 +47,20 @@ extension Outbox {
         while true {
             let now = Date()
             lock.lock()
-            guard state.resumed, state.inFlight.count < options.width else { return lock.unlock() }
-            if let until = state.waitUntil {
+            guard resumed, inFlight.count < options.width else { return lock.unlock() }
+            if let until = waitUntil {
                 guard until <= now else {
                     // A backoff: the lock is let go meanwhile (another outbox may deliver; the
                     // wait is in the entry's file, so it waits too), taken again on waking.
-                    let idle = state.inFlight.isEmpty
+                    let idle = inFlight.isEmpty
                     lock.unlock()
-                    if idle { state.releaseFolderLock() }
+                    if idle { releaseFolderLock() }
                     return wake(after: until.timeIntervalSince(now))
                 }
-                state.waitUntil = nil
+                waitUntil = nil
             }
-            guard let name = state.takeNext() else {
-                let idle = state.inFlight.isEmpty
+            guard let name = takeNext() else {
+                let idle = inFlight.isEmpty
                 lock.unlock()
                 guard idle else { return }
                 // Nothing left that this outbox knows: look for entries others stored, once.
@@ -69,7 +69,7 @@ extension Outbox {
                     scan()
                     continue
                 }
-                state.releaseFolderLock()
+                releaseFolderLock()
                 return
             }
             lock.unlock()
@@ -91,7 +91,7 @@ extension Outbox {
             guard let read = try files.read(name, in: files.pending) else {
                 // Gone: delivered or removed by another outbox on the folder.
                 lock.lock()
-                state.forget(name, size: 0)
+                forget(name, size: 0)
                 lock.unlock()
                 return
             }
@@ -128,7 +128,7 @@ extension Outbox {
                 report(.storage, record.id, "delivered, but its file could not be removed: it may be sent again (same idempotency key)")
             }
             lock.lock()
-            state.forget(record.id, size: size)
+            forget(record.id, size: size)
             let callback = callbacks.delivered
             lock.unlock()
             callBack(callback, record)
@@ -165,8 +165,8 @@ extension Outbox {
     private func hold(_ name: String, until: Date) {
         let until = max(until, Date().addingTimeInterval(0.05))
         lock.lock()
-        state.putBack(name)
-        state.waitUntil = max(state.waitUntil ?? until, until)
+        putBack(name)
+        waitUntil = max(waitUntil ?? until, until)
         lock.unlock()
     }
 
@@ -176,7 +176,7 @@ extension Outbox {
         do {
             try files.write(bytes, id: id, to: files.pending)
             lock.lock()
-            state.grow(bytes.count - size)
+            grow(bytes.count - size)
             lock.unlock()
         } catch {
             reportStorage("cannot record the failed attempt (the entry is kept)", entry: id, error: error)
@@ -201,8 +201,8 @@ extension Outbox {
         }
         files.remove(record.id, in: files.pending)
         lock.lock()
-        state.forget(record.id, size: size)
-        state.addDead(record.id, size: bytes.count)
+        forget(record.id, size: size)
+        addDead(record.id, size: bytes.count)
         let callback = callbacks.deadLetter
         lock.unlock()
         callBack(callback, EntryRecord.decoding(bytes))  // the letter as written
@@ -222,7 +222,7 @@ extension Outbox {
     private func setAside(_ name: String, size: Int) {
         let moved = files.setAside(name)
         lock.lock()
-        state.forget(name, size: size)
+        forget(name, size: size)
         lock.unlock()
         report(.corruptFile, name, file: moved, moved == nil ? "torn or damaged (bad checksum or format), removed" : "torn or damaged (bad checksum or format), set aside")
     }
@@ -233,18 +233,18 @@ extension Outbox {
     private func wake(after delay: TimeInterval) {
         let at = Date().addingTimeInterval(max(0, delay))
         lock.lock()
-        if let armed = state.wakeAt, armed <= at {
+        if let armed = wakeAt, armed <= at {
             return lock.unlock()
         }
-        state.wakeAt = at
-        state.wakeGeneration += 1
-        let generation = state.wakeGeneration
+        wakeAt = at
+        wakeGeneration += 1
+        let generation = wakeGeneration
         lock.unlock()
         work.asyncAfter(deadline: .now() + max(0, delay)) { [weak self] in
             guard let self else { return }
             lock.lock()
-            let current = state.wakeGeneration == generation
-            if current { state.wakeAt = nil }
+            let current = wakeGeneration == generation
+            if current { wakeAt = nil }
             lock.unlock()
             if current { pump() }
         }

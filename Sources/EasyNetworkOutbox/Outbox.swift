@@ -22,8 +22,8 @@ import FoundationNetworking
 /// durability, at-least-once delivery, the retry rule and its limits, dead letters, and
 /// the folder's lock.
 public final class Outbox: @unchecked Sendable {
-    // unchecked: `state` and the callbacks are read and written only under `lock` (which,
-    // not the access checker, keeps them exclusive); the folder lock in `state` is used only on `work`, a
+    // unchecked: the state fields and the callbacks are read and written only under `lock` (which,
+    // not the access checker, keeps them exclusive); `lockDescriptor` is used only on `work`, a
     // serial queue; `files` is set before first use (tests), the rest is immutable.
 
     /// The folder the entries live in.
@@ -37,11 +37,44 @@ public final class Outbox: @unchecked Sendable {
     @exclusivity(unchecked) var files: EntryFolder
     // Set in init, as every field (an initial value here would be a function of its own).
     let lock: Lock
-    let state: OutboxState
     /// Delivery decisions and their file work run here, one at a time.
     let work: DispatchQueue
     /// Serialises the first preparation of the folder (``load()``).
     private let loadLock: Lock
+    // What the outbox knows of its folder (see `Outbox+State.swift`), under `lock`.
+    /// Whether the SDK resumed delivery.
+    @exclusivity(unchecked) var resumed: Bool
+    /// Whether the folder was prepared and scanned.
+    @exclusivity(unchecked) var loaded: Bool
+    /// The entries, waiting or being sent, sorted from `head` on (the slots before it are
+    /// spent: the oldest entries leave first, without moving the others).
+    @exclusivity(unchecked) var queued: [String]
+    @exclusivity(unchecked) var head: Int
+    /// The entries being sent (a few: at most the width). They keep their place in `entries`.
+    @exclusivity(unchecked) var inFlight: [String]
+    /// Dead letters, sorted.
+    @exclusivity(unchecked) var dead: [String]
+    /// Bytes on disk, entries and dead letters.
+    @exclusivity(unchecked) var bytes: Int
+    /// Room taken by sends still writing their file.
+    @exclusivity(unchecked) var reservedEntries: Int, reservedBytes: Int
+    /// Entries committed since the current scan began (a scan keeps them).
+    @exclusivity(unchecked) var scanCommits: [String]?
+    /// Not before this time does the next attempt start (a backoff, a `Retry-After`).
+    @exclusivity(unchecked) var waitUntil: Date?
+    /// The wake-up armed on the work queue, and a number that retires older ones.
+    @exclusivity(unchecked) var wakeAt: Date?
+    @exclusivity(unchecked) var wakeGeneration: Int
+    /// The most entries read into memory at once (for tests: it stays at the width).
+    @exclusivity(unchecked) var peakInFlight: Int
+    /// How many times an entry was taken to be sent (for tests: an outbox that takes its
+    /// entries back at once, in a loop, shows here).
+    @exclusivity(unchecked) var taken: Int
+    /// The last name stamp handed out (nanoseconds since 1970), so names only grow.
+    @exclusivity(unchecked) var lastStamp: UInt64
+    /// The folder's lock file, open while this outbox holds the lock, else -1 (see
+    /// `Outbox+FolderLock.swift`): used on the outbox's work queue, not under its lock.
+    @exclusivity(unchecked) var lockDescriptor: Int32
     // The callbacks, under `lock`.
     @exclusivity(unchecked) var callbacks: Handlers
 
@@ -68,8 +101,28 @@ public final class Outbox: @unchecked Sendable {
         work = DispatchQueue(label: "EasyNetworkOutbox.work", qos: .utility)
         lock = Lock()
         loadLock = Lock()
-        state = OutboxState()
+        resumed = false
+        loaded = false
+        queued = []
+        head = 0
+        inFlight = []
+        dead = []
+        bytes = 0
+        reservedEntries = 0
+        reservedBytes = 0
+        scanCommits = nil
+        waitUntil = nil
+        wakeAt = nil
+        wakeGeneration = 0
+        peakInFlight = 0
+        taken = 0
+        lastStamp = 0
+        lockDescriptor = -1
         callbacks = (nil, nil, nil)
+    }
+
+    deinit {
+        releaseFolderLock()
     }
 
     // MARK: Callbacks
@@ -152,89 +205,15 @@ public final class Outbox: @unchecked Sendable {
             try files.write(bytes, id: record.id, to: files.pending)
         } catch {
             lock.lock()
-            state.unreserve(bytes.count)
+            unreserve(bytes.count)
             lock.unlock()
             throw error
         }
         lock.lock()
-        state.commit(record.id, size: bytes.count)
+        commit(record.id, size: bytes.count)
         lock.unlock()
         pumpIfResumed()
         return OutboxEntry(record: record)
-    }
-
-    /// Reserves room for an entry of `size` bytes, dropping the oldest to make it when
-    /// the SDK chose ``OutboxOptions/FullPolicy/dropOldest``.
-    @_optimize(size)
-    private func makeRoom(for size: Int) throws {
-        var dropped: [String] = []
-        lock.lock()
-        while !state.fits(size, maxEntries: options.maxEntries, maxBytes: options.maxBytes), options.whenFull == .dropOldest, let victim = state.dropOldest() {
-            // Measured and removed under the lock, so that the room is there when it lets go.
-            let folder = victim.dead ? files.dead : files.pending
-            state.shrink(files.size(victim.id, in: folder))
-            files.remove(victim.id, in: folder)
-            dropped.append(victim.id)
-        }
-        let fits = state.fits(size, maxEntries: options.maxEntries, maxBytes: options.maxBytes)
-        if fits { state.reserve(size) }
-        lock.unlock()
-        for id in dropped {
-            report(.dropped, id, "removed to make room (whenFull: dropOldest)")
-        }
-        guard fits else {
-            try OutboxError.fail(.full, "the outbox holds maxEntries entries or maxBytes bytes (dead letters included)")
-        }
-    }
-
-    /// The entry file of `request`, built with the host's settings, credentials removed,
-    /// and the record read back from it (a request whose file would not read back, as a
-    /// URL that does not parse again, is refused now rather than set aside later).
-    @_optimize(size)
-    private func makeFile(_ request: any BaseAPIRequest) throws -> ([UInt8], EntryRecord) {
-        if !request.method.sendsParametersInQuery, request.multipartBody != nil {
-            try OutboxError.fail(.invalidRequest, "an outbox does not store multipart bodies; send the form with a RequestOperation")
-        }
-        let urlRequest: URLRequest
-        do {
-            urlRequest = try URLRequestBuilder(configuration: host).build(request, multipart: nil, exactTimeout: false)  // refused above
-        } catch {
-            try OutboxError.fail(.invalidRequest, error.errorDescription ?? "", error)
-        }
-        guard let url = urlRequest.url else {
-            try OutboxError.fail(.invalidRequest, "the request has no URL")
-        }
-        var headers: [String] = [], key: String?
-        for (name, value) in urlRequest.allHTTPHeaderFields ?? [String: String]() {
-            if name.caseInsensitiveCompare(options.idempotencyHeader) == .orderedSame {
-                key = value
-            } else if !options.isUnstored(name) {
-                Self.append(name, value, to: &headers)
-            }
-        }
-        let idempotencyKey = key ?? UUID().uuidString
-        Self.append(options.idempotencyHeader, idempotencyKey, to: &headers)
-        lock.lock()
-        let id = state.newName()
-        lock.unlock()
-        let bytes = EntryRecord.file(
-            id: id, idempotencyKey: idempotencyKey, method: urlRequest.httpMethod ?? "GET", url: url,
-            headers: headers, body: urlRequest.httpBody ?? Data(), createdAt: Date(),
-            requiresAuthentication: request.requiresAuthentication, attempts: 0, countedAttempts: 0, notBefore: nil,
-            statusCode: 0, reason: "", responseBody: Data(), endedAt: nil
-        )
-        guard let record = EntryRecord.decoding(bytes) else {
-            try OutboxError.fail(.invalidRequest, "the request cannot be stored as it is (its URL does not read back)")
-        }
-        return (bytes, record)
-    }
-
-    /// Appends a header field to `headers` (names and values in turn): one place that grows the array.
-    @inline(never)
-    @_optimize(size)
-    private static func append(_ name: String, _ value: String, to headers: inout [String]) {
-        headers.append(name)
-        headers.append(value)
     }
 
     // MARK: Starting and stopping
@@ -246,7 +225,7 @@ public final class Outbox: @unchecked Sendable {
     @_optimize(size)
     public func resume() {
         lock.lock()
-        state.resumed = true
+        resumed = true
         lock.unlock()
         schedulePump()
     }
@@ -257,7 +236,7 @@ public final class Outbox: @unchecked Sendable {
     @_optimize(size)
     public func pause() {
         lock.lock()
-        state.resumed = false
+        resumed = false
         lock.unlock()
         schedulePump()
     }
@@ -266,7 +245,7 @@ public final class Outbox: @unchecked Sendable {
     public var isPaused: Bool {
         lock.lock()
         defer { lock.unlock() }
-        return !state.resumed
+        return !resumed
     }
 
     /// Entries waiting or being sent, as this outbox knows them (entries another outbox
@@ -275,7 +254,7 @@ public final class Outbox: @unchecked Sendable {
         try? load()
         lock.lock()
         defer { lock.unlock() }
-        return state.pendingCount
+        return queuedCount
     }
 
     // MARK: Internals
@@ -286,14 +265,14 @@ public final class Outbox: @unchecked Sendable {
         loadLock.lock()
         defer { loadLock.unlock() }
         lock.lock()
-        let loaded = state.loaded
+        let wasLoaded = loaded
         lock.unlock()
-        guard !loaded else { return }
+        guard !wasLoaded else { return }
         try files.prepare()
         files.removeStaleTemporaries()
         scan()
         lock.lock()
-        state.loaded = true
+        loaded = true
         lock.unlock()
     }
 
@@ -304,7 +283,7 @@ public final class Outbox: @unchecked Sendable {
     @_optimize(size)
     func scan() {
         lock.lock()
-        state.beginScan()
+        beginScan()
         lock.unlock()
         var bytes = 0
         let dead = files.list(files.dead, bytes: &bytes)
@@ -312,8 +291,8 @@ public final class Outbox: @unchecked Sendable {
         lock.lock()
         // Sends committed while the folder was listed, after the listing passed them: their
         // files are measured now (a few, if any).
-        for id in state.replace(pending: pending, dead: dead, bytes: bytes) {
-            state.grow(files.size(id, in: files.pending))
+        for id in replace(pending: pending, dead: dead, bytes: bytes) {
+            grow(files.size(id, in: files.pending))
         }
         lock.unlock()
     }
@@ -335,9 +314,9 @@ public final class Outbox: @unchecked Sendable {
     @_optimize(size)
     func pumpIfResumed() {
         lock.lock()
-        let resumed = state.resumed
+        let isResumed = resumed
         lock.unlock()
-        if resumed { schedulePump() }
+        if isResumed { schedulePump() }
     }
 
     /// Reports a failed file operation: what failed and the error's text.

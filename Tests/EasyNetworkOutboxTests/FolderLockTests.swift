@@ -45,11 +45,11 @@ final class FolderLockTests: OutboxTestCase {
 
     func testTheLockIsExclusiveBetweenTwoHoldersAndFreedOnRelease() throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let one = OutboxState(), two = OutboxState()
-        XCTAssertTrue(try one.tryAcquireFolderLock(in: folder))
-        XCTAssertFalse(try two.tryAcquireFolderLock(in: folder))
+        let one = makeOutbox(), two = makeOutbox()  // paused: only the calls below take the lock
+        XCTAssertTrue(try one.tryAcquireFolderLock())
+        XCTAssertFalse(try two.tryAcquireFolderLock())
         one.releaseFolderLock()
-        XCTAssertTrue(try two.tryAcquireFolderLock(in: folder))
-        XCTAssertFalse(try one.tryAcquireFolderLock(in: folder))
+        XCTAssertTrue(try two.tryAcquireFolderLock())
+        XCTAssertFalse(try one.tryAcquireFolderLock())
     }
 }

@@ -5,16 +5,15 @@ import Foundation
 /// two outboxes on one folder exclude each other in one process as in two; the kernel
 /// lets go of a lock when its process ends, however it ends.
 ///
-/// Kept in the outbox's state (its open descriptor, ``OutboxState/lockDescriptor``), but
-/// not under the outbox's lock: the outbox uses it only on its work queue (and the state's
-/// `deinit` lets it go).
-extension OutboxState {
+/// Kept in the outbox's state (its open descriptor, `lockDescriptor`), but not under the
+/// outbox's lock: the outbox uses it only on its work queue (and its `deinit` lets it go).
+extension Outbox {
     /// Whether this outbox holds the lock.
     var holdsFolderLock: Bool { lockDescriptor >= 0 }
 
-    /// Takes the lock, the file `lock` in `folder`, if it is free, without waiting. `false`
+    /// Takes the lock, the file `lock` in the folder, if it is free, without waiting. `false`
     /// when another holds it; an error when the lock file cannot be opened (a read-only folder).
-    func tryAcquireFolderLock(in folder: URL) throws -> Bool {
+    func tryAcquireFolderLock() throws -> Bool {
         guard lockDescriptor < 0 else { return true }
         let path = folder.path + "/lock"
         let opened = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)

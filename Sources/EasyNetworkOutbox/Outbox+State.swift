@@ -1,55 +1,18 @@
 import Foundation
 
-/// What an ``Outbox`` knows of its folder, kept under the outbox's lock: the entries on
+/// What an ``Outbox`` knows of its folder, kept under the outbox's lock (its fields are
+/// declared with the outbox's, in `Outbox.swift`): the entries on
 /// disk (ids only, oldest first: bodies stay on disk until their turn), which of them are
 /// being sent, the dead letters, and the counts its limits judge.
 ///
 /// Sizes are not kept per entry: the byte count grows by what is written and shrinks by
 /// what is removed, as the caller measured it, and each scan of the folder sets it anew.
 ///
-/// A class (one per outbox, no value witnesses); the outbox's lock, not the access checker,
-/// keeps its fields exclusive (but ``lockDescriptor``'s). Not `Sendable`: only the outbox touches it, under that lock.
-final class OutboxState {
-    /// Whether the SDK resumed delivery.
-    @exclusivity(unchecked) var resumed = false
-    /// Whether the folder was prepared and scanned.
-    @exclusivity(unchecked) var loaded = false
-    /// The entries, waiting or being sent, sorted from `head` on (the slots before it are
-    /// spent: the oldest entries leave first, without moving the others).
-    @exclusivity(unchecked) private var entries: [String] = []
-    @exclusivity(unchecked) private var head = 0
-    /// The entries being sent (a few: at most the width). They keep their place in `entries`.
-    @exclusivity(unchecked) private(set) var inFlight: [String] = []
-    /// Dead letters, sorted.
-    @exclusivity(unchecked) private var dead: [String] = []
-    /// Bytes on disk, entries and dead letters.
-    @exclusivity(unchecked) private(set) var bytes = 0
-    /// Room taken by sends still writing their file.
-    @exclusivity(unchecked) private var reservedEntries = 0, reservedBytes = 0
-    /// Entries committed since the current scan began (a scan keeps them).
-    @exclusivity(unchecked) private var scanCommits: [String]?
-    /// Not before this time does the next attempt start (a backoff, a `Retry-After`).
-    @exclusivity(unchecked) var waitUntil: Date?
-    /// The wake-up armed on the work queue, and a number that retires older ones.
-    @exclusivity(unchecked) var wakeAt: Date?
-    @exclusivity(unchecked) var wakeGeneration = 0
-    /// The most entries read into memory at once (for tests: it stays at the width).
-    @exclusivity(unchecked) private(set) var peakInFlight = 0
-    /// How many times an entry was taken to be sent (for tests: an outbox that takes its
-    /// entries back at once, in a loop, shows here).
-    @exclusivity(unchecked) private(set) var taken = 0
-    /// The last name stamp handed out (nanoseconds since 1970), so names only grow.
-    @exclusivity(unchecked) private var lastStamp: UInt64 = 0
-    /// The folder's lock file, open while this outbox holds the lock, else -1 (see
-    /// `OutboxState+FolderLock.swift`): used on the outbox's work queue, not under its lock.
-    @exclusivity(unchecked) var lockDescriptor: Int32 = -1
-
-    deinit {
-        releaseFolderLock()
-    }
-
-    var pendingCount: Int { entries.count - head }
-    var entryCount: Int { pendingCount + dead.count }
+/// The outbox's lock, not the access checker, keeps these fields exclusive (but
+/// `lockDescriptor`'s, used only on the work queue).
+extension Outbox {
+    var queuedCount: Int { queued.count - head }
+    var entryCount: Int { queuedCount + dead.count }
 
     /// A new entry name: 20 digits of a time stamp that only grows, a dash, 8 hex digits
     /// of a random number that tells two processes apart. Names sort oldest first.
@@ -91,8 +54,8 @@ final class OutboxState {
             return (dead.remove(at: 0), true)
         }
         guard let index = firstWaiting() else { return nil }
-        let id = entries[index]
-        remove(at: index)
+        let id = queued[index]
+        removeQueued(at: index)
         return (id, false)
     }
 
@@ -113,7 +76,7 @@ final class OutboxState {
     func commit(_ id: String, size: Int) {
         unreserve(size)
         scanCommits?.append(id)
-        if Self.insert(id, into: &entries, from: head) {
+        if Self.insert(id, into: &queued, from: head) {
             bytes += size
         }
     }
@@ -122,10 +85,10 @@ final class OutboxState {
     @inline(never)
     func takeNext() -> String? {
         guard let index = firstWaiting() else { return nil }
-        inFlight.append(entries[index])
+        inFlight.append(queued[index])
         taken += 1
         peakInFlight = max(peakInFlight, inFlight.count)
-        return entries[index]
+        return queued[index]
     }
 
     /// A sent entry that waits again (it kept its place).
@@ -137,7 +100,7 @@ final class OutboxState {
     @inline(never)
     func forget(_ id: String, size: Int) {
         putBack(id)
-        if let index = Self.index(of: id, in: entries, from: head) { remove(at: index) }
+        if let index = Self.index(of: id, in: queued, from: head) { removeQueued(at: index) }
         shrink(size)
     }
 
@@ -145,18 +108,18 @@ final class OutboxState {
     /// width, are skipped).
     private func firstWaiting() -> Int? {
         var index = head
-        while index < entries.count, inFlight.contains(entries[index]) { index += 1 }
-        return index < entries.count ? index : nil
+        while index < queued.count, inFlight.contains(queued[index]) { index += 1 }
+        return index < queued.count ? index : nil
     }
 
-    private func remove(at index: Int) {
+    private func removeQueued(at index: Int) {
         guard index == head else {
-            entries.remove(at: index)
+            queued.remove(at: index)
             return
         }
         head += 1
-        if head > 1024, head * 2 > entries.count {
-            entries = Array(entries[head...])
+        if head > 1024, head * 2 > queued.count {
+            queued = Array(queued[head...])
             head = 0
         }
     }
@@ -227,7 +190,7 @@ final class OutboxState {
             missed.append(id)
         }
         scanCommits = nil
-        entries = names
+        queued = names
         head = 0
         self.dead = dead
         self.bytes = bytes
