@@ -59,11 +59,13 @@ public final class Outbox: @unchecked Sendable {
     /// Room taken by sends still writing their file.
     @exclusivity(unchecked) var reservedEntries: Int, reservedBytes: Int
     /// Entries committed since the current scan began (a scan keeps them).
-    @exclusivity(unchecked) var scanCommits: [String]?
+    // `Optional<…>`, not `…?`: a field spelled with `?` gets an implicit initial value, a
+    // function of its own.
+    @exclusivity(unchecked) var scanCommits: Optional<[String]>
     /// Not before this time does the next attempt start (a backoff, a `Retry-After`).
-    @exclusivity(unchecked) var waitUntil: Date?
+    @exclusivity(unchecked) var waitUntil: Optional<Date>
     /// The wake-up armed on the work queue, and a number that retires older ones.
-    @exclusivity(unchecked) var wakeAt: Date?
+    @exclusivity(unchecked) var wakeAt: Optional<Date>
     @exclusivity(unchecked) var wakeGeneration: Int
     /// The most entries read into memory at once (for tests: it stays at the width).
     @exclusivity(unchecked) var peakInFlight: Int
