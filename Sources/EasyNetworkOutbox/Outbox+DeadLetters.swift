@@ -25,13 +25,13 @@ extension Outbox {
     public func retryDeadLetter(_ letter: OutboxDeadLetter) throws {
         try load()
         // Still a dead letter (not removed, nor retried, meanwhile)?
-        let size = files.size(letter.id, in: files.dead)
+        let size = self.size(letter.id, in: deadPath)
         guard size > 0 else { return }
         let entry = letter.record.encoded(
             attempts: 0, countedAttempts: 0, notBefore: nil, createdAt: Date(), statusCode: 0, reason: "", responseBody: Data(), endedAt: nil
         )
-        try files.write(entry, id: letter.id, to: files.pending)
-        files.remove(letter.id, in: files.dead)
+        try write(entry, id: letter.id, to: pendingPath)
+        remove(letter.id, in: deadPath)
         lock.lock()
         removeDead(letter.id, size: size)
         reserve(entry.count)
@@ -50,7 +50,7 @@ extension Outbox {
     @_optimize(size)
     public func removeAllDeadLetters() {
         var bytes = 0
-        for id in files.list(files.dead, bytes: &bytes) {
+        for id in list(deadPath, bytes: &bytes) {
             removeDeadLetter(id)
         }
     }
@@ -60,7 +60,7 @@ extension Outbox {
     /// (Compiled into the caller: the outbox itself never lists them.)
     @_alwaysEmitIntoClient
     public func setAsideFiles() -> [URL] {
-        let aside = folder.path + "/aside"  // EntryFolder's `aside`
+        let aside = folder.path + "/aside"  // the outbox's `asidePath`
         let names = (try? FileManager.default.contentsOfDirectory(atPath: aside)) ?? []
         return names.sorted().map { URL(fileURLWithPath: aside + "/" + $0) }
     }
@@ -76,8 +76,8 @@ extension Outbox {
     @usableFromInline @inline(never) @_optimize(size)
     func removeDeadLetter(_ id: String) {
         try? load()
-        let size = files.size(id, in: files.dead)
-        files.remove(id, in: files.dead)
+        let size = self.size(id, in: deadPath)
+        remove(id, in: deadPath)
         lock.lock()
         removeDead(id, size: size)
         lock.unlock()
@@ -87,10 +87,10 @@ extension Outbox {
     @usableFromInline @_optimize(size)
     func entries(dead: Bool) -> [OutboxEntry] {
         try? load()
-        let folder = dead ? files.dead : files.pending
+        let folder = dead ? deadPath : pendingPath
         var entries: [OutboxEntry] = [], bytes = 0
-        for id in files.list(folder, bytes: &bytes) {
-            if let read = try? files.read(id, in: folder), let record = EntryRecord.decoding(read) {
+        for id in list(folder, bytes: &bytes) {
+            if let read = try? read(id, in: folder), let record = EntryRecord.decoding(read) {
                 entries.append(OutboxEntry(record: record))
             }
         }

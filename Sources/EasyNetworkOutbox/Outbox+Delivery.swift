@@ -88,7 +88,7 @@ extension Outbox {
         }
         let bytes: [UInt8]
         do {
-            guard let read = try files.read(name, in: files.pending) else {
+            guard let read = try read(name, in: pendingPath) else {
                 // Gone: delivered or removed by another outbox on the folder.
                 lock.lock()
                 forget(name, size: 0)
@@ -124,7 +124,7 @@ extension Outbox {
         let last = error?.errorDescription ?? "failed"
         switch DeliveryVerdict.judge(error) {
         case .delivered:
-            if !files.remove(record.id, in: files.pending) {
+            if !remove(record.id, in: pendingPath) {
                 report(.storage, record.id, "delivered, but its file could not be removed: it may be sent again (same idempotency key)")
             }
             lock.lock()
@@ -174,7 +174,7 @@ extension Outbox {
     @_optimize(size)
     private func rewrite(_ bytes: [UInt8], id: String, size: Int) {
         do {
-            try files.write(bytes, id: id, to: files.pending)
+            try write(bytes, id: id, to: pendingPath)
             lock.lock()
             grow(bytes.count - size)
             lock.unlock()
@@ -194,12 +194,12 @@ extension Outbox {
             responseBody: body.count > 64 * 1024 ? body.subdata(in: 0..<64 * 1024) : body, endedAt: Date()
         )
         do {
-            try files.write(bytes, id: record.id, to: files.dead)
+            try write(bytes, id: record.id, to: deadPath)
         } catch {
             reportStorage("cannot write the dead letter (the entry is kept and tried again)", entry: record.id, error: error)
             return hold(record.id, until: Date().addingTimeInterval(options.maxRetryDelay))
         }
-        files.remove(record.id, in: files.pending)
+        remove(record.id, in: pendingPath)
         lock.lock()
         forget(record.id, size: size)
         addDead(record.id, size: bytes.count)
@@ -220,7 +220,7 @@ extension Outbox {
     /// Moves a damaged entry file aside and reports it.
     @_optimize(size)
     private func setAside(_ name: String, size: Int) {
-        let moved = files.setAside(name)
+        let moved = moveAside(name)
         lock.lock()
         forget(name, size: size)
         lock.unlock()

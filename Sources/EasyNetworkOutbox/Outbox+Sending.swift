@@ -17,9 +17,9 @@ extension Outbox {
         lock.lock()
         while !fits(size, maxEntries: options.maxEntries, maxBytes: options.maxBytes), options.whenFull == .dropOldest, let victim = dropOldest() {
             // Measured and removed under the lock, so that the room is there when it lets go.
-            let folder = victim.dead ? files.dead : files.pending
-            shrink(files.size(victim.id, in: folder))
-            files.remove(victim.id, in: folder)
+            let folder = victim.dead ? deadPath : pendingPath
+            shrink(self.size(victim.id, in: folder))
+            remove(victim.id, in: folder)
             dropped.append(victim.id)
         }
         let fits = fits(size, maxEntries: options.maxEntries, maxBytes: options.maxBytes)

@@ -24,17 +24,21 @@ import FoundationNetworking
 public final class Outbox: @unchecked Sendable {
     // unchecked: the state fields and the callbacks are read and written only under `lock` (which,
     // not the access checker, keeps them exclusive); `lockDescriptor` is used only on `work`, a
-    // serial queue; `files` is set before first use (tests), the rest is immutable.
+    // serial queue; `flushes` is set before first use (tests), the rest is immutable.
 
     /// The folder the entries live in.
-    public var folder: URL { files.root }
+    public let folder: URL
     /// The host whose pipeline delivers the entries (its token, interceptors, callback queue).
     public let host: HostConfiguration
     /// The limits and rules, fixed at creation.
     public let options: OutboxOptions
 
     let queue: NetworkQueue
-    @exclusivity(unchecked) var files: EntryFolder
+    /// The subfolders' paths (see `Outbox+Folder.swift`), made once: every file operation names one.
+    let pendingPath: String, deadPath: String, asidePath: String, tmpPath: String
+    /// Whether writes are flushed to the storage device (`fsync`). Always, but for tests
+    /// that only need many entries on disk and prove nothing about power loss (set before use).
+    @exclusivity(unchecked) var flushes: Bool
     // Set in init, as every field (an initial value here would be a function of its own).
     let lock: Lock
     /// Delivery decisions and their file work run here, one at a time.
@@ -99,7 +103,14 @@ public final class Outbox: @unchecked Sendable {
         self.host = host
         self.queue = queue
         self.options = options
-        files = EntryFolder(root: folder ?? Self.defaultFolder(fileID: fileID))
+        let folder = folder ?? Self.defaultFolder(fileID: fileID)
+        self.folder = folder
+        let path = folder.path
+        pendingPath = path + "/pending"
+        deadPath = path + "/dead"
+        asidePath = path + "/aside"
+        tmpPath = path + "/tmp"
+        flushes = true
         work = DispatchQueue(label: "EasyNetworkOutbox.work", qos: .utility)
         lock = Lock()
         loadLock = Lock()
@@ -204,7 +215,7 @@ public final class Outbox: @unchecked Sendable {
         }
         try makeRoom(for: bytes.count)
         do {
-            try files.write(bytes, id: record.id, to: files.pending)
+            try write(bytes, id: record.id, to: pendingPath)
         } catch {
             lock.lock()
             unreserve(bytes.count)
@@ -270,8 +281,8 @@ public final class Outbox: @unchecked Sendable {
         let wasLoaded = loaded
         lock.unlock()
         guard !wasLoaded else { return }
-        try files.prepare()
-        files.removeStaleTemporaries()
+        try prepare()
+        removeStaleTemporaries()
         scan()
         lock.lock()
         loaded = true
@@ -288,13 +299,13 @@ public final class Outbox: @unchecked Sendable {
         beginScan()
         lock.unlock()
         var bytes = 0
-        let dead = files.list(files.dead, bytes: &bytes)
-        let pending = files.list(files.pending, bytes: &bytes, except: dead)
+        let dead = list(deadPath, bytes: &bytes)
+        let pending = list(pendingPath, bytes: &bytes, except: dead)
         lock.lock()
         // Sends committed while the folder was listed, after the listing passed them: their
         // files are measured now (a few, if any).
         for id in replace(pending: pending, dead: dead, bytes: bytes) {
-            grow(files.size(id, in: files.pending))
+            grow(self.size(id, in: pendingPath))
         }
         lock.unlock()
     }

@@ -39,7 +39,7 @@ final class OutboxDrainTests: OutboxTestCase {
         // Every other test writes through the same code with its flushes, and what a kill
         // cannot take away is proven by OutboxCrashTests; 10,000 fsyncs of a file and its
         // folder would take most of this test's time.
-        outbox.files = EntryFolder(root: folder, flushes: false)
+        outbox.flushes = false
         let started = Date()
         // 4 KB bodies: all 10,000 held at once would take 40 MB. Sent from four threads
         // (each send waits for its fsync; they overlap); entry names order them.
