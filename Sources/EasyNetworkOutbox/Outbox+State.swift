@@ -17,6 +17,7 @@ extension Outbox {
     /// A new entry name: 20 digits of a time stamp that only grows, a dash, 8 hex digits
     /// of a random number that tells two processes apart. Names sort oldest first.
     @inline(never)
+    @_optimize(size)
     func newName() -> String {
         let now = UInt64(max(0, Date().timeIntervalSince1970 * 1_000_000_000))
         lastStamp = max(now, lastStamp + 1)
@@ -24,6 +25,7 @@ extension Outbox {
     }
 
     /// 64 random bits (one generator call, no generic range code).
+    @_optimize(size)
     static func random() -> UInt64 {
         var generator = SystemRandomNumberGenerator()
         return generator.next()
@@ -32,15 +34,18 @@ extension Outbox {
     // MARK: Room
 
     /// Whether an entry of `size` bytes fits with what is stored and being written.
+    @_optimize(size)
     func fits(_ size: Int, maxEntries: Int, maxBytes: Int) -> Bool {
         entryCount + reservedEntries + 1 <= maxEntries && bytes + reservedBytes + size <= maxBytes
     }
 
+    @_optimize(size)
     func reserve(_ size: Int) {
         reservedEntries += 1
         reservedBytes += size
     }
 
+    @_optimize(size)
     func unreserve(_ size: Int) {
         reservedEntries -= 1
         reservedBytes -= size
@@ -49,6 +54,7 @@ extension Outbox {
     /// The oldest dead letter, else the oldest entry not being sent, forgotten here (its
     /// file is the caller's to measure with ``shrink(_:)`` and remove); `nil` when there is none.
     @inline(never)
+    @_optimize(size)
     func dropOldest() -> (id: String, dead: Bool)? {
         if !dead.isEmpty {
             return (dead.remove(at: 0), true)
@@ -60,11 +66,13 @@ extension Outbox {
     }
 
     /// Files of `size` bytes left the folder.
+    @_optimize(size)
     func shrink(_ size: Int) {
         bytes = max(0, bytes - size)
     }
 
     /// A file grew by `delta` bytes (an entry rewritten).
+    @_optimize(size)
     func grow(_ delta: Int) {
         bytes += delta
     }
@@ -73,6 +81,7 @@ extension Outbox {
 
     /// A send's file is in place: it joins the entries (unless a scan found it first).
     @inline(never)
+    @_optimize(size)
     func commit(_ id: String, size: Int) {
         unreserve(size)
         scanCommits?.append(id)
@@ -83,6 +92,7 @@ extension Outbox {
 
     /// The oldest entry not being sent, now being sent.
     @inline(never)
+    @_optimize(size)
     func takeNext() -> String? {
         guard let index = firstWaiting() else { return nil }
         inFlight.append(queued[index])
@@ -92,12 +102,14 @@ extension Outbox {
     }
 
     /// A sent entry that waits again (it kept its place).
+    @_optimize(size)
     func putBack(_ id: String) {
         if let index = inFlight.firstIndex(of: id) { inFlight.remove(at: index) }
     }
 
     /// An entry of `size` bytes that left (delivered, dead, gone, set aside): forgotten.
     @inline(never)
+    @_optimize(size)
     func forget(_ id: String, size: Int) {
         putBack(id)
         if let index = Self.index(of: id, in: queued, from: head) { removeQueued(at: index) }
@@ -106,12 +118,14 @@ extension Outbox {
 
     /// The index of the oldest entry not being sent (the in-flight ones, at most the
     /// width, are skipped).
+    @_optimize(size)
     private func firstWaiting() -> Int? {
         var index = head
         while index < queued.count, inFlight.contains(queued[index]) { index += 1 }
         return index < queued.count ? index : nil
     }
 
+    @_optimize(size)
     private func removeQueued(at index: Int) {
         guard index == head else {
             queued.remove(at: index)
@@ -125,6 +139,7 @@ extension Outbox {
     }
 
     /// Puts `id` in its place in the sorted `names[low...]`; `false` when it is there already.
+    @_optimize(size)
     static func insert(_ id: String, into names: inout [String], from low: Int = 0) -> Bool {
         let index = position(of: id, in: names, from: low)
         guard index == names.count || names[index] != id else { return false }
@@ -140,6 +155,7 @@ extension Outbox {
     }
 
     /// Where `id` belongs in the sorted `names[low...]`.
+    @_optimize(size)
     static func position(of id: String, in names: [String], from low: Int = 0) -> Int {
         var low = low, high = names.count
         while low < high {
@@ -150,6 +166,7 @@ extension Outbox {
     }
 
     /// The index of `id` in the sorted `names[low...]`, or `nil`.
+    @_optimize(size)
     static func index(of id: String, in names: [String], from low: Int = 0) -> Int? {
         let index = position(of: id, in: names, from: low)
         return index < names.count && names[index] == id ? index : nil
@@ -159,6 +176,7 @@ extension Outbox {
 
     /// A dead letter of `size` bytes was written.
     @inline(never)
+    @_optimize(size)
     func addDead(_ id: String, size: Int) {
         if Self.insert(id, into: &dead) {
             bytes += size
@@ -167,6 +185,7 @@ extension Outbox {
 
     /// A dead letter of `size` bytes was removed.
     @inline(never)
+    @_optimize(size)
     func removeDead(_ id: String, size: Int) {
         guard let index = Self.index(of: id, in: dead) else { return }
         dead.remove(at: index)
@@ -176,6 +195,7 @@ extension Outbox {
     // MARK: Scans
 
     /// A scan of the folder begins: sends committed from now on are kept by ``replace(pending:dead:bytes:)``.
+    @_optimize(size)
     func beginScan() {
         scanCommits = []
     }
@@ -184,6 +204,7 @@ extension Outbox {
     /// all. Entries being sent stay so; sends committed during the listing stay too: they
     /// are returned, for the caller to add their sizes with ``grow(_:)``.
     @inline(never)
+    @_optimize(size)
     func replace(pending: [String], dead: [String], bytes: Int) -> [String] {
         var names = pending, missed: [String] = []
         for id in scanCommits ?? [] where Self.insert(id, into: &names) {
