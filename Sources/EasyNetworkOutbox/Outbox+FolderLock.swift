@@ -13,6 +13,7 @@ extension Outbox {
 
     /// Takes the lock, the file `lock` in the folder, if it is free, without waiting. `false`
     /// when another holds it; an error when the lock file cannot be opened (a read-only folder).
+    @_optimize(size)
     func tryAcquireFolderLock() throws -> Bool {
         guard lockDescriptor < 0 else { return true }
         let path = folder.path + "/lock"
@@ -31,6 +32,7 @@ extension Outbox {
 
     /// Lets go of the lock (closing the file releases it).
     @inline(never)
+    @_optimize(size)
     func releaseFolderLock() {
         guard lockDescriptor >= 0 else { return }
         close(lockDescriptor)

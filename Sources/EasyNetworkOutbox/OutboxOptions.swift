@@ -95,6 +95,7 @@ public struct OutboxOptions: Sendable {
         @usableFromInline
         let values: Values
 
+        @_optimize(size)
         init(_ values: Values) {
             self.values = values
         }
@@ -104,6 +105,7 @@ public struct OutboxOptions: Sendable {
     let storage: Storage
 
     /// Options; every parameter has the default described on its property.
+    @_optimize(size)
     public init(
         maxEntries: Int = 10_000,
         maxBytes: Int = 50 * 1024 * 1024,
@@ -133,6 +135,7 @@ public struct OutboxOptions: Sendable {
     }
 
     /// Whether the header `name` stays off the disk.
+    @_optimize(size)
     func isUnstored(_ name: String) -> Bool {
         let lowered = name.lowercased()
         if lowered == "authorization" || lowered == "cookie" { return true }
