@@ -74,9 +74,11 @@ final class DeliveryOperation<Unused>: ServiceOperation, BaseAPIRequest, Exchang
 
     // MARK: The request
 
-    var api: String { record.url.path }
-    var absoluteURL: URL? { record.url }
-    var requiresAuthentication: Bool { record.requiresAuthentication }
+    // `@inline(__always)` here and on `map` and `deliver`: the protocol's witness holds the
+    // body, no function of its own beside it.
+    @inline(__always) var api: String { record.url.path }
+    @inline(__always) var absoluteURL: URL? { record.url }
+    @inline(__always) var requiresAuthentication: Bool { record.requiresAuthentication }
     /// The outbox decides retries itself (and keeps them across launches); interceptors,
     /// the token's refresh and replay among them, still retry within an attempt.
     /// (`RetryPolicy.none` with empty code sets: one attempt retries nothing, and the two
@@ -91,7 +93,7 @@ final class DeliveryOperation<Unused>: ServiceOperation, BaseAPIRequest, Exchang
 
     /// Any answer the host accepts delivers the entry; the host's envelope, when the body
     /// has one, may still say the call failed.
-    func map(_ response: NetworkResponse, lock: Lock) -> NetworkError? {
+    @inline(__always) func map(_ response: NetworkResponse, lock: Lock) -> NetworkError? {
         guard response.payloadReader != nil, !response.data.isEmpty else { return nil }
         do {
             try response.validateEnvelope()
@@ -107,7 +109,7 @@ final class DeliveryOperation<Unused>: ServiceOperation, BaseAPIRequest, Exchang
 
     func deliverProvisional(_ response: NetworkResponse, on queue: DispatchQueue, lock: Lock) {}
 
-    func deliver(_ error: NetworkError?, metrics: RequestMetrics, lock: Lock) {
+    @inline(__always) func deliver(_ error: NetworkError?, metrics: RequestMetrics, lock: Lock) {
         report(error)
         finish()
     }
