@@ -11,8 +11,8 @@ import Foundation
 /// The outbox's lock, not the access checker, keeps these fields exclusive (but
 /// `lockDescriptor`'s, used only on the work queue).
 extension Outbox {
-    var queuedCount: Int { queued.count - head }
-    var entryCount: Int { queuedCount + dead.count }
+    @inline(__always) var queuedCount: Int { queued.count - head }
+    @inline(__always) var entryCount: Int { queuedCount + dead.count }
 
     /// A new entry name: 20 digits of a time stamp that only grows, a dash, 8 hex digits
     /// of a random number that tells two processes apart. Names sort oldest first.
@@ -39,13 +39,13 @@ extension Outbox {
         entryCount + reservedEntries + 1 <= maxEntries && bytes + reservedBytes + size <= maxBytes
     }
 
-    @_optimize(size)
+    @inline(__always)
     func reserve(_ size: Int) {
         reservedEntries += 1
         reservedBytes += size
     }
 
-    @_optimize(size)
+    @inline(__always)
     func unreserve(_ size: Int) {
         reservedEntries -= 1
         reservedBytes -= size
@@ -66,13 +66,13 @@ extension Outbox {
     }
 
     /// Files of `size` bytes left the folder.
-    @_optimize(size)
+    @inline(__always)
     func shrink(_ size: Int) {
         bytes = max(0, bytes - size)
     }
 
     /// A file grew by `delta` bytes (an entry rewritten).
-    @_optimize(size)
+    @inline(__always)
     func grow(_ delta: Int) {
         bytes += delta
     }
@@ -102,7 +102,7 @@ extension Outbox {
     }
 
     /// A sent entry that waits again (it kept its place).
-    @_optimize(size)
+    @inline(__always)
     func putBack(_ id: String) {
         if let index = inFlight.firstIndex(of: id) { inFlight.remove(at: index) }
     }
@@ -175,8 +175,7 @@ extension Outbox {
     // MARK: Dead letters
 
     /// A dead letter of `size` bytes was written.
-    @inline(never)
-    @_optimize(size)
+    @inline(__always)
     func addDead(_ id: String, size: Int) {
         if Self.insert(id, into: &dead) {
             bytes += size
