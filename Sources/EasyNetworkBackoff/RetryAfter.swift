@@ -17,8 +17,12 @@ package enum RetryAfter {
     /// HTTP date in the preferred form or one of the two obsolete forms, measured from
     /// `now`; never negative. `nil` for anything else (a negative number, garbage).
     package static func seconds(_ value: String, now: Date) -> TimeInterval? {
-        // Single spaces (asctime pads a day below 10 with a second one).
-        let trimmed = value.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        // No spaces at either end, single spaces between (asctime pads a day below 10 with a
+        // second one): NSString's calls, not split and joined (1.8 KB of specialized code).
+        var trimmed = NSString(string: value).trimmingCharacters(in: .whitespaces)
+        while let range = trimmed.range(of: "  ") {
+            trimmed.replaceSubrange(range, with: " ")
+        }
         if let seconds = TimeInterval(trimmed) {
             return seconds.isFinite && seconds >= 0 ? seconds : nil
         }

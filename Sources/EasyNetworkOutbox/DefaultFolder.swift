@@ -11,6 +11,7 @@ extension Outbox {
     ///
     /// An app extension has an app of its own: to share an outbox with the app, pass a
     /// folder in a shared app group container.
+    @_optimize(size)
     public static func defaultFolder(name: String = "Outbox", fileID: String = #fileID) -> URL {
         // `Module/File.swift`: what comes before the slash.
         let parts = NSString(string: fileID).pathComponents
@@ -23,6 +24,7 @@ extension Outbox {
     }
 
     /// Application Support, or the XDG data home.
+    @_optimize(size)
     private static func dataHome() -> URL {
 #if canImport(Darwin)
         if let url = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first {

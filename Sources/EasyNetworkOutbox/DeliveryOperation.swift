@@ -25,10 +25,9 @@ import FoundationNetworking
 final class DeliveryOperation<Unused>: ServiceOperation, BaseAPIRequest, ExchangeSink, @unchecked Sendable {
     // unchecked: an Operation subclass; `done` is taken once under the operation's lock
     // (`lockState`), the other fields are set in init and never change.
-    private let urlRequest: URLRequest
-    private let url: URL
+    /// The entry (its stored request, its wish for the host's token).
+    private let record: EntryRecord
     let method: NetworkService.Method
-    let requiresAuthentication: Bool
     /// Called once with the outcome: `nil` when delivered, a cancellation when the attempt
     /// was not made, else the failure.
     @exclusivity(unchecked) private var done: (@Sendable (NetworkError?) -> Void)?
@@ -36,18 +35,8 @@ final class DeliveryOperation<Unused>: ServiceOperation, BaseAPIRequest, Exchang
     /// The attempt of `record` on `host`, or `nil` for a method the library does not send.
     init?(record: EntryRecord, host: HostConfiguration, done: @escaping @Sendable (NetworkError?) -> Void) {
         guard let method = NetworkService.Method(rawValue: record.method) else { return nil }
-        // Stored method, URL, headers and body, with the host's timeout as URLSession's
-        // backstop (the exchange keeps the exact deadline).
-        var urlRequest = URLRequest(url: record.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: (host.timeout + 1).rounded(.up))
-        urlRequest.httpMethod = record.method
-        record.addHeaders(to: &urlRequest)
-        if !record.body.isEmpty {
-            urlRequest.httpBody = record.body
-        }
-        self.urlRequest = urlRequest
-        url = record.url
+        self.record = record
         self.method = method
-        requiresAuthentication = record.requiresAuthentication
         self.done = done
         super.init(configuration: host)
         reportsOwnCancellation()  // its completion block reports a cancellation before start
@@ -61,9 +50,10 @@ final class DeliveryOperation<Unused>: ServiceOperation, BaseAPIRequest, Exchang
     /// over a default. Refused defaults (CR, LF or NUL in a value) fail the attempt as they
     /// fail an ordinary request, rather than it going out without them.
     override func execute() {
-        var attempt = urlRequest
+        // The host's timeout as URLSession's backstop (the exchange keeps the exact deadline).
+        var attempt = record.urlRequest(timeout: (configuration.timeout + 1).rounded(.up))
         let defaults = configuration.defaultHeaders
-        if let refused = HeaderFieldCheck.failure(in: defaults, url: url, source: "the host's default headers") {
+        if let refused = HeaderFieldCheck.failure(in: defaults, url: record.url, source: "the host's default headers") {
             report(refused)
             return finish()
         }
@@ -84,11 +74,16 @@ final class DeliveryOperation<Unused>: ServiceOperation, BaseAPIRequest, Exchang
 
     // MARK: The request
 
-    var api: String { url.path }
-    var absoluteURL: URL? { url }
+    // `@inline(__always)` here and on `map` and `deliver`: the protocol's witness holds the
+    // body, no function of its own beside it.
+    @inline(__always) var api: String { record.url.path }
+    @inline(__always) var absoluteURL: URL? { record.url }
+    @inline(__always) var requiresAuthentication: Bool { record.requiresAuthentication }
     /// The outbox decides retries itself (and keeps them across launches); interceptors,
     /// the token's refresh and replay among them, still retry within an attempt.
-    var retryPolicy: RetryPolicy? { RetryPolicy.none }
+    /// (`RetryPolicy.none` with empty code sets: one attempt retries nothing, and the two
+    /// default sets would be built here, 0.5 KB.)
+    var retryPolicy: RetryPolicy? { RetryPolicy(maxAttempts: 1, retryableStatusCodes: [], retryableURLErrorCodes: []) }
     /// Failures reach the outbox's dead letters, not the host's error handler.
     var suppressesErrorHandler: Bool { true }
     var coalescesIdenticalRequests: Bool? { false }
@@ -98,7 +93,7 @@ final class DeliveryOperation<Unused>: ServiceOperation, BaseAPIRequest, Exchang
 
     /// Any answer the host accepts delivers the entry; the host's envelope, when the body
     /// has one, may still say the call failed.
-    func map(_ response: NetworkResponse, lock: Lock) -> NetworkError? {
+    @inline(__always) func map(_ response: NetworkResponse, lock: Lock) -> NetworkError? {
         guard response.payloadReader != nil, !response.data.isEmpty else { return nil }
         do {
             try response.validateEnvelope()
@@ -114,7 +109,7 @@ final class DeliveryOperation<Unused>: ServiceOperation, BaseAPIRequest, Exchang
 
     func deliverProvisional(_ response: NetworkResponse, on queue: DispatchQueue, lock: Lock) {}
 
-    func deliver(_ error: NetworkError?, metrics: RequestMetrics, lock: Lock) {
+    @inline(__always) func deliver(_ error: NetworkError?, metrics: RequestMetrics, lock: Lock) {
         report(error)
         finish()
     }

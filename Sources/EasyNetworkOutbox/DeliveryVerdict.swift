@@ -55,7 +55,7 @@ enum DeliveryVerdict: Equatable {
     /// The wait before the attempt after `attempts` failed ones: the answer's
     /// `Retry-After` (up to `maxRetryDelay`), else `retryDelay` doubled per attempt with
     /// ±20 % jitter, up to `maxRetryDelay`. `random` is a number in 0..<1.
-    static func delay(after attempts: Int, error: NetworkError?, options: OutboxOptions, now: Date = Date(), random: Double = Double(OutboxState.random() >> 11) * 0x1p-53) -> TimeInterval {
+    static func delay(after attempts: Int, error: NetworkError?, options: OutboxOptions, now: Date = Date(), random: Double = Double(Outbox.random() >> 11) * 0x1p-53) -> TimeInterval {
         if let seconds = RetryAfter.seconds(in: error?.response, now: now) {
             return min(seconds, options.maxRetryDelay)
         }

@@ -7,7 +7,8 @@ import FoundationNetworking
 /// idempotency key, its delivery history and, for a dead letter, how it ended.
 ///
 /// A class of constants, so that a copy is one reference (``OutboxEntry`` and
-/// ``OutboxDeadLetter`` wrap one) and a change is a new record (``with(attempts:countedAttempts:notBefore:createdAt:statusCode:reason:responseBody:endedAt:)``).
+/// ``OutboxDeadLetter`` wrap one), made only from a file's bytes; a change is a new file
+/// (``encoded(attempts:countedAttempts:notBefore:createdAt:statusCode:reason:responseBody:endedAt:)``).
 ///
 /// The file is `magic (4) | version (1) | 3 zero bytes | payload length (4) | CRC-32 of
 /// the payload (4) | payload`, integers little-endian; the payload is the fields below in
@@ -40,8 +41,8 @@ final class EntryRecord: Sendable {
     let responseBody: Data
     let endedAt: Date?
 
-    @inline(never)
-    init(
+    /// (Made only by ``decoding(_:)``: a record is always what a file says.)
+    private init(
         id: String, idempotencyKey: String, method: String, url: URL, headers: [String], body: Data,
         createdAt: Date, requiresAuthentication: Bool, attempts: Int, countedAttempts: Int, notBefore: Date?,
         statusCode: Int, reason: String, responseBody: Data, endedAt: Date?
@@ -63,14 +64,14 @@ final class EntryRecord: Sendable {
         self.endedAt = endedAt
     }
 
-    /// The same request with another history (and, for a dead letter, how it ended);
-    /// `createdAt` `nil` keeps the record's.
-    @inline(never)
-    func with(
+    /// The file of the same request with another history (and, for a dead letter, how it
+    /// ended); `createdAt` `nil` keeps the record's.
+    @_optimize(size)
+    func encoded(
         attempts: Int, countedAttempts: Int, notBefore: Date?, createdAt: Date?,
         statusCode: Int, reason: String, responseBody: Data, endedAt: Date?
-    ) -> EntryRecord {
-        EntryRecord(
+    ) -> [UInt8] {
+        Self.file(
             id: id, idempotencyKey: idempotencyKey, method: method, url: url, headers: headers, body: body,
             createdAt: createdAt ?? self.createdAt, requiresAuthentication: requiresAuthentication, attempts: attempts,
             countedAttempts: countedAttempts, notBefore: notBefore, statusCode: statusCode, reason: reason,
@@ -80,17 +81,30 @@ final class EntryRecord: Sendable {
 
     static let headerSize = 16
 
-    /// Sets the stored header fields on `request`.
-    func addHeaders(to request: inout URLRequest) {
+    /// The stored request: method, URL, headers and body, with `timeout` as URLSession's
+    /// backstop (an attempt's exchange keeps the exact deadline).
+    func urlRequest(timeout: TimeInterval) -> URLRequest {
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+        request.httpMethod = method
         var index = 0
         while index + 1 < headers.count {
             request.setValue(headers[index + 1], forHTTPHeaderField: headers[index])
             index += 2
         }
+        if !body.isEmpty {
+            request.httpBody = body
+        }
+        return request
     }
 
-    /// The file's bytes.
-    func encoded() -> [UInt8] {
+    /// The bytes of the entry file of these fields (a record is read back from them with
+    /// ``decoding(_:)``; one place writes the format, one reads it).
+    @_optimize(size)
+    static func file(
+        id: String, idempotencyKey: String, method: String, url: URL, headers: [String], body: Data,
+        createdAt: Date, requiresAuthentication: Bool, attempts: Int, countedAttempts: Int, notBefore: Date?,
+        statusCode: Int, reason: String, responseBody: Data, endedAt: Date?
+    ) -> [UInt8] {
         var writer = EntryWriter()
         writer.string(id)
         writer.string(idempotencyKey)
@@ -114,6 +128,7 @@ final class EntryRecord: Sendable {
     }
 
     /// The record in `bytes`, or `nil` when they are not a whole, intact entry file.
+    @_optimize(size)
     static func decoding(_ bytes: [UInt8]) -> EntryRecord? {
         bytes.withUnsafeBytes { buffer in
             var reader = EntryReader(buffer)
@@ -140,29 +155,34 @@ final class EntryRecord: Sendable {
 private struct EntryWriter {
     var bytes: [UInt8] = [0x45, 0x4E, 0x4F, 0x58, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]  // "ENOX", version 1
 
+    @_optimize(size)
     mutating func u32(_ value: Int) {
         withUnsafeBytes(of: UInt32(clamping: value).littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     /// A length, then the bytes.
     @inline(never)
+    @_optimize(size)
     mutating func raw(_ buffer: UnsafeRawBufferPointer) {
         u32(buffer.count)
         bytes.append(contentsOf: buffer)
     }
 
     @inline(never)
+    @_optimize(size)
     mutating func data(_ data: Data) {
         data.withUnsafeBytes { raw($0) }
     }
 
     @inline(never)
+    @_optimize(size)
     mutating func string(_ text: String) {
         text.utf8CString.withUnsafeBytes { raw(UnsafeRawBufferPointer(rebasing: $0.dropLast())) }  // without its NUL
     }
 
     /// Seconds since 1970 as the bits of a `Double`; 0 bits for none.
     @inline(never)
+    @_optimize(size)
     mutating func date(_ date: Date?) {
         let bits = date?.timeIntervalSince1970.bitPattern ?? 0
         u32(Int(truncatingIfNeeded: bits & 0xFFFF_FFFF))
@@ -170,6 +190,7 @@ private struct EntryWriter {
     }
 
     /// The file: the payload's length and checksum written into the header.
+    @_optimize(size)
     mutating func finish() -> [UInt8] {
         let count = bytes.count - EntryRecord.headerSize
         let crc = bytes.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[EntryRecord.headerSize...])) }
@@ -189,6 +210,7 @@ private struct EntryReader {
     private var offset = EntryRecord.headerSize
     private var failed = false
 
+    @_optimize(size)
     init(_ buffer: UnsafeRawBufferPointer) {
         self.buffer = buffer
         // "ENOX", then version 1 and three zero bytes.
@@ -204,12 +226,14 @@ private struct EntryReader {
     /// Whether every field was read and the file holds nothing more.
     var isWhole: Bool { !failed && offset == buffer.count }
 
+    @_optimize(size)
     private func u32(at index: Int) -> Int {
         Int(buffer[index]) | Int(buffer[index + 1]) << 8 | Int(buffer[index + 2]) << 16 | Int(buffer[index + 3]) << 24
     }
 
     /// The next `count` bytes, or `nil` (and failed) when there are fewer.
     @inline(never)
+    @_optimize(size)
     private mutating func take(_ count: Int) -> UnsafeRawBufferPointer? {
         guard !failed, count <= buffer.count - offset else {
             failed = true
@@ -219,16 +243,19 @@ private struct EntryReader {
         return UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + count])
     }
 
+    @_optimize(size)
     mutating func byte() -> UInt8 {
         take(1)?.first ?? 0
     }
 
+    @_optimize(size)
     mutating func u32() -> Int {
         guard take(4) != nil else { return 0 }
         return u32(at: offset - 4)
     }
 
     /// A count of header fields, each at least 8 bytes: a count the rest cannot hold fails.
+    @_optimize(size)
     mutating func count() -> Int {
         let count = u32()
         guard count <= (buffer.count - offset) / 8 else {
@@ -239,17 +266,20 @@ private struct EntryReader {
     }
 
     @inline(never)
+    @_optimize(size)
     mutating func data() -> Data {
         // Through a pointer: `Data(bytes:count:)` is not generic.
         take(u32()).flatMap { buffer in buffer.baseAddress.map { Data(bytes: $0, count: buffer.count) } } ?? Data()
     }
 
     @inline(never)
+    @_optimize(size)
     mutating func string() -> String {
         take(u32()).map { String(decoding: $0, as: UTF8.self) } ?? ""  // the checksum vouches for the bytes
     }
 
     @inline(never)
+    @_optimize(size)
     mutating func date() -> Date? {
         let bits = UInt64(u32()) | UInt64(u32()) << 32
         return bits == 0 ? nil : Date(timeIntervalSince1970: Double(bitPattern: bits))

@@ -5,13 +5,15 @@ import Foundation
 extension Outbox {
     /// Every entry waiting or being sent, oldest first, read from disk (bodies included:
     /// for inspection and support tools, not for a hot path). Damaged files are left out.
+    @_alwaysEmitIntoClient  // compiled into the caller: the outbox itself never lists them
     public func pendingEntries() -> [OutboxEntry] {
-        entries(in: files.pending)
+        entries(dead: false)
     }
 
     /// Every dead letter, oldest first, read from disk.
+    @_alwaysEmitIntoClient
     public func deadLetters() -> [OutboxDeadLetter] {
-        entries(in: files.dead)
+        entries(dead: true)
     }
 
     /// Puts a dead letter back among the entries, in its old place (it is old: it goes
@@ -19,33 +21,36 @@ extension Outbox {
     /// the outbox is resumed.
     /// - Throws: ``OutboxError/Code/storage`` when it cannot be written back (the dead
     ///   letter is then kept).
+    @_optimize(size)
     public func retryDeadLetter(_ letter: OutboxDeadLetter) throws {
         try load()
         // Still a dead letter (not removed, nor retried, meanwhile)?
-        let size = files.size(letter.id, in: files.dead)
+        let size = self.size(letter.id, in: deadPath)
         guard size > 0 else { return }
-        let entry = letter.record.with(
+        let entry = letter.record.encoded(
             attempts: 0, countedAttempts: 0, notBefore: nil, createdAt: Date(), statusCode: 0, reason: "", responseBody: Data(), endedAt: nil
-        ).encoded()
-        try files.write(entry, id: letter.id, to: files.pending)
-        files.remove(letter.id, in: files.dead)
+        )
+        try write(entry, id: letter.id, to: pendingPath)
+        remove(letter.id, in: deadPath)
         lock.lock()
-        state.removeDead(letter.id, size: size)
-        state.reserve(entry.count)
-        state.commit(letter.id, size: entry.count)
+        removeDead(letter.id, size: size)
+        reserve(entry.count)
+        commit(letter.id, size: entry.count)
         lock.unlock()
         pumpIfResumed()
     }
 
     /// Removes a dead letter for good.
+    @_alwaysEmitIntoClient
     public func removeDeadLetter(_ letter: OutboxDeadLetter) {
         removeDeadLetter(letter.id)
     }
 
     /// Removes every dead letter for good.
+    @_optimize(size)
     public func removeAllDeadLetters() {
         var bytes = 0
-        for id in files.list(files.dead, bytes: &bytes) {
+        for id in list(deadPath, bytes: &bytes) {
             removeDeadLetter(id)
         }
     }
@@ -55,7 +60,7 @@ extension Outbox {
     /// (Compiled into the caller: the outbox itself never lists them.)
     @_alwaysEmitIntoClient
     public func setAsideFiles() -> [URL] {
-        let aside = folder.path + "/aside"  // EntryFolder's `aside`
+        let aside = folder.path + "/aside"  // the outbox's `asidePath`
         let names = (try? FileManager.default.contentsOfDirectory(atPath: aside)) ?? []
         return names.sorted().map { URL(fileURLWithPath: aside + "/" + $0) }
     }
@@ -68,23 +73,24 @@ extension Outbox {
         }
     }
 
-    @inline(never)
-    private func removeDeadLetter(_ id: String) {
+    @usableFromInline @inline(never) @_optimize(size)
+    func removeDeadLetter(_ id: String) {
         try? load()
-        let size = files.size(id, in: files.dead)
-        files.remove(id, in: files.dead)
+        let size = self.size(id, in: deadPath)
+        remove(id, in: deadPath)
         lock.lock()
-        state.removeDead(id, size: size)
+        removeDead(id, size: size)
         lock.unlock()
     }
 
-    /// The intact entries in `folder`, oldest first.
-    @inline(never)
-    private func entries(in folder: String) -> [OutboxEntry] {
+    /// The intact dead letters, or entries, oldest first.
+    @usableFromInline @_optimize(size)
+    func entries(dead: Bool) -> [OutboxEntry] {
         try? load()
+        let folder = dead ? deadPath : pendingPath
         var entries: [OutboxEntry] = [], bytes = 0
-        for id in files.list(folder, bytes: &bytes) {
-            if let read = try? files.read(id, in: folder), let record = EntryRecord.decoding(read) {
+        for id in list(folder, bytes: &bytes) {
+            if let read = try? read(id, in: folder), let record = EntryRecord.decoding(read) {
                 entries.append(OutboxEntry(record: record))
             }
         }

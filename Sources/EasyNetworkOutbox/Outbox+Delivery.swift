@@ -9,6 +9,7 @@ import Foundation
 /// and let go of the lock when nothing is left or delivery is paused.
 extension Outbox {
     /// Starts what can start now; arms a wake-up for what must wait.
+    @_optimize(size)
     func pump() {
         do {
             try load()
@@ -16,16 +17,16 @@ extension Outbox {
             return reportStorage("cannot prepare the folder", entry: nil, error: error)
         }
         lock.lock()
-        let resumed = state.resumed, idle = state.inFlight.isEmpty
+        let isResumed = resumed, idle = inFlight.isEmpty
         lock.unlock()
-        guard resumed else {
-            if idle { folderLock.release() }
+        guard isResumed else {
+            if idle { releaseFolderLock() }
             return
         }
-        if !folderLock.isHeld {
+        if !holdsFolderLock {
             let acquired: Bool
             do {
-                acquired = try folderLock.tryAcquire()
+                acquired = try tryAcquireFolderLock()
             } catch {
                 reportStorage("cannot take the folder's lock, nothing is delivered", entry: nil, error: error)
                 return wake(after: options.maxRetryDelay)
@@ -34,7 +35,7 @@ extension Outbox {
             // this one looks again later in case it stopped.
             guard acquired else {
                 lock.lock()
-                let waiting = state.pendingCount
+                let waiting = queuedCount
                 lock.unlock()
                 if waiting > 0 { wake(after: options.lockRetryInterval) }
                 return
@@ -46,20 +47,20 @@ extension Outbox {
         while true {
             let now = Date()
             lock.lock()
-            guard state.resumed, state.inFlight.count < options.width else { return lock.unlock() }
-            if let until = state.waitUntil {
+            guard resumed, inFlight.count < options.width else { return lock.unlock() }
+            if let until = waitUntil {
                 guard until <= now else {
                     // A backoff: the lock is let go meanwhile (another outbox may deliver; the
                     // wait is in the entry's file, so it waits too), taken again on waking.
-                    let idle = state.inFlight.isEmpty
+                    let idle = inFlight.isEmpty
                     lock.unlock()
-                    if idle { folderLock.release() }
+                    if idle { releaseFolderLock() }
                     return wake(after: until.timeIntervalSince(now))
                 }
-                state.waitUntil = nil
+                waitUntil = nil
             }
-            guard let name = state.takeNext() else {
-                let idle = state.inFlight.isEmpty
+            guard let name = takeNext() else {
+                let idle = inFlight.isEmpty
                 lock.unlock()
                 guard idle else { return }
                 // Nothing left that this outbox knows: look for entries others stored, once.
@@ -68,7 +69,7 @@ extension Outbox {
                     scan()
                     continue
                 }
-                folderLock.release()
+                releaseFolderLock()
                 return
             }
             lock.unlock()
@@ -77,6 +78,7 @@ extension Outbox {
     }
 
     /// Reads entry `name` and sends it, or deals with what it found instead.
+    @_optimize(size)
     private func start(_ name: String, now: Date) {
         // The host sends nothing for now (the retry engine of EasyNetworkRetry: a server's
         // Retry-After, an open circuit breaker): the entry waits with the rest, and the wait
@@ -86,10 +88,10 @@ extension Outbox {
         }
         let bytes: [UInt8]
         do {
-            guard let read = try files.read(name, in: files.pending) else {
+            guard let read = try read(name, in: pendingPath) else {
                 // Gone: delivered or removed by another outbox on the folder.
                 lock.lock()
-                state.forget(name, size: 0)
+                forget(name, size: 0)
                 lock.unlock()
                 return
             }
@@ -117,21 +119,19 @@ extension Outbox {
     }
 
     /// On `work`: records how an attempt of `record` ended, then goes on.
+    @_optimize(size)
     private func finished(_ record: EntryRecord, size: Int, _ error: NetworkError?) {
         let last = error?.errorDescription ?? "failed"
         switch DeliveryVerdict.judge(error) {
         case .delivered:
-            if !files.remove(record.id, in: files.pending) {
+            if !remove(record.id, in: pendingPath) {
                 report(.storage, record.id, "delivered, but its file could not be removed: it may be sent again (same idempotency key)")
             }
             lock.lock()
-            state.forget(record.id, size: size)
-            let callback = deliveredCallback
+            forget(record.id, size: size)
+            let callback = callbacks.delivered
             lock.unlock()
-            if let callback {
-                let entry = OutboxEntry(record: record)
-                callBack { callback(entry) }
-            }
+            callBack(callback, record)
         case .notSent:
             // No attempt: no backoff; a delivery the host refused waits for its pause, as in `start`.
             let pause = min(host.sendingPause ?? 0, options.maxRetryDelay)
@@ -144,10 +144,10 @@ extension Outbox {
                 bury(record, size: size, error: error, reason: limit + last, attempts: attempts, counted: counted)
             } else {
                 let until = now.addingTimeInterval(DeliveryVerdict.delay(after: attempts, error: error, options: options))
-                let next = record.with(
+                let next = record.encoded(
                     attempts: attempts, countedAttempts: counted, notBefore: until, createdAt: nil, statusCode: 0, reason: "", responseBody: Data(), endedAt: nil
                 )
-                rewrite(next, size: size)
+                rewrite(next, id: record.id, size: size)
                 hold(record.id, until: until)
             }
         case .final:
@@ -161,81 +161,90 @@ extension Outbox {
     /// The wait is at least 50 ms: one of 0 (`retryDelay` or `maxRetryDelay` 0, a delivery
     /// refused while the breaker's probe is out) would take the entry back at once, in a loop.
     @inline(never)
+    @_optimize(size)
     private func hold(_ name: String, until: Date) {
         let until = max(until, Date().addingTimeInterval(0.05))
         lock.lock()
-        state.putBack(name)
-        state.waitUntil = max(state.waitUntil ?? until, until)
+        putBack(name)
+        waitUntil = max(waitUntil ?? until, until)
         lock.unlock()
     }
 
     /// Stores the new attempt count and wait of an entry (replacing its file atomically).
-    private func rewrite(_ record: EntryRecord, size: Int) {
+    @_optimize(size)
+    private func rewrite(_ bytes: [UInt8], id: String, size: Int) {
         do {
-            let bytes = record.encoded()
-            try files.write(bytes, id: record.id, to: files.pending)
+            try write(bytes, id: id, to: pendingPath)
             lock.lock()
-            state.grow(bytes.count - size)
+            grow(bytes.count - size)
             lock.unlock()
         } catch {
-            reportStorage("cannot record the failed attempt (the entry is kept)", entry: record.id, error: error)
+            reportStorage("cannot record the failed attempt (the entry is kept)", entry: id, error: error)
         }
     }
 
     /// Makes `record` a dead letter: written to `dead/` first, then removed from
     /// `pending/`, then reported. When the letter cannot be written the entry stays.
     @inline(never)
+    @_optimize(size)
     private func bury(_ record: EntryRecord, size: Int, error: NetworkError?, reason: String, attempts: Int, counted: Int) {
         let body = error?.data ?? Data()
-        let letter = record.with(
+        let bytes = record.encoded(
             attempts: attempts, countedAttempts: counted, notBefore: nil, createdAt: nil, statusCode: error?.statusCode ?? 0, reason: reason,
             responseBody: body.count > 64 * 1024 ? body.subdata(in: 0..<64 * 1024) : body, endedAt: Date()
         )
-        let bytes = letter.encoded()
         do {
-            try files.write(bytes, id: record.id, to: files.dead)
+            try write(bytes, id: record.id, to: deadPath)
         } catch {
             reportStorage("cannot write the dead letter (the entry is kept and tried again)", entry: record.id, error: error)
             return hold(record.id, until: Date().addingTimeInterval(options.maxRetryDelay))
         }
-        files.remove(record.id, in: files.pending)
+        remove(record.id, in: pendingPath)
         lock.lock()
-        state.forget(record.id, size: size)
-        state.addDead(record.id, size: bytes.count)
-        let callback = deadLetterCallback
+        forget(record.id, size: size)
+        addDead(record.id, size: bytes.count)
+        let callback = callbacks.deadLetter
         lock.unlock()
-        if let callback {
-            let dead = OutboxEntry(record: letter)
-            callBack { callback(dead) }
-        }
+        callBack(callback, EntryRecord.decoding(bytes))  // the letter as written
+    }
+
+    /// Hands `record`, as an entry, to `callback` on the callback queue (one closure for
+    /// the delivered entries and the dead letters).
+    @inline(never)
+    private func callBack(_ callback: (@Sendable (OutboxEntry) -> Void)?, _ record: EntryRecord?) {
+        guard let callback, let record else { return }
+        let entry = OutboxEntry(record: record)
+        callBack { callback(entry) }
     }
 
     /// Moves a damaged entry file aside and reports it.
+    @_optimize(size)
     private func setAside(_ name: String, size: Int) {
-        let moved = files.setAside(name)
+        let moved = moveAside(name)
         lock.lock()
-        state.forget(name, size: size)
+        forget(name, size: size)
         lock.unlock()
         report(.corruptFile, name, file: moved, moved == nil ? "torn or damaged (bad checksum or format), removed" : "torn or damaged (bad checksum or format), set aside")
     }
 
     /// Calls ``pump()`` after `delay` seconds, unless an earlier wake-up is armed.
     @inline(never)
+    @_optimize(size)
     private func wake(after delay: TimeInterval) {
         let at = Date().addingTimeInterval(max(0, delay))
         lock.lock()
-        if let armed = state.wakeAt, armed <= at {
+        if let armed = wakeAt, armed <= at {
             return lock.unlock()
         }
-        state.wakeAt = at
-        state.wakeGeneration += 1
-        let generation = state.wakeGeneration
+        wakeAt = at
+        wakeGeneration += 1
+        let generation = wakeGeneration
         lock.unlock()
         work.asyncAfter(deadline: .now() + max(0, delay)) { [weak self] in
             guard let self else { return }
             lock.lock()
-            let current = state.wakeGeneration == generation
-            if current { state.wakeAt = nil }
+            let current = wakeGeneration == generation
+            if current { wakeAt = nil }
             lock.unlock()
             if current { pump() }
         }

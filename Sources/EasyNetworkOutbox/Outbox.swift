@@ -22,9 +22,9 @@ import FoundationNetworking
 /// durability, at-least-once delivery, the retry rule and its limits, dead letters, and
 /// the folder's lock.
 public final class Outbox: @unchecked Sendable {
-    // unchecked: `state` and the callbacks are read and written only under `lock` (which,
-    // not the access checker, keeps them exclusive); `folderLock` is used only on `work`, a
-    // serial queue; `files` is set before first use (tests), the rest is immutable.
+    // unchecked: the state fields and the callbacks are read and written only under `lock` (which,
+    // not the access checker, keeps them exclusive); `lockDescriptor` is used only on `work`, a
+    // serial queue; `flushes` is set before first use (tests), the rest is immutable.
 
     /// The folder the entries live in.
     public let folder: URL
@@ -34,19 +34,55 @@ public final class Outbox: @unchecked Sendable {
     public let options: OutboxOptions
 
     let queue: NetworkQueue
-    @exclusivity(unchecked) var files: EntryFolder
+    /// The subfolders' paths (see `Outbox+Folder.swift`), made once: every file operation names one.
+    let pendingPath: String, deadPath: String, asidePath: String, tmpPath: String
+    /// Whether writes are flushed to the storage device (`fsync`). Always, but for tests
+    /// that only need many entries on disk and prove nothing about power loss (set before use).
+    @exclusivity(unchecked) var flushes: Bool
     // Set in init, as every field (an initial value here would be a function of its own).
     let lock: Lock
-    let state: OutboxState
     /// Delivery decisions and their file work run here, one at a time.
     let work: DispatchQueue
-    let folderLock: FolderLock
     /// Serialises the first preparation of the folder (``load()``).
     private let loadLock: Lock
+    // What the outbox knows of its folder (see `Outbox+State.swift`), under `lock`.
+    /// Whether the SDK resumed delivery.
+    @exclusivity(unchecked) var resumed: Bool
+    /// Whether the folder was prepared and scanned.
+    @exclusivity(unchecked) var loaded: Bool
+    /// The entries, waiting or being sent, sorted from `head` on (the slots before it are
+    /// spent: the oldest entries leave first, without moving the others).
+    @exclusivity(unchecked) var queued: [String]
+    @exclusivity(unchecked) var head: Int
+    /// The entries being sent (a few: at most the width). They keep their place in `entries`.
+    @exclusivity(unchecked) var inFlight: [String]
+    /// Dead letters, sorted.
+    @exclusivity(unchecked) var dead: [String]
+    /// Bytes on disk, entries and dead letters.
+    @exclusivity(unchecked) var bytes: Int
+    /// Room taken by sends still writing their file.
+    @exclusivity(unchecked) var reservedEntries: Int, reservedBytes: Int
+    /// Entries committed since the current scan began (a scan keeps them).
+    // `Optional<…>`, not `…?`: a field spelled with `?` gets an implicit initial value, a
+    // function of its own.
+    @exclusivity(unchecked) var scanCommits: Optional<[String]>
+    /// Not before this time does the next attempt start (a backoff, a `Retry-After`).
+    @exclusivity(unchecked) var waitUntil: Optional<Date>
+    /// The wake-up armed on the work queue, and a number that retires older ones.
+    @exclusivity(unchecked) var wakeAt: Optional<Date>
+    @exclusivity(unchecked) var wakeGeneration: Int
+    /// The most entries read into memory at once (for tests: it stays at the width).
+    @exclusivity(unchecked) var peakInFlight: Int
+    /// How many times an entry was taken to be sent (for tests: an outbox that takes its
+    /// entries back at once, in a loop, shows here).
+    @exclusivity(unchecked) var taken: Int
+    /// The last name stamp handed out (nanoseconds since 1970), so names only grow.
+    @exclusivity(unchecked) var lastStamp: UInt64
+    /// The folder's lock file, open while this outbox holds the lock, else -1 (see
+    /// `Outbox+FolderLock.swift`): used on the outbox's work queue, not under its lock.
+    @exclusivity(unchecked) var lockDescriptor: Int32
     // The callbacks, under `lock`.
-    @exclusivity(unchecked) var deliveredCallback: (@Sendable (OutboxEntry) -> Void)?
-    @exclusivity(unchecked) var deadLetterCallback: (@Sendable (OutboxDeadLetter) -> Void)?
-    @exclusivity(unchecked) private var problemCallback: (@Sendable (OutboxProblem) -> Void)?
+    @exclusivity(unchecked) var callbacks: Handlers
 
     /// An outbox for `host`, delivering on `queue`, stored in `folder`.
     ///
@@ -62,18 +98,44 @@ public final class Outbox: @unchecked Sendable {
     ///   - options: limits and delivery rules.
     ///   - fileID: leave the default: it names the default folder after the calling module.
     @inline(never)
+    @_optimize(size)
     public init(host: HostConfiguration, queue: NetworkQueue = .shared, folder: URL? = nil, options: OutboxOptions = OutboxOptions(), fileID: String = #fileID) {
         self.host = host
         self.queue = queue
         self.options = options
         let folder = folder ?? Self.defaultFolder(fileID: fileID)
         self.folder = folder
-        files = EntryFolder(root: folder)
-        folderLock = FolderLock(folder: folder)
+        let path = folder.path
+        pendingPath = path + "/pending"
+        deadPath = path + "/dead"
+        asidePath = path + "/aside"
+        tmpPath = path + "/tmp"
+        flushes = true
         work = DispatchQueue(label: "EasyNetworkOutbox.work", qos: .utility)
         lock = Lock()
         loadLock = Lock()
-        state = OutboxState()
+        resumed = false
+        loaded = false
+        queued = []
+        head = 0
+        inFlight = []
+        dead = []
+        bytes = 0
+        reservedEntries = 0
+        reservedBytes = 0
+        scanCommits = nil
+        waitUntil = nil
+        wakeAt = nil
+        wakeGeneration = 0
+        peakInFlight = 0
+        taken = 0
+        lastStamp = 0
+        lockDescriptor = -1
+        callbacks = (nil, nil, nil)
+    }
+
+    deinit {
+        releaseFolderLock()
     }
 
     // MARK: Callbacks
@@ -82,73 +144,42 @@ public final class Outbox: @unchecked Sendable {
     /// file was removed).
     @_alwaysEmitIntoClient  // the outbox reads its own copy: no accessor in the module
     public var onDelivered: (@Sendable (OutboxEntry) -> Void)? {
-        get { deliveredHandler() }
-        set { setOnDelivered(newValue) }
+        get { changeHandlers { _ in }.delivered }
+        set { changeHandlers { $0.delivered = newValue } }
     }
 
     /// Called on the host's callback queue, once, for each entry that became a dead letter.
     @_alwaysEmitIntoClient
     public var onDeadLetter: (@Sendable (OutboxDeadLetter) -> Void)? {
-        get { deadLetterHandler() }
-        set { setOnDeadLetter(newValue) }
+        get { changeHandlers { _ in }.deadLetter }
+        set { changeHandlers { $0.deadLetter = newValue } }
     }
 
     /// Called on the host's callback queue for each problem the outbox handled on its own
     /// (a corrupt file set aside, an entry dropped to make room, a file it could not remove).
     @_alwaysEmitIntoClient
     public var onProblem: (@Sendable (OutboxProblem) -> Void)? {
-        get { problemHandler() }
-        set { setOnProblem(newValue) }
+        get { changeHandlers { _ in }.problem }
+        set { changeHandlers { $0.problem = newValue } }
     }
 
-    // The callbacks' accessors, under `lock` (the old closure is released after the lock is let go).
-
+    /// The three callbacks.
     @usableFromInline
-    func deliveredHandler() -> (@Sendable (OutboxEntry) -> Void)? {
-        lock.lock()
-        defer { lock.unlock() }
-        return deliveredCallback
-    }
+    typealias Handlers = (
+        delivered: (@Sendable (OutboxEntry) -> Void)?, deadLetter: (@Sendable (OutboxDeadLetter) -> Void)?, problem: (@Sendable (OutboxProblem) -> Void)?
+    )
 
+    /// The callbacks' one accessor: applies `change` to them under `lock` and returns them
+    /// as they were (released by the caller, after the lock is let go).
     @usableFromInline
-    func setOnDelivered(_ callback: (@Sendable (OutboxEntry) -> Void)?) {
+    @discardableResult
+    @_optimize(size)
+    func changeHandlers(_ change: (inout Handlers) -> Void) -> Handlers {
         lock.lock()
-        let old = deliveredCallback
-        deliveredCallback = callback
+        let old = callbacks
+        change(&callbacks)
         lock.unlock()
-        withExtendedLifetime(old) {}
-    }
-
-    @usableFromInline
-    func deadLetterHandler() -> (@Sendable (OutboxDeadLetter) -> Void)? {
-        lock.lock()
-        defer { lock.unlock() }
-        return deadLetterCallback
-    }
-
-    @usableFromInline
-    func setOnDeadLetter(_ callback: (@Sendable (OutboxDeadLetter) -> Void)?) {
-        lock.lock()
-        let old = deadLetterCallback
-        deadLetterCallback = callback
-        lock.unlock()
-        withExtendedLifetime(old) {}
-    }
-
-    @usableFromInline
-    func problemHandler() -> (@Sendable (OutboxProblem) -> Void)? {
-        lock.lock()
-        defer { lock.unlock() }
-        return problemCallback
-    }
-
-    @usableFromInline
-    func setOnProblem(_ callback: (@Sendable (OutboxProblem) -> Void)?) {
-        lock.lock()
-        let old = problemCallback
-        problemCallback = callback
-        lock.unlock()
-        withExtendedLifetime(old) {}
+        return old
     }
 
     // MARK: Sending
@@ -174,93 +205,28 @@ public final class Outbox: @unchecked Sendable {
     ///   file size limit, a process that does not ignore `SIGXFSZ` is ended by the kernel in
     ///   the write; the outbox changes no signal disposition (see <doc:EasyNetworkOutbox>).
     @discardableResult
+    @_optimize(size)
     public func send(_ request: any BaseAPIRequest) throws -> OutboxEntry {
         try load()
-        let record = try makeRecord(request)
-        let bytes = record.encoded()
+        let (bytes, record) = try makeFile(request)
         // An entry's lengths are 32-bit in its file.
         guard bytes.count <= options.maxBytes, bytes.count < Int(UInt32.max) else {
             try OutboxError.fail(.tooLarge, "the entry takes " + String(bytes.count) + " bytes, more than maxBytes")
         }
         try makeRoom(for: bytes.count)
         do {
-            try files.write(bytes, id: record.id, to: files.pending)
+            try write(bytes, id: record.id, to: pendingPath)
         } catch {
             lock.lock()
-            state.unreserve(bytes.count)
+            unreserve(bytes.count)
             lock.unlock()
             throw error
         }
         lock.lock()
-        state.commit(record.id, size: bytes.count)
+        commit(record.id, size: bytes.count)
         lock.unlock()
         pumpIfResumed()
         return OutboxEntry(record: record)
-    }
-
-    /// Reserves room for an entry of `size` bytes, dropping the oldest to make it when
-    /// the SDK chose ``OutboxOptions/FullPolicy/dropOldest``.
-    private func makeRoom(for size: Int) throws {
-        var dropped: [String] = []
-        lock.lock()
-        while !state.fits(size, maxEntries: options.maxEntries, maxBytes: options.maxBytes), options.whenFull == .dropOldest, let victim = state.dropOldest() {
-            // Measured and removed under the lock, so that the room is there when it lets go.
-            let folder = victim.dead ? files.dead : files.pending
-            state.shrink(files.size(victim.id, in: folder))
-            files.remove(victim.id, in: folder)
-            dropped.append(victim.id)
-        }
-        let fits = state.fits(size, maxEntries: options.maxEntries, maxBytes: options.maxBytes)
-        if fits { state.reserve(size) }
-        lock.unlock()
-        for id in dropped {
-            report(.dropped, id, "removed to make room (whenFull: dropOldest)")
-        }
-        guard fits else {
-            try OutboxError.fail(.full, "the outbox holds maxEntries entries or maxBytes bytes (dead letters included)")
-        }
-    }
-
-    /// The record of `request`, built with the host's settings, credentials removed.
-    private func makeRecord(_ request: any BaseAPIRequest) throws -> EntryRecord {
-        if !request.method.sendsParametersInQuery, request.multipartBody != nil {
-            try OutboxError.fail(.invalidRequest, "an outbox does not store multipart bodies; send the form with a RequestOperation")
-        }
-        let urlRequest: URLRequest
-        do {
-            urlRequest = try URLRequestBuilder(configuration: host).build(request, multipart: nil, exactTimeout: false)  // refused above
-        } catch {
-            try OutboxError.fail(.invalidRequest, error.errorDescription ?? "", error)
-        }
-        guard let url = urlRequest.url else {
-            try OutboxError.fail(.invalidRequest, "the request has no URL")
-        }
-        var headers: [String] = [], key: String?
-        for (name, value) in urlRequest.allHTTPHeaderFields ?? [String: String]() {
-            if name.caseInsensitiveCompare(options.idempotencyHeader) == .orderedSame {
-                key = value
-            } else if !options.isUnstored(name) {
-                Self.append(name, value, to: &headers)
-            }
-        }
-        let idempotencyKey = key ?? UUID().uuidString
-        Self.append(options.idempotencyHeader, idempotencyKey, to: &headers)
-        lock.lock()
-        let id = state.newName()
-        lock.unlock()
-        return EntryRecord(
-            id: id, idempotencyKey: idempotencyKey, method: urlRequest.httpMethod ?? "GET", url: url,
-            headers: headers, body: urlRequest.httpBody ?? Data(), createdAt: Date(),
-            requiresAuthentication: request.requiresAuthentication, attempts: 0, countedAttempts: 0, notBefore: nil,
-            statusCode: 0, reason: "", responseBody: Data(), endedAt: nil
-        )
-    }
-
-    /// Appends a header field to `headers` (names and values in turn): one place that grows the array.
-    @inline(never)
-    private static func append(_ name: String, _ value: String, to headers: inout [String]) {
-        headers.append(name)
-        headers.append(value)
     }
 
     // MARK: Starting and stopping
@@ -269,9 +235,10 @@ public final class Outbox: @unchecked Sendable {
     /// as operations on the queue, until none is left; every later ``send(_:)`` starts it
     /// again. Call it at launch once the SDK can send (its host and token are set up).
     /// An entry waiting for a backoff keeps waiting.
+    @_optimize(size)
     public func resume() {
         lock.lock()
-        state.resumed = true
+        resumed = true
         lock.unlock()
         schedulePump()
     }
@@ -279,9 +246,10 @@ public final class Outbox: @unchecked Sendable {
     /// Stops starting attempts. Attempts already sent are not cancelled: they end as
     /// they would have, and their outcome is recorded (delivered, dead letter or retry).
     /// ``send(_:)`` still stores entries. The folder's lock is let go once none is in flight.
+    @_optimize(size)
     public func pause() {
         lock.lock()
-        state.resumed = false
+        resumed = false
         lock.unlock()
         schedulePump()
     }
@@ -290,7 +258,7 @@ public final class Outbox: @unchecked Sendable {
     public var isPaused: Bool {
         lock.lock()
         defer { lock.unlock() }
-        return !state.resumed
+        return !resumed
     }
 
     /// Entries waiting or being sent, as this outbox knows them (entries another outbox
@@ -299,24 +267,25 @@ public final class Outbox: @unchecked Sendable {
         try? load()
         lock.lock()
         defer { lock.unlock() }
-        return state.pendingCount
+        return queuedCount
     }
 
     // MARK: Internals
 
     /// Prepares the folder and learns what it holds, once (again after a failure).
+    @_optimize(size)
     func load() throws {
         loadLock.lock()
         defer { loadLock.unlock() }
         lock.lock()
-        let loaded = state.loaded
+        let wasLoaded = loaded
         lock.unlock()
-        guard !loaded else { return }
-        try files.prepare()
-        files.removeStaleTemporaries()
+        guard !wasLoaded else { return }
+        try prepare()
+        removeStaleTemporaries()
         scan()
         lock.lock()
-        state.loaded = true
+        loaded = true
         lock.unlock()
     }
 
@@ -324,52 +293,58 @@ public final class Outbox: @unchecked Sendable {
     /// entry that is also a dead letter (a process ended between writing the letter and
     /// removing the entry) is removed.
     @inline(never)
+    @_optimize(size)
     func scan() {
         lock.lock()
-        state.beginScan()
+        beginScan()
         lock.unlock()
         var bytes = 0
-        let dead = files.list(files.dead, bytes: &bytes)
-        let pending = files.list(files.pending, bytes: &bytes, except: dead)
+        let dead = list(deadPath, bytes: &bytes)
+        let pending = list(pendingPath, bytes: &bytes, except: dead)
         lock.lock()
         // Sends committed while the folder was listed, after the listing passed them: their
         // files are measured now (a few, if any).
-        for id in state.replace(pending: pending, dead: dead, bytes: bytes) {
-            state.grow(files.size(id, in: files.pending))
+        for id in replace(pending: pending, dead: dead, bytes: bytes) {
+            grow(self.size(id, in: pendingPath))
         }
         lock.unlock()
     }
 
     /// Runs ``pump()`` on the work queue.
+    @_optimize(size)
     func schedulePump() {
         onWork { [self] in pump() }
     }
 
     /// Runs `body` on the work queue (one call site for every hop there).
     @inline(never)
+    @_optimize(size)
     func onWork(_ body: @escaping @Sendable () -> Void) {
         work.async(execute: body)
     }
 
     /// Runs ``pump()`` on the work queue if delivery is resumed (after an entry was added).
+    @_optimize(size)
     func pumpIfResumed() {
         lock.lock()
-        let resumed = state.resumed
+        let isResumed = resumed
         lock.unlock()
-        if resumed { schedulePump() }
+        if isResumed { schedulePump() }
     }
 
     /// Reports a failed file operation: what failed and the error's text.
     @inline(never)
+    @_optimize(size)
     func reportStorage(_ what: String, entry: String?, error: any Error) {
         report(.storage, entry, file: entry == nil ? folder : nil, what + ": " + String(describing: error))
     }
 
     /// Hands a problem to ``onProblem`` on the callback queue.
     @inline(never)
+    @_optimize(size)
     func report(_ kind: OutboxError.Code, _ entry: String?, file: URL? = nil, _ message: String) {
         lock.lock()
-        let callback = problemCallback
+        let callback = callbacks.problem
         lock.unlock()
         guard let callback else { return }
         let problem = OutboxError(code: kind, message: message, entryID: entry, file: file)
@@ -378,6 +353,7 @@ public final class Outbox: @unchecked Sendable {
 
     /// Runs `body` on the host's callback queue (one call site for every callback).
     @inline(never)
+    @_optimize(size)
     func callBack(_ body: @escaping @Sendable () -> Void) {
         host.callbackQueue.async(execute: body)
     }

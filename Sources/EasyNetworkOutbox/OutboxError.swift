@@ -31,22 +31,28 @@ public struct OutboxError: Error, Sendable, CustomStringConvertible {
         /// The outbox holds ``OutboxOptions/maxEntries`` entries or ``OutboxOptions/maxBytes``
         /// bytes (dead letters included) and its ``OutboxOptions/whenFull`` policy is
         /// ``OutboxOptions/FullPolicy/refuse``, or dropping could not make room.
-        public static let full = Code(rawValue: "full")
+        @_alwaysEmitIntoClient
+        public static var full: Code { Code(rawValue: "full") }
         /// The entry alone is larger than ``OutboxOptions/maxBytes``.
-        public static let tooLarge = Code(rawValue: "tooLarge")
+        @_alwaysEmitIntoClient
+        public static var tooLarge: Code { Code(rawValue: "tooLarge") }
         /// The folder could not be created or the entry could not be written, flushed or
         /// renamed into place (read-only folder, disk full, …): see ``OutboxError/underlyingError``.
-        public static let storage = Code(rawValue: "storage")
+        @_alwaysEmitIntoClient
+        public static var storage: Code { Code(rawValue: "storage") }
         /// The request could not be built (bad URL, parameters JSON cannot hold), or it has a
         /// multipart body, which an outbox does not store: see ``OutboxError/underlyingError``.
-        public static let invalidRequest = Code(rawValue: "invalidRequest")
+        @_alwaysEmitIntoClient
+        public static var invalidRequest: Code { Code(rawValue: "invalidRequest") }
         /// A problem, not thrown: a torn or damaged file (bad checksum, cut short, unknown
         /// format) was moved to the folder's `aside` subfolder, at ``OutboxError/file``.
         /// Nothing of it is sent.
-        public static let corruptFile = Code(rawValue: "corruptFile")
+        @_alwaysEmitIntoClient
+        public static var corruptFile: Code { Code(rawValue: "corruptFile") }
         /// A problem, not thrown: an entry or dead letter was removed to make room
         /// (``OutboxOptions/FullPolicy/dropOldest``).
-        public static let dropped = Code(rawValue: "dropped")
+        @_alwaysEmitIntoClient
+        public static var dropped: Code { Code(rawValue: "dropped") }
     }
 
     /// The fields, in one object of constants: a copy of the error is one reference.

@@ -4,8 +4,8 @@ import XCTest
 
 /// The entry file format: what is written reads back; any torn or changed byte is caught.
 final class EntryRecordTests: XCTestCase {
-    private func sample() -> EntryRecord {
-        EntryRecord(
+    private func sampleFile() -> [UInt8] {
+        EntryRecord.file(
             id: "00000000000000000001-0000abcd", idempotencyKey: "key-1", method: "POST",
             url: URL(string: "https://api.example.com/v1/events?x=1")!,
             headers: ["Content-Type", "application/json", "X-Ünïcode", "✓"],
@@ -16,7 +16,8 @@ final class EntryRecordTests: XCTestCase {
     }
 
     func testARecordReadsBackAsWritten() throws {
-        let record = try XCTUnwrap(EntryRecord.decoding(sample().encoded()))
+        let bytes = sampleFile()
+        let record = try XCTUnwrap(EntryRecord.decoding(bytes))
         XCTAssertEqual(record.id, "00000000000000000001-0000abcd")
         XCTAssertEqual(record.idempotencyKey, "key-1")
         XCTAssertEqual(record.method, "POST")
@@ -32,10 +33,15 @@ final class EntryRecordTests: XCTestCase {
         XCTAssertEqual(record.reason, "busy")
         XCTAssertEqual(record.responseBody, Data([0, 1, 2]))
         XCTAssertNil(record.endedAt)
+        let again = record.encoded(
+            attempts: record.attempts, countedAttempts: record.countedAttempts, notBefore: record.notBefore, createdAt: nil,
+            statusCode: record.statusCode, reason: record.reason, responseBody: record.responseBody, endedAt: record.endedAt
+        )
+        XCTAssertEqual(again, bytes, "a record read back writes the same file")
     }
 
     func testEveryTruncationAndEveryChangedByteIsCaught() {
-        let bytes = sample().encoded()
+        let bytes = sampleFile()
         for length in 0..<bytes.count {
             XCTAssertNil(EntryRecord.decoding(Array(bytes[0..<length])), "cut to \(length) bytes")
         }
@@ -47,9 +53,9 @@ final class EntryRecordTests: XCTestCase {
         }
     }
 
-    func testACountTheFileCannotHoldIsRefusedEvenUnderAGoodChecksum() {
-        let record = sample()
-        var bytes = record.encoded()
+    func testACountTheFileCannotHoldIsRefusedEvenUnderAGoodChecksum() throws {
+        var bytes = sampleFile()
+        let record = try XCTUnwrap(EntryRecord.decoding(bytes))
         // The header count follows four strings (id, key, method, URL), each with a 4-byte length.
         let at = EntryRecord.headerSize + [record.id, record.idempotencyKey, record.method, record.url.absoluteString].reduce(0) { $0 + 4 + $1.utf8.count }
         XCTAssertEqual(bytes[at], 2)

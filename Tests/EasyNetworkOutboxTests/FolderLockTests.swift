@@ -45,11 +45,11 @@ final class FolderLockTests: OutboxTestCase {
 
     func testTheLockIsExclusiveBetweenTwoHoldersAndFreedOnRelease() throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let one = FolderLock(folder: folder), two = FolderLock(folder: folder)
-        XCTAssertTrue(try one.tryAcquire())
-        XCTAssertFalse(try two.tryAcquire())
-        one.release()
-        XCTAssertTrue(try two.tryAcquire())
-        XCTAssertFalse(try one.tryAcquire())
+        let one = makeOutbox(), two = makeOutbox()  // paused: only the calls below take the lock
+        XCTAssertTrue(try one.tryAcquireFolderLock())
+        XCTAssertFalse(try two.tryAcquireFolderLock())
+        one.releaseFolderLock()
+        XCTAssertTrue(try two.tryAcquireFolderLock())
+        XCTAssertFalse(try one.tryAcquireFolderLock())
     }
 }

@@ -39,7 +39,7 @@ final class OutboxDrainTests: OutboxTestCase {
         // Every other test writes through the same code with its flushes, and what a kill
         // cannot take away is proven by OutboxCrashTests; 10,000 fsyncs of a file and its
         // folder would take most of this test's time.
-        outbox.files = EntryFolder(root: folder, flushes: false)
+        outbox.flushes = false
         let started = Date()
         // 4 KB bodies: all 10,000 held at once would take 40 MB. Sent from four threads
         // (each send waits for its fsync; they overlap); entry names order them.
@@ -70,7 +70,7 @@ final class OutboxDrainTests: OutboxTestCase {
         print("OutboxDrainTests: \(count) entries stored in \(Int(stored.timeIntervalSince(started) * 1_000)) ms, delivered in \(Int(Date().timeIntervalSince(stored) * 1_000)) ms")
         XCTAssertEqual(arrived.values, ids.values.sorted { $0.0 < $1.0 }.map(\.1), "oldest first")
         outbox.lock.lock()
-        let peakInFlight = outbox.state.peakInFlight
+        let peakInFlight = outbox.peakInFlight
         outbox.lock.unlock()
         XCTAssertEqual(peakInFlight, 1, "one entry in memory at a time (width 1)")
         if let baseline {

@@ -53,7 +53,7 @@ final class OutboxStateTests: OutboxTestCase {
     }
 
     func testNamesSortInTheOrderTheyWereMade() {
-        let state = OutboxState()
+        let state = makeOutbox()  // its state only: nothing is stored or sent
         let names = (0..<1_000).map { _ in state.newName() }
         XCTAssertEqual(names, names.sorted())
         XCTAssertEqual(Set(names).count, names.count)
@@ -61,7 +61,7 @@ final class OutboxStateTests: OutboxTestCase {
     }
 
     func testWaitingEntriesStaySortedAcrossTakesAndPutBacks() {
-        let state = OutboxState()
+        let state = makeOutbox()  // its state only: nothing is stored or sent
         for name in ["b", "d", "a", "c"] {
             state.reserve(1)
             state.commit(name, size: 1)
@@ -73,7 +73,7 @@ final class OutboxStateTests: OutboxTestCase {
         XCTAssertEqual([state.takeNext(), state.takeNext(), state.takeNext(), state.takeNext(), state.takeNext()], ["a", "b", "c", "d", nil])
         XCTAssertEqual(state.inFlight, ["a", "b", "c", "d"])
         state.forget("c", size: 1)
-        XCTAssertEqual(state.pendingCount, 3)
+        XCTAssertEqual(state.queuedCount, 3)
         XCTAssertEqual(state.bytes, 3)
     }
 }

@@ -5,26 +5,18 @@ import Foundation
 /// two outboxes on one folder exclude each other in one process as in two; the kernel
 /// lets go of a lock when its process ends, however it ends.
 ///
-/// Not `Sendable`: the outbox uses it only on its work queue.
-final class FolderLock {
-    private let path: String
-    private var descriptor: Int32 = -1
-
-    init(folder: URL) {
-        path = folder.path + "/lock"
-    }
-
-    deinit {
-        release()
-    }
-
+/// Kept in the outbox's state (its open descriptor, `lockDescriptor`), but not under the
+/// outbox's lock: the outbox uses it only on its work queue (and its `deinit` lets it go).
+extension Outbox {
     /// Whether this outbox holds the lock.
-    var isHeld: Bool { descriptor >= 0 }
+    var holdsFolderLock: Bool { lockDescriptor >= 0 }
 
-    /// Takes the lock if it is free, without waiting. `false` when another holds it;
-    /// an error when the lock file cannot be opened (a read-only folder).
-    func tryAcquire() throws -> Bool {
-        guard descriptor < 0 else { return true }
+    /// Takes the lock, the file `lock` in the folder, if it is free, without waiting. `false`
+    /// when another holds it; an error when the lock file cannot be opened (a read-only folder).
+    @_optimize(size)
+    func tryAcquireFolderLock() throws -> Bool {
+        guard lockDescriptor < 0 else { return true }
+        let path = folder.path + "/lock"
         let opened = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard opened >= 0 else { try OutboxError.storage("open", path, errno: errno) }
         while flock(opened, LOCK_EX | LOCK_NB) != 0 {
@@ -34,15 +26,16 @@ final class FolderLock {
             if code == EWOULDBLOCK { return false }
             try OutboxError.storage("flock", path, errno: code)
         }
-        descriptor = opened
+        lockDescriptor = opened
         return true
     }
 
     /// Lets go of the lock (closing the file releases it).
     @inline(never)
-    func release() {
-        guard descriptor >= 0 else { return }
-        close(descriptor)
-        descriptor = -1
+    @_optimize(size)
+    func releaseFolderLock() {
+        guard lockDescriptor >= 0 else { return }
+        close(lockDescriptor)
+        lockDescriptor = -1
     }
 }

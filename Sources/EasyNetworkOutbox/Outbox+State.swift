@@ -1,70 +1,31 @@
 import Foundation
 
-/// What an ``Outbox`` knows of its folder, kept under the outbox's lock: the entries on
+/// What an ``Outbox`` knows of its folder, kept under the outbox's lock (its fields are
+/// declared with the outbox's, in `Outbox.swift`): the entries on
 /// disk (ids only, oldest first: bodies stay on disk until their turn), which of them are
 /// being sent, the dead letters, and the counts its limits judge.
 ///
 /// Sizes are not kept per entry: the byte count grows by what is written and shrinks by
 /// what is removed, as the caller measured it, and each scan of the folder sets it anew.
 ///
-/// A class (one per outbox, no value witnesses); the outbox's lock, not the access checker,
-/// keeps its fields exclusive. Not `Sendable`: only the outbox touches it, under that lock.
-final class OutboxState {
-    /// Whether the SDK resumed delivery.
-    @exclusivity(unchecked) var resumed = false
-    /// Whether the folder was prepared and scanned.
-    @exclusivity(unchecked) var loaded = false
-    /// The entries, waiting or being sent, sorted from `head` on (the slots before it are
-    /// spent: the oldest entries leave first, without moving the others).
-    @exclusivity(unchecked) private var entries: [String] = []
-    @exclusivity(unchecked) private var head = 0
-    /// The entries being sent (a few: at most the width). They keep their place in `entries`.
-    @exclusivity(unchecked) private(set) var inFlight: [String] = []
-    /// Dead letters, sorted.
-    @exclusivity(unchecked) private var dead: [String] = []
-    /// Bytes on disk, entries and dead letters.
-    @exclusivity(unchecked) private(set) var bytes = 0
-    /// Room taken by sends still writing their file.
-    @exclusivity(unchecked) private var reservedEntries = 0, reservedBytes = 0
-    /// Entries committed since the current scan began (a scan keeps them).
-    @exclusivity(unchecked) private var scanCommits: [String]?
-    /// Not before this time does the next attempt start (a backoff, a `Retry-After`).
-    @exclusivity(unchecked) var waitUntil: Date?
-    /// The wake-up armed on the work queue, and a number that retires older ones.
-    @exclusivity(unchecked) var wakeAt: Date?
-    @exclusivity(unchecked) var wakeGeneration = 0
-    /// The most entries read into memory at once (for tests: it stays at the width).
-    @exclusivity(unchecked) private(set) var peakInFlight = 0
-    /// How many times an entry was taken to be sent (for tests: an outbox that takes its
-    /// entries back at once, in a loop, shows here).
-    @exclusivity(unchecked) private(set) var taken = 0
-    /// The last name stamp handed out (nanoseconds since 1970), so names only grow.
-    @exclusivity(unchecked) private var lastStamp: UInt64 = 0
-
-    var pendingCount: Int { entries.count - head }
-    var entryCount: Int { pendingCount + dead.count }
+/// The outbox's lock, not the access checker, keeps these fields exclusive (but
+/// `lockDescriptor`'s, used only on the work queue).
+extension Outbox {
+    @inline(__always) var queuedCount: Int { queued.count - head }
+    @inline(__always) var entryCount: Int { queuedCount + dead.count }
 
     /// A new entry name: 20 digits of a time stamp that only grows, a dash, 8 hex digits
     /// of a random number that tells two processes apart. Names sort oldest first.
     @inline(never)
+    @_optimize(size)
     func newName() -> String {
         let now = UInt64(max(0, Date().timeIntervalSince1970 * 1_000_000_000))
         lastStamp = max(now, lastStamp + 1)
-        var name = [UInt8](repeating: 0x2D, count: 29)  // "-"
-        var stamp = lastStamp, tail = UInt32(truncatingIfNeeded: Self.random())
-        for index in 0..<20 {
-            name[19 - index] = 0x30 + UInt8(stamp % 10)
-            stamp /= 10
-        }
-        for index in 0..<8 {
-            let digit = UInt8(tail & 0xF)
-            name[28 - index] = digit < 10 ? 0x30 + digit : 0x57 + digit
-            tail >>= 4
-        }
-        return String(decoding: name, as: UTF8.self)
+        return String(format: "%020llu-%08x", lastStamp, UInt32(truncatingIfNeeded: Self.random()))
     }
 
     /// 64 random bits (one generator call, no generic range code).
+    @_optimize(size)
     static func random() -> UInt64 {
         var generator = SystemRandomNumberGenerator()
         return generator.next()
@@ -73,15 +34,18 @@ final class OutboxState {
     // MARK: Room
 
     /// Whether an entry of `size` bytes fits with what is stored and being written.
+    @_optimize(size)
     func fits(_ size: Int, maxEntries: Int, maxBytes: Int) -> Bool {
         entryCount + reservedEntries + 1 <= maxEntries && bytes + reservedBytes + size <= maxBytes
     }
 
+    @inline(__always)
     func reserve(_ size: Int) {
         reservedEntries += 1
         reservedBytes += size
     }
 
+    @inline(__always)
     func unreserve(_ size: Int) {
         reservedEntries -= 1
         reservedBytes -= size
@@ -90,22 +54,25 @@ final class OutboxState {
     /// The oldest dead letter, else the oldest entry not being sent, forgotten here (its
     /// file is the caller's to measure with ``shrink(_:)`` and remove); `nil` when there is none.
     @inline(never)
+    @_optimize(size)
     func dropOldest() -> (id: String, dead: Bool)? {
         if !dead.isEmpty {
-            return (dead.removeFirst(), true)
+            return (dead.remove(at: 0), true)
         }
         guard let index = firstWaiting() else { return nil }
-        let id = entries[index]
-        remove(at: index)
+        let id = queued[index]
+        removeQueued(at: index)
         return (id, false)
     }
 
     /// Files of `size` bytes left the folder.
+    @inline(__always)
     func shrink(_ size: Int) {
         bytes = max(0, bytes - size)
     }
 
     /// A file grew by `delta` bytes (an entry rewritten).
+    @inline(__always)
     func grow(_ delta: Int) {
         bytes += delta
     }
@@ -114,66 +81,81 @@ final class OutboxState {
 
     /// A send's file is in place: it joins the entries (unless a scan found it first).
     @inline(never)
+    @_optimize(size)
     func commit(_ id: String, size: Int) {
         unreserve(size)
         scanCommits?.append(id)
-        if Self.insert(id, into: &entries, from: head) {
+        if Self.insert(id, into: &queued, from: head) {
             bytes += size
         }
     }
 
     /// The oldest entry not being sent, now being sent.
     @inline(never)
+    @_optimize(size)
     func takeNext() -> String? {
         guard let index = firstWaiting() else { return nil }
-        inFlight.append(entries[index])
+        inFlight.append(queued[index])
         taken += 1
         peakInFlight = max(peakInFlight, inFlight.count)
-        return entries[index]
+        return queued[index]
     }
 
     /// A sent entry that waits again (it kept its place).
+    @inline(__always)
     func putBack(_ id: String) {
         if let index = inFlight.firstIndex(of: id) { inFlight.remove(at: index) }
     }
 
     /// An entry of `size` bytes that left (delivered, dead, gone, set aside): forgotten.
     @inline(never)
+    @_optimize(size)
     func forget(_ id: String, size: Int) {
         putBack(id)
-        if let index = Self.index(of: id, in: entries, from: head) { remove(at: index) }
+        if let index = Self.index(of: id, in: queued, from: head) { removeQueued(at: index) }
         shrink(size)
     }
 
     /// The index of the oldest entry not being sent (the in-flight ones, at most the
     /// width, are skipped).
+    @_optimize(size)
     private func firstWaiting() -> Int? {
         var index = head
-        while index < entries.count, inFlight.contains(entries[index]) { index += 1 }
-        return index < entries.count ? index : nil
+        while index < queued.count, inFlight.contains(queued[index]) { index += 1 }
+        return index < queued.count ? index : nil
     }
 
-    private func remove(at index: Int) {
+    @_optimize(size)
+    private func removeQueued(at index: Int) {
         guard index == head else {
-            entries.remove(at: index)
+            queued.remove(at: index)
             return
         }
         head += 1
-        if head > 1024, head * 2 > entries.count {
-            entries.removeFirst(head)
+        if head > 1024, head * 2 > queued.count {
+            queued = Array(queued[head...])
             head = 0
         }
     }
 
     /// Puts `id` in its place in the sorted `names[low...]`; `false` when it is there already.
+    @_optimize(size)
     static func insert(_ id: String, into names: inout [String], from low: Int = 0) -> Bool {
         let index = position(of: id, in: names, from: low)
         guard index == names.count || names[index] != id else { return false }
-        names.insert(id, at: index)
+        // Appended, then moved down to its place (usually none to pass: a new name is the
+        // newest); no generic insertion compiled for it.
+        names.append(id)
+        var place = names.count - 1
+        while place > index {
+            names.swapAt(place, place - 1)
+            place -= 1
+        }
         return true
     }
 
     /// Where `id` belongs in the sorted `names[low...]`.
+    @_optimize(size)
     static func position(of id: String, in names: [String], from low: Int = 0) -> Int {
         var low = low, high = names.count
         while low < high {
@@ -184,6 +166,7 @@ final class OutboxState {
     }
 
     /// The index of `id` in the sorted `names[low...]`, or `nil`.
+    @_optimize(size)
     static func index(of id: String, in names: [String], from low: Int = 0) -> Int? {
         let index = position(of: id, in: names, from: low)
         return index < names.count && names[index] == id ? index : nil
@@ -192,7 +175,7 @@ final class OutboxState {
     // MARK: Dead letters
 
     /// A dead letter of `size` bytes was written.
-    @inline(never)
+    @inline(__always)
     func addDead(_ id: String, size: Int) {
         if Self.insert(id, into: &dead) {
             bytes += size
@@ -201,6 +184,7 @@ final class OutboxState {
 
     /// A dead letter of `size` bytes was removed.
     @inline(never)
+    @_optimize(size)
     func removeDead(_ id: String, size: Int) {
         guard let index = Self.index(of: id, in: dead) else { return }
         dead.remove(at: index)
@@ -210,6 +194,7 @@ final class OutboxState {
     // MARK: Scans
 
     /// A scan of the folder begins: sends committed from now on are kept by ``replace(pending:dead:bytes:)``.
+    @_optimize(size)
     func beginScan() {
         scanCommits = []
     }
@@ -218,13 +203,14 @@ final class OutboxState {
     /// all. Entries being sent stay so; sends committed during the listing stay too: they
     /// are returned, for the caller to add their sizes with ``grow(_:)``.
     @inline(never)
+    @_optimize(size)
     func replace(pending: [String], dead: [String], bytes: Int) -> [String] {
         var names = pending, missed: [String] = []
         for id in scanCommits ?? [] where Self.insert(id, into: &names) {
             missed.append(id)
         }
         scanCommits = nil
-        entries = names
+        queued = names
         head = 0
         self.dead = dead
         self.bytes = bytes

@@ -1,6 +1,7 @@
 import Foundation
 
-/// The outbox's folder and every file operation on it (POSIX calls, so that each error is
+/// The outbox's folder and every file operation on it (its paths are fields of the
+/// outbox, made once in its initializer: every file operation names one) (POSIX calls, so that each error is
 /// an `errno` and each flush is an `fsync`):
 ///
 /// - `pending/<id>.entry`: accepted entries, oldest name first;
@@ -8,49 +9,32 @@ import Foundation
 /// - `aside/`: torn or damaged files, set aside;
 /// - `tmp/<pid>-<id>.entry`: files being written, renamed into `pending/` or `dead/`
 ///   once whole and flushed; those of a process that no longer runs are removed;
-/// - `lock`: see ``FolderLock``.
+/// - `lock`: the delivery lock (`Outbox+FolderLock.swift`).
 ///
 /// A file appears under its final name only whole and flushed (written in `tmp/`, fsynced,
 /// renamed, the directory fsynced): a process killed at any instant leaves either the old
 /// state or the new one, plus at most a temporary file.
 ///
-/// A class of constants: the outbox and its calls share one reference.
-final class EntryFolder: Sendable {
-    let root: URL
-    /// The subfolders' paths, made once: every file operation names one.
-    let pending: String, dead: String, aside: String, tmp: String
-    /// Whether writes are flushed to the storage device (`fsync`). Always, but for tests
-    /// that only need many entries on disk and prove nothing about power loss.
-    let flushes: Bool
+extension Outbox {
     static let suffix = ".entry"
-
-    init(root: URL, flushes: Bool = true) {
-        self.root = root
-        self.flushes = flushes
-        let path = root.path
-        pending = path + "/pending"
-        dead = path + "/dead"
-        aside = path + "/aside"
-        tmp = path + "/tmp"
-    }
 
     /// Creates the folder (owner-only, its parents as needed) and its subfolders; idempotent.
     func prepare() throws {
-        let path = root.path
+        let path = folder.path
         if mkdir(path, 0o700) != 0, errno == ENOENT {
-            try? FileManager.default.createDirectory(at: root.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try? FileManager.default.createDirectory(at: folder.deletingLastPathComponent(), withIntermediateDirectories: true)
         }
         try Self.makeDirectory(path)
-        try Self.makeDirectory(pending)
-        try Self.makeDirectory(dead)
-        try Self.makeDirectory(aside)
-        try Self.makeDirectory(tmp)
+        try Self.makeDirectory(pendingPath)
+        try Self.makeDirectory(deadPath)
+        try Self.makeDirectory(asidePath)
+        try Self.makeDirectory(tmpPath)
 #if canImport(Darwin)
         // Entries are transient: they stay out of the user's backups.
         var values = URLResourceValues()
         values.isExcludedFromBackup = true
-        var folder = root
-        try? folder.setResourceValues(values)
+        var url = folder
+        try? url.setResourceValues(values)
 #endif
     }
 
@@ -70,7 +54,7 @@ final class EntryFolder: Sendable {
     /// one of that name. On failure nothing is left behind and the old file, if any, is intact.
     @inline(never)
     func write(_ bytes: [UInt8], id: String, to folder: String) throws {
-        let temporary = path(String(getpid()) + "-" + id, in: tmp)
+        let temporary = path(String(getpid()) + "-" + id, in: tmpPath)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { try OutboxError.storage("open", temporary, errno: errno) }
         // The call that failed, and its errno.
@@ -176,12 +160,12 @@ final class EntryFolder: Sendable {
 
     /// Moves the entry file of `id` from `pending/` to `aside/` (or removes it when that
     /// fails); returns where it went.
-    func setAside(_ id: String) -> URL? {
-        let target = path("pending-" + id, in: aside)
-        if rename(path(id, in: pending), target) == 0 {
+    func moveAside(_ id: String) -> URL? {
+        let target = path("pending-" + id, in: asidePath)
+        if rename(path(id, in: pendingPath), target) == 0 {
             return URL(fileURLWithPath: target)
         }
-        remove(id, in: pending)
+        remove(id, in: pendingPath)
         return nil
     }
 
@@ -191,7 +175,7 @@ final class EntryFolder: Sendable {
         var ids: [String] = []
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasSuffix(Self.suffix) {
             let id = Self.id(name)
-            if OutboxState.index(of: id, in: except) != nil {
+            if Self.index(of: id, in: except) != nil {
                 remove(id, in: folder)
             } else {
                 ids.append(id)
@@ -234,11 +218,11 @@ final class EntryFolder: Sendable {
     /// Removes the temporary files of processes that no longer run (a write cut short).
     func removeStaleTemporaries() {
         let me = getpid()
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? [] {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: tmpPath)) ?? [] {
             // The pid before the dash (`strtol` stops there); 0 for a name that has none.
             let pid = Int32(truncatingIfNeeded: strtol(name, nil, 10))
             if pid > 0, pid != me, kill(pid, 0) != 0, errno == ESRCH {
-                unlink(tmp + "/" + name)
+                unlink(tmpPath + "/" + name)
             }
         }
     }
