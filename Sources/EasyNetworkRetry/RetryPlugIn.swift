@@ -13,15 +13,16 @@ import FoundationNetworking
 final class RetryPlugIn: RequestPlugIn, RequestInterceptor, @unchecked Sendable {
     // unchecked: `probing` and `decided` are read and written only under `lock`.
     private let engine: RetryEngine
-    /// The request's own policy, else the host's when the request started.
-    private let policy: RetryPolicy
+    /// The request's own policy, else the host's when the request started (`nil`: none, it
+    /// never retries).
+    private let policy: RetryPolicy?
     private let lock = Lock()
     /// The attempt out is the breaker's probe.
     private var probing = false
     /// The last failure the engine was asked about, and its attempt.
     private var decided: (attempt: Int, error: NetworkError)?
 
-    init(engine: RetryEngine, policy: RetryPolicy) {
+    init(engine: RetryEngine, policy: RetryPolicy?) {
         self.engine = engine
         self.policy = policy
     }
@@ -59,6 +60,7 @@ final class RetryPlugIn: RequestPlugIn, RequestInterceptor, @unchecked Sendable 
         lock.lock()
         decided = (context.attempt, error)
         lock.unlock()
+        guard let policy else { return completion(.pass) }
         completion(engine.decide(error, policy: policy, context: context))
     }
 
