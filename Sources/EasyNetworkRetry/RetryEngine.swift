@@ -94,8 +94,9 @@ final class RetryEngine: HostFeature, @unchecked Sendable {
         let now = clock.now()
         lock.lock()
         defer { lock.unlock() }
-        let paused = backpressure == nil ? nil : pause.remaining(now: now)
-        let open = breakerRules == nil ? nil : breaker.openFor(now: now)
+        // A rule switched off has forgotten its state: no pause, a closed breaker.
+        let paused = pause.remaining(now: now)
+        let open = breaker.openFor(now: now)
         guard paused != nil || open != nil else { return nil }
         return max(paused ?? 0, open ?? 0)
     }
@@ -105,9 +106,10 @@ final class RetryEngine: HostFeature, @unchecked Sendable {
     func admit(url: URL?, previous: NetworkError?) -> Admission {
         let now = clock.now()
         lock.lock()
-        let left = backpressure == nil ? nil : pause.remaining(now: now)
-        // A paused host asks its breaker nothing (a probe would be spent).
-        let admission = left != nil || breakerRules == nil ? .go : breaker.admit(now: now)
+        let left = pause.remaining(now: now)
+        // A paused host asks its breaker nothing (a probe would be spent); without a breaker
+        // it is closed, and admits.
+        let admission = left != nil ? .go : breaker.admit(now: now)
         let (status, opener, failures) = (pause.status, breaker.opener, breaker.failuresInARow)
         lock.unlock()
         let reason: String, message: String, failure: HostSignal.Failure?
@@ -137,7 +139,9 @@ final class RetryEngine: HostFeature, @unchecked Sendable {
         if let status = failure?.status {
             return NetworkError(kind: .unacceptableStatus, message: message, statusCode: status, url: url)
         }
-        return NetworkError(kind: .transport, message: message, url: url, underlyingError: failure?.transportCode.map { URLError($0) })
+        // `Dictionary()`, not the default `[:]`: a literal compiles a specialization of its own.
+        let underlying = failure?.transportCode.map { URLError($0, userInfo: Dictionary()) }
+        return NetworkError(kind: .transport, message: message, url: url, underlyingError: underlying)
     }
 
     /// Notes what one attempt said about the host: the budget and the breaker count it, and
@@ -146,16 +150,10 @@ final class RetryEngine: HostFeature, @unchecked Sendable {
     func record(_ signal: HostSignal, response: HTTPURLResponse?, probe: Bool) {
         let now = clock.now(), random = clock.random()
         lock.lock()
-        let pausing = backpressure
-        lock.unlock()
-        var asked: TimeInterval?
-        if let rules = pausing, let response, rules.statusCodes.contains(response.statusCode) {
-            asked = RetryAfter.seconds(in: response, now: clock.date())
-        }
-        lock.lock()
         defer { lock.unlock() }
-        if let asked, asked > 0, let rules = backpressure, let status = response?.statusCode {
-            pause.pause(for: asked, status: status, rules: rules, now: now, random: random)
+        if let rules = backpressure, let response, rules.statusCodes.contains(response.statusCode),
+           let asked = RetryAfter.seconds(in: response, now: clock.date()), asked > 0 {
+            pause.pause(for: asked, status: response.statusCode, rules: rules, now: now, random: random)
         }
         if let failure = signal.failure {
             bucket?.recordFailure(now: now)
@@ -194,8 +192,8 @@ final class RetryEngine: HostFeature, @unchecked Sendable {
         let asked = policy.retryAfter(in: error, now: clock.date())
         lock.lock()
         let spent = bucket?.allowsRetry(now: now) == false
-        let open = breakerRules != nil && !breaker.isClosed
-        let paused = backpressure == nil ? nil : pause.remaining(now: now)
+        let open = !breaker.isClosed  // without a breaker it is closed
+        let paused = pause.remaining(now: now)
         let spread = backpressure?.spread ?? 0
         lock.unlock()
         if spent { return .fail(error.withheld("the host's retry budget is spent")) }

@@ -49,11 +49,7 @@ final class RetryPlugIn: RequestPlugIn, RequestInterceptor, @unchecked Sendable 
     }
 
     func received(_ outcome: inout TransportOutcome) {
-        lock.lock()
-        let probe = probing
-        probing = false
-        lock.unlock()
-        engine.record(HostSignal(outcome), response: outcome.received.response, probe: probe)
+        engine.record(HostSignal(outcome), response: outcome.received.response, probe: takeProbe())
     }
 
     func retry(_ error: NetworkError, context: RequestContext, completion: @escaping @Sendable (RetryDecision) -> Void) {
@@ -66,10 +62,15 @@ final class RetryPlugIn: RequestPlugIn, RequestInterceptor, @unchecked Sendable 
 
     /// The request ended: a probe that brought no answer (cancelled, say) hands the probe on.
     func end() {
+        if takeProbe() { engine.abandonProbe() }
+    }
+
+    /// Whether the attempt out was the probe; it is no longer.
+    private func takeProbe() -> Bool {
         lock.lock()
+        defer { lock.unlock() }
         let probe = probing
         probing = false
-        lock.unlock()
-        if probe { engine.abandonProbe() }
+        return probe
     }
 }

@@ -176,6 +176,15 @@ final class RetryEngineTests: XCTestCase {
         guard case .go = engine.admit(url: url, previous: nil) else { return XCTFail("closed by the probe's success") }
     }
 
+    func testABreakerATransportFailureOpenedRefusesWithThatTransportError() {
+        let engine = engine(TestClock(random: 0), breaker: CircuitBreaker(failureThreshold: 1, coolDown: 5))
+        engine.record(HostSignal(transport: .cannotConnectToHost), response: nil, probe: false)
+        guard case .refused(let refusal) = engine.admit(url: url, previous: nil) else { return XCTFail("open") }
+        XCTAssertEqual(refusal.kind, .transport)
+        XCTAssertNil(refusal.statusCode)
+        XCTAssertEqual(refusal.urlError?.code, .cannotConnectToHost, "the transport error that opened it")
+    }
+
     func testTwoHostsShareNoneOfIt() {
         let clock = TestClock(random: 0)
         let rules = CircuitBreaker(failureThreshold: 1)
