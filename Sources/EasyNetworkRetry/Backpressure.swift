@@ -20,14 +20,14 @@ import Foundation
 ///   its real failure ("retry withheld").
 /// - The outbox (`EasyNetworkOutbox`) delivers nothing to a paused host and counts the wait
 ///   as no attempt.
-public struct Backpressure: Sendable, Equatable {
+public struct Backpressure: Sendable {
     /// The statuses whose `Retry-After` pauses the host. Default 429 and 503.
-    public var statusCodes: Set<Int>
+    public let statusCodes: Set<Int>
     /// The longest pause honoured, in seconds, before the jitter; default 60.
-    public var maxRetryAfter: TimeInterval
+    public let maxRetryAfter: TimeInterval
     /// How much longer than asked the host may wait, as a fraction of the pause, picked at
     /// random per pause: 0 (exactly as asked) to 1; default 0.5.
-    public var spread: Double
+    public let spread: Double
 
     /// Backpressure; every parameter has the default of ``default``.
     public init(statusCodes: Set<Int> = [429, 503], maxRetryAfter: TimeInterval = 60, spread: Double = 0.5) {

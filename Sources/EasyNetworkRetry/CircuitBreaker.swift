@@ -20,14 +20,14 @@ import Foundation
 /// Off by default: it refuses requests the app asked for on the strength of other
 /// requests' failures, which only the SDK knows it can afford; the retry budget alone keeps
 /// a fleet's retries from multiplying its load.
-public struct CircuitBreaker: Sendable, Equatable {
+public struct CircuitBreaker: Sendable {
     /// Failures in a row that open the breaker; default 5.
-    public var failureThreshold: Int
+    public let failureThreshold: Int
     /// Seconds the host stays open before a probe, before the jitter; default 5.
-    public var coolDown: TimeInterval
+    public let coolDown: TimeInterval
     /// How much longer the cool-down may be, as a fraction of it, picked at random each time
     /// it opens: 0 to 1; default 0.5.
-    public var spread: Double
+    public let spread: Double
 
     /// A breaker; every parameter has the default of ``default``.
     public init(failureThreshold: Int = 5, coolDown: TimeInterval = 5, spread: Double = 0.5) {

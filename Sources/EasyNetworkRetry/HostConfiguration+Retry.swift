@@ -15,36 +15,53 @@ extension HostConfiguration {
     /// Setting it (or any other property of this product) installs the host's retry engine
     /// with the fleet-safe defaults: a ``RetryBudget/default`` budget, ``Backpressure/default``
     /// and no circuit breaker. Set `.none` to let only requests that bring a policy retry.
+    @_alwaysEmitIntoClient  // its callers hold the accessors: the module keeps two functions for the four properties
     public var retryPolicy: RetryPolicy {
-        get { feature(RetryEngine.self)?.current.policy ?? .none }
-        set { retryEngine().update { $0.policy = newValue } }
+        get { retryRules().policy ?? .none }
+        set { changeRetryRules(policy: newValue, budget: nil, backpressure: nil, breaker: nil) }
     }
 
     /// The retries this host allows across all its requests (see ``RetryBudget``), or `nil`
     /// for none: every request retries as its policy says, however many fail (the behaviour
     /// before 1.0). ``RetryBudget/default`` once the host retries; `nil` before.
+    @_alwaysEmitIntoClient
     public var retryBudget: RetryBudget? {
-        get { feature(RetryEngine.self)?.current.budget }
-        set { retryEngine().update { $0.budget = newValue } }
+        get { retryRules().budget }
+        set { changeRetryRules(policy: nil, budget: .some(newValue), backpressure: nil, breaker: nil) }
     }
 
     /// Whether a server's `Retry-After` pauses every request of this host (see
     /// ``Backpressure``), or `nil`: only the request that got it waits, exactly as long as
     /// it says (the behaviour before 1.0). ``Backpressure/default`` once the host retries;
     /// `nil` before.
+    @_alwaysEmitIntoClient
     public var backpressure: Backpressure? {
-        get { feature(RetryEngine.self)?.current.backpressure }
-        set { retryEngine().update { $0.backpressure = newValue } }
+        get { retryRules().backpressure }
+        set { changeRetryRules(policy: nil, budget: nil, backpressure: .some(newValue), breaker: nil) }
     }
 
     /// This host's circuit breaker (see ``CircuitBreaker``), or `nil` (the default): none.
+    @_alwaysEmitIntoClient
     public var circuitBreaker: CircuitBreaker? {
-        get { feature(RetryEngine.self)?.current.breaker }
-        set { retryEngine().update { $0.breaker = newValue } }
+        get { retryRules().breaker }
+        set { changeRetryRules(policy: nil, budget: nil, backpressure: nil, breaker: .some(newValue)) }
+    }
+
+    /// The host's policy and rules now (`nil` policy: it never retries): no rules before
+    /// its retry engine is installed.
+    @usableFromInline
+    func retryRules() -> (policy: RetryPolicy?, budget: RetryBudget?, backpressure: Backpressure?, breaker: CircuitBreaker?) {
+        feature(RetryEngine.self)?.rules() ?? (nil, nil, nil, nil)
+    }
+
+    /// Installs the host's retry engine if it has none, then changes what is given (`nil`:
+    /// unchanged; a rule `.some(nil)`: off).
+    @usableFromInline
+    func changeRetryRules(policy: RetryPolicy?, budget: RetryBudget??, backpressure: Backpressure??, breaker: CircuitBreaker??) {
+        retryEngine().update(policy: policy, budget: budget, backpressure: backpressure, breaker: breaker)
     }
 
     /// The host's retry engine, installed with the defaults when it has none.
-    @inline(never)  // the four setters share it
     func retryEngine(clock: RetryClock = .system) -> RetryEngine {
         engineInstall.lock()
         defer { engineInstall.unlock() }

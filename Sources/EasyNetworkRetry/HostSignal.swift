@@ -58,20 +58,21 @@ struct HostSignal: Sendable {
     /// What `outcome` says: its response's status, else its error.
     init(_ outcome: TransportOutcome) {
         let (response, error) = outcome.received
-        if let error {
-            // A streamed transfer typed its own failure (a download's status).
-            if let typed = error as? NetworkError {
-                if let status = typed.statusCode {
-                    self.init(status: status)
-                } else {
-                    self = typed.urlError.map { Self(transport: $0.code) } ?? .none
-                }
-                return
-            }
-            self = (error as? URLError).map { Self(transport: $0.code) } ?? .none
+        guard let error else {
+            self = response.map { Self(status: $0.statusCode) } ?? .none
             return
         }
-        self = response.map { Self(status: $0.statusCode) } ?? .none
+        // A streamed transfer typed its own failure (a download's status).
+        let typed = error as? NetworkError
+        if let status = typed?.statusCode {
+            self.init(status: status)
+            return
+        }
+        guard let code = (typed?.urlError ?? error as? URLError)?.code else {
+            self = .none
+            return
+        }
+        self.init(transport: code)
     }
 
     init(status: Int) {

@@ -22,15 +22,15 @@ import Foundation
 /// (it retries the first two), so a backend that is down sees about one attempt per request
 /// from every device; once an outage has emptied the bucket, retries come back after 31
 /// successes, or after 2 minutes of the floor.
-public struct RetryBudget: Sendable, Equatable {
+public struct RetryBudget: Sendable {
     /// The most tokens the bucket holds (it starts full). Retries need more than half.
-    public var maxTokens: Double
+    public let maxTokens: Double
     /// The tokens an answer that is no failure gives back (0.1: ten successes pay for one
     /// failure).
-    public var tokenRatio: Double
+    public let tokenRatio: Double
     /// Every this many seconds the bucket regains a token, successes or not (the floor);
     /// `.infinity` for no floor.
-    public var refillInterval: TimeInterval
+    public let refillInterval: TimeInterval
 
     /// A budget; every parameter has the default of ``default``.
     public init(maxTokens: Double = 6, tokenRatio: Double = 0.1, refillInterval: TimeInterval = 30) {

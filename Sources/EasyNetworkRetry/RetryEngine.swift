@@ -9,7 +9,7 @@ import FoundationNetworking
 
 /// A host's retry engine, the one place its retries are decided: installed on the host by
 /// this product's properties (`host.retryPolicy`, …) and shared by every request of that
-/// host, and of no other. It keeps the host's ``RetrySettings`` and the state of its fleet
+/// host, and of no other. It keeps the host's policy and fleet rules and the state of its fleet
 /// rules (the ``TokenBucket`` of the budget, the ``HostPause`` of `Retry-After`, the
 /// ``BreakerState``) under one lock, and answers four questions: may this attempt go
 /// (``admit(url:previous:)``), what did this attempt say about the host
@@ -31,52 +31,60 @@ final class RetryEngine: HostFeature, @unchecked Sendable {
 
     let clock: RetryClock
     private let lock = Lock()
-    private var settings = RetrySettings()
+    /// The host's policy, or `nil`: it never retries (`RetryPolicy.none`).
+    private var policy: RetryPolicy?
+    /// The budget's state, or `nil` when the host has no ``RetryBudget`` (it holds the budget).
     private var bucket: TokenBucket?
+    private var backpressure: Backpressure? = .default
+    private var breakerRules: CircuitBreaker?
     private var pause = HostPause()
     private var breaker = BreakerState()
 
+    /// A new engine has the fleet-safe defaults: a ``RetryBudget/default`` budget,
+    /// ``Backpressure/default``, no circuit breaker, and a policy that never retries.
     init(clock: RetryClock = .system) {
         self.clock = clock
-        bucket = settings.budget.map { TokenBucket($0, now: clock.now()) }
+        bucket = TokenBucket(.default, now: clock.now())
     }
 
     func plugIn(for request: any BaseAPIRequest, settings: HostSettings, service: EasyNetworkService) -> (any RequestPlugIn)? {
-        RetryPlugIn(engine: self, policy: request.retryPolicy ?? current.policy)
+        if let own = request.retryPolicy { return RetryPlugIn(engine: self, policy: own) }
+        lock.lock()
+        defer { lock.unlock() }
+        return RetryPlugIn(engine: self, policy: policy)
     }
 
     // MARK: Settings
 
-    /// The settings now (a request takes its policy when it starts).
-    var current: RetrySettings {
-        @inline(never) get {  // the host's four getters share it
-            lock.lock()
-            defer { lock.unlock() }
-            return settings
-        }
+    /// The policy and rules now (a request takes its policy when it starts).
+    func rules() -> (policy: RetryPolicy?, budget: RetryBudget?, backpressure: Backpressure?, breaker: CircuitBreaker?) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (policy, bucket?.budget, backpressure, breakerRules)
     }
 
-    /// Changes the settings: a budget keeps its tokens (a new one starts full), and a rule
-    /// switched off forgets its state.
-    func update(_ change: (inout RetrySettings) -> Void) {
+    /// Changes what is given (`nil`: unchanged; a rule `.some(nil)`: off): a budget keeps
+    /// its tokens (a new one starts full), and a rule switched off forgets its state.
+    func update(policy: RetryPolicy? = nil, budget: RetryBudget?? = nil, backpressure: Backpressure?? = nil, breaker: CircuitBreaker?? = nil) {
         let now = clock.now()
         lock.lock()
-        change(&settings)
-        settingsChanged(now: now)
-        lock.unlock()
-    }
-
-    /// Fits the rules' state to the settings just changed (under the lock). Out of line:
-    /// every caller of ``update(_:)`` gets its own copy of it.
-    @inline(never)
-    private func settingsChanged(now: TimeInterval) {
-        if let budget = settings.budget {
-            if bucket == nil { bucket = TokenBucket(budget, now: now) } else { bucket?.change(to: budget, now: now) }
-        } else {
-            bucket = nil
+        defer { lock.unlock() }
+        if let policy { self.policy = policy }
+        if let budget {
+            if let budget {
+                if bucket == nil { bucket = TokenBucket(budget, now: now) } else { bucket?.change(to: budget, now: now) }
+            } else {
+                bucket = nil
+            }
         }
-        if settings.backpressure == nil { pause = HostPause() }
-        if settings.breaker == nil { breaker = BreakerState() }
+        if let backpressure {
+            self.backpressure = backpressure
+            if backpressure == nil { pause = HostPause() }
+        }
+        if let breaker {
+            breakerRules = breaker
+            if breaker == nil { self.breaker = BreakerState() }
+        }
     }
 
     // MARK: The host's state
@@ -86,8 +94,9 @@ final class RetryEngine: HostFeature, @unchecked Sendable {
         let now = clock.now()
         lock.lock()
         defer { lock.unlock() }
-        let paused = settings.backpressure == nil ? nil : pause.remaining(now: now)
-        let open = settings.breaker == nil ? nil : breaker.openFor(now: now)
+        // A rule switched off has forgotten its state: no pause, a closed breaker.
+        let paused = pause.remaining(now: now)
+        let open = breaker.openFor(now: now)
         guard paused != nil || open != nil else { return nil }
         return max(paused ?? 0, open ?? 0)
     }
@@ -97,9 +106,10 @@ final class RetryEngine: HostFeature, @unchecked Sendable {
     func admit(url: URL?, previous: NetworkError?) -> Admission {
         let now = clock.now()
         lock.lock()
-        let left = settings.backpressure == nil ? nil : pause.remaining(now: now)
-        // A paused host asks its breaker nothing (a probe would be spent).
-        let admission = left != nil || settings.breaker == nil ? .go : breaker.admit(now: now)
+        let left = pause.remaining(now: now)
+        // A paused host asks its breaker nothing (a probe would be spent); without a breaker
+        // it is closed, and admits.
+        let admission = left != nil ? .go : breaker.admit(now: now)
         let (status, opener, failures) = (pause.status, breaker.opener, breaker.failuresInARow)
         lock.unlock()
         let reason: String, message: String, failure: HostSignal.Failure?
@@ -129,7 +139,9 @@ final class RetryEngine: HostFeature, @unchecked Sendable {
         if let status = failure?.status {
             return NetworkError(kind: .unacceptableStatus, message: message, statusCode: status, url: url)
         }
-        return NetworkError(kind: .transport, message: message, url: url, underlyingError: failure?.transportCode.map { URLError($0) })
+        // `Dictionary()`, not the default `[:]`: a literal compiles a specialization of its own.
+        let underlying = failure?.transportCode.map { URLError($0, userInfo: Dictionary()) }
+        return NetworkError(kind: .transport, message: message, url: url, underlyingError: underlying)
     }
 
     /// Notes what one attempt said about the host: the budget and the breaker count it, and
@@ -137,19 +149,15 @@ final class RetryEngine: HostFeature, @unchecked Sendable {
     /// `probe`: the attempt was the breaker's probe.
     func record(_ signal: HostSignal, response: HTTPURLResponse?, probe: Bool) {
         let now = clock.now(), random = clock.random()
-        let rules = current
-        var asked: TimeInterval?
-        if let rules = rules.backpressure, let response, rules.statusCodes.contains(response.statusCode) {
-            asked = RetryAfter.seconds(in: response, now: clock.date())
-        }
         lock.lock()
         defer { lock.unlock() }
-        if let asked, asked > 0, let rules = settings.backpressure, let status = response?.statusCode {
-            pause.pause(for: asked, status: status, rules: rules, now: now, random: random)
+        if let rules = backpressure, let response, rules.statusCodes.contains(response.statusCode),
+           let asked = RetryAfter.seconds(in: response, now: clock.date()), asked > 0 {
+            pause.pause(for: asked, status: response.statusCode, rules: rules, now: now, random: random)
         }
         if let failure = signal.failure {
             bucket?.recordFailure(now: now)
-            guard let rules = settings.breaker else { return }
+            guard let rules = breakerRules else { return }
             if failure.isOutage {
                 breaker.recordFailure(failure, probe: probe, rules: rules, now: now, random: random)
             } else {
@@ -157,7 +165,7 @@ final class RetryEngine: HostFeature, @unchecked Sendable {
             }
         } else if signal.isSuccess {
             bucket?.recordSuccess(now: now)
-            if settings.breaker != nil { breaker.recordSuccess() }
+            if breakerRules != nil { breaker.recordSuccess() }
         } else if probe {
             breaker.probeAbandoned(now: now)
         }
@@ -183,10 +191,10 @@ final class RetryEngine: HostFeature, @unchecked Sendable {
         let now = clock.now(), random = clock.random()
         let asked = policy.retryAfter(in: error, now: clock.date())
         lock.lock()
-        let spent = settings.budget != nil && bucket?.allowsRetry(now: now) == false
-        let open = settings.breaker != nil && !breaker.isClosed
-        let paused = settings.backpressure == nil ? nil : pause.remaining(now: now)
-        let spread = settings.backpressure?.spread ?? 0
+        let spent = bucket?.allowsRetry(now: now) == false
+        let open = !breaker.isClosed  // without a breaker it is closed
+        let paused = pause.remaining(now: now)
+        let spread = backpressure?.spread ?? 0
         lock.unlock()
         if spent { return .fail(error.withheld("the host's retry budget is spent")) }
         if open { return .fail(error.withheld("the host's circuit breaker is open")) }

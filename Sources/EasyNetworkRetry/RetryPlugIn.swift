@@ -13,15 +13,16 @@ import FoundationNetworking
 final class RetryPlugIn: RequestPlugIn, RequestInterceptor, @unchecked Sendable {
     // unchecked: `probing` and `decided` are read and written only under `lock`.
     private let engine: RetryEngine
-    /// The request's own policy, else the host's when the request started.
-    private let policy: RetryPolicy
+    /// The request's own policy, else the host's when the request started (`nil`: none, it
+    /// never retries).
+    private let policy: RetryPolicy?
     private let lock = Lock()
     /// The attempt out is the breaker's probe.
     private var probing = false
     /// The last failure the engine was asked about, and its attempt.
     private var decided: (attempt: Int, error: NetworkError)?
 
-    init(engine: RetryEngine, policy: RetryPolicy) {
+    init(engine: RetryEngine, policy: RetryPolicy?) {
         self.engine = engine
         self.policy = policy
     }
@@ -48,26 +49,28 @@ final class RetryPlugIn: RequestPlugIn, RequestInterceptor, @unchecked Sendable 
     }
 
     func received(_ outcome: inout TransportOutcome) {
-        lock.lock()
-        let probe = probing
-        probing = false
-        lock.unlock()
-        engine.record(HostSignal(outcome), response: outcome.received.response, probe: probe)
+        engine.record(HostSignal(outcome), response: outcome.received.response, probe: takeProbe())
     }
 
     func retry(_ error: NetworkError, context: RequestContext, completion: @escaping @Sendable (RetryDecision) -> Void) {
         lock.lock()
         decided = (context.attempt, error)
         lock.unlock()
+        guard let policy else { return completion(.pass) }
         completion(engine.decide(error, policy: policy, context: context))
     }
 
     /// The request ended: a probe that brought no answer (cancelled, say) hands the probe on.
     func end() {
+        if takeProbe() { engine.abandonProbe() }
+    }
+
+    /// Whether the attempt out was the probe; it is no longer.
+    private func takeProbe() -> Bool {
         lock.lock()
+        defer { lock.unlock() }
         let probe = probing
         probing = false
-        lock.unlock()
-        if probe { engine.abandonProbe() }
+        return probe
     }
 }

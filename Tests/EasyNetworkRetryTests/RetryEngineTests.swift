@@ -29,9 +29,9 @@ final class RetryEngineTests: XCTestCase {
         engine.record(HostSignal(status: status), response: response(status, retryAfter: retryAfter), probe: probe)
     }
 
-    private func engine(_ clock: TestClock, _ change: (inout RetrySettings) -> Void = { _ in }) -> RetryEngine {
+    private func engine(_ clock: TestClock, budget: RetryBudget?? = nil, backpressure: Backpressure?? = nil, breaker: CircuitBreaker?? = nil) -> RetryEngine {
         let engine = RetryEngine(clock: clock.clock)
-        engine.update(change)
+        engine.update(budget: budget, backpressure: backpressure, breaker: breaker)
         return engine
     }
 
@@ -128,7 +128,7 @@ final class RetryEngineTests: XCTestCase {
             return XCTFail("retried")
         }
         XCTAssertEqual(delay, 12.5, accuracy: 1e-9, "10 s + 0.5 × 50 %: not the same second as every other device")
-        let bare = engine(TestClock(random: 0.5)) { $0.backpressure = nil }
+        let bare = engine(TestClock(random: 0.5), backpressure: .some(nil))
         guard case .retry(let exact) = bare.decide(failure(500, retryAfter: "10"), policy: policy, context: context(attempt: 1)) else {
             return XCTFail("retried")
         }
@@ -154,7 +154,7 @@ final class RetryEngineTests: XCTestCase {
 
     func testTheBreakerRefusesWithTheFailureThatOpenedItAndLetsOneProbeThrough() {
         let clock = TestClock(random: 0)
-        let engine = engine(clock) { $0.breaker = CircuitBreaker(failureThreshold: 2, coolDown: 5) }
+        let engine = engine(clock, breaker: CircuitBreaker(failureThreshold: 2, coolDown: 5))
         engine.record(HostSignal(transport: .timedOut), response: nil, probe: false)
         fail(engine, 502)
         guard case .refused(let refusal) = engine.admit(url: url, previous: nil) else { return XCTFail("open") }
@@ -176,10 +176,19 @@ final class RetryEngineTests: XCTestCase {
         guard case .go = engine.admit(url: url, previous: nil) else { return XCTFail("closed by the probe's success") }
     }
 
+    func testABreakerATransportFailureOpenedRefusesWithThatTransportError() {
+        let engine = engine(TestClock(random: 0), breaker: CircuitBreaker(failureThreshold: 1, coolDown: 5))
+        engine.record(HostSignal(transport: .cannotConnectToHost), response: nil, probe: false)
+        guard case .refused(let refusal) = engine.admit(url: url, previous: nil) else { return XCTFail("open") }
+        XCTAssertEqual(refusal.kind, .transport)
+        XCTAssertNil(refusal.statusCode)
+        XCTAssertEqual(refusal.urlError?.code, .cannotConnectToHost, "the transport error that opened it")
+    }
+
     func testTwoHostsShareNoneOfIt() {
         let clock = TestClock(random: 0)
-        let rules: (inout RetrySettings) -> Void = { $0.breaker = CircuitBreaker(failureThreshold: 1) }
-        let (busy, calm) = (engine(clock, rules), engine(clock, rules))
+        let rules = CircuitBreaker(failureThreshold: 1)
+        let (busy, calm) = (engine(clock, breaker: rules), engine(clock, breaker: rules))
         for _ in 0..<5 { fail(busy, 503, retryAfter: "30") }
         guard case .refused = busy.admit(url: url, previous: nil) else { return XCTFail("busy is paused and open") }
         guard case .fail = busy.decide(failure(503), policy: .default, context: context(attempt: 1)) else { return XCTFail("busy's budget is spent") }
@@ -196,10 +205,7 @@ final class RetryEngineTests: XCTestCase {
 
     func testWithEveryFleetRuleOffARequestRetriesAsBefore() {
         let clock = TestClock(random: 1)
-        let engine = engine(clock) {
-            $0.budget = nil
-            $0.backpressure = nil
-        }
+        let engine = engine(clock, budget: .some(nil), backpressure: .some(nil))
         for _ in 0..<50 { fail(engine, 503, retryAfter: "3") }
         XCTAssertNil(engine.sendingPause, "no host-wide pause")
         guard case .go = engine.admit(url: url, previous: nil) else { return XCTFail("nothing refused") }

@@ -35,3 +35,23 @@ extension BreakerState.Admission: Equatable {
         }
     }
 }
+
+// The rules compile no `==` either (the library never compares them); the tests compare
+// every number a rule has.
+extension RetryBudget: Equatable {
+    public static func == (lhs: RetryBudget, rhs: RetryBudget) -> Bool {
+        lhs.maxTokens == rhs.maxTokens && lhs.tokenRatio == rhs.tokenRatio && lhs.refillInterval == rhs.refillInterval
+    }
+}
+
+extension Backpressure: Equatable {
+    public static func == (lhs: Backpressure, rhs: Backpressure) -> Bool {
+        lhs.statusCodes == rhs.statusCodes && lhs.maxRetryAfter == rhs.maxRetryAfter && lhs.spread == rhs.spread
+    }
+}
+
+extension CircuitBreaker: Equatable {
+    public static func == (lhs: CircuitBreaker, rhs: CircuitBreaker) -> Bool {
+        lhs.failureThreshold == rhs.failureThreshold && lhs.coolDown == rhs.coolDown && lhs.spread == rhs.spread
+    }
+}
