@@ -228,7 +228,7 @@ extension RequestExchange {
     /// exchange makes one, so it carries one specialization of its `userInfo` literal.
     @inline(never)
     static func urlError(_ code: URLError.Code, _ description: String) -> URLError {
-        guard !description.isEmpty else { return URLError(code) }
+        guard !description.isEmpty else { return URLError(code, userInfo: [String: Any]()) }  // not the default `[:]` (a literal)
         return URLError(code, userInfo: [NSLocalizedDescriptionKey: description])
     }
 

@@ -143,7 +143,7 @@ package struct TransportOutcome: Sendable {
     /// conformance lookups too.)
     @inline(never)
     init(_ request: URLRequest, failed code: URLError.Code) {
-        self.init(request: request, error: URLError(code))
+        self.init(request: request, error: URLError(code, userInfo: [String: Any]()))  // not the default `[:]`: its literal compiles a dictionary initializer
     }
 
     /// `error`, or `networkConnectionLost` when it is a -1 that cut a body short: fewer
