@@ -16,6 +16,7 @@ final class JSONValue: Decodable {
         value.object
     }
 
+    @_optimize(size)
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
