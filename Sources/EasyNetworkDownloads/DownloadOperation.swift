@@ -171,26 +171,30 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
 
     /// The result, once delivered.
     public var result: Result<URL, NetworkError>? {
-        lockState()
-        defer { unlockState() }
-        return storedResult
+        // Emitted into its callers, as ``metrics`` and ``resumedFromOffset``: the module
+        // carries one reader of the three.
+        @_alwaysEmitIntoClient get { outcome().result }
     }
 
     /// The download's measurements (attempts, bytes written, timings), set just before
     /// ``completion`` is called.
     public var metrics: RequestMetrics? {
-        lockState()
-        defer { unlockState() }
-        return storedMetrics
+        @_alwaysEmitIntoClient get { outcome().metrics }
     }
 
     /// How many bytes of an earlier attempt the last attempt asked to resume after
     /// (0 when it downloaded from the start).
     public var resumedFromOffset: Int64 {
+        @_alwaysEmitIntoClient get { outcome().resumedFrom }
+    }
+
+    /// ``result``, ``metrics`` and ``resumedFromOffset``, read under the lock.
+    @usableFromInline
+    func outcome() -> (result: Result<URL, NetworkError>?, metrics: RequestMetrics?, resumedFrom: Int64) {
         lockState()
-        let (transfer, offset) = (self.transfer, resumedOffset)
+        let (result, metrics, transfer, offset) = (storedResult, storedMetrics, self.transfer, resumedOffset)
         unlockState()
-        return transfer?.resumedFrom ?? offset
+        return (result, metrics, transfer?.resumedFrom ?? offset)
     }
 
     /// Starts the transfer; not for subclasses to override.
