@@ -54,7 +54,7 @@ extension ResponseEnvelope: PayloadReader {
         let traceId = traceIdKey.flatMap { Self.codeText(Self.value(of: $0, in: object)) }
         let error = NetworkError(
             kind: .business, message: message, url: response.request.url, response: response.httpResponse, data: response.data,
-            businessCode: code, traceId: traceId, payload: payload, isUnauthorized: code.map { unauthorizedCodes.contains($0) } ?? false
+            businessCode: code, traceId: traceId, payload: payload, isUnauthorized: code.map { Self.contains($0, in: unauthorizedCodes) } ?? false
         )
         return message == nil && traceId == nil ? error : error.withServerText(quoted: false)
     }

@@ -213,7 +213,7 @@ public struct ResponseEnvelope: Sendable {
             if let bool = value.flatMap(Self.jsonBool) { return bool }
             return value as? String == "true"
         case .code(let key, let values):
-            return Self.codeText(Self.value(of: key, in: object)).map(values.contains) ?? false
+            return Self.codeText(Self.value(of: key, in: object)).map { Self.contains($0, in: values) } ?? false
         case .custom(let test):
             return test(object)
         }
@@ -223,6 +223,14 @@ public struct ResponseEnvelope: Sendable {
     @inline(never)
     static func value(of key: String, in object: [String: Any]) -> Any? {
         object[key]
+    }
+
+    /// `set.contains(element)`, compiled once for every element type: the standard
+    /// library's own code runs, not a copy specialized for `String` here.
+    @_semantics("optimize.sil.specialize.generic.never")
+    @inline(never)
+    static func contains<Element>(_ element: Element, in set: Set<Element>) -> Bool {
+        set.contains(element)
     }
 
     /// The key the business code is read from.
