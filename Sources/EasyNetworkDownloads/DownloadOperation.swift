@@ -52,20 +52,21 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
 
     // Read and written only under the operation's lock (`lockState()`/`unlockState()`,
     // shared with `ServiceOperation`); the lock, not the access checker, keeps them exclusive.
-    // No initial values here: in a public class each compiles a function.
+    // No initial values here: in a public class each compiles a function (`T?` would be
+    // given `nil` by one, so the optionals are spelled `Optional<T>` and set in `init`).
     @exclusivity(unchecked) private var executed: Bool
     /// The running attempt's transfer, dropped at the delivery (it holds the attempt's
     /// clock, which holds the exchange, which holds this operation).
-    @exclusivity(unchecked) private var transfer: DownloadTransfer?
+    @exclusivity(unchecked) private var transfer: Optional<DownloadTransfer>
     /// What the last transfer asked to resume after, once it was dropped.
     @exclusivity(unchecked) private var resumedOffset: Int64
-    @exclusivity(unchecked) private var storedResult: Result<URL, NetworkError>?
-    @exclusivity(unchecked) private var storedMetrics: RequestMetrics?
+    @exclusivity(unchecked) private var storedResult: Optional<Result<URL, NetworkError>>
+    @exclusivity(unchecked) private var storedMetrics: Optional<RequestMetrics>
     /// Who awaits the result besides ``completion`` (each `run`), chained in one closure.
-    @exclusivity(unchecked) private var observers: (@Sendable (Result<URL, NetworkError>) -> Void)?
+    @exclusivity(unchecked) private var observers: Optional<@Sendable (Result<URL, NetworkError>) -> Void>
     @exclusivity(unchecked) private var gate: ProgressGate
-    @exclusivity(unchecked) private var progressClosure: (@Sendable (Progress) -> Void)?
-    @exclusivity(unchecked) private var completionClosure: (@Sendable (Result<URL, NetworkError>) -> Void)?
+    @exclusivity(unchecked) private var progressClosure: Optional<@Sendable (Progress) -> Void>
+    @exclusivity(unchecked) private var completionClosure: Optional<@Sendable (Result<URL, NetworkError>) -> Void>
 
     /// Bytes written of bytes expected (unknown totals count as 0 until the end). A
     /// discrete progress: it never becomes a child of the progress the host app made current.
@@ -75,35 +76,53 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
     /// thread (kept under the operation's lock) and are `@Sendable`, so the compiler
     /// rejects a closure that would race with the code that set it.
     public var onProgress: (@Sendable (Progress) -> Void)? {
-        get {
-            lockState()
-            defer { unlockState() }
-            return progressClosure
-        }
-        set {
-            // The old closure is released after the lock is let go (its captures' `deinit`
-            // may reach another operation).
-            lockState()
-            let old = progressClosure
-            progressClosure = newValue
-            unlockState()
-            _ = old
+        // Emitted into its callers, as ``completion``: the module carries one reader and
+        // two writers instead of a getter, a setter and a two-part `modify` for each.
+        @_alwaysEmitIntoClient get { callbacks().progress }
+        @_alwaysEmitIntoClient set { setCallback(progress: newValue) }
+        @_alwaysEmitIntoClient _modify {
+            var closure = callbacks().progress
+            yield &closure
+            setCallback(progress: closure)
         }
     }
     /// Called once on the host's callback queue with the file's URL or the error.
     public var completion: (@Sendable (Result<URL, NetworkError>) -> Void)? {
-        get {
-            lockState()
-            defer { unlockState() }
-            return completionClosure
+        @_alwaysEmitIntoClient get { callbacks().completion }
+        @_alwaysEmitIntoClient set { setCallback(completion: newValue) }
+        @_alwaysEmitIntoClient _modify {
+            var closure = callbacks().completion
+            yield &closure
+            setCallback(completion: closure)
         }
-        set {
-            lockState()
-            let old = completionClosure
-            completionClosure = newValue
-            unlockState()
-            _ = old
-        }
+    }
+
+    /// Both callbacks, read under the lock.
+    @usableFromInline
+    func callbacks() -> (progress: (@Sendable (Progress) -> Void)?, completion: (@Sendable (Result<URL, NetworkError>) -> Void)?) {
+        lockState()
+        defer { unlockState() }
+        return (progressClosure, completionClosure)
+    }
+
+    // The old closure is released after the lock is let go (its captures' `deinit` may
+    // reach another operation).
+    @usableFromInline
+    func setCallback(progress: (@Sendable (Progress) -> Void)?) {
+        lockState()
+        let old = progressClosure
+        progressClosure = progress
+        unlockState()
+        _ = old
+    }
+
+    @usableFromInline
+    func setCallback(completion: (@Sendable (Result<URL, NetworkError>) -> Void)?) {
+        lockState()
+        let old = completionClosure
+        completionClosure = completion
+        unlockState()
+        _ = old
     }
 
     /// A download of `request`'s body to `destination` on `configuration`'s host.
@@ -111,6 +130,7 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
     /// The host comes second, as for every operation
     /// (`RequestOperation(request:configuration:…)`): an SDK passes its own host;
     /// `.shared`, the default, is a convenience for apps.
+    @_optimize(size)
     public init(
         request: any BaseAPIRequest,
         configuration: HostConfiguration = .shared,
@@ -121,7 +141,13 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
         self.destination = destination
         self.options = options
         executed = false
+        transfer = nil
         resumedOffset = 0
+        storedResult = nil
+        storedMetrics = nil
+        observers = nil
+        progressClosure = nil
+        completionClosure = nil
         gate = ProgressGate()
         progress = Progress.discreteProgress(totalUnitCount: 0)
         super.init(configuration: configuration)
@@ -145,29 +171,34 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
 
     /// The result, once delivered.
     public var result: Result<URL, NetworkError>? {
-        lockState()
-        defer { unlockState() }
-        return storedResult
+        // Emitted into its callers, as ``metrics`` and ``resumedFromOffset``: the module
+        // carries one reader of the three.
+        @_alwaysEmitIntoClient get { outcome().result }
     }
 
     /// The download's measurements (attempts, bytes written, timings), set just before
     /// ``completion`` is called.
     public var metrics: RequestMetrics? {
-        lockState()
-        defer { unlockState() }
-        return storedMetrics
+        @_alwaysEmitIntoClient get { outcome().metrics }
     }
 
     /// How many bytes of an earlier attempt the last attempt asked to resume after
     /// (0 when it downloaded from the start).
     public var resumedFromOffset: Int64 {
+        @_alwaysEmitIntoClient get { outcome().resumedFrom }
+    }
+
+    /// ``result``, ``metrics`` and ``resumedFromOffset``, read under the lock.
+    @usableFromInline
+    func outcome() -> (result: Result<URL, NetworkError>?, metrics: RequestMetrics?, resumedFrom: Int64) {
         lockState()
-        let (transfer, offset) = (self.transfer, resumedOffset)
+        let (result, metrics, transfer, offset) = (storedResult, storedMetrics, self.transfer, resumedOffset)
         unlockState()
-        return transfer?.resumedFrom ?? offset
+        return (result, metrics, transfer?.resumedFrom ?? offset)
     }
 
     /// Starts the transfer; not for subclasses to override.
+    @_optimize(size)
     public override func execute() {
         lockState()
         executed = true
@@ -180,6 +211,7 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
 
     /// Cancels the download; the bytes so far stay on disk for a later resume. One that
     /// has not started calls back with the cancellation at once (it will never run).
+    @_optimize(size)
     public override func cancel() {
         super.cancel()
         // Once `execute()` ran, its exchange reports the cancellation (a result stored
@@ -213,6 +245,7 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
     /// Calls `observer` once with the result, after ``completion``, on the callback
     /// queue (at once when it was delivered already).
     @usableFromInline  // called by `NetworkQueue.run(_:)`, emitted into its callers
+    @_optimize(size)
     func observeResult(_ observer: @escaping @Sendable (Result<URL, NetworkError>) -> Void) {
         lockState()
         let delivered = storedResult
@@ -229,6 +262,7 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
     /// On the callback queue: stores the first result (`error`, else the destination),
     /// calls ``completion`` and the observers with it, and finishes.
     @inline(never)
+    @_optimize(size)
     private func complete(_ error: NetworkError?, metrics: RequestMetrics?) {
         let result: Result<URL, NetworkError> = error.map { .failure($0) } ?? .success(destination)
         lockState()
@@ -266,6 +300,7 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
 /// complete bytes into place, so a download the exchange fails (an interceptor's
 /// `validate`, its clock) leaves no file at the destination, only the resumable `.partial`.
 extension DownloadOperation: RequestPlugIn, ExchangeSink {
+    @_optimize(size)
     @usableFromInline package func send(
         _ request: URLRequest,
         activity: any TransferActivity,
@@ -285,6 +320,7 @@ extension DownloadOperation: RequestPlugIn, ExchangeSink {
     }
 
     /// The body is on disk already: it only moves into place.
+    @_optimize(size)
     @usableFromInline package func map(_ response: NetworkResponse, lock: Lock) -> NetworkError? {
         do {
             try PartialDownload(destination: destination).promote()

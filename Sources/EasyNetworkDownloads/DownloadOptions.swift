@@ -14,10 +14,26 @@ public struct DownloadOptions: Sendable {
     }
 
     /// What to do with an existing destination file.
-    public var existing: Existing
+    public var existing: Existing {
+        @_alwaysEmitIntoClient get { storedExisting }
+        @_alwaysEmitIntoClient set { self = DownloadOptions(newValue, storedResumable, storedSegmentSize) }
+        @_alwaysEmitIntoClient _modify {
+            var value = storedExisting
+            yield &value
+            self = DownloadOptions(value, storedResumable, storedSegmentSize)
+        }
+    }
     /// Whether the bytes of an earlier failed or cancelled attempt are kept and the
     /// download continues from them (HTTP `Range` guarded by `If-Range`). Default `true`.
-    public var resumable: Bool
+    public var resumable: Bool {
+        @_alwaysEmitIntoClient get { storedResumable }
+        @_alwaysEmitIntoClient set { self = DownloadOptions(storedExisting, newValue, storedSegmentSize) }
+        @_alwaysEmitIntoClient _modify {
+            var value = storedResumable
+            yield &value
+            self = DownloadOptions(storedExisting, value, storedSegmentSize)
+        }
+    }
     /// Ask for the body in ranges, one request after another, starting with this many
     /// bytes (default 1 MB), or `nil` for one request. URLSession on Linux hands
     /// received data to its delegate without limit, so a network faster than the disk
@@ -27,13 +43,34 @@ public struct DownloadOptions: Sendable {
     /// the whole body in one response; a 416 (an empty file, a server that refuses
     /// ranges) starts over once with a plain GET; a server that names no validator for
     /// `If-Range` is asked for the whole body after the first range. All of these work.
-    public var segmentSize: Int?
+    public var segmentSize: Int? {
+        @_alwaysEmitIntoClient get { storedSegmentSize }
+        @_alwaysEmitIntoClient set { self = DownloadOptions(storedExisting, storedResumable, newValue) }
+        @_alwaysEmitIntoClient _modify {
+            var value = storedSegmentSize
+            yield &value
+            self = DownloadOptions(storedExisting, storedResumable, value)
+        }
+    }
+
+    // The values, read-only: the properties above are emitted into the programs that use
+    // them (a setter makes new options), so the module carries one reader per value
+    // instead of a getter, a setter and a two-part `modify`.
+    @usableFromInline let storedExisting: Existing
+    @usableFromInline let storedResumable: Bool
+    @usableFromInline let storedSegmentSize: Int?
+
+    /// Options holding exactly these values (a set ``segmentSize`` is kept as given).
+    @usableFromInline
+    init(_ existing: Existing, _ resumable: Bool, _ segmentSize: Int?) {
+        storedExisting = existing
+        storedResumable = resumable
+        storedSegmentSize = segmentSize
+    }
 
     /// Options; by default replace an existing file, resume from partial data, and ask
     /// in ranges from 1 MB.
     public init(existing: Existing = .replace, resumable: Bool = true, segmentSize: Int? = 1 << 20) {
-        self.existing = existing
-        self.resumable = resumable
-        self.segmentSize = segmentSize.map { max(64 * 1024, $0) }
+        self.init(existing, resumable, segmentSize.map { max(64 * 1024, $0) })
     }
 }

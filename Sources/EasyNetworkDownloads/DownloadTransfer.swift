@@ -356,7 +356,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     /// The connection was lost before every byte arrived: `message` says how.
     @inline(never)
     private func lost(_ message: String) -> NetworkError {
-        problem(.transport, message, underlying: URLError(.networkConnectionLost))
+        problem(.transport, message, underlying: URLError(.networkConnectionLost, userInfo: Dictionary()))  // not the `[:]` default: no dictionary-literal code
     }
 
     /// `Content-Range: bytes 100-199/1000` → (100, 199, 1000); the total is `nil` for `*`

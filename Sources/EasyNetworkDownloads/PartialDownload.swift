@@ -31,29 +31,46 @@ final class PartialDownload: Sendable {
     func resumePoint(for url: URL) -> (offset: Int64, ifRange: String)? {
         guard let data = try? Data(contentsOf: metadataURL),
               let metadata = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
-              metadata["url"] as? String == url.absoluteString,
-              let ifRange = DownloadTransfer.ifRangeValidator(etag: metadata["etag"] as? String, lastModified: metadata["lastModified"] as? String),
+              Self.field("url", of: metadata) as? String == url.absoluteString,
+              let ifRange = DownloadTransfer.ifRangeValidator(
+                  etag: Self.field("etag", of: metadata) as? String, lastModified: Self.field("lastModified", of: metadata) as? String
+              ),
               let handle = try? FileHandle(forReadingFrom: dataURL)
         else { return nil }
         // The bytes' length: where their end is (no attribute dictionary to search).
         let end = try? handle.seekToEnd()
         try? handle.close()
         guard let size = end.flatMap(Int64.init(exactly:)), size > 0 else { return nil }
-        if let total = (metadata["totalLength"] as? NSNumber)?.int64Value, size >= total { return nil }
+        if let total = (Self.field("totalLength", of: metadata) as? NSNumber)?.int64Value, size >= total { return nil }
         return (size, ifRange)
     }
 
     /// Writes the metadata of the bytes about to be written (a field the server did not
-    /// send is `null`, which earlier versions read as absent). One literal: no dictionary
-    /// that grows or loses keys.
+    /// send is `null`, which earlier versions read as absent). No literal: the standard
+    /// library's own dictionary code fills it (see ``put(_:_:into:)``).
     func save(url: String, etag: String?, lastModified: String?, totalLength: Int64?) {
-        let metadata: [String: Any] = [
-            "url": url, "etag": Self.json(etag), "lastModified": Self.json(lastModified),
-            "totalLength": Self.json(totalLength.map { NSNumber(value: $0) }),
-        ]
+        var metadata = [String: Any](minimumCapacity: 4)
+        Self.put(url, "url", into: &metadata)
+        Self.put(Self.json(etag), "etag", into: &metadata)
+        Self.put(Self.json(lastModified), "lastModified", into: &metadata)
+        Self.put(Self.json(totalLength.map { NSNumber(value: $0) }), "totalLength", into: &metadata)
         if let data = try? JSONSerialization.data(withJSONObject: metadata) {
             try? data.write(to: metadataURL, options: .atomic)
         }
+    }
+
+    /// `dictionary[key]` and `dictionary[key] = value`, compiled once for every value
+    /// type: the standard library's own code runs, not copies specialized for `Any` here.
+    @_semantics("optimize.sil.specialize.generic.never")
+    @inline(never)
+    private static func field<Value>(_ key: String, of dictionary: [String: Value]) -> Value? {
+        dictionary[key]
+    }
+
+    @_semantics("optimize.sil.specialize.generic.never")
+    @inline(never)
+    private static func put<Value>(_ value: Value, _ key: String, into dictionary: inout [String: Value]) {
+        dictionary.updateValue(value, forKey: key)
     }
 
     /// `value`, or JSON's `null`.

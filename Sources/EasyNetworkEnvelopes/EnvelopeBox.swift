@@ -26,7 +26,7 @@ enum EnvelopeBinding {
         }
         let container = try decoder.container(keyedBy: AnyCodingKey.self)
         // The fields read one by one into one dictionary: no list of names is built.
-        var fields: [String: Any] = [:]
+        var fields = [String: Any]()  // not `[:]`: no dictionary-literal code
         if case .custom = envelope.success {
             for key in container.allKeys where key.stringValue != envelope.payloadKey {
                 try collect(key.stringValue, of: container, into: &fields)
@@ -62,7 +62,15 @@ enum EnvelopeBinding {
     @inline(never)
     static func collect(_ name: String, of container: KeyedDecodingContainer<AnyCodingKey>, into fields: inout [String: Any]) throws {
         guard let key = presentKey(name, in: container) else { return }
-        fields.updateValue(try container.decode(JSONValue.self, forKey: key).object, forKey: name)
+        put(try container.decode(JSONValue.self, forKey: key).object, forKey: name, into: &fields)
+    }
+
+    /// `fields.updateValue(value, forKey: key)`, compiled once for every value type: the
+    /// standard library's own dictionary code runs, not a copy specialized for `Any` here.
+    @_semantics("optimize.sil.specialize.generic.never")
+    @inline(never)
+    static func put<Value>(_ value: Value, forKey key: String, into fields: inout [String: Value]) {
+        fields.updateValue(value, forKey: key)
     }
 
     /// `name` as a key of `container`: as written, or as a decoder that converts

@@ -16,6 +16,15 @@ final class JSONValue: Decodable {
         value.object
     }
 
+    @_optimize(size)
+    /// `array.append(element)`, compiled once for every element type: the standard
+    /// library's own code runs, not a copy specialized for `Any` here.
+    @_semantics("optimize.sil.specialize.generic.never")
+    @inline(never)
+    private static func append<Element>(_ element: Element, to array: inout [Element]) {
+        array.append(element)
+    }
+
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -31,7 +40,7 @@ final class JSONValue: Decodable {
         } else if var elements = try? decoder.unkeyedContainer() {
             var array: [Any] = []
             while !elements.isAtEnd {
-                array.append(try elements.decode(JSONValue.self).object)
+                Self.append(try elements.decode(JSONValue.self).object, to: &array)
             }
             object = array
         } else {

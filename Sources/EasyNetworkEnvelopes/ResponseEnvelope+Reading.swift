@@ -9,6 +9,7 @@ extension ResponseEnvelope: PayloadReader {
     /// The payload of `body`; `nil` when a successful envelope lacks the payload key
     /// or holds `null` there.
     @usableFromInline  // a requirement of PayloadReader, which the inlined NetworkResponse.decode calls
+    @_optimize(size)
     package func payload(of body: Any?, in response: NetworkResponse) throws -> Any? {
         guard let object = body as? [String: Any] else {
             throw response.decodingError("expected an envelope (a JSON object), got " + Self.shape(of: body) + ".")
@@ -35,6 +36,7 @@ extension ResponseEnvelope: PayloadReader {
     }
 
     /// The business error for an envelope whose fields said failure.
+    @_optimize(size)
     func businessError(_ object: [String: Any], in response: NetworkResponse) -> NetworkError {
         let code = resolvedCodeKey.flatMap { Self.codeText(Self.value(of: $0, in: object)) }
         var message: String?
@@ -52,12 +54,13 @@ extension ResponseEnvelope: PayloadReader {
         let traceId = traceIdKey.flatMap { Self.codeText(Self.value(of: $0, in: object)) }
         let error = NetworkError(
             kind: .business, message: message, url: response.request.url, response: response.httpResponse, data: response.data,
-            businessCode: code, traceId: traceId, payload: payload, isUnauthorized: code.map { unauthorizedCodes.contains($0) } ?? false
+            businessCode: code, traceId: traceId, payload: payload, isUnauthorized: code.map { Self.contains($0, in: unauthorizedCodes) } ?? false
         )
         return message == nil && traceId == nil ? error : error.withServerText(quoted: false)
     }
 
     /// How a body that is not an envelope looks, for the error.
+    @_optimize(size)
     static func shape(of value: Any?) -> String {
         switch value {
         case nil: return "an empty body"

@@ -45,20 +45,111 @@ public struct ResponseEnvelope: Sendable {
     }
 
     /// How success is decided.
-    public var success: SuccessRule
+    public var success: SuccessRule {
+        @_alwaysEmitIntoClient get { fields.success }
+        @_alwaysEmitIntoClient set { self = fields.with(success: newValue) }
+        @_alwaysEmitIntoClient _modify {
+            var value = fields.success
+            yield &value
+            self = fields.with(success: value)
+        }
+    }
     /// The key of the payload, or `nil` when the payload is the whole object (fields at
     /// the top level). A successful envelope without it gives a `nil`/missing payload.
-    public var payloadKey: String?
+    public var payloadKey: String? {
+        @_alwaysEmitIntoClient get { fields.payloadKey }
+        @_alwaysEmitIntoClient set { self = fields.with(payloadKey: .some(newValue)) }
+        @_alwaysEmitIntoClient _modify {
+            var value = fields.payloadKey
+            yield &value
+            self = fields.with(payloadKey: .some(value))
+        }
+    }
     /// The key of the business code reported in errors; for ``SuccessRule/code(_:equals:)``
     /// the code key is used when this is `nil`.
-    public var codeKey: String?
+    public var codeKey: String? {
+        @_alwaysEmitIntoClient get { fields.codeKey }
+        @_alwaysEmitIntoClient set { self = fields.with(codeKey: .some(newValue)) }
+        @_alwaysEmitIntoClient _modify {
+            var value = fields.codeKey
+            yield &value
+            self = fields.with(codeKey: .some(value))
+        }
+    }
     /// Keys tried in order for the human message.
-    public var messageKeys: [String]
+    public var messageKeys: [String] {
+        @_alwaysEmitIntoClient get { fields.messageKeys }
+        @_alwaysEmitIntoClient set { self = fields.with(messageKeys: newValue) }
+        @_alwaysEmitIntoClient _modify {
+            var value = fields.messageKeys
+            yield &value
+            self = fields.with(messageKeys: value)
+        }
+    }
     /// The key of the trace / request id.
-    public var traceIdKey: String?
+    public var traceIdKey: String? {
+        @_alwaysEmitIntoClient get { fields.traceIdKey }
+        @_alwaysEmitIntoClient set { self = fields.with(traceIdKey: .some(newValue)) }
+        @_alwaysEmitIntoClient _modify {
+            var value = fields.traceIdKey
+            yield &value
+            self = fields.with(traceIdKey: .some(value))
+        }
+    }
     /// Business codes that mean "not signed in" or "token expired" (seed 000's
     /// notLogin / tokenLost), compared as text.
-    public var unauthorizedCodes: Set<String>
+    public var unauthorizedCodes: Set<String> {
+        @_alwaysEmitIntoClient get { fields.unauthorizedCodes }
+        @_alwaysEmitIntoClient set { self = fields.with(unauthorizedCodes: newValue) }
+        @_alwaysEmitIntoClient _modify {
+            var value = fields.unauthorizedCodes
+            yield &value
+            self = fields.with(unauthorizedCodes: value)
+        }
+    }
+
+    /// The settings, in one immutable object: the envelope is one reference (no value
+    /// witnesses of its own), and its properties above are emitted into the programs that
+    /// use them (a setter makes a new object), so the module carries one reader per field
+    /// instead of a getter, a setter and a two-part `modify`.
+    @usableFromInline let fields: Fields
+
+    /// The fields of a ``ResponseEnvelope``.
+    @usableFromInline
+    final class Fields: Sendable {
+        @usableFromInline let success: SuccessRule
+        @usableFromInline let payloadKey: String?
+        @usableFromInline let codeKey: String?
+        @usableFromInline let messageKeys: [String]
+        @usableFromInline let traceIdKey: String?
+        @usableFromInline let unauthorizedCodes: Set<String>
+
+        init(
+            success: SuccessRule, payloadKey: String?, codeKey: String?, messageKeys: [String], traceIdKey: String?,
+            unauthorizedCodes: Set<String>
+        ) {
+            self.success = success
+            self.payloadKey = payloadKey
+            self.codeKey = codeKey
+            self.messageKeys = messageKeys
+            self.traceIdKey = traceIdKey
+            self.unauthorizedCodes = unauthorizedCodes
+        }
+
+        /// These fields with the given ones replaced (`nil`: kept; `.some(nil)` clears an
+        /// optional key), as an envelope: emitted into the setters' callers only.
+        @_alwaysEmitIntoClient
+        func with(
+            success: SuccessRule? = nil, payloadKey: String?? = nil, codeKey: String?? = nil, messageKeys: [String]? = nil,
+            traceIdKey: String?? = nil, unauthorizedCodes: Set<String>? = nil
+        ) -> ResponseEnvelope {
+            ResponseEnvelope(
+                success: success ?? self.success, payloadKey: payloadKey ?? self.payloadKey, codeKey: codeKey ?? self.codeKey,
+                messageKeys: messageKeys ?? self.messageKeys, traceIdKey: traceIdKey ?? self.traceIdKey,
+                unauthorizedCodes: unauthorizedCodes ?? self.unauthorizedCodes
+            )
+        }
+    }
 
     /// Creates an envelope description.
     public init(
@@ -69,12 +160,10 @@ public struct ResponseEnvelope: Sendable {
         traceIdKey: String? = "traceId",
         unauthorizedCodes: Set<String> = []
     ) {
-        self.success = success
-        self.payloadKey = payloadKey
-        self.codeKey = codeKey
-        self.messageKeys = messageKeys
-        self.traceIdKey = traceIdKey
-        self.unauthorizedCodes = unauthorizedCodes
+        fields = Fields(
+            success: success, payloadKey: payloadKey, codeKey: codeKey, messageKeys: messageKeys, traceIdKey: traceIdKey,
+            unauthorizedCodes: unauthorizedCodes
+        )
     }
 
     /// `{"success": true, "data": …, "message": …, "code": …}`.
@@ -116,6 +205,7 @@ public struct ResponseEnvelope: Sendable {
     }
 
     /// Whether a decoded top-level object says success.
+    @_optimize(size)
     func isSuccess(_ object: [String: Any]) -> Bool {
         switch success {
         case .flag(let key):
@@ -123,7 +213,7 @@ public struct ResponseEnvelope: Sendable {
             if let bool = value.flatMap(Self.jsonBool) { return bool }
             return value as? String == "true"
         case .code(let key, let values):
-            return Self.codeText(Self.value(of: key, in: object)).map(values.contains) ?? false
+            return Self.codeText(Self.value(of: key, in: object)).map { Self.contains($0, in: values) } ?? false
         case .custom(let test):
             return test(object)
         }
@@ -133,6 +223,14 @@ public struct ResponseEnvelope: Sendable {
     @inline(never)
     static func value(of key: String, in object: [String: Any]) -> Any? {
         object[key]
+    }
+
+    /// `set.contains(element)`, compiled once for every element type: the standard
+    /// library's own code runs, not a copy specialized for `String` here.
+    @_semantics("optimize.sil.specialize.generic.never")
+    @inline(never)
+    static func contains<Element>(_ element: Element, in set: Set<Element>) -> Bool {
+        set.contains(element)
     }
 
     /// The key the business code is read from.
@@ -171,6 +269,7 @@ public struct ResponseEnvelope: Sendable {
     /// The text form of a JSON scalar used for codes, the one reader every path uses:
     /// `0`, `"0"` and `0.0` are all `"0"`; a boolean is `"true"` or `"false"` (never a
     /// number); `null`, objects and arrays have none.
+    @_optimize(size)
     static func codeText(_ value: Any?) -> String? {
         guard let value else { return nil }
         if let string = value as? String {
@@ -192,6 +291,7 @@ public struct ResponseEnvelope: Sendable {
     /// `value` as a JSON boolean: a Swift `Bool` (from `Decodable`) or the boolean
     /// `NSNumber` `JSONSerialization` gives for `true`/`false`; `nil` for a number,
     /// which Foundation would otherwise happily cast to `Bool`.
+    @_optimize(size)
     static func jsonBool(_ value: Any) -> Bool? {
         if type(of: value) == Bool.self {
             return value as? Bool

@@ -73,6 +73,35 @@ final class DownloadOperationTests: DownloadTestCase {
         XCTAssertEqual(try Data(contentsOf: try XCTUnwrap(replaced).get()), resource.body)
     }
 
+    /// The options stay settable values (as in 0.3.0): a set value is kept as given (only
+    /// the initializer raises a segment size to 64 KB), reaches only the options changed,
+    /// and is the one the download follows.
+    func testOptionsAreSettableValues() throws {
+        var options = DownloadOptions()
+        let original = options
+        options.existing = .fail
+        options.resumable = false
+        options.segmentSize = 1000
+        XCTAssertEqual(options.existing, .fail)
+        XCTAssertFalse(options.resumable)
+        XCTAssertEqual(options.segmentSize, 1000)
+        options.segmentSize? += 24
+        XCTAssertEqual(options.segmentSize, 1024)
+        XCTAssertEqual(DownloadOptions(segmentSize: 1000).segmentSize, 64 * 1024)
+        XCTAssertEqual(original.existing, .replace)
+        XCTAssertTrue(original.resumable)
+        XCTAssertEqual(original.segmentSize, 1 << 20)
+
+        server.route("GET", "/file") { _ in .status(200, body: Data("new".utf8)) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let destination = folder.appendingPathComponent("kept.bin")
+        try Data("old".utf8).write(to: destination)
+        let (_, refused) = download("/file", to: "kept.bin", options: options)
+        guard case .failure(let error)? = refused else { return XCTFail("must fail") }
+        XCTAssertEqual(error.kind, .invalidRequest)
+        XCTAssertEqual(try Data(contentsOf: destination), Data("old".utf8))
+    }
+
     func testHTTPErrorAndTruncatedBodyFailAndKeepNoFile() {
         let (_, missing) = download("/status/404", to: "missing.bin")
         guard case .failure(let error)? = missing else { return XCTFail("must fail") }

@@ -113,6 +113,42 @@ final class EnvelopeTests: ServerTestCase {
         XCTAssertEqual(businessError(fetch(ResponseDecoder<User>.decodable(), "/no", host: host))?.businessCode, "DENIED")
     }
 
+    /// The envelope's properties stay settable values (as in 0.3.0): each setter and
+    /// in-place change reaches only the envelope changed, and one changed in place on the
+    /// host (`host.envelope?.payloadKey = nil`) is the one its requests read.
+    func testEnvelopePropertiesAreSettableValues() throws {
+        var changed = ResponseEnvelope.codeEquals(0)
+        let original = changed
+        changed.payloadKey = nil
+        changed.codeKey = "errcode"
+        changed.messageKeys.insert("detail", at: 0)
+        changed.traceIdKey = nil
+        changed.unauthorizedCodes.insert("401")
+        changed.success = .code("errcode", equals: ["0"])
+        XCTAssertNil(changed.payloadKey)
+        XCTAssertEqual(changed.codeKey, "errcode")
+        XCTAssertEqual(changed.messageKeys, ["detail", "msg", "message", "errmsg", "error"])
+        XCTAssertNil(changed.traceIdKey)
+        XCTAssertEqual(changed.unauthorizedCodes, ["401"])
+        guard case .code(let key, let values) = changed.success else { return XCTFail("\(changed.success)") }
+        XCTAssertEqual(key, "errcode")
+        XCTAssertEqual(values, ["0"])
+        XCTAssertEqual(original.payloadKey, "data")
+        XCTAssertEqual(original.codeKey, "code")
+        XCTAssertEqual(original.messageKeys, ["msg", "message", "errmsg", "error"])
+        XCTAssertEqual(original.traceIdKey, "traceId")
+        XCTAssertEqual(original.unauthorizedCodes, [])
+        guard case .code(let originalKey, _) = original.success else { return XCTFail("\(original.success)") }
+        XCTAssertEqual(originalKey, "code")
+
+        let host = makeHost()
+        host.envelope = .codeEquals(0)
+        host.envelope?.payloadKey = nil
+        XCTAssertNil(host.envelope?.payloadKey)
+        route("/top", #"{"code": 0, "id": 5, "name": "ev"}"#)
+        XCTAssertEqual(try fetch(.decodable(), "/top", host: host)?.get(), User(id: 5, name: "ev"))
+    }
+
     // MARK: broken envelopes
 
     func testMissingPayloadKeyIsADecodingErrorForValuesButFineForVoidAndJSON() throws {
