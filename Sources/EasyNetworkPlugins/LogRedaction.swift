@@ -51,7 +51,8 @@ public struct LogRedaction: Sendable {
     public static let `default` = LogRedaction()
 
     /// The text that replaces a hidden value.
-    public static let mask = "<redacted>"
+    @_alwaysEmitIntoClient  // a constant: no global, addressor or getter in the module
+    public static var mask: String { "<redacted>" }
 
     /// Whether the header `name` is hidden (case-insensitive).
     public func hidesHeader(_ name: String) -> Bool {

@@ -100,7 +100,8 @@ public final class TokenAuthenticator: @unchecked Sendable {
     }
 
     /// The default `refreshTimeout`: 60 s, the default timeout of one request.
-    public static let defaultRefreshTimeout: TimeInterval = 60
+    @_alwaysEmitIntoClient  // a constant: no global, addressor or getter in the module
+    public static var defaultRefreshTimeout: TimeInterval { 60 }
 
     @inline(never)  // one copy for both forms
     @usableFromInline
