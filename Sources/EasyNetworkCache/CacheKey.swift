@@ -46,13 +46,20 @@ struct CacheKey {
     static func varyValues(_ names: [String], of request: URLRequest) -> [String: String] {
         var values = [String: String]()  // not `[:]`: a literal compiles Dictionary(dictionaryLiteral:)
         for name in names {
-            values[name] = varyValue(name, of: request)
+            put(varyValue(name, of: request), name, in: &values)
         }
         return values
     }
 
     /// What an entry remembers of the request header `name` (see ``varyValues(_:of:)``).
     /// Kept out of line: storing and matching share one copy.
+    /// `values[name] = value`, in one place: the dictionary's insertion (and growth) compiled
+    /// once for the module, not inlined into each caller.
+    @inline(never)
+    static func put(_ value: String, _ name: String, in values: inout [String: String]) {
+        values[name] = value
+    }
+
     @inline(never)
     static func varyValue(_ name: String, of request: URLRequest) -> String {
         guard let value = request.value(forHTTPHeaderField: name) else { return "-" }

@@ -56,7 +56,7 @@ final class CachedResponse: Sendable {
             case "set-cookie", "set-cookie2", "authentication-info", "proxy-authentication-info":
                 continue
             default:
-                headers[name] = "\(value)"
+                CacheKey.put("\(value)", name, in: &headers)
             }
         }
         return headers

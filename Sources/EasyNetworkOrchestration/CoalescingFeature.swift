@@ -8,7 +8,7 @@ import Foundation
 /// or else the host's `coalescesRequests`, `enabled`).
 @usableFromInline
 final class CoalescingFeature: HostFeature {
-    @usableFromInline
+    @_alwaysEmitIntoClient  // inlined into its witness, no copy of its own
     static var order: Int { 10 }
     /// The host's `coalescesRequests`.
     @usableFromInline

@@ -166,14 +166,33 @@ final class ChainPlan: Sendable {
 
 /// What a finished chain produced.
 public struct ChainOutcome<Last>: Sendable {
+    private let fields: ChainResults
+
+    init(results: [any Sendable], endedEarly: Bool) {
+        fields = ChainResults(results: results, endedEarly: endedEarly)
+    }
+
     /// The result of every step that ran, in order (each of its step's type).
-    public let results: [any Sendable]
+    public var results: [any Sendable] { fields.results }
     /// Whether a builder ended the chain before its last step.
-    public let endedEarly: Bool
+    public var endedEarly: Bool { fields.endedEarly }
 
     /// The last step's result, or `nil` when the chain ended early before it.
     public var last: Last? {
         endedEarly ? nil : results.last as? Last
+    }
+}
+
+/// A ``ChainOutcome``'s fields in one immutable object: an outcome is one reference (the
+/// runtime's shared value witnesses, none of its own; not generic, so no metadata is made
+/// per `Last`).
+final class ChainResults: Sendable {
+    let results: [any Sendable]
+    let endedEarly: Bool
+
+    init(results: [any Sendable], endedEarly: Bool) {
+        self.results = results
+        self.endedEarly = endedEarly
     }
 }
 

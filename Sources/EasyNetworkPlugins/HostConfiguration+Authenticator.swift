@@ -16,11 +16,22 @@ extension HostConfiguration {
     ///     refreshSession { result in done(result) }
     /// }
     /// ```
+    @_alwaysEmitIntoClient  // a host setting's accessors (see ARCHITECTURE.md): no modify coroutine in the module
     public var authenticator: TokenAuthenticator? {
-        get { feature(TokenAuthenticator.self) }
-        set {
-            newValue?.host = self
-            setFeature(newValue, as: TokenAuthenticator.self)
-        }
+        get { tokenAuthenticator() }
+        set { setAuthenticator(newValue) }
+    }
+
+    /// The host's authenticator.
+    @usableFromInline
+    func tokenAuthenticator() -> TokenAuthenticator? {
+        feature(TokenAuthenticator.self)
+    }
+
+    /// Installs `authenticator` as the host's feature, its host this one.
+    @usableFromInline
+    func setAuthenticator(_ authenticator: TokenAuthenticator?) {
+        authenticator?.host = self
+        setFeature(authenticator, as: TokenAuthenticator.self)
     }
 }

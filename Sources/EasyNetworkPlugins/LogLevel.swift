@@ -8,7 +8,33 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
     /// Failures only.
     case error = 2
 
+    /// The level's number: 0 for `debug`, 1 for `info`, 2 for `error`.
+    @_alwaysEmitIntoClient  // inlined into its witness and callers, no copy of its own
+    public var rawValue: Int {
+        switch self {
+        case .debug: return 0
+        case .info: return 1
+        case .error: return 2
+        }
+    }
+
+    /// The level numbered `rawValue`, or `nil` for a number no level has.
+    @_alwaysEmitIntoClient
+    public init?(rawValue: Int) {
+        switch rawValue {
+        case 0: self = .debug
+        case 1: self = .info
+        case 2: self = .error
+        default: return nil
+        }
+    }
+
+    /// Every level, from `debug` to `error`.
+    @_alwaysEmitIntoClient
+    public static var allCases: [LogLevel] { [.debug, .info, .error] }
+
     /// Orders levels from `debug` to `error`.
+    @_alwaysEmitIntoClient  // inlined into its witness and callers, no copy of its own
     public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool {
         lhs.rawValue < rhs.rawValue
     }

@@ -9,11 +9,31 @@ import Foundation
 /// parameter names also ignore `_` and `-` (`client_secret` hides `clientSecret`).
 /// A form or query field hides when any part of its name does (`user[password]`).
 public struct LogRedaction: Sendable {
+    /// The two sets, in one immutable object: a redaction is one reference (the runtime's
+    /// shared value witnesses, none of its own); a change makes a new one.
+    private final class Names: Sendable {
+        let headers: Set<String>
+        let parameters: Set<String>
+
+        init(headers: Set<String>, parameters: Set<String>) {
+            self.headers = headers
+            self.parameters = parameters
+        }
+    }
+
+    private var names: Names
+
     /// Header names whose values are hidden, compared ignoring case.
-    public var headers: Set<String>
+    public var headers: Set<String> {
+        get { names.headers }
+        set { names = Names(headers: newValue, parameters: names.parameters) }
+    }
     /// Parameter names whose values are hidden (JSON keys, form and query fields),
     /// compared ignoring case, `_` and `-`.
-    public var parameters: Set<String>
+    public var parameters: Set<String> {
+        get { names.parameters }
+        set { names = Names(headers: names.headers, parameters: newValue) }
+    }
 
     /// A redaction; the defaults hide `Authorization`, `Proxy-Authorization`, `Cookie`,
     /// `Set-Cookie`, `X-API-Key`, and parameters named like passwords, tokens and secrets.
@@ -24,15 +44,15 @@ public struct LogRedaction: Sendable {
             "auth_token", "secret", "client_secret", "api_key", "private_key",
         ]
     ) {
-        self.headers = headers
-        self.parameters = parameters
+        names = Names(headers: headers, parameters: parameters)
     }
 
     /// The default redaction.
     public static let `default` = LogRedaction()
 
     /// The text that replaces a hidden value.
-    public static let mask = "<redacted>"
+    @_alwaysEmitIntoClient  // a constant: no global, addressor or getter in the module
+    public static var mask: String { "<redacted>" }
 
     /// Whether the header `name` is hidden (case-insensitive).
     public func hidesHeader(_ name: String) -> Bool {

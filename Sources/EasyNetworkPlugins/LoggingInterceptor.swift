@@ -20,20 +20,35 @@ public struct LoggingInterceptor: RequestInterceptor {
     /// Receives each message with its level.
     public typealias Sink = @Sendable (_ level: LogLevel, _ message: String) -> Void
 
+    /// The settings, in one immutable object: a logger is one reference (the runtime's
+    /// shared value witnesses, none of its own; it fits an existential's inline buffer).
+    private final class Fields: Sendable {
+        let level: LogLevel
+        let redaction: LogRedaction
+        let bodyLimit: Int
+        let sink: Sink
+
+        init(level: LogLevel, redaction: LogRedaction, bodyLimit: Int, sink: @escaping Sink) {
+            self.level = level
+            self.redaction = redaction
+            self.bodyLimit = bodyLimit
+            self.sink = sink
+        }
+    }
+
+    private let fields: Fields
+
     /// The lowest level passed on.
-    public let level: LogLevel
+    public var level: LogLevel { fields.level }
     /// What is masked.
-    public let redaction: LogRedaction
+    public var redaction: LogRedaction { fields.redaction }
     /// The longest body shown, in characters.
-    public let bodyLimit: Int
-    private let sink: Sink
+    public var bodyLimit: Int { fields.bodyLimit }
+    private var sink: Sink { fields.sink }
 
     /// A logger that hands messages at `level` or above to `sink`.
     public init(level: LogLevel = .info, redaction: LogRedaction = .default, bodyLimit: Int = 2000, sink: @escaping Sink) {
-        self.level = level
-        self.redaction = redaction
-        self.bodyLimit = max(0, bodyLimit)
-        self.sink = sink
+        fields = Fields(level: level, redaction: redaction, bodyLimit: max(0, bodyLimit), sink: sink)
     }
 
     /// A logger that prints to standard output, prefixed with `[EasyNetwork]`.

@@ -61,24 +61,26 @@ public final class TokenAuthenticator: @unchecked Sendable {
     /// struct would bring value witnesses of its own into the binary.
     typealias Credential = (token: String?, generation: Int)
 
-    private let lock = Lock()
-    private var currentToken: String?
-    private var generation = 0
-    private var refreshing = false
-    private var waiters: [@Sendable (Result<Credential, NetworkError>) -> Void] = []
+    // No initial values where declared, and `Optional<T>` not `T?` (which starts as `nil`
+    // by itself): in a public class each compiles a function; the initializer sets them.
+    private let lock: Lock
+    private var currentToken: Optional<String>
+    private var generation: Int
+    private var refreshing: Bool
+    private var waiters: [@Sendable (Result<Credential, NetworkError>) -> Void]
     /// When the last `maxRefreshes` refreshes started, in seconds of ``uptime`` (a ring;
     /// `-infinity` for none): only those can be within the window.
     private var refreshTimes: [TimeInterval]
     /// How many refreshes started: the next one's place in the ring is this modulo its
     /// size, and the running one (while `refreshing`) is number `refreshCount - 1`.
-    private var refreshCount = 0
+    private var refreshCount: Int
     /// How to cancel the running refresh of the `async` form, called when it times out.
-    private var cancelRefresh: (@Sendable () -> Void)?
+    private var cancelRefresh: Optional<@Sendable () -> Void>
     /// The last failed refresh: the generation it tried to replace, when, and why.
-    private var failure: (generation: Int, at: TimeInterval, error: NetworkError)?
+    private var failure: Optional<(generation: Int, at: TimeInterval, error: NetworkError)>
     /// Weak, so the authenticator never keeps its host alive.
-    private weak var owner: HostConfiguration?
-    private var clock: @Sendable () -> TimeInterval = { ProcessInfo.processInfo.systemUptime }
+    private weak var owner: Optional<HostConfiguration>
+    private var clock: @Sendable () -> TimeInterval
     private let refresh: Refresh?
     /// The `async` form's refresh: starts it (in a task) and returns how to cancel it.
     private let start: Start?
@@ -98,12 +100,22 @@ public final class TokenAuthenticator: @unchecked Sendable {
     }
 
     /// The default `refreshTimeout`: 60 s, the default timeout of one request.
-    public static let defaultRefreshTimeout: TimeInterval = 60
+    @_alwaysEmitIntoClient  // a constant: no global, addressor or getter in the module
+    public static var defaultRefreshTimeout: TimeInterval { 60 }
 
     @inline(never)  // one copy for both forms
     @usableFromInline
     init(token: String?, maxRefreshes: Int, refreshWindow: TimeInterval, refreshTimeout: TimeInterval, apply: @escaping Apply, refresh: Refresh?, start: Start?) {
+        lock = Lock()
         currentToken = token
+        generation = 0
+        refreshing = false
+        waiters = []
+        refreshCount = 0
+        cancelRefresh = nil
+        failure = nil
+        owner = nil
+        clock = { ProcessInfo.processInfo.systemUptime }
         self.refresh = refresh
         self.start = start
         self.apply = apply
