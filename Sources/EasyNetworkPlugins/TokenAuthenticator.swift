@@ -24,8 +24,9 @@ import FoundationNetworking
 ///   in 30 s): past that, requests fail without refreshing, so a server that always
 ///   answers 401 cannot cause a loop;
 /// - after a failed refresh, requests still holding the token it tried to replace
-///   fail at once with the same error for `refreshWindow` seconds, or until
-///   ``setToken(_:)`` (a new sign-in) gives a new one;
+///   (with no token yet: every request) fail at once with the same error for
+///   `refreshWindow` seconds, or until ``setToken(_:)`` (a new sign-in) gives a new one;
+///   the limit above counts the refreshes made for a missing token too;
 /// - a token holding a carriage return, a line feed or NUL (read from a file with its
 ///   trailing newline, say) is never trimmed nor sent: the request fails with a
 ///   `NetworkError` of kind `invalidRequest` whose `HeaderFieldError` says what is wrong;
@@ -189,8 +190,8 @@ public final class TokenAuthenticator: @unchecked Sendable {
     /// The credential to send with: for the first attempt (`sent` is `nil`) the current
     /// token, waiting for a running refresh first, or making one when there is no token
     /// yet; after an attempt sent with generation `sent` came back unauthorized, a newer
-    /// token at once, or the one refresh (waited for or started), within the window's
-    /// limit. `parked` runs, before the wait, when the caller must wait (its completion
+    /// token at once, or the one refresh (waited for or started). Either refresh is within
+    /// the window's limit, and fails at once after a failed one for the same token. `parked` runs, before the wait, when the caller must wait (its completion
     /// may run before or after `parked` returns).
     func credential(after sent: Int? = nil, parked: @Sendable () -> Void = {}, _ completion: @escaping @Sendable (Result<Credential, NetworkError>) -> Void) {
         var answer: Result<Credential, NetworkError>?
@@ -198,10 +199,16 @@ public final class TokenAuthenticator: @unchecked Sendable {
         lock.lock()
         let joins = refreshing  // a refresh runs: wait for it
         if !joins {
-            if let sent, generation <= sent || currentToken == nil {
-                // The monotonic clock, read under the lock that guards it.
+            // The token the caller holds: the one it was sent with, or (a first attempt)
+            // the current one. A refresh replaces it when it was refused (no newer one
+            // came since) or when there is none.
+            let held = sent ?? generation
+            if currentToken == nil || (sent != nil && generation <= held) {
+                // The monotonic clock, read under the lock that guards it. A first attempt
+                // without a token is limited as a refused token is: the last refresh's
+                // failure for the window, at most `maxRefreshes` in it.
                 let now = clock()
-                if let failure, failure.generation == sent, now - failure.at < refreshWindow {
+                if let failure, failure.generation == held, now - failure.at < refreshWindow {
                     answer = .failure(failure.error)
                 } else {
                     var recent = 0
@@ -212,10 +219,7 @@ public final class TokenAuthenticator: @unchecked Sendable {
                     begin = !limited
                 }
             } else {
-                begin = currentToken == nil
-                if !begin {
-                    answer = .success((token: currentToken, generation: generation))
-                }
+                answer = .success((token: currentToken, generation: generation))
             }
         }
         if joins || begin {

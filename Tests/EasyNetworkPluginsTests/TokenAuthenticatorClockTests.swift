@@ -30,6 +30,32 @@ final class TokenAuthenticatorClockTests: XCTestCase {
         XCTAssertEqual(refreshes.read { $0 }, 2)
     }
 
+    /// With no token yet, a failed refresh is not started again by each new request: they
+    /// fail at once with its error for the window, as requests holding a refused token do,
+    /// so a fleet whose refresh endpoint is down sends it one refresh per window each.
+    func testRequestsWithoutATokenDoNotRetryAFailedRefreshWithinTheWindow() {
+        let clock = Protected<TimeInterval>(1_000)
+        let refreshes = Protected(0)
+        let authenticator = TokenAuthenticator(token: nil, maxRefreshes: 3, refreshWindow: 30) { done in
+            refreshes.write { $0 += 1 }
+            done(.failure(URLError(.badServerResponse)))
+        }
+        authenticator.uptime = { clock.read { $0 } }
+        func firstAttempt() -> Result<TokenAuthenticator.Credential, NetworkError>? {
+            let result = Protected<Result<TokenAuthenticator.Credential, NetworkError>?>(nil)
+            authenticator.credential { outcome in result.write { $0 = outcome } }
+            return result.read { $0 }
+        }
+        for _ in 0..<10 {
+            guard case .failure(let error)? = firstAttempt() else { return XCTFail("no token: the request fails") }
+            XCTAssertEqual(error.kind, .authentication)
+        }
+        XCTAssertEqual(refreshes.read { $0 }, 1, "one refresh, then its failure for the window")
+        clock.write { $0 += 31 }
+        _ = firstAttempt()
+        XCTAssertEqual(refreshes.read { $0 }, 2, "past the window the refresh runs again")
+    }
+
     func testOutOfRangeRefreshTimeoutsNeitherCrashNorFireAtOnce() {
         for timeout in [0, -1, .nan, .infinity, .greatestFiniteMagnitude] as [TimeInterval] {
             let authenticator = TokenAuthenticator(token: "t0", refreshTimeout: timeout) { _ in }
