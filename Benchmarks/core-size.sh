@@ -23,8 +23,10 @@ top=15
 module=EasyNetwork
 while (($#)); do
     case "$1" in
-        --top) top=$2; shift ;;
-        --module) module=$2; shift ;;
+        --top|--module)
+            [[ -n "${2:-}" ]] || { echo "core-size.sh: $1 wants a value (usage: core-size.sh [--top N] [--module NAME])" >&2; exit 2; }
+            if [[ "$1" == --top ]]; then top=$2; else module=$2; fi
+            shift ;;
         *) echo "core-size.sh: unknown argument '$1'" >&2; exit 2 ;;
     esac
     shift

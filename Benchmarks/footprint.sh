@@ -49,7 +49,7 @@ while (($#)); do
             budget[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
             shift ;;
         --) shift; build_args=("$@"); break ;;
-        -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) echo "footprint.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
     esac
     shift
@@ -241,7 +241,7 @@ done
 write_seed All ${all_touches[@]+"${all_touches[@]}"}
 targets+="        .executableTarget(name: \"All\", dependencies: [$all_deps]),"$'\n'
 
-# Endpoints: $1 target, $2 style (seed|typed), $3 how many. Endpoint i has its own request,
+# Endpoints: $1 target, $2 style (seed|typed|adhoc), $3 how many. Endpoint i has its own request,
 # result and (seed style) mapper and operation; each runs only when the program is given more
 # than i arguments (never, here), so the optimizer can drop none of them.
 write_endpoints() {
@@ -461,8 +461,12 @@ fi
 endpoint_rows=()
 per_endpoint() {
     local one eleven one_code eleven_code
-    one=$(stripped_size "${2}1") eleven=$(stripped_size "${2}11")
-    one_code=$(code_size "${2}1") eleven_code=$(code_size "${2}11")
+    # One assignment per line: `set -e` stops at a failed substitution only when it is
+    # the last of its command.
+    one=$(stripped_size "${2}1")
+    eleven=$(stripped_size "${2}11")
+    one_code=$(code_size "${2}1")
+    eleven_code=$(code_size "${2}11")
     endpoint_rows+=("$1"$'\t'"$(awk -v a="$one" -v b="$eleven" 'BEGIN { printf "%.1f", (b - a) / 10 / 1024 }')"$'\t'"$(awk -v a="$one_code" -v b="$eleven_code" 'BEGIN { printf "%.1f", (b - a) / 10 / 1024 }')")
 }
 per_endpoint "seed style: a request class, a mapper, a ServiceOperation subclass" Seed

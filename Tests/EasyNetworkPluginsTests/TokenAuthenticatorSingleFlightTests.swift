@@ -31,7 +31,10 @@ final class TokenAuthenticatorSingleFlightTests: XCTestCase {
         let firstAnswered = DispatchSemaphore(value: 0)
         let tokens = Protected<[String?]>([])
         let group = DispatchGroup()
+        // Both calls returned: whatever either started (a refresh answers at once) has run.
+        let returned = DispatchGroup()
         group.enter()
+        returned.enter()
         DispatchQueue.global().async {
             authenticator.credential(after: sent, parked: {
                 firstDecided.signal()
@@ -41,9 +44,11 @@ final class TokenAuthenticatorSingleFlightTests: XCTestCase {
                 firstAnswered.signal()
                 group.leave()
             }
+            returned.leave()
         }
         XCTAssertEqual(firstDecided.wait(timeout: .now() + 5), .success, "the first caller must wait", file: file, line: line)
         group.enter()
+        returned.enter()
         DispatchQueue.global().async {
             authenticator.credential(after: sent, parked: {
                 secondDecided.signal()
@@ -52,9 +57,10 @@ final class TokenAuthenticatorSingleFlightTests: XCTestCase {
                 tokens.write { $0.append(try? result.get().token) }
                 group.leave()
             }
+            returned.leave()
         }
         XCTAssertEqual(group.wait(timeout: .now() + 10), .success, "both callers get an answer", file: file, line: line)
-        usleep(100_000)  // a second refresh, if one was started, has run by now (it answers at once)
+        XCTAssertEqual(returned.wait(timeout: .now() + 10), .success, "both calls return", file: file, line: line)
         XCTAssertEqual(refreshes.read { $0 }, 1, "one refresh for both callers", file: file, line: line)
         XCTAssertEqual(tokens.read { $0 }, ["t1", "t1"], file: file, line: line)
         XCTAssertEqual(authenticator.token, "t1", "no later refresh replaced the token both were given", file: file, line: line)
