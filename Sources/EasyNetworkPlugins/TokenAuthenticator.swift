@@ -191,8 +191,9 @@ public final class TokenAuthenticator: @unchecked Sendable {
     /// token, waiting for a running refresh first, or making one when there is no token
     /// yet; after an attempt sent with generation `sent` came back unauthorized, a newer
     /// token at once, or the one refresh (waited for or started). Either refresh is within
-    /// the window's limit, and fails at once after a failed one for the same token. `parked` runs, before the wait, when the caller must wait (its completion
-    /// may run before or after `parked` returns).
+    /// the window's limit, and fails at once after a failed one for the same token.
+    /// `parked` runs, before the wait, when the caller must wait (its completion may run
+    /// before or after `parked` returns).
     func credential(after sent: Int? = nil, parked: @Sendable () -> Void = {}, _ completion: @escaping @Sendable (Result<Credential, NetworkError>) -> Void) {
         var answer: Result<Credential, NetworkError>?
         var limited = false, begin = false
