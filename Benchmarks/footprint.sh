@@ -149,54 +149,61 @@ EOF
 }
 
 # $1: target name; $2...: "module<TAB>type" to import and reference next to the seed code.
-write_seed() {
-    local target=$1; shift
-    local dir="$pkg/Sources/$target" touches="" index=0 module type
-    mkdir -p "$dir"
-    # The README's quick start types, with the seed post's operation on the shared host
-    # (the README's passes a host of its own: the same code but for the initializer).
-    cat > "$dir/SignIn.swift" <<'EOF'
-import EasyNetwork
+# The README's quick start types (the request, its mapper and the seed post's operation on
+# the shared host; the README's passes a host of its own: the same code but for the
+# initializer), their names ending in $1 ("" for the quick start itself).
+seed_types() {
+    cat <<EOF
+struct SignInItem$1: ParsedItem { let userName: String; let token: String }
 
-struct SignInItem: ParsedItem { let userName: String; let token: String }
-
-final class SignInRequest: BaseAPIRequest {
+final class SignInRequest$1: BaseAPIRequest {
     private let userName: String, password: String
     init(userName: String, password: String) { self.userName = userName; self.password = password }
     var method: NetworkService.Method { .post }
     var query: NetworkService.QueryType { .json }
-    var params: [String: Any]? { ["username": userName, "password": password] }
-    var api: String { "/sign_in" }
+    var params: [String: Any]? { ["username$1": userName, "password": password] }
+    var api: String { "/sign_in$1" }
     var headers: [String: String]? { defaultJsonHeader() }
 }
 
-final class SignInResponseMapper: ResponseMapper<SignInItem>, ResponseMapperProtocol {
-    static func process(_ obj: Any?) throws -> SignInItem {
+final class SignInResponseMapper$1: ResponseMapper<SignInItem$1>, ResponseMapperProtocol {
+    static func process(_ obj: Any?) throws -> SignInItem$1 {
         try process(obj, parse: { json in
-            guard let name = json["userName"] as? String, let token = json["token"] as? String else { return nil }
-            return SignInItem(userName: name, token: token)
+            guard let name = json["userName$1"] as? String, let token = json["token"] as? String else { return nil }
+            return SignInItem$1(userName: name, token: token)
         })
     }
 }
 
-final class SignInOperation: ServiceOperation, @unchecked Sendable {
-    private let request: SignInRequest
-    var success: ((SignInItem) -> Void)?
+final class SignInOperation$1: ServiceOperation, @unchecked Sendable {
+    private let request: SignInRequest$1
+    var success: ((SignInItem$1) -> Void)?
     var failure: ((Error) -> Void)?
     init(userName: String, password: String) {
-        request = SignInRequest(userName: userName, password: password)
+        request = SignInRequest$1(userName: userName, password: password)
         super.init()                        // or super.init(configuration: someOtherHost)
     }
     override func execute() {
-        service.request(request, success: { [weak self] in self?.handleSuccess($0) },
-                        failure: { [weak self] in self?.handleFailure($0) })
+        service.request(request, success: { [weak self] in self?.handleSuccess(\$0) },
+                        failure: { [weak self] in self?.handleFailure(\$0) })
     }
     private func handleSuccess(_ response: Any?) {
-        do { success?(try SignInResponseMapper.process(response)); finish() } catch { handleFailure(error) }
+        do { success?(try SignInResponseMapper$1.process(response)); finish() } catch { handleFailure(error) }
     }
     private func handleFailure(_ error: Error) { failure?(error); finish() }
 }
 EOF
+}
+
+write_seed() {
+    local target=$1; shift
+    local dir="$pkg/Sources/$target" touches="" index=0 module type
+    mkdir -p "$dir"
+    {
+        echo "import EasyNetwork"
+        echo
+        seed_types ""
+    } > "$dir/SignIn.swift"
     for entry in "$@"; do
         IFS=$'\t' read -r module type <<< "$entry"
         index=$((index + 1))
@@ -241,9 +248,9 @@ done
 write_seed All ${all_touches[@]+"${all_touches[@]}"}
 targets+="        .executableTarget(name: \"All\", dependencies: [$all_deps]),"$'\n'
 
-# Endpoints: $1 target, $2 style (seed|typed|adhoc), $3 how many. Endpoint i has its own request,
-# result and (seed style) mapper and operation; each runs only when the program is given more
-# than i arguments (never, here), so the optimizer can drop none of them.
+# Endpoints: $1 target, $2 style (seed|typed|adhoc), $3 how many. Endpoint i has its own request
+# and result (seed style: the quick start's types, `seed_types i`); each runs only when the
+# program is given more than i arguments (never, here), so the optimizer can drop none of them.
 write_endpoints() {
     local dir="$pkg/Sources/$1" i
     mkdir -p "$dir"
@@ -252,44 +259,10 @@ write_endpoints() {
         echo "import Foundation"
         for ((i = 0; i < $3; i++)); do
             if [[ "$2" == seed ]]; then
+                seed_types "$i"
                 cat <<EOF
-struct Item$i: ParsedItem { let userName: String; let token: String }
-final class Request$i: BaseAPIRequest {
-    private let userName: String, password: String
-    init(userName: String, password: String) { self.userName = userName; self.password = password }
-    var method: NetworkService.Method { .post }
-    var query: NetworkService.QueryType { .json }
-    var params: [String: Any]? { ["username$i": userName, "password": password] }
-    var api: String { "/sign_in$i" }
-    var headers: [String: String]? { defaultJsonHeader() }
-}
-final class Mapper$i: ResponseMapper<Item$i>, ResponseMapperProtocol {
-    static func process(_ obj: Any?) throws -> Item$i {
-        try process(obj, parse: { json in
-            guard let name = json["userName$i"] as? String, let token = json["token"] as? String else { return nil }
-            return Item$i(userName: name, token: token)
-        })
-    }
-}
-final class Operation$i: ServiceOperation, @unchecked Sendable {
-    private let request: Request$i
-    var success: ((Item$i) -> Void)?
-    var failure: ((Error) -> Void)?
-    init(userName: String, password: String) {
-        request = Request$i(userName: userName, password: password)
-        super.init()
-    }
-    override func execute() {
-        service.request(request, success: { [weak self] in self?.handleSuccess(\$0) },
-                        failure: { [weak self] in self?.handleFailure(\$0) })
-    }
-    private func handleSuccess(_ response: Any?) {
-        do { success?(try Mapper$i.process(response)); finish() } catch { handleFailure(error) }
-    }
-    private func handleFailure(_ error: Error) { failure?(error); finish() }
-}
 func run$i() {
-    let op = Operation$i(userName: "u", password: "p")
+    let op = SignInOperation$i(userName: "u", password: "p")
     op.success = { item in print(item.userName); exit(0) }
     op.failure = { error in print(error.localizedDescription); exit(1) }
     NetworkQueue.shared.addOperation(op)
