@@ -6,7 +6,9 @@
 #   Benchmarks/footprint.sh [--report | --check] [--markdown] [--budget NAME=KB]...
 #                           [--by-type [N]] [--keep] [-- extra swift build arguments]
 #
-# Rows: plain URLSession (the floor), the README's one-request seed program importing only
+# Rows: plain URLSession (the floor), the same request in the seed's style written by hand with no
+# library (a minimal asynchronous Operation and a subclass: information, what the style costs before
+# any library), the README's one-request seed program importing only
 # EasyNetwork, the seed program plus each other library product of the package (read from
 # `swift package dump-package`; the testing kit aside), and the seed program plus all of them.
 # Then what each further endpoint costs an SDK, in three styles: the seed's (a request class, a
@@ -148,6 +150,72 @@ dispatchMain()
 EOF
 }
 
+# The seed's style written by hand, with no library: the floor's request inside a minimal
+# asynchronous Operation base class and a subclass of it on an OperationQueue. What the style
+# itself costs (the Operation and NSObject method tables the two classes repeat, the symbols
+# they import); the seed row over it is what the library adds. Information only: the budgets
+# count from the floor.
+write_operation_floor() {
+    mkdir -p "$pkg/Sources/OperationFloor"
+    cat > "$pkg/Sources/OperationFloor/main.swift" <<'EOF'
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+struct SignInItem { let userName: String; let token: String }
+
+class BaseOperation: Operation, @unchecked Sendable {  // unchecked: its flags are read and written under `lock`
+    private let lock = NSLock()
+    private var _executing = false, _finished = false
+    let session = URLSession(configuration: .ephemeral)
+    override var isAsynchronous: Bool { true }
+    override var isExecuting: Bool { lock.lock(); defer { lock.unlock() }; return _executing }
+    override var isFinished: Bool { lock.lock(); defer { lock.unlock() }; return _finished }
+    override func start() {
+        if isCancelled { finish(); return }
+        willChangeValue(forKey: "isExecuting"); lock.lock(); _executing = true; lock.unlock(); didChangeValue(forKey: "isExecuting")
+        execute()
+    }
+    func execute() {}
+    func finish() {
+        willChangeValue(forKey: "isExecuting"); willChangeValue(forKey: "isFinished")
+        lock.lock(); _executing = false; _finished = true; lock.unlock()
+        didChangeValue(forKey: "isExecuting"); didChangeValue(forKey: "isFinished")
+    }
+}
+
+final class SignInOperation: BaseOperation, @unchecked Sendable {  // unchecked: callbacks are set before it is queued
+    var success: ((SignInItem) -> Void)?
+    var failure: ((Error) -> Void)?
+    let userName: String, password: String
+    init(userName: String, password: String) { self.userName = userName; self.password = password }
+    override func execute() {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:8080/sign_in")!)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = try? JSONSerialization.data(withJSONObject: ["username": userName, "password": password])
+        session.dataTask(with: request) { [weak self] data, _, error in
+            let json = data.flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any]
+            if let name = json?["userName"] as? String, let token = json?["token"] as? String {
+                self?.success?(SignInItem(userName: name, token: token))
+            } else {
+                self?.failure?(error ?? URLError(.badServerResponse))
+            }
+            self?.finish()
+        }.resume()
+    }
+}
+
+let queue = OperationQueue()
+let op = SignInOperation(userName: "u", password: "p")
+op.success = { item in print(item.userName); exit(0) }
+op.failure = { error in print(error.localizedDescription); exit(1) }
+queue.addOperation(op)
+dispatchMain()
+EOF
+}
+
 # $1: target name; $2...: "module<TAB>type" to import and reference next to the seed code.
 # The README's quick start types (the request, its mapper and the seed post's operation on
 # the shared host; the README's passes a host of its own: the same code but for the
@@ -234,8 +302,10 @@ EOF
 product_dep() { echo ".product(name: \"$1\", package: \"$package_name\")"; }
 
 write_floor
+write_operation_floor
 write_seed Seed
 targets=".executableTarget(name: \"Floor\"),"$'\n'
+targets+="        .executableTarget(name: \"OperationFloor\"),"$'\n'
 targets+="        .executableTarget(name: \"Seed\", dependencies: [$(product_dep EasyNetwork)]),"$'\n'
 all_deps="$(product_dep EasyNetwork)"
 all_touches=()
@@ -362,6 +432,9 @@ floor=$(stripped_size Floor)
 seed=$(stripped_size Seed)
 floor_alloc=$(allocated_size Floor)
 floor_code=$(code_size Floor)
+op_floor=$(stripped_size OperationFloor)
+op_floor_alloc=$(allocated_size OperationFloor)
+op_floor_code=$(code_size OperationFloor)
 seed_code=$(code_size Seed)
 kb() { awk -v b="$1" 'BEGIN { printf "%.0f", b / 1024 }'; }
 signed_kb() { awk -v b="$1" 'BEGIN { k = b / 1024; printf "%+d", k < 0 ? -int(-k + 0.5) : int(k + 0.5) }'; }
@@ -417,6 +490,8 @@ echo " code+data, over floor: .text + .rodata + .data + .data.rel.ro, what Apple
 format='%-44s %10s %9s %12s %12s %10s %12s %10s %12s  %-42s %s\n'
 printf "$format" "program" "bytes" "KB" "over floor" "over seed" "alloc" "over floor" "code+data" "over floor" "budget" "check"
 printf "$format" "plain URLSession (the floor)" "$floor" "$(kb "$floor")" "" "" "$floor_alloc" "" "$floor_code" "" "" ""
+printf "$format" "seed style by hand, no library" "$op_floor" "$(kb "$op_floor")" "$(signed_kb $((op_floor - floor))) KB" "" \
+    "$op_floor_alloc" "$(signed_kb1 $((op_floor_alloc - floor_alloc))) KB" "$op_floor_code" "$(signed_kb1 $((op_floor_code - floor_code))) KB" "(information)" ""
 for i in "${!labels[@]}"; do
     printf "$format" "${labels[$i]}" "${sizes[$i]}" "$(kb "${sizes[$i]}")" \
         "$(signed_kb $((${sizes[$i]} - floor))) KB" "$(signed_kb $((${sizes[$i]} - seed))) KB" \
@@ -424,6 +499,8 @@ for i in "${!labels[@]}"; do
         "${codes[$i]}" "$(signed_kb1 $((${codes[$i]} - floor_code))) KB" \
         "${budget_text[$i]}" "${status[$i]}"
 done
+echo "The seed program over the seed style by hand (what the library itself adds):" \
+    "$(signed_kb $((seed - op_floor))) KB stripped, $(signed_kb1 $((seed_code - op_floor_code))) KB of code and data"
 if ((over)); then
     echo "$over row(s) over budget"
 else
@@ -458,6 +535,7 @@ if ((markdown)); then
     echo "| program (stripped, Linux $(uname -m), release) | bytes | adds over plain \`URLSession\` | adds over the quick start | allocated sections (over plain \`URLSession\`) | code and data (over plain \`URLSession\`) | budget | |"
     echo "|---|---:|---:|---:|---:|---:|---|---|"
     echo "| plain \`URLSession\` (the floor) | $(thousands "$floor") | | | $(thousands "$floor_alloc") | $(thousands "$floor_code") | | |"
+    echo "| the seed's style by hand: a minimal asynchronous \`Operation\` and a subclass, no library | $(thousands "$op_floor") | $(signed_kb $((op_floor - floor))) KB | | $(thousands "$op_floor_alloc") ($(signed_kb1 $((op_floor_alloc - floor_alloc))) KB) | $(thousands "$op_floor_code") ($(signed_kb1 $((op_floor_code - floor_code))) KB) | information | |"
     for i in "${!labels[@]}"; do
         over_seed="$(signed_kb $((${sizes[$i]} - seed))) KB"
         [[ "${budget_names[$i]}" == seed ]] && over_seed=""
