@@ -5,29 +5,22 @@ import Foundation
 
 /// Why a ``RequestChain`` stopped: which step (0-based) and its error.
 public struct ChainError: Error, Sendable {
-    /// The fields, in one immutable object: an error is one reference (the runtime's
-    /// shared value witnesses, none of its own).
-    private final class Fields: Sendable {
-        let step: Int
-        let error: NetworkError
+    /// The run's end, which has an error: a chain error is one reference (the runtime's
+    /// shared value witnesses, none of its own), the same object a success carries.
+    private let end: ChainEnd
 
-        init(step: Int, error: NetworkError) {
-            self.step = step
-            self.error = error
-        }
-    }
-
-    private let fields: Fields
-
-    init(step: Int, error: NetworkError) {
-        fields = Fields(step: step, error: error)
+    init(_ end: ChainEnd) {
+        self.end = end
     }
 
     /// The step that failed or was cancelled, counted from 0.
-    public var step: Int { fields.step }
+    public var step: Int { end.step }
     /// What went wrong in that step: its request's error, a cancellation, or (kind
     /// `invalidRequest`) an error its builder threw.
-    public var error: NetworkError { fields.error }
+    public var error: NetworkError {
+        // (Never `nil`: a run's end has an error whenever a `ChainError` is made of it.)
+        @inline(never) get { end.error ?? NetworkError(kind: .cancelled) }
+    }
 
     /// Whether the chain was cancelled rather than failed.
     public var isCancelled: Bool { error.isCancelled }

@@ -8,16 +8,17 @@ import Foundation
 final class ChainRun: @unchecked Sendable {
     // unchecked: the mutable fields below are read and written only under `lock`;
     // the `let`s and `operations` are set in init and never change.
-    /// Receives every step's result, the error that stopped the chain, and whether a
-    /// builder ended it early.
-    typealias Report = @Sendable (_ results: [any Sendable], _ error: ChainError?, _ endedEarly: Bool) -> Void
+    /// Receives the run's end.
+    typealias Report = @Sendable (ChainEnd) -> Void
 
     private let configuration: HostConfiguration
     /// One per step; filled in init, before the run is shared, and never changed.
     private var operations: [Operation] = []
     private let lock = Lock()
     private var results: [any Sendable] = []
-    private var error: ChainError?
+    /// The step that stopped the chain and its error (`failure` `nil`: none did).
+    private var failedStep = 0
+    private var failure: NetworkError?
     private var ended = false
     private var cancelled = false
     private var reported = false
@@ -75,7 +76,7 @@ final class ChainRun: @unchecked Sendable {
     func input(for index: Int) -> (any Sendable)?? {
         lock.lock()
         defer { lock.unlock() }
-        guard error == nil, !ended, !cancelled, results.count == index else { return nil }
+        guard failure == nil, !ended, !cancelled, results.count == index else { return nil }
         return .some(index > 0 ? results[index - 1] : nil)
     }
 
@@ -85,9 +86,10 @@ final class ChainRun: @unchecked Sendable {
         lock.lock()
         var stops = false
         if let error {
-            stops = self.error == nil && !ended
+            stops = failure == nil && !ended
             if stops {
-                self.error = ChainError(step: index, error: error)
+                failure = error
+                failedStep = index
             }
         } else if let value {
             results.append(value)
@@ -130,13 +132,14 @@ final class ChainRun: @unchecked Sendable {
             return
         }
         reported = true
-        if error == nil, !ended, results.count < operations.count {
+        if failure == nil, !ended, results.count < operations.count {
             // Cancelled before a step could report: name the first step that did not run.
-            error = ChainError(step: results.count, error: NetworkError(kind: .cancelled))
+            failure = NetworkError(kind: .cancelled)
+            failedStep = results.count
         }
-        let (results, error, ended) = (self.results, self.error, self.ended)
+        let end = ChainEnd(results: results, endedEarly: ended, step: failedStep, error: failure)
         lock.unlock()
-        report(results, error, ended)
+        report(end)
     }
 }
 
@@ -165,7 +168,7 @@ final class ChainStepOperation<Run: AnyObject>: ServiceOperation, @unchecked Sen
             return finish()
         }
         let index = index
-        let plan: ChainPlan?
+        let plan: ChainStep?
         do {
             plan = try step.plan(after: previous)
         } catch {
@@ -183,5 +186,22 @@ final class ChainStepOperation<Run: AnyObject>: ServiceOperation, @unchecked Sen
             }
             finish()
         }
+    }
+}
+
+/// How a chain run ended, in one immutable object: every step's result, whether a builder
+/// ended it early, and the step that stopped it with its error (`error` `nil`: none did).
+/// What a ``ChainOutcome`` and a ``ChainError`` carry.
+final class ChainEnd: Sendable {
+    let results: [any Sendable]
+    let endedEarly: Bool
+    let step: Int
+    let error: NetworkError?
+
+    init(results: [any Sendable], endedEarly: Bool, step: Int, error: NetworkError?) {
+        self.results = results
+        self.endedEarly = endedEarly
+        self.step = step
+        self.error = error
     }
 }

@@ -32,7 +32,7 @@ public struct RequestChain<Last>: Sendable {
 
     /// A chain whose first step sends `first`.
     public init<Request: APIRequest>(_ first: Request, configuration: HostConfiguration = .shared) where Request.Response == Last, Last: Sendable {
-        last = ChainLink(first: ChainPlan(first), after: nil, configuration: configuration)
+        last = ChainLink(first: chainStep(first), after: nil, configuration: configuration)
     }
 
     private init(last: ChainLink) {
@@ -93,27 +93,34 @@ public struct RequestChain<Last>: Sendable {
     /// Queues the run behind `handle`, which reports to `completion` once.
     @usableFromInline
     func start(_ handle: ChainHandle, on queue: NetworkQueue, completion: @escaping @Sendable (Result<ChainOutcome<Last>, ChainError>) -> Void) {
-        handle.run.enqueue(on: queue) { results, error, endedEarly in
-            if let error {
-                completion(.failure(error))
-            } else {
-                completion(.success(ChainOutcome(results: results, endedEarly: endedEarly)))
-            }
+        handle.run.enqueue(on: queue) { end in
+            completion(end.error == nil ? .success(ChainOutcome(end)) : .failure(ChainError(end)))
         }
     }
+}
+
+/// What a step sends and how it decodes (a pair, not a type of its own).
+typealias ChainStep = (request: any BaseAPIRequest, decode: @Sendable (NetworkResponse) throws -> any Sendable)
+
+/// The step that sends `request` (one generic copy for the first step and the others).
+func chainStep<Request: APIRequest>(_ request: Request) -> ChainStep where Request.Response: Sendable {
+    let decoder = request.responseDecoder
+    return (request, { response in try decoder.decode(response) })
 }
 
 /// A step of a chain, the link before it (`nil` for the first step) and the chain's
 /// host. A list, not an array: `then` makes one link, copies nothing. This class is the
 /// first step, whose request is known before the chain runs; ``NextLink`` the others.
 class ChainLink: @unchecked Sendable {
-    // unchecked: not final (``NextLink`` is a link), and every field is a `let`.
+    // unchecked: not final (``NextLink`` is a link), and every field is a `let`; a
+    // request is an immutable description (BaseAPIRequest's contract), only read, as the
+    // core's own operations read it from any thread.
     let previous: ChainLink?
     let configuration: HostConfiguration
-    private let first: ChainPlan?
+    private let first: ChainStep?
 
     /// A step after `previous` (`nil`: the chain's first, which sends `first`).
-    init(first: ChainPlan?, after previous: ChainLink?, configuration: HostConfiguration) {
+    init(first: ChainStep?, after previous: ChainLink?, configuration: HostConfiguration) {
         self.previous = previous
         self.configuration = configuration
         self.first = first
@@ -121,7 +128,7 @@ class ChainLink: @unchecked Sendable {
 
     /// What the step sends, built from the previous step's result (`nil` for the first
     /// step); `nil` ends the chain there.
-    func plan(after previous: (any Sendable)?) throws -> ChainPlan? {
+    func plan(after previous: (any Sendable)?) throws -> ChainStep? {
         first
     }
 }
@@ -137,7 +144,7 @@ final class NextLink<Last, Request: APIRequest>: ChainLink, @unchecked Sendable 
         super.init(first: nil, after: previous, configuration: previous.configuration)
     }
 
-    override func plan(after previous: (any Sendable)?) throws -> ChainPlan? {
+    override func plan(after previous: (any Sendable)?) throws -> ChainStep? {
         guard let value = previous as? Last else {
             // Not reached: the step before made a `Last` (a chain's types line up by `then`).
             throw NetworkError(kind: .decoding, message: "the previous step made a result of another type")
@@ -145,54 +152,28 @@ final class NextLink<Last, Request: APIRequest>: ChainLink, @unchecked Sendable 
         guard let request = try make(value) else {
             return nil
         }
-        return ChainPlan(request)
-    }
-}
-
-/// What a step sends and how it decodes. A class: a struct brings value witnesses of
-/// its own into the binary.
-final class ChainPlan: Sendable {
-    // nonisolated(unsafe): a request is an immutable description (BaseAPIRequest's
-    // contract), only read, as the core's own operations read it from any thread.
-    nonisolated(unsafe) let request: any BaseAPIRequest
-    let decode: @Sendable (NetworkResponse) throws -> any Sendable
-
-    init<Request: APIRequest>(_ request: Request) where Request.Response: Sendable {
-        let decoder = request.responseDecoder
-        self.request = request
-        decode = { response in try decoder.decode(response) }
+        return chainStep(request)
     }
 }
 
 /// What a finished chain produced.
 public struct ChainOutcome<Last>: Sendable {
-    private let fields: ChainResults
+    /// The run's end: an outcome is one reference (the runtime's shared value witnesses,
+    /// none of its own; not generic, so no metadata is made per `Last`).
+    private let end: ChainEnd
 
-    init(results: [any Sendable], endedEarly: Bool) {
-        fields = ChainResults(results: results, endedEarly: endedEarly)
+    init(_ end: ChainEnd) {
+        self.end = end
     }
 
     /// The result of every step that ran, in order (each of its step's type).
-    public var results: [any Sendable] { fields.results }
+    public var results: [any Sendable] { end.results }
     /// Whether a builder ended the chain before its last step.
-    public var endedEarly: Bool { fields.endedEarly }
+    public var endedEarly: Bool { end.endedEarly }
 
     /// The last step's result, or `nil` when the chain ended early before it.
     public var last: Last? {
         endedEarly ? nil : results.last as? Last
-    }
-}
-
-/// A ``ChainOutcome``'s fields in one immutable object: an outcome is one reference (the
-/// runtime's shared value witnesses, none of its own; not generic, so no metadata is made
-/// per `Last`).
-final class ChainResults: Sendable {
-    let results: [any Sendable]
-    let endedEarly: Bool
-
-    init(results: [any Sendable], endedEarly: Bool) {
-        self.results = results
-        self.endedEarly = endedEarly
     }
 }
 
