@@ -159,15 +159,18 @@ public final class RequestBatch<Output>: @unchecked Sendable {
         lock.unlock()
         guard first else { return }
         if operations.isEmpty {
-            callbackQueue.async { self.arrived(at: -1) }
-            return
+            return post(-1)
         }
         for index in operations.indices {
-            operations[index].observeDelivery {
-                self.callbackQueue.async { self.arrived(at: index) }
-            }
+            operations[index].observeDelivery { self.post(index) }
         }
         queue.addOperations(operations, waitUntilFinished: false)
+    }
+
+    /// Calls ``arrived(at:)`` on the callback queue (one closure for both callers).
+    @inline(never)
+    private func post(_ index: Int) {
+        callbackQueue.async { self.arrived(at: index) }
     }
 
     /// Runs the batch on `queue` and returns every result, in order. Cancelling the
