@@ -4,10 +4,26 @@ import EasyNetwork
 import Foundation
 
 /// One run of a `RequestChain`: one operation per step, each depending on the one
-/// before, and a last operation that reports once all have finished.
-final class ChainRun: @unchecked Sendable {
+/// before, and the run itself, the last operation, which depends on every step and
+/// reports once all of them have finished, whatever was cancelled meanwhile.
+///
+/// As an operation it ignores `cancel()` (``stop()`` stops the chain).
+/// `NetworkQueue.cancelAllOperations()` cancels every operation in the queue, this one
+/// too; a cancelled operation is started at once, ends without running its body (the
+/// chain would never report), and is freed while the steps still list it as waiting for
+/// them: on Linux, where swift-corelibs-foundation reaches an operation's dependents
+/// through a list that does not retain them, the next step to finish then reads freed
+/// memory and the process crashes. The steps are cancelled with the rest; the run waits
+/// for them and reports.
+///
+/// Generic (over nothing it uses: `Tag` is always `Void`), as ``ChainStepOperation`` is,
+/// only so that its metadata is made at run time from its superclass's, whereas a plain
+/// subclass of `Operation` writes the whole `Operation` vtable into the binary with a
+/// relocation per entry (about 4 KB).
+final class ChainRun<Tag>: Operation, @unchecked Sendable {
     // unchecked: the mutable fields below are read and written only under `lock`;
-    // the `let`s and `operations` are set in init and never change.
+    // the `let`s and `operations` are set in init and never change (Foundation's own
+    // state is thread-safe).
     /// Receives the run's end.
     typealias Report = @Sendable (ChainEnd) -> Void
 
@@ -21,11 +37,12 @@ final class ChainRun: @unchecked Sendable {
     private var failure: NetworkError?
     private var ended = false
     private var cancelled = false
-    private var reported = false
+    /// Set by ``enqueue(on:report:)``, taken by the one report.
     private var report: Report?
 
     init(last: ChainLink) {
         configuration = last.configuration
+        super.init()
         add(last)
     }
 
@@ -35,34 +52,41 @@ final class ChainRun: @unchecked Sendable {
         if let previous = link.previous {
             add(previous)
         }
-        let operation = ChainStepOperation<ChainRun>(index: operations.count, step: link, run: self)
+        let operation = ChainStepOperation<Tag>(index: operations.count, step: link, run: self)
         if let before = operations.last {
             operation.addDependency(before)
         }
         operations.append(operation)
     }
 
-    /// Queues every step and a finisher that calls `report` once, on the host's
-    /// callback queue, after all steps have finished (also after a
-    /// `cancelAllOperations()`: see ``ChainFinisher``).
+    /// Queues every step and the run, which calls `report` once, on the host's callback
+    /// queue, after all steps have finished (also after a `cancelAllOperations()`: see
+    /// above). Called once, on a new run.
     func enqueue(on queue: NetworkQueue, report: @escaping Report) {
         lock.lock()
         self.report = report
         lock.unlock()
-        let finisher = ChainFinisher<ChainRun>(run: self)
         for operation in operations {
-            finisher.addDependency(operation)
+            addDependency(operation)
         }
-        // The finisher first, while no step can have finished: swift-corelibs-foundation
+        // The run first, while no step can have finished: swift-corelibs-foundation
         // can leave an operation that is added as its last dependency finishes waiting,
         // ready, until something else makes the queue look again (see the Linux notes).
-        queue.operationQueue.addOperation(finisher)
+        queue.operationQueue.addOperation(self)
         queue.addOperations(operations, waitUntilFinished: false)
     }
 
+    /// Every step has finished: reports on the host's callback queue.
+    override func main() {
+        configuration.deliveryQueue.async { self.deliver() }
+    }
+
+    /// Does nothing: the run ends when the steps are done (see above).
+    override func cancel() {}
+
     /// Cancels every step. Sticky: called before ``enqueue(on:report:)``, the steps are
     /// queued already cancelled and none runs; called later, no step starts after it.
-    func cancel() {
+    func stop() {
         lock.lock()
         cancelled = true
         lock.unlock()
@@ -103,13 +127,6 @@ final class ChainRun: @unchecked Sendable {
         }
     }
 
-    /// What an error a builder threw becomes: a ``NetworkError`` as is, any other
-    /// error named with its step (out of line: the operation's code is generic).
-    @inline(never)
-    static func buildError(_ error: any Error, step index: Int) -> NetworkError {
-        error as? NetworkError ?? NetworkError(kind: .invalidRequest, message: "step " + String(index + 1) + " could not build its request: " + error.localizedDescription, underlyingError: error)
-    }
-
     /// Cancels the steps from `first` on (one loop: a `forEach` compiles a closure).
     private func cancelSteps(from first: Int) {
         var index = first
@@ -119,19 +136,12 @@ final class ChainRun: @unchecked Sendable {
         }
     }
 
-    /// Every step has finished (``ChainFinisher``): reports on the host's callback queue.
-    @inline(never)  // in the finisher's generic code, a call
-    func stepsFinished() {
-        configuration.deliveryQueue.async { self.deliver() }
-    }
-
     private func deliver() {
         lock.lock()
-        guard !reported, let report else {
+        guard let report = report.take() else {
             lock.unlock()
             return
         }
-        reported = true
         if failure == nil, !ended, results.count < operations.count {
             // Cancelled before a step could report: name the first step that did not run.
             failure = NetworkError(kind: .cancelled)
@@ -145,17 +155,17 @@ final class ChainRun: @unchecked Sendable {
 
 /// One step of a chain as an operation on the queue.
 ///
-/// Generic (over its run's type, `ChainRun`), only so that its metadata is made at run
-/// time from its superclass's, whereas a plain subclass of `Operation` writes the whole
-/// `Operation` vtable into the binary with a relocation per entry (about 4 KB).
-final class ChainStepOperation<Run: AnyObject>: ServiceOperation, @unchecked Sendable {
+/// Generic (over its run's `Tag`), only so that its metadata is made at run time from its
+/// superclass's, whereas a plain subclass of `Operation` writes the whole `Operation`
+/// vtable into the binary with a relocation per entry (about 4 KB).
+final class ChainStepOperation<Tag>: ServiceOperation, @unchecked Sendable {
     // unchecked: an Operation subclass (Foundation's own state is thread-safe); its
     // fields are set in init and never change.
     private let index: Int
     private let step: ChainLink
-    private weak var run: ChainRun?
+    private weak var run: ChainRun<Tag>?
 
-    init(index: Int, step: ChainLink, run: ChainRun) {
+    init(index: Int, step: ChainLink, run: ChainRun<Tag>) {
         self.index = index
         self.step = step
         self.run = run
@@ -172,7 +182,7 @@ final class ChainStepOperation<Run: AnyObject>: ServiceOperation, @unchecked Sen
         do {
             plan = try step.plan(after: previous)
         } catch {
-            run.step(index, value: nil, error: ChainRun.buildError(error, step: index))
+            run.step(index, value: nil, error: chainBuildError(error, step: index))
             return finish()
         }
         guard let plan else {
@@ -187,6 +197,13 @@ final class ChainStepOperation<Run: AnyObject>: ServiceOperation, @unchecked Sen
             finish()
         }
     }
+}
+
+/// What an error a builder threw becomes: a ``NetworkError`` as is, any other error named
+/// with its step (out of line and not a member: the operations' code is generic).
+@inline(never)
+func chainBuildError(_ error: any Error, step index: Int) -> NetworkError {
+    error as? NetworkError ?? NetworkError(kind: .invalidRequest, message: "step " + String(index + 1) + " could not build its request: " + error.localizedDescription, underlyingError: error)
 }
 
 /// How a chain run ended, in one immutable object: every step's result, whether a builder

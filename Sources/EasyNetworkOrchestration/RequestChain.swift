@@ -179,11 +179,11 @@ public struct ChainOutcome<Last>: Sendable {
 
 /// Stops a running chain.
 public struct ChainHandle: Sendable {
-    let run: ChainRun
+    let run: ChainRun<Void>
 
     /// Cancels the chain: the step in flight is cancelled, later steps never run, and
     /// the completion reports a cancellation at that step.
     public func cancel() {
-        run.cancel()
+        run.stop()
     }
 }
