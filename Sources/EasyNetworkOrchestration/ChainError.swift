@@ -29,6 +29,7 @@ public struct ChainError: Error, Sendable {
 extension ChainError: LocalizedError {
     /// "Step 2 of the chain failed: …".
     public var errorDescription: String? {
-        "Step \(step + 1) of the chain " + (error.isCancelled ? "was cancelled." : "failed: \(error.localizedDescription)")
+        let error = error
+        return "Step " + String(step + 1) + (error.isCancelled ? " of the chain was cancelled." : " of the chain failed: " + error.localizedDescription)
     }
 }

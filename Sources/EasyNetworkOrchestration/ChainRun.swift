@@ -69,11 +69,18 @@ final class ChainRun<Tag>: Operation, @unchecked Sendable {
         for operation in operations {
             addDependency(operation)
         }
-        // The run first, while no step can have finished: swift-corelibs-foundation
-        // can leave an operation that is added as its last dependency finishes waiting,
-        // ready, until something else makes the queue look again (see the Linux notes).
+        // The run first, then the steps last to first: each is added while no step it
+        // depends on can have finished (none of them is queued yet). swift-corelibs-
+        // foundation can leave an operation that is added as its last dependency finishes
+        // waiting, ready, until something else makes the queue look again (see the Linux
+        // notes). One at a time through the queue's out-of-line `addOperation`: its
+        // inlined `addOperations` is code of its own here.
         queue.operationQueue.addOperation(self)
-        queue.addOperations(operations, waitUntilFinished: false)
+        var index = operations.count
+        while index > 0 {
+            index -= 1
+            queue.addOperation(operations[index])
+        }
     }
 
     /// Every step has finished: reports on the host's callback queue.
