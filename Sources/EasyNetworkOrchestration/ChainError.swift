@@ -19,7 +19,7 @@ public struct ChainError: Error, Sendable {
     /// `invalidRequest`) an error its builder threw.
     public var error: NetworkError {
         // (Never `nil`: a run's end has an error whenever a `ChainError` is made of it.)
-        @inline(never) get { end.error ?? NetworkError(kind: .cancelled) }
+        @inline(never) get { end.error ?? orchestrationError(.cancelled) }
     }
 
     /// Whether the chain was cancelled rather than failed.
@@ -32,4 +32,11 @@ extension ChainError: LocalizedError {
         let error = error
         return "Step " + String(step + 1) + (error.isCancelled ? " of the chain was cancelled." : " of the chain failed: " + error.localizedDescription)
     }
+}
+
+/// A ``NetworkError`` of `kind` made for this module (one call of the core's initializer,
+/// whose every argument each call site would pass).
+@inline(never)
+func orchestrationError(_ kind: NetworkError.Kind, _ message: String? = nil, underlying: (any Error)? = nil) -> NetworkError {
+    NetworkError(kind: kind, message: message, underlyingError: underlying)
 }

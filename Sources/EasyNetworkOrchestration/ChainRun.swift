@@ -85,7 +85,7 @@ final class ChainRun<Tag>: Operation, @unchecked Sendable {
 
     /// Every step has finished: reports on the host's callback queue.
     override func main() {
-        configuration.deliveryQueue.async { self.deliver() }
+        QueueHop.async(configuration.deliveryQueue) { self.deliver() }
     }
 
     /// Does nothing: the run ends when the steps are done (see above).
@@ -151,7 +151,7 @@ final class ChainRun<Tag>: Operation, @unchecked Sendable {
         }
         if failure == nil, !ended, results.count < operations.count {
             // Cancelled before a step could report: name the first step that did not run.
-            failure = NetworkError(kind: .cancelled)
+            failure = orchestrationError(.cancelled)
             failedStep = results.count
         }
         let end = ChainEnd(results: results, endedEarly: ended, step: failedStep, error: failure)
@@ -210,7 +210,7 @@ final class ChainStepOperation<Tag>: ServiceOperation, @unchecked Sendable {
 /// with its step (out of line and not a member: the operations' code is generic).
 @inline(never)
 func chainBuildError(_ error: any Error, step index: Int) -> NetworkError {
-    error as? NetworkError ?? NetworkError(kind: .invalidRequest, message: "step " + String(index + 1) + " could not build its request: " + error.localizedDescription, underlyingError: error)
+    error as? NetworkError ?? orchestrationError(.invalidRequest, "step " + String(index + 1) + " could not build its request: " + error.localizedDescription, underlying: error)
 }
 
 /// How a chain run ended, in one immutable object: every step's result, whether a builder

@@ -177,7 +177,7 @@ public final class RequestBatch<Output>: @unchecked Sendable {
     /// Calls ``arrived(at:)`` on the callback queue (one closure for both callers).
     @inline(never)
     private func post(_ index: Int) {
-        callbackQueue.async { self.arrived(at: index) }
+        QueueHop.async(callbackQueue) { self.arrived(at: index) }
     }
 
     /// Runs the batch on `queue` and returns every result, in order. Cancelling the
@@ -244,6 +244,6 @@ public final class RequestBatch<Output>: @unchecked Sendable {
     /// Member `index`'s delivered result (one copy of the core's inlined `result` reader).
     @inline(never)
     private func result(at index: Int) -> Result<Output, NetworkError> {
-        operations[index].result ?? .failure(NetworkError(kind: .cancelled))
+        operations[index].result ?? .failure(orchestrationError(.cancelled))
     }
 }

@@ -147,7 +147,7 @@ final class NextLink<Last, Request: APIRequest>: ChainLink, @unchecked Sendable 
     override func plan(after previous: (any Sendable)?) throws -> ChainStep? {
         guard let value = previous as? Last else {
             // Not reached: the step before made a `Last` (a chain's types line up by `then`).
-            throw NetworkError(kind: .decoding, message: "the previous step made a result of another type")
+            throw orchestrationError(.decoding, "the previous step made a result of another type")
         }
         guard let request = try make(value) else {
             return nil

@@ -114,12 +114,13 @@ final class RequestCoalescer: RequestPlugIn, @unchecked Sendable {
         var lines: [String] = []
         if let fields = request.allHTTPHeaderFields {
             for (name, value) in fields {
-                SortedKeys.insert(name.lowercased() + ":" + value, into: &lines)
+                // Each line starts with its newline (the same order: a common prefix).
+                SortedKeys.insert("\n" + name.lowercased() + ":" + value, into: &lines)
             }
         }
         var key = (request.httpMethod ?? "GET") + " " + (request.url?.absoluteString ?? "")
         for line in lines {
-            key += "\n" + line
+            key += line
         }
         return key
     }
