@@ -32,7 +32,7 @@ public struct RequestChain<Last>: Sendable {
 
     /// A chain whose first step sends `first`.
     public init<Request: APIRequest>(_ first: Request, configuration: HostConfiguration = .shared) where Request.Response == Last, Last: Sendable {
-        last = ChainLink(first: chainStep(first), after: nil, configuration: configuration)
+        last = ChainLink(first: chainStep(first), configuration: configuration)
     }
 
     private init(last: ChainLink) {
@@ -44,7 +44,16 @@ public struct RequestChain<Last>: Sendable {
     public func then<Request: APIRequest>(
         _ make: @escaping @Sendable (Last) throws -> Request?
     ) -> RequestChain<Request.Response> where Request.Response: Sendable {
-        RequestChain<Request.Response>(last: NextLink<Last, Request>(make: make, after: last))
+        RequestChain<Request.Response>(last: ChainLink(after: last) { previous in
+            guard let value = previous as? Last else {
+                // Not reached: the step before made a `Last` (a chain's types line up by `then`).
+                throw orchestrationError(.decoding, "the previous step made a result of another type")
+            }
+            guard let request = try make(value) else {
+                return nil
+            }
+            return chainStep(request)
+        })
     }
 
     /// Runs the chain on `queue` and calls `completion` once.
@@ -109,50 +118,43 @@ func chainStep<Request: APIRequest>(_ request: Request) -> ChainStep where Reque
 }
 
 /// A step of a chain, the link before it (`nil` for the first step) and the chain's
-/// host. A list, not an array: `then` makes one link, copies nothing. This class is the
-/// first step, whose request is known before the chain runs; ``NextLink`` the others.
-class ChainLink: @unchecked Sendable {
-    // unchecked: not final (``NextLink`` is a link), and every field is a `let`; a
-    // request is an immutable description (BaseAPIRequest's contract), only read, as the
-    // core's own operations read it from any thread.
+/// host. A list, not an array: `then` makes one link, copies nothing. The first step's
+/// request is known before the chain runs; a later step's is built by its `then`
+/// builder (wrapped in `next`, one closure, not a generic subclass of its own) from the
+/// previous step's result.
+final class ChainLink: @unchecked Sendable {
+    // unchecked: every field is a `let`; a request is an immutable description
+    // (BaseAPIRequest's contract), only read, as the core's own operations read it from
+    // any thread; `next` captures only a `@Sendable` builder and its request's type (not
+    // `@Sendable` for that metatype alone).
     let previous: ChainLink?
     let configuration: HostConfiguration
     private let first: ChainStep?
+    private let next: (((any Sendable)?) throws -> ChainStep?)?
 
-    /// A step after `previous` (`nil`: the chain's first, which sends `first`).
-    init(first: ChainStep?, after previous: ChainLink?, configuration: HostConfiguration) {
-        self.previous = previous
+    /// The chain's first step, which sends `first`.
+    init(first: ChainStep, configuration: HostConfiguration) {
+        previous = nil
         self.configuration = configuration
         self.first = first
+        next = nil
+    }
+
+    /// A step after `previous`, built by `next`.
+    init(after previous: ChainLink, next: @escaping ((any Sendable)?) throws -> ChainStep?) {
+        self.previous = previous
+        configuration = previous.configuration
+        first = nil
+        self.next = next
     }
 
     /// What the step sends, built from the previous step's result (`nil` for the first
     /// step); `nil` ends the chain there.
     func plan(after previous: (any Sendable)?) throws -> ChainStep? {
-        first
-    }
-}
-
-/// A step built by a `then` builder from the previous step's `Last`. A value, not a
-/// closure, so that nothing `@Sendable` captures a request type.
-final class NextLink<Last, Request: APIRequest>: ChainLink, @unchecked Sendable where Request.Response: Sendable {
-    // unchecked: its one field is a `let` of a `@Sendable` closure.
-    private let make: @Sendable (Last) throws -> Request?
-
-    init(make: @escaping @Sendable (Last) throws -> Request?, after previous: ChainLink) {
-        self.make = make
-        super.init(first: nil, after: previous, configuration: previous.configuration)
-    }
-
-    override func plan(after previous: (any Sendable)?) throws -> ChainStep? {
-        guard let value = previous as? Last else {
-            // Not reached: the step before made a `Last` (a chain's types line up by `then`).
-            throw orchestrationError(.decoding, "the previous step made a result of another type")
+        guard let next else {
+            return first
         }
-        guard let request = try make(value) else {
-            return nil
-        }
-        return chainStep(request)
+        return try next(previous)
     }
 }
 
