@@ -30,7 +30,8 @@ extension ChainError: LocalizedError {
     /// "Step 2 of the chain failed: …".
     public var errorDescription: String? {
         let error = error
-        return "Step " + String(step + 1) + (error.isCancelled ? " of the chain was cancelled." : " of the chain failed: " + error.localizedDescription)
+        let cancelled = error.isCancelled
+        return stepSentence("Step ", step, cancelled ? " of the chain was cancelled." : " of the chain failed: ", cancelled ? nil : error)
     }
 }
 
@@ -39,4 +40,11 @@ extension ChainError: LocalizedError {
 @inline(never)
 func orchestrationError(_ kind: NetworkError.Kind, _ message: String? = nil, underlying: (any Error)? = nil) -> NetworkError {
     NetworkError(kind: kind, message: message, underlyingError: underlying)
+}
+
+/// `start`, the 1-based number of step `index`, `middle`, and `error`'s description (one
+/// copy of the number's and the description's code for both sentences of the module).
+@inline(never)
+func stepSentence(_ start: String, _ index: Int, _ middle: String, _ error: (any Error)?) -> String {
+    start + String(index + 1) + middle + (error?.localizedDescription ?? "")
 }

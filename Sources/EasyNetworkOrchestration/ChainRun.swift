@@ -210,7 +210,7 @@ final class ChainStepOperation<Tag>: ServiceOperation, @unchecked Sendable {
 /// with its step (out of line and not a member: the operations' code is generic).
 @inline(never)
 func chainBuildError(_ error: any Error, step index: Int) -> NetworkError {
-    error as? NetworkError ?? orchestrationError(.invalidRequest, "step " + String(index + 1) + " could not build its request: " + error.localizedDescription, underlying: error)
+    error as? NetworkError ?? orchestrationError(.invalidRequest, stepSentence("step ", index, " could not build its request: ", error), underlying: error)
 }
 
 /// How a chain run ended, in one immutable object: every step's result, whether a builder
