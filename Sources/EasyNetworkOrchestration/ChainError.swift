@@ -23,6 +23,7 @@ public struct ChainError: Error, Sendable {
     }
 
     /// Whether the chain was cancelled rather than failed.
+    @_alwaysEmitIntoClient  // a forward to `error`: in the caller
     public var isCancelled: Bool { error.isCancelled }
 }
 

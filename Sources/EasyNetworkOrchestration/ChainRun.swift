@@ -47,7 +47,7 @@ final class ChainRun<Tag>: Operation, @unchecked Sendable {
     }
 
     /// Adds the operations of `link`'s steps, first to last, each depending on the one
-    /// before; in init, before the run is shared.
+    /// before, and the run on each; in init, before the run is shared.
     private func add(_ link: ChainLink) {
         if let previous = link.previous {
             add(previous)
@@ -57,6 +57,7 @@ final class ChainRun<Tag>: Operation, @unchecked Sendable {
             operation.addDependency(before)
         }
         operations.append(operation)
+        addDependency(operation)  // the run reports once every step has finished
     }
 
     /// Queues every step and the run, which calls `report` once, on the host's callback
@@ -66,9 +67,6 @@ final class ChainRun<Tag>: Operation, @unchecked Sendable {
         lock.lock()
         self.report = report
         lock.unlock()
-        for operation in operations {
-            addDependency(operation)
-        }
         // The run first, then the steps last to first: each is added while no step it
         // depends on can have finished (none of them is queued yet). swift-corelibs-
         // foundation can leave an operation that is added as its last dependency finishes
@@ -100,15 +98,18 @@ final class ChainRun<Tag>: Operation, @unchecked Sendable {
         cancelSteps(from: 0)
     }
 
-    /// What step `index` builds its request from: `.some(nil)` for the first step, the
-    /// previous step's result, or `nil` when the step must not run (the chain stopped:
-    /// failed, cancelled or ended early; or the step before never answered, cancelled with
-    /// the whole queue: the chain then reports a cancellation there).
-    func input(for index: Int) -> (any Sendable)?? {
+    /// Whether step `index` runs, and then what it builds its request from (`previous`:
+    /// the previous step's result, `nil` for the first step). It does not run when the
+    /// chain stopped (failed, cancelled or ended early) or the step before never answered
+    /// (cancelled with the whole queue: the chain then reports a cancellation there).
+    func runs(_ index: Int, after previous: inout (any Sendable)?) -> Bool {
         lock.lock()
-        defer { lock.unlock() }
-        guard failure == nil, !ended, !cancelled, results.count == index else { return nil }
-        return .some(index > 0 ? results[index - 1] : nil)
+        let runs = failure == nil && !ended && !cancelled && results.count == index
+        if runs, index > 0 {
+            previous = results[index - 1]
+        }
+        lock.unlock()
+        return runs
     }
 
     /// Step `index` answered `value`, or failed with `error`, or (neither) its builder
@@ -181,7 +182,8 @@ final class ChainStepOperation<Tag>: ServiceOperation, @unchecked Sendable {
     }
 
     override func execute() {
-        guard let run, let previous = run.input(for: index) else {
+        var previous: (any Sendable)?
+        guard let run, run.runs(index, after: &previous) else {
             return finish()
         }
         let index = index

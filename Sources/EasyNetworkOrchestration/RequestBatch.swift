@@ -194,14 +194,15 @@ public final class RequestBatch<Output>: @unchecked Sendable {
     }
 
     /// Cancels every member; each reports a cancellation, then `completion` fires.
+    @_alwaysEmitIntoClient  // one call: in the caller
     public func cancel() {
         cancelMembers(except: -1)
     }
 
     /// Cancels every member but `spared` (loops over the count: `indices` and `for in`
     /// over a generic array each call the standard library through witness tables).
-    @inline(never)
-    private func cancelMembers(except spared: Int) {
+    @usableFromInline @inline(never)
+    final func cancelMembers(except spared: Int) {
         var index = 0
         while index < operations.count {
             if index != spared {

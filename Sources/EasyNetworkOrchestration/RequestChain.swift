@@ -174,6 +174,7 @@ public struct ChainOutcome<Last>: Sendable {
     public var endedEarly: Bool { end.endedEarly }
 
     /// The last step's result, or `nil` when the chain ended early before it.
+    @_alwaysEmitIntoClient  // reads the two properties above: in the caller, for its `Last`
     public var last: Last? {
         endedEarly ? nil : results.last as? Last
     }
