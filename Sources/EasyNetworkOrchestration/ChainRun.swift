@@ -112,22 +112,23 @@ final class ChainRun<Tag>: Operation, @unchecked Sendable {
         return runs
     }
 
-    /// Step `index` answered `value`, or failed with `error`, or (neither) its builder
-    /// ended the chain. A failure or an end stops the later steps.
-    func step(_ index: Int, value: (any Sendable)?, error: NetworkError?) {
+    /// Step `index` answered (`.success`) or failed, or (`nil`) its builder ended the
+    /// chain. A failure or an end stops the later steps.
+    func step(_ index: Int, _ result: Result<any Sendable, NetworkError>?) {
         lock.lock()
-        var stops = false
-        if let error {
+        var stops = true
+        switch result {
+        case .success(let value)?:
+            results.append(value)
+            stops = false
+        case .failure(let error)?:
             stops = failure == nil && !ended
             if stops {
                 failure = error
                 failedStep = index
             }
-        } else if let value {
-            results.append(value)
-        } else {
+        case nil:
             ended = true
-            stops = true
         }
         lock.unlock()
         if stops {
@@ -191,18 +192,15 @@ final class ChainStepOperation<Tag>: ServiceOperation, @unchecked Sendable {
         do {
             plan = try step.plan(after: previous)
         } catch {
-            run.step(index, value: nil, error: chainBuildError(error, step: index))
+            run.step(index, .failure(chainBuildError(error, step: index)))
             return finish()
         }
         guard let plan else {
-            run.step(index, value: nil, error: nil)
+            run.step(index, nil)
             return finish()
         }
         service.perform(plan.request, transform: plan.decode) { [self] result in
-            switch result {
-            case .success(let value): run.step(index, value: value, error: nil)
-            case .failure(let error): run.step(index, value: nil, error: error)
-            }
+            run.step(index, result)
             finish()
         }
     }

@@ -50,8 +50,9 @@ final class RequestCoalescer: RequestPlugIn, @unchecked Sendable {
             }
             coalescer.lock.unlock()
             cancelTask?.cancel()
-            // `userInfo` given: its default, a `[:]` literal, compiles a dictionary builder.
-            completion(TransportOutcome(request: request, error: URLError(.cancelled, userInfo: [String: Any]())))
+            // The `URLError` that `URLError(.cancelled)` makes, around its `NSError`: that
+            // initializer is generic over the code's type (four conformance lookups here).
+            completion(TransportOutcome(request: request, error: URLError(_nsError: NSError(domain: NSURLErrorDomain, code: NSURLErrorCancelled))))
         }
     }
 
