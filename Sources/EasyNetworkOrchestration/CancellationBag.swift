@@ -55,6 +55,7 @@ public final class CancellationBag: @unchecked Sendable {
 
     /// Adds an operation; the bag will cancel it if it is still running when the bag
     /// is released or ``cancelAll()`` is called.
+    @_alwaysEmitIntoClient  // one call: in the caller
     public func insert(_ operation: Operation) {
         _ = sweep(adding: operation, emptying: false)
     }
@@ -68,6 +69,7 @@ public final class CancellationBag: @unchecked Sendable {
     }
 
     /// The operations in the bag that have not finished.
+    @_alwaysEmitIntoClient  // one call: in the caller
     public var operations: [Operation] {
         sweep(adding: nil, emptying: false)
     }
@@ -76,7 +78,8 @@ public final class CancellationBag: @unchecked Sendable {
     /// lock; released and finished ones leave the bag, `adding` comes in, and the bag is
     /// left empty when `emptying`. One loop for all three callers (each
     /// `compactMap`/`filter`/`removeAll(where:)` compiled its own copy).
-    private func sweep(adding: Operation?, emptying: Bool) -> [Operation] {
+    @usableFromInline
+    final func sweep(adding: Operation?, emptying: Bool) -> [Operation] {
         lock.lock()
         var alive: [Operation] = []
         var kept: [Entry] = []

@@ -4,108 +4,136 @@ import EasyNetwork
 import Foundation
 
 /// One run of a `RequestChain`: one operation per step, each depending on the one
-/// before, and a last operation that reports once all have finished.
-final class ChainRun: @unchecked Sendable {
+/// before, and the run itself, the last operation, which depends on every step and
+/// reports once all of them have finished, whatever was cancelled meanwhile.
+///
+/// As an operation it ignores `cancel()` (``stop()`` stops the chain).
+/// `NetworkQueue.cancelAllOperations()` cancels every operation in the queue, this one
+/// too; a cancelled operation is started at once, ends without running its body (the
+/// chain would never report), and is freed while the steps still list it as waiting for
+/// them: on Linux, where swift-corelibs-foundation reaches an operation's dependents
+/// through a list that does not retain them, the next step to finish then reads freed
+/// memory and the process crashes. The steps are cancelled with the rest; the run waits
+/// for them and reports.
+///
+/// Generic (over nothing it uses: `Tag` is always `Void`), as ``ChainStepOperation`` is,
+/// only so that its metadata is made at run time from its superclass's, whereas a plain
+/// subclass of `Operation` writes the whole `Operation` vtable into the binary with a
+/// relocation per entry (about 4 KB).
+final class ChainRun<Tag>: Operation, @unchecked Sendable {
     // unchecked: the mutable fields below are read and written only under `lock`;
-    // the `let`s and `operations` are set in init and never change.
-    /// Receives every step's result, the error that stopped the chain, and whether a
-    /// builder ended it early.
-    typealias Report = @Sendable (_ results: [any Sendable], _ error: ChainError?, _ endedEarly: Bool) -> Void
+    // the `let`s and `operations` are set in init and never change (Foundation's own
+    // state is thread-safe).
+    /// Receives the run's end.
+    typealias Report = @Sendable (ChainEnd) -> Void
 
     private let configuration: HostConfiguration
     /// One per step; filled in init, before the run is shared, and never changed.
     private var operations: [Operation] = []
     private let lock = Lock()
     private var results: [any Sendable] = []
-    private var error: ChainError?
+    /// The step that stopped the chain and its error (`failure` `nil`: none did).
+    private var failedStep = 0
+    private var failure: NetworkError?
     private var ended = false
     private var cancelled = false
-    private var reported = false
+    /// Set by ``enqueue(on:report:)``, taken by the one report.
     private var report: Report?
 
     init(last: ChainLink) {
         configuration = last.configuration
+        super.init()
         add(last)
     }
 
     /// Adds the operations of `link`'s steps, first to last, each depending on the one
-    /// before; in init, before the run is shared.
+    /// before, and the run on each; in init, before the run is shared.
     private func add(_ link: ChainLink) {
         if let previous = link.previous {
             add(previous)
         }
-        let operation = ChainStepOperation<ChainRun>(index: operations.count, step: link, run: self)
+        let operation = ChainStepOperation<Tag>(index: operations.count, step: link, run: self)
         if let before = operations.last {
             operation.addDependency(before)
         }
         operations.append(operation)
+        addDependency(operation)  // the run reports once every step has finished
     }
 
-    /// Queues every step and a finisher that calls `report` once, on the host's
-    /// callback queue, after all steps have finished (also after a
-    /// `cancelAllOperations()`: see ``ChainFinisher``).
+    /// Queues every step and the run, which calls `report` once, on the host's callback
+    /// queue, after all steps have finished (also after a `cancelAllOperations()`: see
+    /// above). Called once, on a new run.
     func enqueue(on queue: NetworkQueue, report: @escaping Report) {
         lock.lock()
         self.report = report
         lock.unlock()
-        let finisher = ChainFinisher<ChainRun>(run: self)
-        for operation in operations {
-            finisher.addDependency(operation)
+        // The run first, then the steps last to first: each is added while no step it
+        // depends on can have finished (none of them is queued yet). swift-corelibs-
+        // foundation can leave an operation that is added as its last dependency finishes
+        // waiting, ready, until something else makes the queue look again (see the Linux
+        // notes). One at a time through the queue's out-of-line `addOperation`: its
+        // inlined `addOperations` is code of its own here.
+        queue.operationQueue.addOperation(self)
+        var index = operations.count
+        while index > 0 {
+            index -= 1
+            queue.addOperation(operations[index])
         }
-        // The finisher first, while no step can have finished: swift-corelibs-foundation
-        // can leave an operation that is added as its last dependency finishes waiting,
-        // ready, until something else makes the queue look again (see the Linux notes).
-        queue.operationQueue.addOperation(finisher)
-        queue.addOperations(operations, waitUntilFinished: false)
     }
+
+    /// Every step has finished: reports on the host's callback queue.
+    override func main() {
+        QueueHop.async(configuration.deliveryQueue) { self.deliver() }
+    }
+
+    /// Does nothing: the run ends when the steps are done (see above).
+    override func cancel() {}
 
     /// Cancels every step. Sticky: called before ``enqueue(on:report:)``, the steps are
     /// queued already cancelled and none runs; called later, no step starts after it.
-    func cancel() {
+    func stop() {
         lock.lock()
         cancelled = true
         lock.unlock()
         cancelSteps(from: 0)
     }
 
-    /// What step `index` builds its request from: `.some(nil)` for the first step, the
-    /// previous step's result, or `nil` when the step must not run (the chain stopped:
-    /// failed, cancelled or ended early; or the step before never answered, cancelled with
-    /// the whole queue: the chain then reports a cancellation there).
-    func input(for index: Int) -> (any Sendable)?? {
+    /// Whether step `index` runs, and then what it builds its request from (`previous`:
+    /// the previous step's result, `nil` for the first step). It does not run when the
+    /// chain stopped (failed, cancelled or ended early) or the step before never answered
+    /// (cancelled with the whole queue: the chain then reports a cancellation there).
+    func runs(_ index: Int, after previous: inout (any Sendable)?) -> Bool {
         lock.lock()
-        defer { lock.unlock() }
-        guard error == nil, !ended, !cancelled, results.count == index else { return nil }
-        return .some(index > 0 ? results[index - 1] : nil)
+        let runs = failure == nil && !ended && !cancelled && results.count == index
+        if runs, index > 0 {
+            previous = results[index - 1]
+        }
+        lock.unlock()
+        return runs
     }
 
-    /// Step `index` answered `value`, or failed with `error`, or (neither) its builder
-    /// ended the chain. A failure or an end stops the later steps.
-    func step(_ index: Int, value: (any Sendable)?, error: NetworkError?) {
+    /// Step `index` answered (`.success`) or failed, or (`nil`) its builder ended the
+    /// chain. A failure or an end stops the later steps.
+    func step(_ index: Int, _ result: Result<any Sendable, NetworkError>?) {
         lock.lock()
-        var stops = false
-        if let error {
-            stops = self.error == nil && !ended
-            if stops {
-                self.error = ChainError(step: index, error: error)
-            }
-        } else if let value {
+        var stops = true
+        switch result {
+        case .success(let value)?:
             results.append(value)
-        } else {
+            stops = false
+        case .failure(let error)?:
+            stops = failure == nil && !ended
+            if stops {
+                failure = error
+                failedStep = index
+            }
+        case nil:
             ended = true
-            stops = true
         }
         lock.unlock()
         if stops {
             cancelSteps(from: index + 1)
         }
-    }
-
-    /// What an error a builder threw becomes: a ``NetworkError`` as is, any other
-    /// error named with its step (out of line: the operation's code is generic).
-    @inline(never)
-    static func buildError(_ error: any Error, step index: Int) -> NetworkError {
-        error as? NetworkError ?? NetworkError(kind: .invalidRequest, message: "step " + String(index + 1) + " could not build its request: " + error.localizedDescription, underlyingError: error)
     }
 
     /// Cancels the steps from `first` on (one loop: a `forEach` compiles a closure).
@@ -117,42 +145,36 @@ final class ChainRun: @unchecked Sendable {
         }
     }
 
-    /// Every step has finished (``ChainFinisher``): reports on the host's callback queue.
-    @inline(never)  // in the finisher's generic code, a call
-    func stepsFinished() {
-        configuration.deliveryQueue.async { self.deliver() }
-    }
-
     private func deliver() {
         lock.lock()
-        guard !reported, let report else {
+        guard let report = report.take() else {
             lock.unlock()
             return
         }
-        reported = true
-        if error == nil, !ended, results.count < operations.count {
+        if failure == nil, !ended, results.count < operations.count {
             // Cancelled before a step could report: name the first step that did not run.
-            error = ChainError(step: results.count, error: NetworkError(kind: .cancelled))
+            failure = orchestrationError(.cancelled)
+            failedStep = results.count
         }
-        let (results, error, ended) = (self.results, self.error, self.ended)
+        let end = ChainEnd(results: results, endedEarly: ended, step: failedStep, error: failure)
         lock.unlock()
-        report(results, error, ended)
+        report(end)
     }
 }
 
 /// One step of a chain as an operation on the queue.
 ///
-/// Generic (over its run's type, `ChainRun`), only so that its metadata is made at run
-/// time from its superclass's, whereas a plain subclass of `Operation` writes the whole
-/// `Operation` vtable into the binary with a relocation per entry (about 4 KB).
-final class ChainStepOperation<Run: AnyObject>: ServiceOperation, @unchecked Sendable {
+/// Generic (over its run's `Tag`), only so that its metadata is made at run time from its
+/// superclass's, whereas a plain subclass of `Operation` writes the whole `Operation`
+/// vtable into the binary with a relocation per entry (about 4 KB).
+final class ChainStepOperation<Tag>: ServiceOperation, @unchecked Sendable {
     // unchecked: an Operation subclass (Foundation's own state is thread-safe); its
     // fields are set in init and never change.
     private let index: Int
     private let step: ChainLink
-    private weak var run: ChainRun?
+    private weak var run: ChainRun<Tag>?
 
-    init(index: Int, step: ChainLink, run: ChainRun) {
+    init(index: Int, step: ChainLink, run: ChainRun<Tag>) {
         self.index = index
         self.step = step
         self.run = run
@@ -161,27 +183,49 @@ final class ChainStepOperation<Run: AnyObject>: ServiceOperation, @unchecked Sen
     }
 
     override func execute() {
-        guard let run, let previous = run.input(for: index) else {
+        var previous: (any Sendable)?
+        guard let run, run.runs(index, after: &previous) else {
             return finish()
         }
         let index = index
-        let plan: ChainPlan?
+        let plan: ChainStep?
         do {
             plan = try step.plan(after: previous)
         } catch {
-            run.step(index, value: nil, error: ChainRun.buildError(error, step: index))
+            run.step(index, .failure(chainBuildError(error, step: index)))
             return finish()
         }
         guard let plan else {
-            run.step(index, value: nil, error: nil)
+            run.step(index, nil)
             return finish()
         }
         service.perform(plan.request, transform: plan.decode) { [self] result in
-            switch result {
-            case .success(let value): run.step(index, value: value, error: nil)
-            case .failure(let error): run.step(index, value: nil, error: error)
-            }
+            run.step(index, result)
             finish()
         }
+    }
+}
+
+/// What an error a builder threw becomes: a ``NetworkError`` as is, any other error named
+/// with its step (out of line and not a member: the operations' code is generic).
+@inline(never)
+func chainBuildError(_ error: any Error, step index: Int) -> NetworkError {
+    error as? NetworkError ?? orchestrationError(.invalidRequest, stepSentence("step ", index, " could not build its request: ", error), underlying: error)
+}
+
+/// How a chain run ended, in one immutable object: every step's result, whether a builder
+/// ended it early, and the step that stopped it with its error (`error` `nil`: none did).
+/// What a ``ChainOutcome`` and a ``ChainError`` carry.
+final class ChainEnd: Sendable {
+    let results: [any Sendable]
+    let endedEarly: Bool
+    let step: Int
+    let error: NetworkError?
+
+    init(results: [any Sendable], endedEarly: Bool, step: Int, error: NetworkError?) {
+        self.results = results
+        self.endedEarly = endedEarly
+        self.step = step
+        self.error = error
     }
 }

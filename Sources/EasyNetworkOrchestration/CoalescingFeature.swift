@@ -23,7 +23,7 @@ final class CoalescingFeature: HostFeature {
         coalescer = previous?.coalescer ?? RequestCoalescer()
     }
 
-    @usableFromInline
+    @usableFromInline @inline(never)  // one copy: its witness calls it
     func plugIn(for request: any BaseAPIRequest, settings: HostSettings, service: EasyNetworkService) -> (any RequestPlugIn)? {
         request.coalescesIdenticalRequests ?? enabled ? coalescer : nil
     }

@@ -104,7 +104,7 @@ public final class RequestBatch<Output>: @unchecked Sendable {
     public init(operations: [RequestOperation<Output>], policy: Policy = .settleAll, callbackQueue: DispatchQueue? = nil) {
         self.operations = operations
         self.policy = policy
-        self.callbackQueue = callbackQueue ?? operations.first?.configuration.deliveryQueue ?? .main
+        self.callbackQueue = callbackQueue ?? (operations.count == 0 ? .main : operations[0].configuration.deliveryQueue)
         progress = Progress.discreteProgress(totalUnitCount: Int64(operations.count))
         lock = Lock()
         callbacks = (nil, nil, nil)
@@ -158,16 +158,26 @@ public final class RequestBatch<Output>: @unchecked Sendable {
         }
         lock.unlock()
         guard first else { return }
-        if operations.isEmpty {
-            callbackQueue.async { self.arrived(at: -1) }
-            return
+        let count = operations.count
+        if count == 0 {
+            return post(-1)
         }
-        for index in operations.indices {
-            operations[index].observeDelivery {
-                self.callbackQueue.async { self.arrived(at: index) }
-            }
+        // One at a time through the queue's out-of-line `addOperation` (its inlined
+        // `addOperations` and the array's cast to `[Operation]` are code of their own here).
+        var index = 0
+        while index < count {
+            let member = index
+            let operation = operations[index]
+            operation.observeDelivery { self.post(member) }
+            queue.addOperation(operation)
+            index += 1
         }
-        queue.addOperations(operations, waitUntilFinished: false)
+    }
+
+    /// Calls ``arrived(at:)`` on the callback queue (one closure for both callers).
+    @inline(never)
+    private func post(_ index: Int) {
+        QueueHop.async(callbackQueue) { self.arrived(at: index) }
     }
 
     /// Runs the batch on `queue` and returns every result, in order. Cancelling the
@@ -184,18 +194,31 @@ public final class RequestBatch<Output>: @unchecked Sendable {
     }
 
     /// Cancels every member; each reports a cancellation, then `completion` fires.
+    @_alwaysEmitIntoClient  // one call: in the caller
     public func cancel() {
-        for operation in operations {
-            operation.cancel()
+        cancelMembers(except: -1)
+    }
+
+    /// Cancels every member but `spared` (loops over the count: `indices` and `for in`
+    /// over a generic array each call the standard library through witness tables).
+    @usableFromInline @inline(never)
+    final func cancelMembers(except spared: Int) {
+        var index = 0
+        while index < operations.count {
+            if index != spared {
+                operations[index].cancel()
+            }
+            index += 1
         }
     }
 
     /// The member `index` delivered its result (`-1`: an empty batch); on the callback queue.
     private func arrived(at index: Int) {
+        let count = operations.count
         lock.lock()
         completed += 1
         let (completed, callbacks) = (self.completed, self.callbacks)
-        if completed >= operations.count {
+        if completed >= count {
             self.completed = Int.min  // `completion` is called once
         }
         lock.unlock()
@@ -203,17 +226,17 @@ public final class RequestBatch<Output>: @unchecked Sendable {
             let result = result(at: index)
             progress.completedUnitCount = Int64(completed)
             callbacks.result?(index, result)
-            callbacks.progress?(completed, operations.count)
+            callbacks.progress?(completed, count)
             if policy == .failFast, case .failure(let error) = result, !error.isCancelled {
-                for other in operations.indices where other != index {
-                    operations[other].cancel()
-                }
+                cancelMembers(except: index)
             }
         }
-        if completed >= operations.count {
+        if completed >= count {
             var results: [Result<Output, NetworkError>] = []
-            for index in operations.indices {
-                results.append(result(at: index))
+            var member = 0
+            while member < count {
+                results.append(result(at: member))
+                member += 1
             }
             callbacks.completion?(results)
         }
@@ -222,6 +245,6 @@ public final class RequestBatch<Output>: @unchecked Sendable {
     /// Member `index`'s delivered result (one copy of the core's inlined `result` reader).
     @inline(never)
     private func result(at index: Int) -> Result<Output, NetworkError> {
-        operations[index].result ?? .failure(NetworkError(kind: .cancelled))
+        operations[index].result ?? .failure(orchestrationError(.cancelled))
     }
 }

@@ -32,7 +32,7 @@ public struct RequestChain<Last>: Sendable {
 
     /// A chain whose first step sends `first`.
     public init<Request: APIRequest>(_ first: Request, configuration: HostConfiguration = .shared) where Request.Response == Last, Last: Sendable {
-        last = ChainLink(first: ChainPlan(first), after: nil, configuration: configuration)
+        last = ChainLink(first: chainStep(first), configuration: configuration)
     }
 
     private init(last: ChainLink) {
@@ -44,7 +44,16 @@ public struct RequestChain<Last>: Sendable {
     public func then<Request: APIRequest>(
         _ make: @escaping @Sendable (Last) throws -> Request?
     ) -> RequestChain<Request.Response> where Request.Response: Sendable {
-        RequestChain<Request.Response>(last: NextLink<Last, Request>(make: make, after: last))
+        RequestChain<Request.Response>(last: ChainLink(after: last) { previous in
+            guard let value = previous as? Last else {
+                // Not reached: the step before made a `Last` (a chain's types line up by `then`).
+                throw orchestrationError(.decoding, "the previous step made a result of another type")
+            }
+            guard let request = try make(value) else {
+                return nil
+            }
+            return chainStep(request)
+        })
     }
 
     /// Runs the chain on `queue` and calls `completion` once.
@@ -93,116 +102,91 @@ public struct RequestChain<Last>: Sendable {
     /// Queues the run behind `handle`, which reports to `completion` once.
     @usableFromInline
     func start(_ handle: ChainHandle, on queue: NetworkQueue, completion: @escaping @Sendable (Result<ChainOutcome<Last>, ChainError>) -> Void) {
-        handle.run.enqueue(on: queue) { results, error, endedEarly in
-            if let error {
-                completion(.failure(error))
-            } else {
-                completion(.success(ChainOutcome(results: results, endedEarly: endedEarly)))
-            }
+        handle.run.enqueue(on: queue) { end in
+            completion(end.error == nil ? .success(ChainOutcome(end)) : .failure(ChainError(end)))
         }
     }
 }
 
+/// What a step sends and how it decodes (a pair, not a type of its own).
+typealias ChainStep = (request: any BaseAPIRequest, decode: @Sendable (NetworkResponse) throws -> any Sendable)
+
+/// The step that sends `request` (one generic copy for the first step and the others).
+func chainStep<Request: APIRequest>(_ request: Request) -> ChainStep where Request.Response: Sendable {
+    let decoder = request.responseDecoder
+    return (request, { response in try decoder.decode(response) })
+}
+
 /// A step of a chain, the link before it (`nil` for the first step) and the chain's
-/// host. A list, not an array: `then` makes one link, copies nothing. This class is the
-/// first step, whose request is known before the chain runs; ``NextLink`` the others.
-class ChainLink: @unchecked Sendable {
-    // unchecked: not final (``NextLink`` is a link), and every field is a `let`.
+/// host. A list, not an array: `then` makes one link, copies nothing. The first step's
+/// request is known before the chain runs; a later step's is built by its `then`
+/// builder (wrapped in `next`, one closure, not a generic subclass of its own) from the
+/// previous step's result.
+final class ChainLink: @unchecked Sendable {
+    // unchecked: every field is a `let`; a request is an immutable description
+    // (BaseAPIRequest's contract), only read, as the core's own operations read it from
+    // any thread; `next` captures only a `@Sendable` builder and its request's type (not
+    // `@Sendable` for that metatype alone).
     let previous: ChainLink?
     let configuration: HostConfiguration
-    private let first: ChainPlan?
+    private let first: ChainStep?
+    private let next: (((any Sendable)?) throws -> ChainStep?)?
 
-    /// A step after `previous` (`nil`: the chain's first, which sends `first`).
-    init(first: ChainPlan?, after previous: ChainLink?, configuration: HostConfiguration) {
-        self.previous = previous
+    /// The chain's first step, which sends `first`.
+    init(first: ChainStep, configuration: HostConfiguration) {
+        previous = nil
         self.configuration = configuration
         self.first = first
+        next = nil
+    }
+
+    /// A step after `previous`, built by `next`.
+    init(after previous: ChainLink, next: @escaping ((any Sendable)?) throws -> ChainStep?) {
+        self.previous = previous
+        configuration = previous.configuration
+        first = nil
+        self.next = next
     }
 
     /// What the step sends, built from the previous step's result (`nil` for the first
     /// step); `nil` ends the chain there.
-    func plan(after previous: (any Sendable)?) throws -> ChainPlan? {
-        first
-    }
-}
-
-/// A step built by a `then` builder from the previous step's `Last`. A value, not a
-/// closure, so that nothing `@Sendable` captures a request type.
-final class NextLink<Last, Request: APIRequest>: ChainLink, @unchecked Sendable where Request.Response: Sendable {
-    // unchecked: its one field is a `let` of a `@Sendable` closure.
-    private let make: @Sendable (Last) throws -> Request?
-
-    init(make: @escaping @Sendable (Last) throws -> Request?, after previous: ChainLink) {
-        self.make = make
-        super.init(first: nil, after: previous, configuration: previous.configuration)
-    }
-
-    override func plan(after previous: (any Sendable)?) throws -> ChainPlan? {
-        guard let value = previous as? Last else {
-            // Not reached: the step before made a `Last` (a chain's types line up by `then`).
-            throw NetworkError(kind: .decoding, message: "the previous step made a result of another type")
+    func plan(after previous: (any Sendable)?) throws -> ChainStep? {
+        guard let next else {
+            return first
         }
-        guard let request = try make(value) else {
-            return nil
-        }
-        return ChainPlan(request)
-    }
-}
-
-/// What a step sends and how it decodes. A class: a struct brings value witnesses of
-/// its own into the binary.
-final class ChainPlan: Sendable {
-    // nonisolated(unsafe): a request is an immutable description (BaseAPIRequest's
-    // contract), only read, as the core's own operations read it from any thread.
-    nonisolated(unsafe) let request: any BaseAPIRequest
-    let decode: @Sendable (NetworkResponse) throws -> any Sendable
-
-    init<Request: APIRequest>(_ request: Request) where Request.Response: Sendable {
-        let decoder = request.responseDecoder
-        self.request = request
-        decode = { response in try decoder.decode(response) }
+        return try next(previous)
     }
 }
 
 /// What a finished chain produced.
 public struct ChainOutcome<Last>: Sendable {
-    private let fields: ChainResults
+    /// The run's end: an outcome is one reference (the runtime's shared value witnesses,
+    /// none of its own; not generic, so no metadata is made per `Last`).
+    private let end: ChainEnd
 
-    init(results: [any Sendable], endedEarly: Bool) {
-        fields = ChainResults(results: results, endedEarly: endedEarly)
+    init(_ end: ChainEnd) {
+        self.end = end
     }
 
     /// The result of every step that ran, in order (each of its step's type).
-    public var results: [any Sendable] { fields.results }
+    public var results: [any Sendable] { end.results }
     /// Whether a builder ended the chain before its last step.
-    public var endedEarly: Bool { fields.endedEarly }
+    public var endedEarly: Bool { end.endedEarly }
 
     /// The last step's result, or `nil` when the chain ended early before it.
+    @_alwaysEmitIntoClient  // reads the two properties above: in the caller, for its `Last`
     public var last: Last? {
         endedEarly ? nil : results.last as? Last
     }
 }
 
-/// A ``ChainOutcome``'s fields in one immutable object: an outcome is one reference (the
-/// runtime's shared value witnesses, none of its own; not generic, so no metadata is made
-/// per `Last`).
-final class ChainResults: Sendable {
-    let results: [any Sendable]
-    let endedEarly: Bool
-
-    init(results: [any Sendable], endedEarly: Bool) {
-        self.results = results
-        self.endedEarly = endedEarly
-    }
-}
-
 /// Stops a running chain.
 public struct ChainHandle: Sendable {
-    let run: ChainRun
+    let run: ChainRun<Void>
 
     /// Cancels the chain: the step in flight is cancelled, later steps never run, and
     /// the completion reports a cancellation at that step.
     public func cancel() {
-        run.cancel()
+        run.stop()
     }
 }

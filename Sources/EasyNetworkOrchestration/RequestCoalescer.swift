@@ -13,18 +13,46 @@ import FoundationNetworking
 /// and each gets the same outcome through its own completion. A seat that is cancelled
 /// leaves at once with a cancellation; the transfer itself is cancelled only when its
 /// last seat leaves.
-final class RequestCoalescer: @unchecked Sendable {
+final class RequestCoalescer: RequestPlugIn, @unchecked Sendable {
     // unchecked: `flights` and every flight's `var`s are read and written only under `lock`.
-    /// One caller of a shared transfer (known by identity). A class: a struct brings value
-    /// witnesses of its own into the binary.
+    /// One caller of a shared transfer (known by identity), with what it leaves with. A
+    /// class: a struct brings value witnesses of its own into the binary.
     private final class Seat: Sendable {
         let completion: @Sendable (TransportOutcome) -> Void
         /// Hears of the shared transfer's bytes (its own timeout).
         let activity: any TransferActivity
+        let request: URLRequest
+        let flight: Flight
 
-        init(completion: @escaping @Sendable (TransportOutcome) -> Void, activity: any TransferActivity) {
+        init(completion: @escaping @Sendable (TransportOutcome) -> Void, activity: any TransferActivity, request: URLRequest, flight: Flight) {
             self.completion = completion
             self.activity = activity
+            self.request = request
+            self.flight = flight
+        }
+
+        /// The caller cancelled: it leaves at once with a cancellation, and the transfer is
+        /// cancelled when it was the last seat.
+        func leave() {
+            let coalescer = flight.coalescer
+            coalescer.lock.lock()
+            var index = 0
+            while index < flight.seats.count, flight.seats[index] !== self {
+                index += 1
+            }
+            guard index < flight.seats.count else { return coalescer.lock.unlock() }
+            flight.seats.remove(at: index)
+            var cancelTask: TransportTask?
+            if flight.seats.isEmpty {
+                flight.cancelled = true
+                coalescer.remove(flight)
+                cancelTask = flight.task
+            }
+            coalescer.lock.unlock()
+            cancelTask?.cancel()
+            // The `URLError` that `URLError(.cancelled)` makes, around its `NSError`: that
+            // initializer is generic over the code's type (four conformance lookups here).
+            completion(TransportOutcome(request: request, error: URLError(_nsError: NSError(domain: NSURLErrorDomain, code: NSURLErrorCancelled))))
         }
     }
 
@@ -55,6 +83,18 @@ final class RequestCoalescer: @unchecked Sendable {
                 seat.activity.transferMoved()
             }
         }
+
+        /// The transfer ended: every seat still there gets its outcome.
+        func land(_ outcome: TransportOutcome) {
+            coalescer.lock.lock()
+            coalescer.remove(self)
+            let seats = seats
+            self.seats = []
+            coalescer.lock.unlock()
+            for seat in seats {
+                seat.completion(outcome)
+            }
+        }
     }
 
     private let lock = Lock()
@@ -75,27 +115,28 @@ final class RequestCoalescer: @unchecked Sendable {
         var lines: [String] = []
         if let fields = request.allHTTPHeaderFields {
             for (name, value) in fields {
-                SortedKeys.insert(name.lowercased() + ":" + value, into: &lines)
+                // Each line starts with its newline (the same order: a common prefix).
+                SortedKeys.insert("\n" + name.lowercased() + ":" + value, into: &lines)
             }
         }
         var key = (request.httpMethod ?? "GET") + " " + (request.url?.absoluteString ?? "")
         for line in lines {
-            key += "\n" + line
+            key += line
         }
         return key
     }
 
-    /// Joins the transfer for an identical request in flight, or starts one with `start`
-    /// (which reports the transfer's activity to the flight). `activity` hears of the
-    /// shared transfer's bytes.
-    func dataTask(
-        with request: URLRequest,
+    /// The plug-in's part: a GET or HEAD joins the transfer for an identical request in
+    /// flight, or starts one through `next` (the flight hears of the transfer's activity
+    /// and passes it on to every seat); any other request goes on alone.
+    func send(
+        _ request: URLRequest,
         activity: any TransferActivity,
-        start: (_ activity: any TransferActivity, _ completion: @escaping @Sendable (TransportOutcome) -> Void) -> TransportTask?,
-        completion: @escaping @Sendable (TransportOutcome) -> Void
+        next: (URLRequest, any TransferActivity, @escaping @Sendable (TransportOutcome) -> Void) -> TransportTask?,
+        arrived: @escaping @Sendable (TransportOutcome) -> Void
     ) -> TransportTask? {
+        guard Self.canCoalesce(request) else { return next(request, activity, arrived) }
         let key = Self.key(for: request)
-        let seat = Seat(completion: completion, activity: activity)
         lock.lock()
         var existing: Flight?
         for flight in flights where flight.key == key {
@@ -103,16 +144,16 @@ final class RequestCoalescer: @unchecked Sendable {
             break
         }
         let flight = existing ?? Flight(key: key, coalescer: self)
+        let seat = Seat(completion: arrived, activity: activity, request: request, flight: flight)
         flight.seats.append(seat)
         if existing == nil {
             flights.append(flight)
         }
         lock.unlock()
-        let handle = TransportTask { [weak self] in self?.leave(seat, of: flight, request: request) }
+        // Each closure captures one reference: no context of its own.
+        let handle = TransportTask { seat.leave() }
         guard existing == nil else { return handle }
-        let task = start(flight) { [weak self] outcome in
-            self?.land(flight, outcome: outcome)
-        }
+        let task = next(request, flight) { flight.land($0) }
         lock.lock()
         flight.task = task
         let cancelNow = flight.cancelled
@@ -126,37 +167,6 @@ final class RequestCoalescer: @unchecked Sendable {
         for index in flights.indices where flights[index] === flight {
             flights.remove(at: index)
             return
-        }
-    }
-
-    private func leave(_ seat: Seat, of flight: Flight, request: URLRequest) {
-        lock.lock()
-        var index = 0
-        while index < flight.seats.count, flight.seats[index] !== seat {
-            index += 1
-        }
-        guard index < flight.seats.count else { return lock.unlock() }
-        flight.seats.remove(at: index)
-        var cancelTask: TransportTask?
-        if flight.seats.isEmpty {
-            flight.cancelled = true
-            remove(flight)
-            cancelTask = flight.task
-        }
-        lock.unlock()
-        cancelTask?.cancel()
-        // `userInfo` given: its default, a `[:]` literal, compiles a dictionary builder.
-        seat.completion(TransportOutcome(request: request, error: URLError(.cancelled, userInfo: [String: Any]())))
-    }
-
-    private func land(_ flight: Flight, outcome: TransportOutcome) {
-        lock.lock()
-        remove(flight)
-        let seats = flight.seats
-        flight.seats = []
-        lock.unlock()
-        for seat in seats {
-            seat.completion(outcome)
         }
     }
 }
