@@ -50,9 +50,9 @@ final class RequestCoalescer: RequestPlugIn, @unchecked Sendable {
             }
             coalescer.lock.unlock()
             cancelTask?.cancel()
-            // The `URLError` that `URLError(.cancelled)` makes, around its `NSError`: that
-            // initializer is generic over the code's type (four conformance lookups here).
-            completion(TransportOutcome(request: request, error: URLError(_nsError: NSError(domain: NSURLErrorDomain, code: NSURLErrorCancelled))))
+            // Made by the core, where `URLError` is made already (its initializer is generic
+            // over the code's type: four conformance lookups in any file that calls it).
+            completion(TransportOutcome(request, failed: .cancelled))
         }
     }
 

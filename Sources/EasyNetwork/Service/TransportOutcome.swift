@@ -138,11 +138,12 @@ package struct TransportOutcome: Sendable {
         fields.data = data
     }
 
-    /// The outcome of a task that could not start: `URLError` `code`. (Cold, out of line,
+    /// The outcome of a task that could not start, or of a seat that left a shared transfer
+    /// (the coalescer): `URLError` `code`. (Cold, out of line,
     /// and here, where `URLError` is made already: a file that makes one carries its
     /// conformance lookups too.)
     @inline(never)
-    init(_ request: URLRequest, failed code: URLError.Code) {
+    package init(_ request: URLRequest, failed code: URLError.Code) {
         self.init(request: request, error: URLError(code, userInfo: [String: Any]()))  // not the default `[:]`: its literal compiles a dictionary initializer
     }
 
