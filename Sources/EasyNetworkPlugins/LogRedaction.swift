@@ -24,15 +24,30 @@ public struct LogRedaction: Sendable {
     private var names: Names
 
     /// Header names whose values are hidden, compared ignoring case.
+    @_alwaysEmitIntoClient  // no getter, setter or modify coroutine in the module: two functions serve both sets
     public var headers: Set<String> {
-        get { names.headers }
-        set { names = Names(headers: newValue, parameters: names.parameters) }
+        get { nameSet(parameter: false) }
+        set { setNameSet(newValue, parameter: false) }
     }
     /// Parameter names whose values are hidden (JSON keys, form and query fields),
     /// compared ignoring case, `_` and `-`.
+    @_alwaysEmitIntoClient
     public var parameters: Set<String> {
-        get { names.parameters }
-        set { names = Names(headers: names.headers, parameters: newValue) }
+        get { nameSet(parameter: true) }
+        set { setNameSet(newValue, parameter: true) }
+    }
+
+    /// The parameter names, or the header names.
+    @usableFromInline
+    func nameSet(parameter: Bool) -> Set<String> {
+        parameter ? names.parameters : names.headers
+    }
+
+    /// Replaces the parameter names, or the header names, with `set` (a new object: a
+    /// copy of the redaction keeps the old ones).
+    @usableFromInline
+    mutating func setNameSet(_ set: Set<String>, parameter: Bool) {
+        names = parameter ? Names(headers: names.headers, parameters: set) : Names(headers: set, parameters: names.parameters)
     }
 
     /// A redaction; the defaults hide `Authorization`, `Proxy-Authorization`, `Cookie`,
@@ -48,7 +63,8 @@ public struct LogRedaction: Sendable {
     }
 
     /// The default redaction.
-    public static let `default` = LogRedaction()
+    @_alwaysEmitIntoClient  // made where read: no global, one-time initializer, addressor or getter in the module
+    public static var `default`: LogRedaction { LogRedaction() }
 
     /// The text that replaces a hidden value.
     @_alwaysEmitIntoClient  // a constant: no global, addressor or getter in the module
@@ -137,9 +153,14 @@ public struct LogRedaction: Sendable {
     /// names both count, for bodies that carry headers).
     private func redactJSON(_ value: Any, _ headerKeys: [String], _ parameterKeys: [String]) -> Any {
         if var dictionary = value as? [String: Any] {
-            for (key, nested) in dictionary {
+            // Each value replaced at its index: the keys stay, so the table is never
+            // searched nor resized (no insertion compiled here).
+            var index = dictionary.startIndex
+            while index != dictionary.endIndex {
+                let key = dictionary.keys[index]
                 let hidden = Self.holds(parameterKeys, key, parameter: true) || Self.holds(headerKeys, key, parameter: false)
-                dictionary.updateValue(hidden ? Self.mask : redactJSON(nested, headerKeys, parameterKeys), forKey: key)
+                dictionary.values[index] = hidden ? Self.mask : redactJSON(dictionary.values[index], headerKeys, parameterKeys)
+                dictionary.formIndex(after: &index)
             }
             return dictionary
         }
