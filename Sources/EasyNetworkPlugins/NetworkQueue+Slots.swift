@@ -3,7 +3,7 @@ import EasyNetwork
 #endif
 import Foundation
 
-/// Slot lending (``SlotLoan``): while an operation is parked (waiting for a token
+/// Slot lending (``TokenPlugIn``'s loans): while an operation is parked (waiting for a token
 /// refresh), the `OperationQueue` underneath runs its limit plus the slots lent at
 /// most. The core keeps the counts (its `maxConcurrentOperationCount` sets the limit);
 /// only the token lends.
