@@ -35,8 +35,9 @@ final class TokenPlugIn: RequestPlugIn, RequestInterceptor, @unchecked Sendable 
     /// The number of the wait in progress (0: none yet); ``end()`` gives its loan back if
     /// the request ends first.
     private var wait = 0
-    /// Whether the slot of wait `wait` is lent, and whether its loan is closed.
-    private var lent = false, closed = false
+    /// Whether the slot of wait `wait` is lent, whether its loan is closed, and whether it
+    /// resumed after re-entering the queue.
+    private var lent = false, closed = false, resumed = false
     /// The queue that lends the slot (the request's, when its wait began).
     private weak var lender: NetworkQueue?
 
@@ -123,8 +124,20 @@ final class TokenPlugIn: RequestPlugIn, RequestInterceptor, @unchecked Sendable 
         wait += 1
         lent = false
         closed = false
+        resumed = false
         lender = queue
         return wait
+    }
+
+    /// Whether wait `number` resumes now: `true` once.
+    private func resumes(_ number: Int) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        let first = number == wait && !resumed
+        if first {
+            resumed = true
+        }
+        return first
     }
 
     /// Wait `number` parks: its queue may start one more operation.
@@ -160,7 +173,14 @@ final class TokenPlugIn: RequestPlugIn, RequestInterceptor, @unchecked Sendable 
             return
         }
         if let resume {
-            queue.reenter(resume)
+            queue.reenter { [self, weak queue] in
+                // Called twice when the queue runs it (see `NetworkQueue.reenter`): the
+                // first call takes the slot back and resumes.
+                if resumes(number) {
+                    queue?.returnSlot()
+                    resume()
+                }
+            }
         } else {
             queue.returnSlot()
         }
