@@ -254,6 +254,17 @@ public final class TokenAuthenticator: @unchecked Sendable {
         NetworkError(kind: .authentication, message: words, underlyingError: underlying, isUnauthorized: false)
     }
 
+    /// The failure notification's `userInfo`, `["error": error]`, built without
+    /// optimization: the standard library's dictionary initializer is called, not a copy
+    /// specialized and compiled here (with the timeout's `URLError` below, about 1 KB and
+    /// 5 functions). String keys made `[AnyHashable: Any]` by the runtime's cast (always
+    /// succeeds), as the core does: an `AnyHashable` literal compiles its own hashing.
+    @_optimize(none)
+    private static func userInfo(_ error: NetworkError) -> [AnyHashable: Any]? {
+        let info: [String: Any] = ["error": error]
+        return info as Any as? [AnyHashable: Any]
+    }
+
     /// Puts `credential` on `request`.
     func authorize(_ request: inout URLRequest, with credential: Credential) {
         if let token = credential.token {
@@ -299,7 +310,7 @@ public final class TokenAuthenticator: @unchecked Sendable {
         case .failure(let refreshError)?:
             error = Self.failure("the token could not be refreshed: " + refreshError.localizedDescription, refreshError)
         case nil:
-            error = Self.failure("the token refresh did not finish within " + String(refreshTimeout) + " s", URLError(.timedOut))
+            error = Self.failure("the token refresh did not finish within " + String(refreshTimeout) + " s", URLError(.timedOut, userInfo: [String: Any]()))  // not the default `[:]`: a literal
         }
         lock.lock()
         guard refreshing, refreshCount == number + 1 else {
@@ -325,10 +336,7 @@ public final class TokenAuthenticator: @unchecked Sendable {
         }
         if let error, let host {
             QueueHop.async(host.callbackQueue) {
-                // String keys made `[AnyHashable: Any]` by the runtime's cast (always
-                // succeeds), as the core does: an `AnyHashable` literal compiles its own hashing.
-                let info: [String: Any] = ["error": error]
-                NotificationCenter.default.post(name: HostConfiguration.unauthorizedOperationNotification, object: host, userInfo: info as Any as? [AnyHashable: Any])
+                NotificationCenter.default.post(name: HostConfiguration.unauthorizedOperationNotification, object: host, userInfo: Self.userInfo(error))
             }
         }
         for waiter in waiting {
