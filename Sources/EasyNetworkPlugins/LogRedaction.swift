@@ -151,6 +151,11 @@ public struct LogRedaction: Sendable {
 
     /// A JSON value with hidden keys masked, at any depth (parameter names and header
     /// names both count, for bodies that carry headers).
+    ///
+    /// Compiled without optimization: it calls the standard library's own dictionary and
+    /// array code, not copies specialized for `[String: Any]` and `[Any]` and compiled
+    /// here (a log's body, written at `debug` only).
+    @_optimize(none)
     private func redactJSON(_ value: Any, _ headerKeys: [String], _ parameterKeys: [String]) -> Any {
         if var dictionary = value as? [String: Any] {
             // Each value replaced at its index: the keys stay, so the table is never
