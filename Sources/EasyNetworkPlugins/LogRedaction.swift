@@ -71,13 +71,21 @@ public struct LogRedaction: Sendable {
     public static var mask: String { "<redacted>" }
 
     /// Whether the header `name` is hidden (case-insensitive).
+    @_alwaysEmitIntoClient  // both questions answered by one function
     public func hidesHeader(_ name: String) -> Bool {
-        Self.holds(Self.keys(headers, parameter: false), name, parameter: false)
+        hides(name, parameter: false)
     }
 
     /// Whether the parameter `name` is hidden (case-insensitive, ignoring `_` and `-`).
+    @_alwaysEmitIntoClient
     public func hidesParameter(_ name: String) -> Bool {
-        Self.holds(Self.keys(parameters, parameter: true), name, parameter: true)
+        hides(name, parameter: true)
+    }
+
+    /// Whether the parameter, or the header, `name` is hidden.
+    @usableFromInline
+    func hides(_ name: String, parameter: Bool) -> Bool {
+        Self.holds(Self.keys(nameSet(parameter: parameter), parameter: parameter), name, parameter: parameter)
     }
 
     /// `name` as compared: lowercased, and for a parameter without `_` and `-`.
@@ -133,7 +141,11 @@ public struct LogRedaction: Sendable {
         guard let text = redactBody(data, contentType: contentType, pretty: true) else {
             return "(" + count + " bytes of binary data)"
         }
-        return text.count > limit ? String(text.prefix(limit)) + "… (" + count + " bytes in all)" : text
+        // Longer than `limit` characters: cut where the `limit`-th one ends (one walk).
+        guard let end = text.index(text.startIndex, offsetBy: limit, limitedBy: text.endIndex), end < text.endIndex else {
+            return text
+        }
+        return String(text[..<end]) + "… (" + count + " bytes in all)"
     }
 
     /// A body as text with hidden values masked: JSON written again (sorted keys,

@@ -52,7 +52,7 @@ import FoundationNetworking
 /// The host keeps its authenticator: a refresh that calls the same host must capture
 /// it weakly (`{ [weak host] in … }`), or the two keep each other alive.
 public final class TokenAuthenticator: @unchecked Sendable {
-    // unchecked: every `var` below is read and written only under `lock`.
+    // unchecked: every `var` below, and the ring `refreshTimes` points at, is read and written only under `lock`.
     /// Starts a refresh; call the completion once with the new token or an error.
     public typealias Refresh = @Sendable (_ completion: @escaping @Sendable (Result<String, any Error>) -> Void) -> Void
     /// Puts a token on a request; the default sets `Authorization: Bearer <token>`.
@@ -71,7 +71,9 @@ public final class TokenAuthenticator: @unchecked Sendable {
     private var waiters: [@Sendable (Result<Credential, NetworkError>) -> Void]
     /// When the last `maxRefreshes` refreshes started, in seconds of ``uptime`` (a ring;
     /// `-infinity` for none): only those can be within the window.
-    private var refreshTimes: [TimeInterval]
+    /// (Memory of its own, freed in `deinit`, written under `lock`: an array would compile
+    /// a copy-on-write path for its element type.)
+    private let refreshTimes: UnsafeMutableBufferPointer<TimeInterval>
     /// How many refreshes started: the next one's place in the ring is this modulo its
     /// size, and the running one (while `refreshing`) is number `refreshCount - 1`.
     private var refreshCount: Int
@@ -121,7 +123,8 @@ public final class TokenAuthenticator: @unchecked Sendable {
         self.start = start
         self.apply = apply
         self.maxRefreshes = max(1, maxRefreshes)
-        refreshTimes = Array(repeating: -.infinity, count: self.maxRefreshes)
+        refreshTimes = .allocate(capacity: self.maxRefreshes)
+        refreshTimes.initialize(repeating: -.infinity)
         self.refreshWindow = refreshWindow
         // Not positive (or NaN): the default; `.infinity` and the like: a year.
         self.refreshTimeout = refreshTimeout > 0 ? min(refreshTimeout, 365 * 86_400) : Self.defaultRefreshTimeout
@@ -163,6 +166,10 @@ public final class TokenAuthenticator: @unchecked Sendable {
     @usableFromInline
     static func bearer(_ token: String, _ request: inout URLRequest) {
         request.setValue("Bearer " + token, forHTTPHeaderField: "Authorization")
+    }
+
+    deinit {
+        refreshTimes.deallocate()
     }
 
     /// Seconds on a monotonic clock (the system uptime); tests may replace it.
