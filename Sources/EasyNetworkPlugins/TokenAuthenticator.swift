@@ -231,7 +231,7 @@ public final class TokenAuthenticator: @unchecked Sendable {
             }
         }
         if joins || begin {
-            waiters.append(completion)
+            Self.append(completion, to: &waiters)
         }
         // Marked running in the step that decided it: a caller right after this one waits
         // for it, even if this one is descheduled before the refresh starts.
@@ -252,6 +252,13 @@ public final class TokenAuthenticator: @unchecked Sendable {
         if begin {
             startRefresh(number)
         }
+    }
+
+    /// Appends `waiter` to `waiters`, compiled without optimization: the standard library's
+    /// own `append` is called, not a copy specialized for the waiters' closure type.
+    @_optimize(none)
+    private static func append(_ waiter: @escaping @Sendable (Result<Credential, NetworkError>) -> Void, to waiters: inout [@Sendable (Result<Credential, NetworkError>) -> Void]) {
+        waiters.append(waiter)
     }
 
     /// An `authentication` failure saying `words`, never counted as unauthorized (made
