@@ -110,7 +110,7 @@ public struct LogRedaction: Sendable {
 
     /// `names` as compared (see ``key(_:parameter:)``), made once per text redacted:
     /// the sets keep what the caller inserted.
-    @inline(never)
+    @_optimize(none)  // the standard library's set iteration and append, not copies specialized here
     private static func keys(_ names: Set<String>, parameter: Bool) -> [String] {
         var keys: [String] = []
         for name in names {
@@ -176,14 +176,17 @@ public struct LogRedaction: Sendable {
             while index != dictionary.endIndex {
                 let key = dictionary.keys[index]
                 let hidden = Self.holds(parameterKeys, key, parameter: true) || Self.holds(headerKeys, key, parameter: false)
-                dictionary.values[index] = hidden ? Self.mask : redactJSON(dictionary.values[index], headerKeys, parameterKeys)
+                // ``mask``'s text: its getter would be compiled for this unoptimized caller.
+                dictionary.values[index] = hidden ? "<redacted>" : redactJSON(dictionary.values[index], headerKeys, parameterKeys)
                 dictionary.formIndex(after: &index)
             }
             return dictionary
         }
         if var array = value as? [Any] {
-            for index in array.indices {
+            var index = 0  // counted, not a range: no `Range` conformances compiled for it
+            while index < array.count {
                 array[index] = redactJSON(array[index], headerKeys, parameterKeys)
+                index += 1
             }
             return array
         }
