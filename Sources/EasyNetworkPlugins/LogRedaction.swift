@@ -102,6 +102,19 @@ public struct LogRedaction: Sendable {
         text.replacingOccurrences(of: target, with: replacement)
     }
 
+    /// Puts `text` into `array` at `index`, inserted or in place of the string there:
+    /// compiled without optimization, so the standard library's own insertion, growth and
+    /// copy-on-write are called, not copies specialized for strings (shared with
+    /// ``HeaderLines``).
+    @_optimize(none)
+    static func put(_ text: String, at index: Int, into array: inout [String], inserting: Bool) {
+        if inserting {
+            array.insert(text, at: index)
+        } else {
+            array[index] = text
+        }
+    }
+
     /// Whether `keys` (see ``keys(_:parameter:)``) hold `name` as compared.
     @inline(never)
     private static func holds(_ keys: [String], _ name: String, parameter: Bool) -> Bool {
@@ -202,7 +215,7 @@ public struct LogRedaction: Sendable {
             let decoded = Self.replacing("+", in: name, with: " ").removingPercentEncoding ?? name
             // `user[password]`, `items[0][token]`: any part of the name counts.
             for part in Self.replacing("]", in: decoded, with: "[").components(separatedBy: "[") where !part.isEmpty && Self.holds(keys, part, parameter: true) {
-                pairs[index] = name + "=" + Self.mask
+                Self.put(name + "=" + Self.mask, at: index, into: &pairs, inserting: false)
             }
         }
         return pairs.joined(separator: "&")
