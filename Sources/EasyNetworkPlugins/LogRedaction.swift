@@ -137,7 +137,7 @@ public struct LogRedaction: Sendable {
         guard let url else { return "(no URL)" }  // only for a request whose URL could not be made
         let string = url.absoluteString
         guard let mark = string.range(of: "?")?.upperBound else { return string }
-        let rest = string[mark...]
+        let rest = String(string[mark...])  // a String: one `range(of:)` for both searches
         let hash = rest.range(of: "#")?.lowerBound ?? rest.endIndex
         var result = String(string[..<mark])
         result += redactForm(String(rest[..<hash]))
