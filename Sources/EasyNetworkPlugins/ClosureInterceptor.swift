@@ -56,7 +56,11 @@ public final class ClosureInterceptor: RequestInterceptor {
     /// Runs the `adaptAsync` closure if given, else the `adapt` closure.
     public func adapt(_ urlRequest: URLRequest, context: RequestContext, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
         guard let adaptAsyncBody else {
-            completion(Result { try adapt(urlRequest, context: context) })
+            do {
+                completion(.success(try adapt(urlRequest, context: context)))
+            } catch {
+                completion(.failure(error))
+            }
             return
         }
         adaptAsyncBody(urlRequest, context, completion)

@@ -41,7 +41,7 @@ struct HeaderLines {
         while index > 0, key < keys[index - 1] {
             index -= 1
         }
-        keys.insert(key, at: index)
-        lines.insert(line, at: index)
+        LogRedaction.put(key, at: index, into: &keys, inserting: true)
+        LogRedaction.put(line, at: index, into: &lines, inserting: true)
     }
 }

@@ -24,15 +24,30 @@ public struct LogRedaction: Sendable {
     private var names: Names
 
     /// Header names whose values are hidden, compared ignoring case.
+    @_alwaysEmitIntoClient  // no getter, setter or modify coroutine in the module: two functions serve both sets
     public var headers: Set<String> {
-        get { names.headers }
-        set { names = Names(headers: newValue, parameters: names.parameters) }
+        get { nameSet(parameter: false) }
+        set { setNameSet(newValue, parameter: false) }
     }
     /// Parameter names whose values are hidden (JSON keys, form and query fields),
     /// compared ignoring case, `_` and `-`.
+    @_alwaysEmitIntoClient
     public var parameters: Set<String> {
-        get { names.parameters }
-        set { names = Names(headers: names.headers, parameters: newValue) }
+        get { nameSet(parameter: true) }
+        set { setNameSet(newValue, parameter: true) }
+    }
+
+    /// The parameter names, or the header names.
+    @usableFromInline
+    func nameSet(parameter: Bool) -> Set<String> {
+        parameter ? names.parameters : names.headers
+    }
+
+    /// Replaces the parameter names, or the header names, with `set` (a new object: a
+    /// copy of the redaction keeps the old ones).
+    @usableFromInline
+    mutating func setNameSet(_ set: Set<String>, parameter: Bool) {
+        names = parameter ? Names(headers: names.headers, parameters: set) : Names(headers: set, parameters: names.parameters)
     }
 
     /// A redaction; the defaults hide `Authorization`, `Proxy-Authorization`, `Cookie`,
@@ -48,20 +63,29 @@ public struct LogRedaction: Sendable {
     }
 
     /// The default redaction.
-    public static let `default` = LogRedaction()
+    @_alwaysEmitIntoClient  // made where read: no global, one-time initializer, addressor or getter in the module
+    public static var `default`: LogRedaction { LogRedaction() }
 
     /// The text that replaces a hidden value.
     @_alwaysEmitIntoClient  // a constant: no global, addressor or getter in the module
     public static var mask: String { "<redacted>" }
 
     /// Whether the header `name` is hidden (case-insensitive).
+    @_alwaysEmitIntoClient  // both questions answered by one function
     public func hidesHeader(_ name: String) -> Bool {
-        Self.holds(Self.keys(headers, parameter: false), name, parameter: false)
+        hides(name, parameter: false)
     }
 
     /// Whether the parameter `name` is hidden (case-insensitive, ignoring `_` and `-`).
+    @_alwaysEmitIntoClient
     public func hidesParameter(_ name: String) -> Bool {
-        Self.holds(Self.keys(parameters, parameter: true), name, parameter: true)
+        hides(name, parameter: true)
+    }
+
+    /// Whether the parameter, or the header, `name` is hidden.
+    @usableFromInline
+    func hides(_ name: String, parameter: Bool) -> Bool {
+        Self.holds(Self.keys(nameSet(parameter: parameter), parameter: parameter), name, parameter: parameter)
     }
 
     /// `name` as compared: lowercased, and for a parameter without `_` and `-`.
@@ -78,6 +102,19 @@ public struct LogRedaction: Sendable {
         text.replacingOccurrences(of: target, with: replacement)
     }
 
+    /// Puts `text` into `array` at `index`, inserted or in place of the string there:
+    /// compiled without optimization, so the standard library's own insertion, growth and
+    /// copy-on-write are called, not copies specialized for strings (shared with
+    /// ``HeaderLines``).
+    @_optimize(none)
+    static func put(_ text: String, at index: Int, into array: inout [String], inserting: Bool) {
+        if inserting {
+            array.insert(text, at: index)
+        } else {
+            array[index] = text
+        }
+    }
+
     /// Whether `keys` (see ``keys(_:parameter:)``) hold `name` as compared.
     @inline(never)
     private static func holds(_ keys: [String], _ name: String, parameter: Bool) -> Bool {
@@ -86,7 +123,7 @@ public struct LogRedaction: Sendable {
 
     /// `names` as compared (see ``key(_:parameter:)``), made once per text redacted:
     /// the sets keep what the caller inserted.
-    @inline(never)
+    @_optimize(none)  // the standard library's set iteration and append, not copies specialized here
     private static func keys(_ names: Set<String>, parameter: Bool) -> [String] {
         var keys: [String] = []
         for name in names {
@@ -100,7 +137,7 @@ public struct LogRedaction: Sendable {
         guard let url else { return "(no URL)" }  // only for a request whose URL could not be made
         let string = url.absoluteString
         guard let mark = string.range(of: "?")?.upperBound else { return string }
-        let rest = string[mark...]
+        let rest = String(string[mark...])  // a String: one `range(of:)` for both searches
         let hash = rest.range(of: "#")?.lowerBound ?? rest.endIndex
         var result = String(string[..<mark])
         result += redactForm(String(rest[..<hash]))
@@ -117,7 +154,11 @@ public struct LogRedaction: Sendable {
         guard let text = redactBody(data, contentType: contentType, pretty: true) else {
             return "(" + count + " bytes of binary data)"
         }
-        return text.count > limit ? String(text.prefix(limit)) + "… (" + count + " bytes in all)" : text
+        // Longer than `limit` characters: cut where the `limit`-th one ends (one walk).
+        guard let end = text.index(text.startIndex, offsetBy: limit, limitedBy: text.endIndex), end < text.endIndex else {
+            return text
+        }
+        return String(text[..<end]) + "… (" + count + " bytes in all)"
     }
 
     /// A body as text with hidden values masked: JSON written again (sorted keys,
@@ -135,17 +176,30 @@ public struct LogRedaction: Sendable {
 
     /// A JSON value with hidden keys masked, at any depth (parameter names and header
     /// names both count, for bodies that carry headers).
+    ///
+    /// Compiled without optimization: it calls the standard library's own dictionary and
+    /// array code, not copies specialized for `[String: Any]` and `[Any]` and compiled
+    /// here (a log's body, written at `debug` only).
+    @_optimize(none)
     private func redactJSON(_ value: Any, _ headerKeys: [String], _ parameterKeys: [String]) -> Any {
         if var dictionary = value as? [String: Any] {
-            for (key, nested) in dictionary {
+            // Each value replaced at its index: the keys stay, so the table is never
+            // searched nor resized (no insertion compiled here).
+            var index = dictionary.startIndex
+            while index != dictionary.endIndex {
+                let key = dictionary.keys[index]
                 let hidden = Self.holds(parameterKeys, key, parameter: true) || Self.holds(headerKeys, key, parameter: false)
-                dictionary.updateValue(hidden ? Self.mask : redactJSON(nested, headerKeys, parameterKeys), forKey: key)
+                // ``mask``'s text: its getter would be compiled for this unoptimized caller.
+                dictionary.values[index] = hidden ? "<redacted>" : redactJSON(dictionary.values[index], headerKeys, parameterKeys)
+                dictionary.formIndex(after: &index)
             }
             return dictionary
         }
         if var array = value as? [Any] {
-            for index in array.indices {
+            var index = 0  // counted, not a range: no `Range` conformances compiled for it
+            while index < array.count {
                 array[index] = redactJSON(array[index], headerKeys, parameterKeys)
+                index += 1
             }
             return array
         }
@@ -161,7 +215,7 @@ public struct LogRedaction: Sendable {
             let decoded = Self.replacing("+", in: name, with: " ").removingPercentEncoding ?? name
             // `user[password]`, `items[0][token]`: any part of the name counts.
             for part in Self.replacing("]", in: decoded, with: "[").components(separatedBy: "[") where !part.isEmpty && Self.holds(keys, part, parameter: true) {
-                pairs[index] = name + "=" + Self.mask
+                Self.put(name + "=" + Self.mask, at: index, into: &pairs, inserting: false)
             }
         }
         return pairs.joined(separator: "&")

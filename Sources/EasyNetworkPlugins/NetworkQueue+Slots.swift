@@ -3,7 +3,7 @@ import EasyNetwork
 #endif
 import Foundation
 
-/// Slot lending (``SlotLoan``): while an operation is parked (waiting for a token
+/// Slot lending (``TokenPlugIn``'s loans): while an operation is parked (waiting for a token
 /// refresh), the `OperationQueue` underneath runs its limit plus the slots lent at
 /// most. The core keeps the counts (its `maxConcurrentOperationCount` sets the limit);
 /// only the token lends.
@@ -13,17 +13,21 @@ extension NetworkQueue {
         _ = adjustSlots(limit: nil, lending: 1)
     }
 
-    /// A parked operation resumes: `resume` runs when a slot is free, with the lent
-    /// one given back. A suspended queue starts nothing, so there it runs at once.
-    func reenter(_ resume: @escaping @Sendable () -> Void) {
+    /// A parked operation resumes: `body` runs when a slot is free, ahead of the operations
+    /// not yet started, and gives the lent one back. A one-step `BlockOperation` runs it,
+    /// and its completion block runs it again: a queue-wide cancel skips the block but
+    /// never the completion block, so the parked operation is never stranded; `body` acts
+    /// on its first call only. (No `Operation` subclass: each one carries a vtable of
+    /// Operation's and NSObject's methods.) A suspended queue starts nothing, so there
+    /// `body` runs at once.
+    func reenter(_ body: @escaping @Sendable () -> Void) {
         guard !operationQueue.isSuspended else {
-            returnSlot()
-            return resume()
+            return body()
         }
-        operationQueue.addOperation(SlotReentry { [weak self] in
-            self?.returnSlot()
-            resume()
-        })
+        let operation = BlockOperation(block: body)
+        operation.completionBlock = body
+        operation.queuePriority = .veryHigh
+        operationQueue.addOperation(operation)
     }
 
     /// A parked operation ended: back to one slot fewer.

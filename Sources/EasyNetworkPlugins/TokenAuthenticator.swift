@@ -52,7 +52,7 @@ import FoundationNetworking
 /// The host keeps its authenticator: a refresh that calls the same host must capture
 /// it weakly (`{ [weak host] in … }`), or the two keep each other alive.
 public final class TokenAuthenticator: @unchecked Sendable {
-    // unchecked: every `var` below is read and written only under `lock`.
+    // unchecked: every `var` below, and the ring `refreshTimes` points at, is read and written only under `lock`.
     /// Starts a refresh; call the completion once with the new token or an error.
     public typealias Refresh = @Sendable (_ completion: @escaping @Sendable (Result<String, any Error>) -> Void) -> Void
     /// Puts a token on a request; the default sets `Authorization: Bearer <token>`.
@@ -71,7 +71,9 @@ public final class TokenAuthenticator: @unchecked Sendable {
     private var waiters: [@Sendable (Result<Credential, NetworkError>) -> Void]
     /// When the last `maxRefreshes` refreshes started, in seconds of ``uptime`` (a ring;
     /// `-infinity` for none): only those can be within the window.
-    private var refreshTimes: [TimeInterval]
+    /// (Memory of its own, freed in `deinit`, written under `lock`: an array would compile
+    /// a copy-on-write path for its element type.)
+    private let refreshTimes: UnsafeMutableBufferPointer<TimeInterval>
     /// How many refreshes started: the next one's place in the ring is this modulo its
     /// size, and the running one (while `refreshing`) is number `refreshCount - 1`.
     private var refreshCount: Int
@@ -121,7 +123,8 @@ public final class TokenAuthenticator: @unchecked Sendable {
         self.start = start
         self.apply = apply
         self.maxRefreshes = max(1, maxRefreshes)
-        refreshTimes = Array(repeating: -.infinity, count: self.maxRefreshes)
+        refreshTimes = .allocate(capacity: self.maxRefreshes)
+        refreshTimes.initialize(repeating: -.infinity)
         self.refreshWindow = refreshWindow
         // Not positive (or NaN): the default; `.infinity` and the like: a year.
         self.refreshTimeout = refreshTimeout > 0 ? min(refreshTimeout, 365 * 86_400) : Self.defaultRefreshTimeout
@@ -163,6 +166,10 @@ public final class TokenAuthenticator: @unchecked Sendable {
     @usableFromInline
     static func bearer(_ token: String, _ request: inout URLRequest) {
         request.setValue("Bearer " + token, forHTTPHeaderField: "Authorization")
+    }
+
+    deinit {
+        refreshTimes.deallocate()
     }
 
     /// Seconds on a monotonic clock (the system uptime); tests may replace it.
@@ -224,7 +231,7 @@ public final class TokenAuthenticator: @unchecked Sendable {
             }
         }
         if joins || begin {
-            waiters.append(completion)
+            Self.append(completion, to: &waiters)
         }
         // Marked running in the step that decided it: a caller right after this one waits
         // for it, even if this one is descheduled before the refresh starts.
@@ -247,11 +254,29 @@ public final class TokenAuthenticator: @unchecked Sendable {
         }
     }
 
+    /// Appends `waiter` to `waiters`, compiled without optimization: the standard library's
+    /// own `append` is called, not a copy specialized for the waiters' closure type.
+    @_optimize(none)
+    private static func append(_ waiter: @escaping @Sendable (Result<Credential, NetworkError>) -> Void, to waiters: inout [@Sendable (Result<Credential, NetworkError>) -> Void]) {
+        waiters.append(waiter)
+    }
+
     /// An `authentication` failure saying `words`, never counted as unauthorized (made
     /// in one place: each `NetworkError` initializer call passes every default).
     @inline(never)
     private static func failure(_ words: String, _ underlying: (any Error)?) -> NetworkError {
         NetworkError(kind: .authentication, message: words, underlyingError: underlying, isUnauthorized: false)
+    }
+
+    /// The failure notification's `userInfo`, `["error": error]`, built without
+    /// optimization: the standard library's dictionary initializer is called, not a copy
+    /// specialized and compiled here (with the timeout's `URLError` below, about 1 KB and
+    /// 5 functions). String keys made `[AnyHashable: Any]` by the runtime's cast (always
+    /// succeeds), as the core does: an `AnyHashable` literal compiles its own hashing.
+    @_optimize(none)
+    private static func userInfo(_ error: NetworkError) -> [AnyHashable: Any]? {
+        let info: [String: Any] = ["error": error]
+        return info as Any as? [AnyHashable: Any]
     }
 
     /// Puts `credential` on `request`.
@@ -299,7 +324,7 @@ public final class TokenAuthenticator: @unchecked Sendable {
         case .failure(let refreshError)?:
             error = Self.failure("the token could not be refreshed: " + refreshError.localizedDescription, refreshError)
         case nil:
-            error = Self.failure("the token refresh did not finish within " + String(refreshTimeout) + " s", URLError(.timedOut))
+            error = Self.failure("the token refresh did not finish within " + String(refreshTimeout) + " s", URLError(.timedOut, userInfo: [String: Any]()))  // not the default `[:]`: a literal
         }
         lock.lock()
         guard refreshing, refreshCount == number + 1 else {
@@ -325,10 +350,7 @@ public final class TokenAuthenticator: @unchecked Sendable {
         }
         if let error, let host {
             QueueHop.async(host.callbackQueue) {
-                // String keys made `[AnyHashable: Any]` by the runtime's cast (always
-                // succeeds), as the core does: an `AnyHashable` literal compiles its own hashing.
-                let info: [String: Any] = ["error": error]
-                NotificationCenter.default.post(name: HostConfiguration.unauthorizedOperationNotification, object: host, userInfo: info as Any as? [AnyHashable: Any])
+                NotificationCenter.default.post(name: HostConfiguration.unauthorizedOperationNotification, object: host, userInfo: Self.userInfo(error))
             }
         }
         for waiter in waiting {

@@ -244,6 +244,50 @@ final class TokenRefreshQueueTests: ServerTestCase {
         XCTAssertEqual(queue.operationQueue.maxConcurrentOperationCount, 2, "the lent slots are given back")
     }
 
+    /// A queue-wide cancel while parked requests wait to re-enter the queue after a refresh
+    /// (their turn queued behind a slow replay) strands none of them: each calls back, and
+    /// every lent slot comes back to the queue.
+    func testQueueWideCancelWhileRequestsReenterGivesEverySlotBack() {
+        server.route("GET", prefix: "/slow") { request in
+            request.header("Authorization") == "Bearer t1"
+                ? .delayed(5, .json(#"{"ok": true}"#))
+                : .delayed(0.1, .json(#"{"error": "token expired"}"#, status: 401))
+        }
+        let refresh = Protected<(@Sendable (Result<String, any Error>) -> Void)?>(nil)
+        let queue = NetworkQueue(maxConcurrentOperationCount: 1)
+        defer { queue.cancelAllOperations() }
+        let host = makeWideHost()
+        host.authenticator = TokenAuthenticator(token: "t0", refreshTimeout: 20) { done in refresh.write { $0 = done } }
+        let operations = (0..<3).map { RequestOperation(request: TestRequest("/slow/\($0)"), configuration: host, responseDecoder: .json) }
+        let done = expectation(description: "every operation called back")
+        done.expectedFulfillmentCount = 3
+        for operation in operations {
+            operation.completion = { _ in done.fulfill() }
+        }
+        queue.addOperations(operations, waitUntilFinished: false)
+        // All three parked on the one refresh: the queue runs its limit and three lent slots.
+        XCTAssertTrue(poll { queue.operationQueue.maxConcurrentOperationCount == 4 }, "three requests parked")
+        refresh.read { $0 }?(.success("t1"))
+        // One replays (for 5 s) in the one free slot; the other two wait for theirs.
+        XCTAssertTrue(poll { self.server.requests.contains { $0.header("Authorization") == "Bearer t1" } }, "a replay was sent")
+        usleep(100_000)
+        XCTAssertEqual(server.requests.filter { $0.header("Authorization") == "Bearer t1" }.count, 1, "the others wait for a slot")
+        queue.cancelAllOperations()
+        wait(for: [done], timeout: 5)
+        XCTAssertTrue(poll { queue.operationQueue.operationCount == 0 }, "the queue drains")
+        XCTAssertEqual(queue.operationQueue.maxConcurrentOperationCount, 1, "every lent slot came back")
+    }
+
+    /// Whether `condition` holds within 8 s (checked every 10 ms).
+    private func poll(_ condition: () -> Bool) -> Bool {
+        let until = ProcessInfo.processInfo.systemUptime + 8
+        while !condition() {
+            if ProcessInfo.processInfo.systemUptime > until { return false }
+            usleep(10_000)
+        }
+        return true
+    }
+
     /// The completion form whose refresh never calls back at all.
     func testSilentCompletionRefreshTimesOut() {
         let queue = NetworkQueue(maxConcurrentOperationCount: 1)
