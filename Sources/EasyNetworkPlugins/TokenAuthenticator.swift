@@ -22,7 +22,9 @@ import FoundationNetworking
 ///   with a fresh token is its result;
 /// - at most `maxRefreshes` refreshes run within `refreshWindow` seconds (default 3
 ///   in 30 s): past that, requests fail without refreshing, so a server that always
-///   answers 401 cannot cause a loop;
+///   answers 401 cannot cause a loop. `maxRefreshes` counts from 1 to 1,000; a window
+///   longer than a year (`.infinity`) is a year, and one that is not positive (or NaN)
+///   is the default 30 s;
 /// - after a failed refresh, requests still holding the token it tried to replace
 ///   (with no token yet: every request) fail at once with the same error for
 ///   `refreshWindow` seconds, or until ``setToken(_:)`` (a new sign-in) gives a new one;
@@ -122,11 +124,12 @@ public final class TokenAuthenticator: @unchecked Sendable {
         self.refresh = refresh
         self.start = start
         self.apply = apply
-        self.maxRefreshes = max(1, maxRefreshes)
+        // At least 1 and at most 1,000: the ring keeps a time per refresh.
+        self.maxRefreshes = min(max(1, maxRefreshes), 1_000)
         refreshTimes = .allocate(capacity: self.maxRefreshes)
         refreshTimes.initialize(repeating: -.infinity)
-        self.refreshWindow = refreshWindow
-        // Not positive (or NaN): the default; `.infinity` and the like: a year.
+        // Both durations: not positive (or NaN), the default; `.infinity` and the like, a year.
+        self.refreshWindow = refreshWindow > 0 ? min(refreshWindow, 365 * 86_400) : 30
         self.refreshTimeout = refreshTimeout > 0 ? min(refreshTimeout, 365 * 86_400) : Self.defaultRefreshTimeout
     }
 
