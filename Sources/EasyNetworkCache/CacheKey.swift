@@ -53,11 +53,19 @@ struct CacheKey {
 
     /// What an entry remembers of the request header `name` (see ``varyValues(_:of:)``).
     /// Kept out of line: storing and matching share one copy.
-    /// `values[name] = value`, in one place: the dictionary's insertion (and growth) compiled
-    /// once for the module, not inlined into each caller.
+    /// `values[name] = value`, compiled once for every value type: the standard library's
+    /// own dictionary code runs (insertion and growth), not a copy specialized here.
+    @_semantics("optimize.sil.specialize.generic.never")
     @inline(never)
-    static func put(_ value: String, _ name: String, in values: inout [String: String]) {
-        values[name] = value
+    static func put<Value>(_ value: Value, _ name: String, in values: inout [String: Value]) {
+        values.updateValue(value, forKey: name)
+    }
+
+    /// `values[name]`, compiled once for every value type (see ``put(_:_:in:)``).
+    @_semantics("optimize.sil.specialize.generic.never")
+    @inline(never)
+    static func get<Value>(_ name: String, in values: [String: Value]) -> Value? {
+        values[name]
     }
 
     @inline(never)

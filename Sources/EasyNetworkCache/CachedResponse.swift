@@ -76,10 +76,16 @@ final class CachedResponse: Sendable {
     /// The entry's file, its header saying `url`. The checksum is written as a signed
     /// number (its bit pattern), which every JSON reader keeps exact.
     func file(url: String) -> Data? {
-        let object: [String: Any] = [
-            "key": key, "url": url, "statusCode": statusCode, "headers": headers, "storedAt": storedAt, "vary": vary,
-            "bodyLength": body.count, "bodyChecksum": Int64(bitPattern: Self.checksum(body)),
-        ]
+        // Put one by one (see CacheKey.put): a literal compiles Dictionary(dictionaryLiteral:).
+        var object = [String: Any]()
+        CacheKey.put(key, "key", in: &object)
+        CacheKey.put(url, "url", in: &object)
+        CacheKey.put(statusCode, "statusCode", in: &object)
+        CacheKey.put(headers, "headers", in: &object)
+        CacheKey.put(storedAt, "storedAt", in: &object)
+        CacheKey.put(vary, "vary", in: &object)
+        CacheKey.put(body.count, "bodyLength", in: &object)
+        CacheKey.put(Int64(bitPattern: Self.checksum(body)), "bodyChecksum", in: &object)
         guard let header = try? JSONSerialization.data(withJSONObject: object) else { return nil }
         var head = (0x454E_4332 << 32 | UInt64(UInt32(truncatingIfNeeded: header.count))).bigEndian  // "ENC2", the length
         var file = Data(bytes: &head, count: 8)
@@ -104,14 +110,14 @@ final class CachedResponse: Sendable {
         guard head >> 32 == 0x454E_4332, length > 0, length <= file.count - 8 else { return nil }
         let body = file.subdata(in: (start + length)..<file.endIndex)
         guard let object = (try? JSONSerialization.jsonObject(with: file.subdata(in: start..<(start + length)))) as? [String: Any],
-              let key = object["key"] as? String,
-              let statusCode = object["statusCode"] as? Int,
-              let headers = object["headers"] as? [String: String],
-              let storedAt = object["storedAt"] as? Double,
-              let vary = object["vary"] as? [String: String],
-              object["bodyLength"] as? Int == body.count,
+              let key = CacheKey.get("key", in: object) as? String,
+              let statusCode = CacheKey.get("statusCode", in: object) as? Int,
+              let headers = CacheKey.get("headers", in: object) as? [String: String],
+              let storedAt = CacheKey.get("storedAt", in: object) as? Double,
+              let vary = CacheKey.get("vary", in: object) as? [String: String],
+              CacheKey.get("bodyLength", in: object) as? Int == body.count,
               // An older entry holds the checksum unsigned, a newer one its bit pattern.
-              (object["bodyChecksum"] as? NSNumber)?.uint64Value == checksum(body)
+              (CacheKey.get("bodyChecksum", in: object) as? NSNumber)?.uint64Value == checksum(body)
         else { return nil }
         return CachedResponse(key: key, statusCode: statusCode, headers: headers, storedAt: storedAt, vary: vary, body: body)
     }
