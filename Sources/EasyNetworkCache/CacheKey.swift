@@ -68,6 +68,20 @@ struct CacheKey {
         values[name]
     }
 
+    /// `array.append(element)`, compiled once for every element type (see ``put(_:_:in:)``).
+    @_semantics("optimize.sil.specialize.generic.never")
+    @inline(never)
+    static func append<Element>(_ element: Element, to array: inout [Element]) {
+        array.append(element)
+    }
+
+    /// `Set(elements)`, compiled once for every element type (see ``put(_:_:in:)``).
+    @_semantics("optimize.sil.specialize.generic.never")
+    @inline(never)
+    static func set<Element: Hashable>(_ elements: [Element]) -> Set<Element> {
+        Set(elements)
+    }
+
     @inline(never)
     static func varyValue(_ name: String, of request: URLRequest) -> String {
         guard let value = request.value(forHTTPHeaderField: name) else { return "-" }
@@ -81,7 +95,7 @@ struct CacheKey {
         var items: [String] = []
         for item in (value ?? "").lowercased().components(separatedBy: ",") {
             let name = (item.components(separatedBy: "=").first ?? "").trimmingCharacters(in: .whitespaces)
-            if !name.isEmpty { items.append(name) }
+            if !name.isEmpty { append(name, to: &items) }
         }
         return items
     }

@@ -42,7 +42,7 @@ public final class ResponseCache: Sendable {
     public init(name: String? = nil, directory: URL? = nil, maxBytes: Int = 50 << 20, fileID: String = #fileID) {
         let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
             ?? FileManager.default.temporaryDirectory
-        let folder = Self.folderName(name ?? String(fileID.prefix { $0 != "/" }))
+        let folder = Self.folderName(name ?? fileID.components(separatedBy: "/")[0])  // never empty: at least one component
         self.directory = directory ?? caches.appendingPathComponent("EasyNetwork").appendingPathComponent(folder)
         self.maxBytes = max(0, maxBytes)
     }
@@ -132,30 +132,33 @@ public final class ResponseCache: Sendable {
                 try? FileManager.default.removeItem(at: url)
                 continue
             }
-            let values = try? url.resourceValues(forKeys: [.fileSizeKey, .contentModificationDateKey])
-            files.append((url, values?.fileSize ?? 0, values?.contentModificationDate?.timeIntervalSinceReferenceDate ?? -.infinity))
+            let values = try? url.resourceValues(forKeys: CacheKey.set([.fileSizeKey, .contentModificationDateKey]))
+            CacheKey.append((url, values?.fileSize ?? 0, values?.contentModificationDate?.timeIntervalSinceReferenceDate ?? -.infinity), to: &files)
         }
         return files
     }
 
     /// Removes least recently used entries until the total is under the cap.
     private func evict() {
-        var files = files()
+        let files = files()
         var total = 0
         for file in files {
             total += file.size
         }
-        // The oldest first; a removed entry's time becomes +infinity.
-        var left = files.count
-        while total > maxBytes, left > 0 {
-            var oldest = 0
-            for index in files.indices where files[index].used < files[oldest].used {
-                oldest = index
+        // The oldest first (the first listed among equals): each turn takes the least
+        // (time, index) after the one removed last, so the list is never changed.
+        var last = (used: -Double.infinity, index: -1)
+        while total > maxBytes {
+            var oldest = -1
+            for index in files.indices {
+                let used = files[index].used
+                guard used > last.used || (used == last.used && index > last.index) else { continue }
+                if oldest < 0 || used < files[oldest].used { oldest = index }
             }
+            guard oldest >= 0 else { break }
             try? FileManager.default.removeItem(at: files[oldest].url)
             total -= files[oldest].size
-            files[oldest].used = .infinity
-            left -= 1
+            last = (files[oldest].used, oldest)
         }
     }
 }
