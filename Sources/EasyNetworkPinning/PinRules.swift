@@ -53,10 +53,10 @@ final class PinRules: RequestPlugIn, RequestInterceptor, Sendable {
         for index in chain.indices {
             do {
                 let pin = try SubjectPublicKeyInfo.pin(ofCertificate: chain[index])
-                if entry.pins.contains(pin) { return }
-                served.append(pin)
+                if Self.contains(pin, in: entry.pins) { return }
+                Self.append(pin, to: &served)
             } catch {
-                unreadable.append("certificate " + String(index) + ": " + error.message)
+                Self.append("certificate " + String(index) + ": " + error.message, to: &unreadable)
             }
         }
         let notes = unreadable.isEmpty ? "" : " (unreadable: " + PublicKeyPinningError.list(unreadable, separator: "; ") + ")"
@@ -86,6 +86,21 @@ final class PinRules: RequestPlugIn, RequestInterceptor, Sendable {
             return nil
         }
         return PublicKeyPinningError(reason, host: entry.host, message: message, servedPins: []).networkError(url: url)
+    }
+
+    /// `array.append(element)`, compiled once for every element type: the standard
+    /// library's own code runs (growth included), not a copy specialized here.
+    @_semantics("optimize.sil.specialize.generic.never")
+    @inline(never)
+    static func append<Element>(_ element: Element, to array: inout [Element]) {
+        array.append(element)
+    }
+
+    /// `array.contains(element)`, compiled once for every element type (see ``append(_:to:)``).
+    @_semantics("optimize.sil.specialize.generic.never")
+    @inline(never)
+    static func contains<Element: Equatable>(_ element: Element, in array: [Element]) -> Bool {
+        array.contains(element)
     }
 
     @_alwaysEmitIntoClient  // only its witness uses it: inlined there, no copy of its own
