@@ -219,9 +219,12 @@ public struct ResponseEnvelope: Sendable {
         }
     }
 
-    /// `object[key]`: one call site of the dictionary lookup for the envelope's readers.
+    /// `object[key]`: one call site of the dictionary lookup for the envelope's readers,
+    /// compiled once for every value type: the standard library's own lookup runs, not a
+    /// copy specialized here.
+    @_semantics("optimize.sil.specialize.generic.never")
     @inline(never)
-    static func value(of key: String, in object: [String: Any]) -> Any? {
+    static func value<Value>(of key: String, in object: [String: Value]) -> Value? {
         object[key]
     }
 
