@@ -111,11 +111,19 @@ public struct PinnedHost: Sendable {
     static func normalized(_ name: String) -> String {
         var text = name.lowercased()
         if text.utf8.count > 1, text.hasPrefix("["), text.hasSuffix("]") {
-            text.removeLast()
-            text.removeFirst()
+            drop(first: 1, last: 1, of: &text)
         }
-        if text.hasSuffix(".") { text.removeLast() }
+        if text.hasSuffix(".") { drop(first: 0, last: 1, of: &text) }
         return text
+    }
+
+    /// Removes `first` elements from the start of `text` and `last` from its end, compiled
+    /// once for every type: the standard library's own code runs, not a copy specialized here.
+    @_semantics("optimize.sil.specialize.generic.never")
+    @inline(never)
+    private static func drop<Text: RangeReplaceableCollection & BidirectionalCollection>(first: Int, last: Int, of text: inout Text) {
+        text.removeLast(last)
+        text.removeFirst(first)
     }
 
     /// Whether this entry pins `name` (lowercased, without a trailing dot), expired or not.

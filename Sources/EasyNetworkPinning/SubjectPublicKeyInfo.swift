@@ -23,7 +23,7 @@ enum SubjectPublicKeyInfo {
     /// certificate `der`; throws why they cannot be read.
     @_optimize(size)  // a cold path: configuration, a handshake's check, a refusal's words
     static func of(certificate der: Data) throws(PublicKeyPinningError) -> Data {
-        let bytes = [UInt8](der)
+        let bytes = Self.bytes(der)
         let certificate = try element(bytes, at: 0, end: bytes.count, tag: 0x30, what: "the certificate")
         guard certificate.end == bytes.count else { throw malformed("bytes follow the certificate") }
         let tbs = try element(bytes, at: certificate.content, end: certificate.end, tag: 0x30, what: "tbsCertificate")
@@ -86,6 +86,14 @@ enum SubjectPublicKeyInfo {
             throw malformed("\(what) claims \(length) bytes, \(end - content) are left")
         }
         return (content, content + length)
+    }
+
+    /// `Array(bytes)`, compiled once for every type: the standard library's own copy runs,
+    /// not one specialized here (a certificate is read once per handshake).
+    @_semantics("optimize.sil.specialize.generic.never")
+    @inline(never)
+    private static func bytes<Bytes: Sequence>(_ bytes: Bytes) -> [Bytes.Element] {
+        Array(bytes)
     }
 
     /// `byte` as `0x` and two hexadecimal digits.
