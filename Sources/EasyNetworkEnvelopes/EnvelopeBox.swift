@@ -27,7 +27,8 @@ enum EnvelopeBinding {
         let container = try decoder.container(keyedBy: AnyCodingKey.self)
         // The fields read one by one into one dictionary: no list of names is built.
         var fields = [String: Any]()  // not `[:]`: no dictionary-literal code
-        if case .custom = envelope.success {
+        let rule = envelope.success
+        if rule.test != nil {
             for key in container.allKeys where key.stringValue != envelope.payloadKey {
                 try collect(key.stringValue, of: container, into: &fields)
             }
@@ -37,8 +38,8 @@ enum EnvelopeBinding {
             for name in envelope.messageKeys {
                 try collect(name, of: container, into: &fields)
             }
-            if case .flag(let key) = envelope.success {
-                try collect(key, of: container, into: &fields)
+            if rule.kind == 0 {  // a flag
+                try collect(rule.key, of: container, into: &fields)
             }
             if let key = envelope.resolvedCodeKey {
                 try collect(key, of: container, into: &fields)

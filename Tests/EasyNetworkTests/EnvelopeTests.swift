@@ -130,16 +130,22 @@ final class EnvelopeTests: ServerTestCase {
         XCTAssertEqual(changed.messageKeys, ["detail", "msg", "message", "errmsg", "error"])
         XCTAssertNil(changed.traceIdKey)
         XCTAssertEqual(changed.unauthorizedCodes, ["401"])
-        guard case .code(let key, let values) = changed.success else { return XCTFail("\(changed.success)") }
-        XCTAssertEqual(key, "errcode")
-        XCTAssertEqual(values, ["0"])
         XCTAssertEqual(original.payloadKey, "data")
         XCTAssertEqual(original.codeKey, "code")
         XCTAssertEqual(original.messageKeys, ["msg", "message", "errmsg", "error"])
         XCTAssertEqual(original.traceIdKey, "traceId")
         XCTAssertEqual(original.unauthorizedCodes, [])
-        guard case .code(let originalKey, _) = original.success else { return XCTFail("\(original.success)") }
-        XCTAssertEqual(originalKey, "code")
+        // The rules as requests judge them (a rule is a reference, read by the module only):
+        // the changed one reads `errcode`, the original `code`, each succeeding at "0" only.
+        let judged = makeHost()
+        route("/errcode", #"{"errcode": 0, "code": 1, "id": 5, "name": "ev"}"#)
+        route("/code", #"{"errcode": 1, "code": 0, "data": {"id": 6, "name": "or"}}"#)
+        judged.envelope = changed
+        XCTAssertEqual(try fetch(.decodable(), "/errcode", host: judged)?.get(), User(id: 5, name: "ev"))
+        XCTAssertEqual(businessError(fetch(ResponseDecoder<User>.decodable(), "/code", host: judged))?.businessCode, "1")
+        judged.envelope = original
+        XCTAssertEqual(try fetch(.decodable(), "/code", host: judged)?.get(), User(id: 6, name: "or"))
+        XCTAssertEqual(businessError(fetch(ResponseDecoder<User>.decodable(), "/errcode", host: judged))?.businessCode, "1")
 
         let host = makeHost()
         host.envelope = .codeEquals(0)
