@@ -98,24 +98,24 @@ final class CachedResponse: Sendable {
     /// when any part is off: the magic, the lengths, a field missing or of the wrong
     /// type, the body's length or checksum.
     static func read(_ file: Data) -> CachedResponse? {
-        guard file.count > 8 else { return nil }
-        var bytes = [UInt8](repeating: 0, count: 8)
-        file.copyBytes(to: &bytes, count: 8)
-        var head: UInt64 = 0
-        for byte in bytes {
-            head = head << 8 | UInt64(byte)
-        }
+        // The count and start read once: each Data accessor inlines a switch over its storage.
+        let count = file.count
+        guard count > 8 else { return nil }
+        var head: UInt64 = 0  // the first 8 bytes, big-endian
+        withUnsafeMutableBytes(of: &head) { _ = file.copyBytes(to: $0, count: 8) }
+        head = UInt64(bigEndian: head)
         let start = file.startIndex + 8
         let length = Int(head & 0xFFFF_FFFF)
-        guard head >> 32 == 0x454E_4332, length > 0, length <= file.count - 8 else { return nil }
-        let body = file.subdata(in: (start + length)..<file.endIndex)
+        let bodyLength = count - 8 - length
+        guard head >> 32 == 0x454E_4332, length > 0, bodyLength >= 0 else { return nil }
+        let body = file.subdata(in: (start + length)..<(start + length + bodyLength))
         guard let object = (try? JSONSerialization.jsonObject(with: file.subdata(in: start..<(start + length)))) as? [String: Any],
               let key = CacheKey.get("key", in: object) as? String,
               let statusCode = CacheKey.get("statusCode", in: object) as? Int,
               let headers = CacheKey.get("headers", in: object) as? [String: String],
               let storedAt = CacheKey.get("storedAt", in: object) as? Double,
               let vary = CacheKey.get("vary", in: object) as? [String: String],
-              CacheKey.get("bodyLength", in: object) as? Int == body.count,
+              CacheKey.get("bodyLength", in: object) as? Int == bodyLength,
               // An older entry holds the checksum unsigned, a newer one its bit pattern.
               (CacheKey.get("bodyChecksum", in: object) as? NSNumber)?.uint64Value == checksum(body)
         else { return nil }
