@@ -38,10 +38,9 @@ enum EnvelopeBinding {
             for name in envelope.messageKeys {
                 try collect(name, of: container, into: &fields)
             }
-            if rule.kind == 0 {  // a flag
-                try collect(rule.key, of: container, into: &fields)
-            }
-            if let key = envelope.resolvedCodeKey {
+            // The flag's or the code's, then the code reported (when not the rule's own).
+            try collect(rule.key, of: container, into: &fields)
+            if let key = envelope.codeKey {
                 try collect(key, of: container, into: &fields)
             }
             if let key = envelope.traceIdKey {

@@ -104,6 +104,18 @@ final class EnvelopeTests: ServerTestCase {
         XCTAssertEqual(error?.serverMessage, "invalid credential")
     }
 
+    /// A code rule whose key is not the reported code's (`codeKey`) judges a `Decodable`
+    /// result as it judges JSON: by the rule's own key.
+    func testACodeRuleReadsItsOwnKeyWhenTheReportedCodeIsAnother() throws {
+        let host = makeHost()
+        host.envelope = ResponseEnvelope(success: .code("status", equals: ["0"]), codeKey: "errcode")
+        route("/ok", #"{"status": 0, "errcode": 7, "data": {"id": 8, "name": "ko"}}"#)
+        route("/no", #"{"status": 1, "errcode": 9}"#)
+        XCTAssertEqual(try fetch(.decodable(), "/ok", host: host)?.get(), User(id: 8, name: "ko"))
+        XCTAssertNotNil(try fetch(.json, "/ok", host: host)?.get())
+        XCTAssertEqual(businessError(fetch(ResponseDecoder<User>.decodable(), "/no", host: host))?.businessCode, "9")
+    }
+
     func testCustomRule() throws {
         let host = makeHost()
         host.envelope = ResponseEnvelope(success: .custom { $0["status"] as? String == "OK" }, payloadKey: "result", codeKey: "status")
