@@ -50,13 +50,14 @@ final class CachedResponse: Sendable {
     /// `Proxy-Authentication-Info`).
     static func storableHeaders(of response: HTTPURLResponse) -> [String: String] {
         var headers = [String: String]()  // not `[:]`: a literal compiles Dictionary(dictionaryLiteral:)
-        for (name, value) in response.allHeaderFields {
-            guard let name = name as? String else { continue }
+        for key in response.allHeaderFields.keys {
+            // The value as the response reads it: a String, no description of an `Any`.
+            guard let name = key as? String, let value = response.value(forHTTPHeaderField: name) else { continue }
             switch name.lowercased() {
             case "set-cookie", "set-cookie2", "authentication-info", "proxy-authentication-info":
                 continue
             default:
-                CacheKey.put("\(value)", name, in: &headers)
+                CacheKey.put(value, name, in: &headers)
             }
         }
         return headers
