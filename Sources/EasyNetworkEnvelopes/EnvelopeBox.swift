@@ -9,22 +9,18 @@ import Foundation
 enum EnvelopeBinding {
     @TaskLocal static var current: NetworkResponse?
 
-    /// Reads the bound envelope's fields from the top-level object of `decoder`: only
+    /// Reads the bound envelope's fields from `container`, the top-level object: only
     /// those its rule and errors need (the message keys, the flag, the code and the trace
     /// id; all but the payload for a custom rule), and the payload too, as JSON, when the
     /// envelope says failure. Not generic: the
     /// ``EnvelopeBox`` of each payload type only decodes the payload.
     ///
-    /// - Returns: the container and where the payload is: under `payloadKey`, absent,
-    ///   or the whole object.
+    /// - Returns: the payload's key, or `nil` when the payload is the whole object.
     /// - Throws: the envelope's business `NetworkError` when it says failure.
-    static func read(_ decoder: any Decoder) throws -> (
-        container: KeyedDecodingContainer<AnyCodingKey>, payloadKey: AnyCodingKey?, payloadIsWhole: Bool
-    ) {
+    static func read(_ container: KeyedDecodingContainer<AnyCodingKey>) throws -> String? {
         guard let response = current, let envelope = response.payloadReader as? ResponseEnvelope else {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "no envelope is bound"))
         }
-        let container = try decoder.container(keyedBy: AnyCodingKey.self)
         // The fields read one by one into one dictionary: no list of names is built.
         var fields = [String: Any]()  // not `[:]`: no dictionary-literal code
         let rule = envelope.success
@@ -53,7 +49,7 @@ enum EnvelopeBinding {
             }
             throw envelope.businessError(fields, in: response)
         }
-        return (container, envelope.payloadKey.flatMap { presentKey($0, in: container) }, envelope.payloadKey == nil)
+        return envelope.payloadKey
     }
 
     /// Adds the value of the field `name` (see ``presentKey(_:in:)``) to `fields`, in the
@@ -94,11 +90,13 @@ final class EnvelopeBox<Payload: Decodable>: Decodable {
     let payload: Payload?
 
     init(from decoder: any Decoder) throws {
-        let read = try EnvelopeBinding.read(decoder)
-        if read.payloadIsWhole {
-            payload = try Payload(from: decoder)
-        } else if let key = read.payloadKey {
-            payload = try read.container.decodeIfPresent(Payload.self, forKey: key)
+        let container = try decoder.container(keyedBy: AnyCodingKey.self)
+        guard let name = try EnvelopeBinding.read(container) else {
+            payload = try Payload(from: decoder)  // the whole object
+            return
+        }
+        if let key = EnvelopeBinding.presentKey(name, in: container) {
+            payload = try container.decodeIfPresent(Payload.self, forKey: key)
         } else {
             payload = nil
         }
