@@ -25,6 +25,14 @@ final class JSONValue: Decodable {
         array.append(element)
     }
 
+    /// `dictionary.mapValues(transform)`, compiled once for every value type (see
+    /// ``append(_:to:)``): the standard library's own code runs.
+    @_semantics("optimize.sil.specialize.generic.never")
+    @inline(never)
+    private static func mapValues<Value>(_ dictionary: [String: Value], _ transform: (Value) -> Any) -> [String: Any] {
+        dictionary.mapValues(transform)
+    }
+
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -47,7 +55,7 @@ final class JSONValue: Decodable {
             // Decoded as a dictionary, not a keyed container: its keys stay as the body
             // has them whatever the decoder's key strategy. `mapValues` keeps the keys'
             // places: no insertion, no growth.
-            object = try container.decode([String: JSONValue].self).mapValues(Self.object)
+            object = Self.mapValues(try container.decode([String: JSONValue].self), Self.object)
         }
     }
 }
