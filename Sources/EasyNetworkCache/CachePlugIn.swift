@@ -22,8 +22,8 @@ final class CachePlugIn: RequestPlugIn, @unchecked Sendable {
     private var entry: CachedResponse?
 
     /// The cache's part in a request, or `nil` when the request does not use a cache.
-    init?(cache: ResponseCache?, policy: CachePolicy, settings: HostSettings) {
-        guard let cache, policy != .networkOnly else { return nil }
+    init?(cache: ResponseCache, policy: CachePolicy, settings: HostSettings) {
+        if case .networkOnly = policy { return nil }  // a match: no equality of policies compiled
         self.cache = cache
         self.policy = policy
         self.settings = settings

@@ -43,7 +43,8 @@ enum SubjectPublicKeyInfo {
         let signatureAlgorithm = try element(bytes, at: tbs.end, end: certificate.end, tag: 0x30, what: "the signature algorithm")
         let signature = try element(bytes, at: signatureAlgorithm.end, end: certificate.end, tag: 0x03, what: "the signature")
         guard signature.end == certificate.end else { throw malformed("bytes follow the signature") }
-        return der.subdata(in: (der.startIndex + position)..<(der.startIndex + key.end))
+        let start = der.startIndex  // read once: each Data accessor inlines a switch over its storage
+        return der.subdata(in: (start + position)..<(start + key.end))
     }
 
     /// The pin of the certificate `der`: the base64 SHA-256 of its SubjectPublicKeyInfo.
