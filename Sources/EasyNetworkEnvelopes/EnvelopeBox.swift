@@ -17,6 +17,7 @@ enum EnvelopeBinding {
     ///
     /// - Returns: the payload's key, or `nil` when the payload is the whole object.
     /// - Throws: the envelope's business `NetworkError` when it says failure.
+    @_optimize(size)  // once per decode; the decoder's own work dwarfs this
     static func read(_ container: KeyedDecodingContainer<AnyCodingKey>) throws -> String? {
         guard let response = current, let envelope = response.payloadReader as? ResponseEnvelope else {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "no envelope is bound"))
@@ -72,6 +73,7 @@ enum EnvelopeBinding {
     /// `name` as a key of `container`: as written, or as a decoder that converts
     /// snake_case names it (`trace_id` → `traceId`).
     @inline(never)
+    @_optimize(size)  // a few names per decode; the decoder's own work dwarfs this
     static func presentKey(_ name: String, in container: KeyedDecodingContainer<AnyCodingKey>) -> AnyCodingKey? {
         var key = AnyCodingKey(name)
         if !container.contains(key) {

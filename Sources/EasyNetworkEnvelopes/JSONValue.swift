@@ -33,6 +33,7 @@ final class JSONValue: Decodable {
         dictionary.mapValues(transform)
     }
 
+    @_optimize(size)  // a few small fields per decode; the decoder's own work dwarfs this
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
