@@ -31,6 +31,7 @@ final class PinRules: RequestPlugIn, RequestInterceptor, Sendable {
     /// The entry that decides `name` at `date`: the host's own, else the subdomain rule of
     /// its nearest parent; `nil` when none covers it or that one has expired.
     @usableFromInline
+    @_optimize(size)  // a few string comparisons per request, or configuration
     func pinnedHost(for name: String, at date: Date) -> PinnedHost? {
         let name = PinnedHost.normalized(name)
         var best: PinnedHost?

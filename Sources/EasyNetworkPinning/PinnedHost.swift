@@ -108,6 +108,7 @@ public struct PinnedHost: Sendable {
     }
 
     /// `name` as entries compare it: lowercased, without a trailing dot or IPv6 brackets.
+    @_optimize(size)  // a few string comparisons per request, or configuration
     static func normalized(_ name: String) -> String {
         var text = name.lowercased()
         if text.utf8.count > 1, text.hasPrefix("["), text.hasSuffix("]") {

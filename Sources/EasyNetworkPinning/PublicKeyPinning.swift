@@ -42,6 +42,7 @@ public final class PublicKeyPinning: Sendable {
     /// - Throws: ``PublicKeyPinningError`` with reason
     ///   ``PublicKeyPinningError/Reason-swift.struct/invalidConfiguration`` when a host is
     ///   pinned twice.
+    @_optimize(size)  // a few string comparisons per request, or configuration
     public init(_ hosts: [PinnedHost]) throws {
         for index in hosts.indices where hosts[..<index].contains(where: { $0.host == hosts[index].host }) {
             throw PublicKeyPinningError(.invalidConfiguration, host: hosts[index].host, message: "the host is pinned twice", servedPins: [])
