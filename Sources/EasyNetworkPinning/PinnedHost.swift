@@ -93,7 +93,7 @@ public struct PinnedHost: Sendable {
                 break
             }
             let canonical = digest.base64EncodedString()
-            if !PinRules.contains(canonical, in: accepted) { PinRules.append(canonical, to: &accepted) }
+            if !PublicKeyPinning.contains(canonical, in: accepted) { PublicKeyPinning.append(canonical, to: &accepted) }
         }
         if problem == nil, accepted.count < 2 {
             problem = "a pinned host needs at least two different pins: the key in use and a backup key"
