@@ -38,7 +38,9 @@ extension ResponseEnvelope: PayloadReader {
     /// The business error for an envelope whose fields said failure.
     @_optimize(size)
     func businessError(_ object: [String: Any], in response: NetworkResponse) -> NetworkError {
-        let code = resolvedCodeKey.flatMap { Self.codeText(Self.value(of: $0, in: object)) }
+        // The code's key: `codeKey`, else a code rule's own.
+        let codeKey = self.codeKey ?? (success.kind == 1 ? success.key : nil)
+        let code = codeKey.flatMap { Self.codeText(Self.value(of: $0, in: object)) }
         var message: String?
         for key in messageKeys {
             if let text = Self.value(of: key, in: object) as? String, !text.isEmpty {

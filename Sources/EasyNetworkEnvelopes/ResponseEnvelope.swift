@@ -263,12 +263,6 @@ public struct ResponseEnvelope: Sendable {
         set.contains(element)
     }
 
-    /// The key the business code is read from.
-    var resolvedCodeKey: String? {
-        if let codeKey { return codeKey }
-        return success.kind == 1 ? success.key : nil
-    }
-
     /// `key` as a decoder that converts snake_case would name it (`trace_id` →
     /// `traceId`): underscores dropped, each later part capitalised; `key` itself
     /// when it has fewer than two parts.
