@@ -43,6 +43,7 @@ struct CacheKey {
     /// What an entry remembers of the request headers its response's `Vary` names:
     /// for each name, the SHA-256 of the value sent (`-` when none was), so a header
     /// like `Authorization` is not written in clear either.
+    @inline(__always)  // one caller
     static func varyValues(_ names: [String], of request: URLRequest) -> [String: String] {
         var values = [String: String]()  // not `[:]`: a literal compiles Dictionary(dictionaryLiteral:)
         for name in names {

@@ -38,6 +38,7 @@ final class CachedResponse: Sendable {
     }
 
     /// Whether `request` sends the same values of the headers the response varies on.
+    @inline(__always)  // one caller
     func matchesVary(of request: URLRequest) -> Bool {
         for (name, value) in vary where CacheKey.varyValue(name, of: request) != value {
             return false
@@ -48,6 +49,7 @@ final class CachedResponse: Sendable {
     /// The headers of `response` that may be stored: all but those that carry
     /// credentials (`Set-Cookie`, `Set-Cookie2`, `Authentication-Info`,
     /// `Proxy-Authentication-Info`).
+    @inline(__always)  // one caller
     static func storableHeaders(of response: HTTPURLResponse) -> [String: String] {
         var headers = [String: String]()  // not `[:]`: a literal compiles Dictionary(dictionaryLiteral:)
         for key in response.allHeaderFields.keys {
@@ -76,6 +78,7 @@ final class CachedResponse: Sendable {
 
     /// The entry's file, its header saying `url`. The checksum is written as a signed
     /// number (its bit pattern), which every JSON reader keeps exact.
+    @inline(__always)  // one caller
     func file(url: String) -> Data? {
         // Put one by one (see CacheKey.put): a literal compiles Dictionary(dictionaryLiteral:).
         var object = [String: Any]()

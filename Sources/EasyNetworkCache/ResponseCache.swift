@@ -49,6 +49,7 @@ public final class ResponseCache: Sendable {
 
     /// `name` as one folder name: letters, digits, `-`, `_` and inner dots are kept,
     /// every other byte is written `%XX`; the empty name is `%`.
+    @inline(__always)  // one caller
     static func folderName(_ name: String) -> String {
         let kept = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.")
         let folder = name.addingPercentEncoding(withAllowedCharacters: kept) ?? ""

@@ -62,7 +62,7 @@ extension ResponseEnvelope: PayloadReader {
     }
 
     /// How a body that is not an envelope looks, for the error.
-    @_optimize(size)
+    @inline(__always)  // one caller
     static func shape(of value: Any?) -> String {
         switch value {
         case nil: return "an empty body"
