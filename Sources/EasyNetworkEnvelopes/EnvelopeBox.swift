@@ -22,44 +22,52 @@ enum EnvelopeBinding {
         guard let response = current, let envelope = response.payloadReader as? ResponseEnvelope else {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "no envelope is bound"))
         }
-        // The fields read one by one into one dictionary: no list of names is built.
+        // The fields read one by one into one dictionary: no list of names is built. The
+        // first field that fails to decode ends the reading, and its error is thrown once,
+        // below (one throwing site instead of one for each field).
         var fields = [String: Any]()  // not `[:]`: no dictionary-literal code
+        var failure: (any Error)?
         let rule = envelope.success
         if rule.test != nil {
             for key in container.allKeys where key.stringValue != envelope.payloadKey {
-                try collect(key.stringValue, of: container, into: &fields)
+                collect(key.stringValue, of: container, into: &fields, failure: &failure)
             }
         } else {
             // A name may repeat (a message key that is also the code's): reading it twice
             // gives the same value.
             for name in envelope.messageKeys {
-                try collect(name, of: container, into: &fields)
+                collect(name, of: container, into: &fields, failure: &failure)
             }
             // The flag's or the code's, then the code reported (when not the rule's own).
-            try collect(rule.key, of: container, into: &fields)
+            collect(rule.key, of: container, into: &fields, failure: &failure)
             if let key = envelope.codeKey {
-                try collect(key, of: container, into: &fields)
+                collect(key, of: container, into: &fields, failure: &failure)
             }
             if let key = envelope.traceIdKey {
-                try collect(key, of: container, into: &fields)
+                collect(key, of: container, into: &fields, failure: &failure)
             }
         }
-        guard envelope.isSuccess(fields) else {
-            if let name = envelope.payloadKey {
-                try collect(name, of: container, into: &fields)
-            }
-            throw envelope.businessError(fields, in: response)
+        let success = failure == nil && envelope.isSuccess(fields)
+        if !success, let name = envelope.payloadKey {
+            collect(name, of: container, into: &fields, failure: &failure)
         }
+        if let failure { throw failure }
+        guard success else { throw envelope.businessError(fields, in: response) }
         return envelope.payloadKey
     }
 
     /// Adds the value of the field `name` (see ``presentKey(_:in:)``) to `fields`, in the
-    /// form `JSONSerialization` gives, when the object has such a field. `updateValue`,
-    /// not the subscript: nothing is removed, so no removal path.
+    /// form `JSONSerialization` gives, when the object has such a field; when it does not
+    /// decode, keeps the error in `failure`. Does nothing once `failure` is set.
+    /// `updateValue`, not the subscript: nothing is removed, so no removal path.
     @inline(never)
-    static func collect(_ name: String, of container: KeyedDecodingContainer<AnyCodingKey>, into fields: inout [String: Any]) throws {
-        guard let key = presentKey(name, in: container) else { return }
-        put(try container.decode(JSONValue.self, forKey: key).object, forKey: name, into: &fields)
+    static func collect(_ name: String, of container: KeyedDecodingContainer<AnyCodingKey>, into fields: inout [String: Any], failure: inout (any Error)?) {
+        guard failure == nil, let key = presentKey(name, in: container) else { return }
+        do {
+            put(try container.decode(JSONValue.self, forKey: key).object, forKey: name, into: &fields)
+        } catch {
+            failure = error
+        }
     }
 
     /// `fields.updateValue(value, forKey: key)`, compiled once for every value type: the
