@@ -62,11 +62,12 @@ struct CacheKey {
         values.updateValue(value, forKey: name)
     }
 
-    /// `values[name]`, compiled once for every value type (see ``put(_:_:in:)``).
+    /// `values[name] as? Field`, compiled once for every type (see ``put(_:_:in:)``): one
+    /// lookup and one cast for every field an entry's header is read for.
     @_semantics("optimize.sil.specialize.generic.never")
     @inline(never)
-    static func get<Value>(_ name: String, in values: [String: Value]) -> Value? {
-        values[name]
+    static func get<Value, Field>(_ name: String, in values: [String: Value], as type: Field.Type) -> Field? {
+        values[name] as? Field
     }
 
     /// `array.append(element)`, compiled once for every element type (see ``put(_:_:in:)``).

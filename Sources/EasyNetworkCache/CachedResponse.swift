@@ -114,14 +114,14 @@ final class CachedResponse: Sendable {
         guard head >> 32 == 0x454E_4332, length > 0, bodyLength >= 0 else { return nil }
         let body = file.subdata(in: (start + length)..<(start + length + bodyLength))
         guard let object = (try? JSONSerialization.jsonObject(with: file.subdata(in: start..<(start + length)))) as? [String: Any],
-              let key = CacheKey.get("key", in: object) as? String,
-              let statusCode = CacheKey.get("statusCode", in: object) as? Int,
-              let headers = CacheKey.get("headers", in: object) as? [String: String],
-              let storedAt = CacheKey.get("storedAt", in: object) as? Double,
-              let vary = CacheKey.get("vary", in: object) as? [String: String],
-              CacheKey.get("bodyLength", in: object) as? Int == bodyLength,
+              let key = CacheKey.get("key", in: object, as: String.self),
+              let statusCode = CacheKey.get("statusCode", in: object, as: Int.self),
+              let headers = CacheKey.get("headers", in: object, as: [String: String].self),
+              let storedAt = CacheKey.get("storedAt", in: object, as: Double.self),
+              let vary = CacheKey.get("vary", in: object, as: [String: String].self),
+              CacheKey.get("bodyLength", in: object, as: Int.self) == bodyLength,
               // An older entry holds the checksum unsigned, a newer one its bit pattern.
-              (CacheKey.get("bodyChecksum", in: object) as? NSNumber)?.uint64Value == checksum(body)
+              CacheKey.get("bodyChecksum", in: object, as: NSNumber.self)?.uint64Value == checksum(body)
         else { return nil }
         return CachedResponse(key: key, statusCode: statusCode, headers: headers, storedAt: storedAt, vary: vary, body: body)
     }
