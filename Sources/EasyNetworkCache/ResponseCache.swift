@@ -72,7 +72,7 @@ public final class ResponseCache: Sendable {
     public func removeAll() {
         lock.lock()
         defer { lock.unlock() }
-        try? FileManager.default.removeItem(at: directory)
+        Self.remove(directory)
     }
 
     /// The stored response for `key`, or `nil`; a bad entry is removed. Reading an
@@ -83,7 +83,7 @@ public final class ResponseCache: Sendable {
         let file = fileURL(for: key)
         guard let data = try? Data(contentsOf: file) else { return nil }
         guard let entry = CachedResponse.read(data), entry.key == key else {
-            try? FileManager.default.removeItem(at: file)
+            Self.remove(file)
             return nil
         }
         var touched = file
@@ -111,10 +111,16 @@ public final class ResponseCache: Sendable {
     func remove(key: String) {
         lock.lock()
         defer { lock.unlock() }
-        try? FileManager.default.removeItem(at: fileURL(for: key))
+        Self.remove(fileURL(for: key))
     }
 
     // MARK: Files
+
+    /// Removes the file or folder at `url`, if it can (a missing one is no error to report).
+    @inline(never)  // five callers share one copy
+    private static func remove(_ url: URL) {
+        try? FileManager.default.removeItem(at: url)
+    }
 
     /// The file of the entry for `key`; `v2-` names the format (entries keyed with credentials).
     private func fileURL(for key: String) -> URL {
@@ -130,7 +136,7 @@ public final class ResponseCache: Sendable {
         for name in names where name.hasSuffix(".cache") {
             let url = directory.appendingPathComponent(name)
             guard name.hasPrefix("v2-") else {
-                try? FileManager.default.removeItem(at: url)
+                Self.remove(url)
                 continue
             }
             let values = try? url.resourceValues(forKeys: CacheKey.set([.fileSizeKey, .contentModificationDateKey]))
@@ -157,7 +163,7 @@ public final class ResponseCache: Sendable {
                 if oldest < 0 || used < files[oldest].used { oldest = index }
             }
             guard oldest >= 0 else { break }
-            try? FileManager.default.removeItem(at: files[oldest].url)
+            Self.remove(files[oldest].url)
             total -= files[oldest].size
             last = (files[oldest].used, oldest)
         }
