@@ -57,9 +57,10 @@ extension PublicKeyPinning: RequestPlugIn {
         guard let url, let name = url.host, let entry = entry(for: name, at: date) else { return nil }
         let reason: PublicKeyPinningError.Reason
         let message: String
-        if url.scheme?.lowercased() != "https" {
+        let scheme = url.scheme
+        if scheme?.lowercased() != "https" {
             reason = .notHTTPS
-            message = "a pinned host is only reached over HTTPS, and this request is for " + (url.scheme ?? "no scheme")
+            message = "a pinned host is only reached over HTTPS, and this request is for " + (scheme ?? "no scheme")
         } else if !Self.isEnforceable, !entry.allowsUnpinnedWhereUnsupported {
             reason = .notEnforceable
             message = "pins cannot be checked on this platform (swift-corelibs-foundation gives no server-trust challenge), "
