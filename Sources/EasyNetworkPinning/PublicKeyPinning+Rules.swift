@@ -18,9 +18,12 @@ extension PublicKeyPinning: RequestPlugIn {
         let name = PinnedHost.normalized(name)
         var best: PinnedHost?
         var length = -1
-        for entry in entries where entry.host.utf8.count > length && entry.covers(name) {
-            best = entry
-            length = entry.host.utf8.count
+        for entry in entries {
+            let count = entry.host.utf8.count  // read once
+            if count > length, entry.covers(name) {
+                best = entry
+                length = count
+            }
         }
         guard let best, !best.hasExpired(at: date) else { return nil }
         return best
