@@ -54,13 +54,12 @@ final class CachedResponse: Sendable {
         var headers = [String: String]()  // not `[:]`: a literal compiles Dictionary(dictionaryLiteral:)
         for key in response.allHeaderFields.keys {
             // The value as the response reads it: a String, no description of an `Any`.
-            guard let name = key as? String, let value = response.value(forHTTPHeaderField: name) else { continue }
-            switch name.lowercased() {
-            case "set-cookie", "set-cookie2", "authentication-info", "proxy-authentication-info":
-                continue
-            default:
-                CacheKey.put(value, name, in: &headers)
-            }
+            // A credential's header is left out, whatever the case of its name (one list
+            // lookup, where a switch compiles a comparison for each).
+            guard let name = key as? String, let value = response.value(forHTTPHeaderField: name),
+                  !CacheKey.lists(name.lowercased(), in: "set-cookie, set-cookie2, authentication-info, proxy-authentication-info")
+            else { continue }
+            CacheKey.put(value, name, in: &headers)
         }
         return headers
     }
