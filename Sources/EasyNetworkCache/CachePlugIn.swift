@@ -21,9 +21,8 @@ final class CachePlugIn: RequestPlugIn, @unchecked Sendable {
     private var looked = false
     private var entry: CachedResponse?
 
-    /// The cache's part in a request, or `nil` when the request does not use a cache.
-    init?(cache: ResponseCache, policy: CachePolicy, settings: HostSettings) {
-        if case .networkOnly = policy { return nil }  // a match: no equality of policies compiled
+    /// The cache's part in a request whose policy uses it (not `.networkOnly`).
+    init(cache: ResponseCache, policy: CachePolicy, settings: HostSettings) {
         self.cache = cache
         self.policy = policy
         self.settings = settings
