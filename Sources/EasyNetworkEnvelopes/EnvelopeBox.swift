@@ -99,16 +99,23 @@ final class EnvelopeBox<Payload: Decodable>: Decodable {
     /// The decoded payload; `nil` when the envelope succeeded without one.
     let payload: Payload?
 
-    init(from decoder: any Decoder) throws {
+    /// A convenience initializer: the payload is decoded first, and a failure on the way
+    /// leaves no half-made box to free.
+    convenience init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: AnyCodingKey.self)
         guard let name = try EnvelopeBinding.read(container) else {
-            payload = try Payload(from: decoder)  // the whole object
+            try self.init(payload: Payload(from: decoder))  // the whole object
             return
         }
         if let key = EnvelopeBinding.presentKey(name, in: container) {
-            payload = try container.decodeIfPresent(Payload.self, forKey: key)
+            try self.init(payload: container.decodeIfPresent(Payload.self, forKey: key))
         } else {
-            payload = nil
+            self.init(payload: nil)
         }
+    }
+
+    /// A box holding `payload`.
+    private init(payload: Payload?) {
+        self.payload = payload
     }
 }

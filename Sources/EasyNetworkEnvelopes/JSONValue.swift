@@ -34,8 +34,11 @@ final class JSONValue: Decodable {
     }
 
     @_optimize(size)  // a few small fields per decode; the decoder's own work dwarfs this
-    init(from decoder: any Decoder) throws {
+    convenience init(from decoder: any Decoder) throws {
+        // A convenience initializer: the value is read first, and a failure on the way
+        // leaves no half-made object to free.
         let container = try decoder.singleValueContainer()
+        let object: Any
         if container.decodeNil() {
             object = NSNull()
         } else if let bool = try? container.decode(Bool.self) {
@@ -58,5 +61,11 @@ final class JSONValue: Decodable {
             // places: no insertion, no growth.
             object = Self.mapValues(try container.decode([String: JSONValue].self), Self.object)
         }
+        self.init(object)
+    }
+
+    /// A value holding `object`.
+    private init(_ object: Any) {
+        self.object = object
     }
 }
