@@ -36,18 +36,25 @@ import Security
 /// get the hashes and roll keys.
 public final class PublicKeyPinning: Sendable {
     /// The pinned hosts (see ``hosts``; an internal constant has no accessor of its own).
-    @usableFromInline let entries: [PinnedHost]
+    let entries: [PinnedHost]
 
     /// Pins `hosts`; each host name once.
     /// - Throws: ``PublicKeyPinningError`` with reason
     ///   ``PublicKeyPinningError/Reason-swift.struct/invalidConfiguration`` when a host is
     ///   pinned twice.
     @_optimize(size)  // a few string comparisons per request, or configuration
-    public init(_ hosts: [PinnedHost]) throws {
+    public convenience init(_ hosts: [PinnedHost]) throws {
+        // A convenience initializer: the hosts are checked first, and a refusal leaves no
+        // half-made object to free.
         for index in hosts.indices where hosts[..<index].contains(where: { $0.host == hosts[index].host }) {
             throw PublicKeyPinningError(.invalidConfiguration, host: hosts[index].host, message: "the host is pinned twice", servedPins: [])
         }
-        entries = hosts
+        self.init(entries: hosts)
+    }
+
+    /// Pins `entries`, checked.
+    private init(entries: [PinnedHost]) {
+        self.entries = entries
     }
 
     /// The pinned hosts.
