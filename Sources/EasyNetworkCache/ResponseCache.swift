@@ -31,7 +31,7 @@ public final class ResponseCache: Sendable {
     /// The most bytes the entries may take; the least recently used go first.
     public let maxBytes: Int
     /// Serializes the cache's file operations.
-    private let lock = NSLock()
+    private let lock = Lock()
 
     /// A cache in `directory`, or in `<caches>/EasyNetwork/<name>` when `directory` is
     /// `nil`. Without a `name`, the folder is named after the module that makes the
