@@ -43,20 +43,16 @@ final class CachePlugIn: RequestPlugIn, @unchecked Sendable {
         entry = found
         self.lock.unlock()
         guard let found else { return false }
+        // Whether the stored response is the answer (else a value for `onCachedValue`).
+        let final: Bool
         switch policy {
         case .networkOnly:
             return false
         case .cacheElseNetwork(let maxAge):
-            guard Date().timeIntervalSinceReferenceDate - found.storedAt < maxAge,
-                  let response = response(from: found, request: request)
-            else { return false }
-            // A stored copy that no longer maps (a stricter type) is not the answer: the network is.
-            return sink.map(response, lock: lock) == nil
+            guard Date().timeIntervalSinceReferenceDate - found.storedAt < maxAge else { return false }
+            final = true
         case .cacheThenNetwork:
-            if let response = response(from: found, request: request) {
-                sink.deliverProvisional(response, on: queue, lock: lock)
-            }
-            return false
+            final = false
         case .revalidate:
             // The stored headers, read as a response reads them (case-insensitively).
             guard let url = request.url, let stored = found.httpResponse(url: url) else { return false }
@@ -68,6 +64,13 @@ final class CachePlugIn: RequestPlugIn, @unchecked Sendable {
             }
             return false
         }
+        guard let response = response(from: found, request: request) else { return false }
+        guard final else {
+            sink.deliverProvisional(response, on: queue, lock: lock)
+            return false
+        }
+        // A stored copy that no longer maps (a stricter type) is not the answer: the network is.
+        return sink.map(response, lock: lock) == nil
     }
 
     /// A `304 Not Modified` to a revalidation becomes the stored response.
@@ -109,6 +112,7 @@ final class CachePlugIn: RequestPlugIn, @unchecked Sendable {
     }
 
     /// A stored response as a ``NetworkResponse`` to `request`.
+    @inline(__always)  // one caller
     private func response(from entry: CachedResponse, request: URLRequest) -> NetworkResponse? {
         guard let url = request.url, let http = entry.httpResponse(url: url) else { return nil }
         return NetworkResponse(request: request, httpResponse: http, data: entry.body, payloadReader: settings.tunables.payloadReader, jsonDecoder: settings.tunables.jsonDecoder)
