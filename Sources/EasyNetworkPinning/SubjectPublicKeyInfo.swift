@@ -98,6 +98,7 @@ enum SubjectPublicKeyInfo {
     }
 
     /// `byte` as `0x` and two hexadecimal digits.
+    @inline(never)  // two uses in one sentence share one copy
     private static func hex(_ byte: UInt8) -> String {
         (byte < 0x10 ? "0x0" : "0x") + String(byte, radix: 16)
     }
