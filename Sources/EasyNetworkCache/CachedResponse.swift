@@ -33,6 +33,7 @@ final class CachedResponse: Sendable {
     }
 
     /// The stored response, as an answer from `url`.
+    @inline(never)  // three uses share one copy
     func httpResponse(url: URL) -> HTTPURLResponse? {
         HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: headers)
     }
