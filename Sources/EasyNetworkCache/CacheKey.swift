@@ -93,6 +93,7 @@ struct CacheKey {
     /// The items of a `Cache-Control` or `Vary` value (RFC 9111 §5.2, RFC 9110 §12.5.5):
     /// comma-separated, each up to its first `=` (a directive's name), trimmed and
     /// lowercased, empty ones left out.
+    @_optimize(size)  // a few short header values per stored response
     static func items(_ value: String?) -> [String] {
         var items: [String] = []
         for item in (value ?? "").lowercased().components(separatedBy: ",") {

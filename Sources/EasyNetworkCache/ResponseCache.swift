@@ -39,6 +39,7 @@ public final class ResponseCache: Sendable {
     /// give each host its own `name` to give it its own folder and cap. A name is
     /// escaped into one folder name (no `/`, no `..`). Leave `fileID` out: it tells the
     /// cache which module made it.
+    @_optimize(size)  // configuration and the folder's upkeep: the file system, not this code, takes the time
     public init(name: String? = nil, directory: URL? = nil, maxBytes: Int = 50 << 20, fileID: String = #fileID) {
         let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
             ?? FileManager.default.temporaryDirectory
@@ -130,6 +131,7 @@ public final class ResponseCache: Sendable {
     /// Under `lock`: the entry files, with their sizes and when each was last used, in
     /// the folder's order. Removes the entries an older format wrote (they may hold
     /// responses keyed without credentials).
+    @_optimize(size)  // configuration and the folder's upkeep: the file system, not this code, takes the time
     private func files() -> [(url: URL, size: Int, used: Double)] {
         var files: [(url: URL, size: Int, used: Double)] = []
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
@@ -146,6 +148,7 @@ public final class ResponseCache: Sendable {
     }
 
     /// Removes least recently used entries until the total is under the cap.
+    @_optimize(size)  // configuration and the folder's upkeep: the file system, not this code, takes the time
     private func evict() {
         let files = files()
         var total = 0
