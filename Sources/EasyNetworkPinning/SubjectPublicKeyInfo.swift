@@ -48,6 +48,7 @@ enum SubjectPublicKeyInfo {
     }
 
     /// The pin of the certificate `der`: the base64 SHA-256 of its SubjectPublicKeyInfo.
+    @inline(never)  // the chain check and PublicKeyPinning.pin(ofCertificate:) share one copy
     static func pin(ofCertificate der: Data) throws(PublicKeyPinningError) -> String {
         pin(ofKey: try of(certificate: der))
     }
