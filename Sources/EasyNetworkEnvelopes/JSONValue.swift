@@ -11,11 +11,6 @@ final class JSONValue: Decodable {
     /// The value: `NSNull`, `Bool`, `Int`, `Double`, `String`, `[Any]` or `[String: Any]`.
     let object: Any
 
-    /// `value.object`, as a function (one for every dictionary).
-    private static func object(_ value: JSONValue) -> Any {
-        value.object
-    }
-
     @_optimize(size)
     /// `array.append(element)`, compiled once for every element type: the standard
     /// library's own code runs, not a copy specialized for `Any` here.
@@ -59,7 +54,7 @@ final class JSONValue: Decodable {
             // Decoded as a dictionary, not a keyed container: its keys stay as the body
             // has them whatever the decoder's key strategy. `mapValues` keeps the keys'
             // places: no insertion, no growth.
-            object = Self.mapValues(try container.decode([String: JSONValue].self), Self.object)
+            object = Self.mapValues(try container.decode([String: JSONValue].self)) { $0.object }  // captures nothing: no context
         }
         self.init(object)
     }
