@@ -62,6 +62,7 @@ public final class PublicKeyPinning: Sendable {
 
     /// Whether this platform checks pins (`true` on Apple platforms, `false` on Linux, where
     /// requests to pinned hosts are refused unless they allow unpinned requests).
+    @_alwaysEmitIntoClient  // a constant: built where it is used, no getter in the module
     public static var isEnforceable: Bool {
         #if canImport(Security) && !canImport(FoundationNetworking)
         return true
