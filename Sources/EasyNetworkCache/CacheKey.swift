@@ -43,6 +43,7 @@ struct CacheKey {
     /// What an entry remembers of the request headers its response's `Vary` names:
     /// for each name, the SHA-256 of the value sent (`-` when none was), so a header
     /// like `Authorization` is not written in clear either.
+    @inline(__always)  // one caller
     static func varyValues(_ names: [String], of request: URLRequest) -> [String: String] {
         var values = [String: String]()  // not `[:]`: a literal compiles Dictionary(dictionaryLiteral:)
         for name in names {
@@ -53,11 +54,34 @@ struct CacheKey {
 
     /// What an entry remembers of the request header `name` (see ``varyValues(_:of:)``).
     /// Kept out of line: storing and matching share one copy.
-    /// `values[name] = value`, in one place: the dictionary's insertion (and growth) compiled
-    /// once for the module, not inlined into each caller.
+    /// `values[name] = value`, compiled once for every value type: the standard library's
+    /// own dictionary code runs (insertion and growth), not a copy specialized here.
+    @_semantics("optimize.sil.specialize.generic.never")
     @inline(never)
-    static func put(_ value: String, _ name: String, in values: inout [String: String]) {
-        values[name] = value
+    static func put<Value>(_ value: Value, _ name: String, in values: inout [String: Value]) {
+        values.updateValue(value, forKey: name)
+    }
+
+    /// `values[name] as? Field`, compiled once for every type (see ``put(_:_:in:)``): one
+    /// lookup and one cast for every field an entry's header is read for.
+    @_semantics("optimize.sil.specialize.generic.never")
+    @inline(never)
+    static func get<Value, Field>(_ name: String, in values: [String: Value], as type: Field.Type) -> Field? {
+        values[name] as? Field
+    }
+
+    /// `array.append(element)`, compiled once for every element type (see ``put(_:_:in:)``).
+    @_semantics("optimize.sil.specialize.generic.never")
+    @inline(never)
+    static func append<Element>(_ element: Element, to array: inout [Element]) {
+        array.append(element)
+    }
+
+    /// `Set(elements)`, compiled once for every element type (see ``put(_:_:in:)``).
+    @_semantics("optimize.sil.specialize.generic.never")
+    @inline(never)
+    static func set<Element: Hashable>(_ elements: [Element]) -> Set<Element> {
+        Set(elements)
     }
 
     @inline(never)
@@ -69,11 +93,12 @@ struct CacheKey {
     /// The items of a `Cache-Control` or `Vary` value (RFC 9111 §5.2, RFC 9110 §12.5.5):
     /// comma-separated, each up to its first `=` (a directive's name), trimmed and
     /// lowercased, empty ones left out.
+    @_optimize(size)  // a few short header values per stored response
     static func items(_ value: String?) -> [String] {
         var items: [String] = []
         for item in (value ?? "").lowercased().components(separatedBy: ",") {
             let name = (item.components(separatedBy: "=").first ?? "").trimmingCharacters(in: .whitespaces)
-            if !name.isEmpty { items.append(name) }
+            if !name.isEmpty { append(name, to: &items) }
         }
         return items
     }

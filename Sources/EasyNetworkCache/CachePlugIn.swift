@@ -21,60 +21,56 @@ final class CachePlugIn: RequestPlugIn, @unchecked Sendable {
     private var looked = false
     private var entry: CachedResponse?
 
-    /// The cache's part in a request, or `nil` when the request does not use a cache.
-    init?(cache: ResponseCache?, policy: CachePolicy, settings: HostSettings) {
-        guard let cache, policy != .networkOnly else { return nil }
+    /// The cache's part in a request whose policy uses it (not `.networkOnly`).
+    init(cache: ResponseCache, policy: CachePolicy, settings: HostSettings) {
         self.cache = cache
         self.policy = policy
         self.settings = settings
     }
 
     /// Before the first attempt, with the request as it will be sent (token and
-    /// interceptors applied): a stored response that may answer (`final`: the answer
-    /// if it maps, ``CachePolicy/cacheElseNetwork(maxAge:)``; else a value for
-    /// `onCachedValue` before the network's, ``CachePolicy/cacheThenNetwork``), or
-    /// `nil`, after adding revalidation headers (``CachePolicy/revalidate``).
-    private func lookUp(_ request: inout URLRequest, token: String?) -> (response: NetworkResponse, final: Bool)? {
-        let key = CacheKey(request: request, token: token)
+    /// interceptors applied): whether a stored response answers it (mapped into `sink`
+    /// by its mapping, and not stored again: ``CachePolicy/cacheElseNetwork(maxAge:)``);
+    /// else a value for `onCachedValue` goes to `queue` first
+    /// (``CachePolicy/cacheThenNetwork``), or revalidation headers are added
+    /// (``CachePolicy/revalidate``).
+    func answers(_ request: inout URLRequest, credential: String?, sink: any ExchangeSink, lock: Lock, queue: DispatchQueue) -> Bool {
+        let key = CacheKey(request: request, token: credential)
         var found = cache.response(for: key.value)
         if let stored = found, !stored.matchesVary(of: request) { found = nil }
-        lock.lock()
+        self.lock.lock()
         looked = true
         entry = found
-        lock.unlock()
-        guard let found else { return nil }
+        self.lock.unlock()
+        guard let found else { return false }
+        // Whether the stored response is the answer (else a value for `onCachedValue`).
+        let final: Bool
         switch policy {
         case .networkOnly:
-            return nil
+            return false
         case .cacheElseNetwork(let maxAge):
-            guard Date().timeIntervalSinceReferenceDate - found.storedAt < maxAge else { return nil }
-            return response(from: found, request: request).map { ($0, true) }
+            guard Date().timeIntervalSinceReferenceDate - found.storedAt < maxAge else { return false }
+            final = true
         case .cacheThenNetwork:
-            return response(from: found, request: request).map { ($0, false) }
+            final = false
         case .revalidate:
             // The stored headers, read as a response reads them (case-insensitively).
-            guard let url = request.url, let stored = found.httpResponse(url: url) else { return nil }
+            guard let url = request.url, let stored = found.httpResponse(url: url) else { return false }
             if let etag = stored.value(forHTTPHeaderField: "ETag") {
                 request.setValue(etag, forHTTPHeaderField: "If-None-Match")
             }
             if let lastModified = stored.value(forHTTPHeaderField: "Last-Modified") {
                 request.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since")
             }
-            return nil
+            return false
         }
-    }
-
-    /// Before the first attempt: whether a stored response answers the request (mapped
-    /// into `sink` by its mapping, and not stored again); a value for
-    /// `onCachedValue` goes to `queue` first.
-    func answers(_ request: inout URLRequest, credential: String?, sink: any ExchangeSink, lock: Lock, queue: DispatchQueue) -> Bool {
-        guard let stored = lookUp(&request, token: credential) else { return false }
-        guard stored.final else {
-            sink.deliverProvisional(stored.response, on: queue, lock: lock)
+        guard let response = response(from: found, request: request) else { return false }
+        guard final else {
+            sink.deliverProvisional(response, on: queue, lock: lock)
             return false
         }
         // A stored copy that no longer maps (a stricter type) is not the answer: the network is.
-        return sink.map(stored.response, lock: lock) == nil
+        return sink.map(response, lock: lock) == nil
     }
 
     /// A `304 Not Modified` to a revalidation becomes the stored response.
@@ -116,6 +112,7 @@ final class CachePlugIn: RequestPlugIn, @unchecked Sendable {
     }
 
     /// A stored response as a ``NetworkResponse`` to `request`.
+    @inline(__always)  // one caller
     private func response(from entry: CachedResponse, request: URLRequest) -> NetworkResponse? {
         guard let url = request.url, let http = entry.httpResponse(url: url) else { return nil }
         return NetworkResponse(request: request, httpResponse: http, data: entry.body, payloadReader: settings.tunables.payloadReader, jsonDecoder: settings.tunables.jsonDecoder)

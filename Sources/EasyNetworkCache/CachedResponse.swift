@@ -33,11 +33,13 @@ final class CachedResponse: Sendable {
     }
 
     /// The stored response, as an answer from `url`.
+    @inline(never)  // three uses share one copy
     func httpResponse(url: URL) -> HTTPURLResponse? {
         HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: headers)
     }
 
     /// Whether `request` sends the same values of the headers the response varies on.
+    @inline(__always)  // one caller
     func matchesVary(of request: URLRequest) -> Bool {
         for (name, value) in vary where CacheKey.varyValue(name, of: request) != value {
             return false
@@ -48,16 +50,17 @@ final class CachedResponse: Sendable {
     /// The headers of `response` that may be stored: all but those that carry
     /// credentials (`Set-Cookie`, `Set-Cookie2`, `Authentication-Info`,
     /// `Proxy-Authentication-Info`).
+    @inline(__always)  // one caller
     static func storableHeaders(of response: HTTPURLResponse) -> [String: String] {
         var headers = [String: String]()  // not `[:]`: a literal compiles Dictionary(dictionaryLiteral:)
-        for (name, value) in response.allHeaderFields {
-            guard let name = name as? String else { continue }
-            switch name.lowercased() {
-            case "set-cookie", "set-cookie2", "authentication-info", "proxy-authentication-info":
-                continue
-            default:
-                CacheKey.put("\(value)", name, in: &headers)
-            }
+        for key in response.allHeaderFields.keys {
+            // The value as the response reads it: a String, no description of an `Any`.
+            // A credential's header is left out, whatever the case of its name (one list
+            // lookup, where a switch compiles a comparison for each).
+            guard let name = key as? String, let value = response.value(forHTTPHeaderField: name),
+                  !CacheKey.lists(name.lowercased(), in: "set-cookie, set-cookie2, authentication-info, proxy-authentication-info")
+            else { continue }
+            CacheKey.put(value, name, in: &headers)
         }
         return headers
     }
@@ -75,11 +78,18 @@ final class CachedResponse: Sendable {
 
     /// The entry's file, its header saying `url`. The checksum is written as a signed
     /// number (its bit pattern), which every JSON reader keeps exact.
+    @inline(__always)  // one caller
     func file(url: String) -> Data? {
-        let object: [String: Any] = [
-            "key": key, "url": url, "statusCode": statusCode, "headers": headers, "storedAt": storedAt, "vary": vary,
-            "bodyLength": body.count, "bodyChecksum": Int64(bitPattern: Self.checksum(body)),
-        ]
+        // Put one by one (see CacheKey.put): a literal compiles Dictionary(dictionaryLiteral:).
+        var object = [String: Any]()
+        CacheKey.put(key, "key", in: &object)
+        CacheKey.put(url, "url", in: &object)
+        CacheKey.put(statusCode, "statusCode", in: &object)
+        CacheKey.put(headers, "headers", in: &object)
+        CacheKey.put(storedAt, "storedAt", in: &object)
+        CacheKey.put(vary, "vary", in: &object)
+        CacheKey.put(body.count, "bodyLength", in: &object)
+        CacheKey.put(Int64(bitPattern: Self.checksum(body)), "bodyChecksum", in: &object)
         guard let header = try? JSONSerialization.data(withJSONObject: object) else { return nil }
         var head = (0x454E_4332 << 32 | UInt64(UInt32(truncatingIfNeeded: header.count))).bigEndian  // "ENC2", the length
         var file = Data(bytes: &head, count: 8)
@@ -92,26 +102,26 @@ final class CachedResponse: Sendable {
     /// when any part is off: the magic, the lengths, a field missing or of the wrong
     /// type, the body's length or checksum.
     static func read(_ file: Data) -> CachedResponse? {
-        guard file.count > 8 else { return nil }
-        var bytes = [UInt8](repeating: 0, count: 8)
-        file.copyBytes(to: &bytes, count: 8)
-        var head: UInt64 = 0
-        for byte in bytes {
-            head = head << 8 | UInt64(byte)
-        }
+        // The count and start read once: each Data accessor inlines a switch over its storage.
+        let count = file.count
+        guard count > 8 else { return nil }
+        var head: UInt64 = 0  // the first 8 bytes, big-endian
+        withUnsafeMutableBytes(of: &head) { _ = file.copyBytes(to: $0, count: 8) }
+        head = UInt64(bigEndian: head)
         let start = file.startIndex + 8
         let length = Int(head & 0xFFFF_FFFF)
-        guard head >> 32 == 0x454E_4332, length > 0, length <= file.count - 8 else { return nil }
-        let body = file.subdata(in: (start + length)..<file.endIndex)
+        let bodyLength = count - 8 - length
+        guard head >> 32 == 0x454E_4332, length > 0, bodyLength >= 0 else { return nil }
+        let body = file.subdata(in: (start + length)..<(start + length + bodyLength))
         guard let object = (try? JSONSerialization.jsonObject(with: file.subdata(in: start..<(start + length)))) as? [String: Any],
-              let key = object["key"] as? String,
-              let statusCode = object["statusCode"] as? Int,
-              let headers = object["headers"] as? [String: String],
-              let storedAt = object["storedAt"] as? Double,
-              let vary = object["vary"] as? [String: String],
-              object["bodyLength"] as? Int == body.count,
+              let key = CacheKey.get("key", in: object, as: String.self),
+              let statusCode = CacheKey.get("statusCode", in: object, as: Int.self),
+              let headers = CacheKey.get("headers", in: object, as: [String: String].self),
+              let storedAt = CacheKey.get("storedAt", in: object, as: Double.self),
+              let vary = CacheKey.get("vary", in: object, as: [String: String].self),
+              CacheKey.get("bodyLength", in: object, as: Int.self) == bodyLength,
               // An older entry holds the checksum unsigned, a newer one its bit pattern.
-              (object["bodyChecksum"] as? NSNumber)?.uint64Value == checksum(body)
+              CacheKey.get("bodyChecksum", in: object, as: NSNumber.self)?.uint64Value == checksum(body)
         else { return nil }
         return CachedResponse(key: key, statusCode: statusCode, headers: headers, storedAt: storedAt, vary: vary, body: body)
     }

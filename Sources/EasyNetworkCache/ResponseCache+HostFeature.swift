@@ -10,6 +10,8 @@ extension ResponseCache: HostFeature {
     @_alwaysEmitIntoClient package static var order: Int { 0 }  // inlined into its witness, no copy of its own
 
     @usableFromInline package func plugIn(for request: any BaseAPIRequest, settings: HostSettings, service: EasyNetworkService) -> (any RequestPlugIn)? {
-        CachePlugIn(cache: self, policy: request.cachePolicy ?? settings.tunables.cachePolicy, settings: settings)
+        let policy = request.cachePolicy ?? settings.tunables.cachePolicy
+        if case .networkOnly = policy { return nil }  // a match: no equality of policies compiled
+        return CachePlugIn(cache: self, policy: policy, settings: settings)
     }
 }

@@ -31,7 +31,7 @@ public final class ResponseCache: Sendable {
     /// The most bytes the entries may take; the least recently used go first.
     public let maxBytes: Int
     /// Serializes the cache's file operations.
-    private let lock = NSLock()
+    private let lock = Lock()
 
     /// A cache in `directory`, or in `<caches>/EasyNetwork/<name>` when `directory` is
     /// `nil`. Without a `name`, the folder is named after the module that makes the
@@ -39,16 +39,18 @@ public final class ResponseCache: Sendable {
     /// give each host its own `name` to give it its own folder and cap. A name is
     /// escaped into one folder name (no `/`, no `..`). Leave `fileID` out: it tells the
     /// cache which module made it.
+    @_optimize(size)  // configuration and the folder's upkeep: the file system, not this code, takes the time
     public init(name: String? = nil, directory: URL? = nil, maxBytes: Int = 50 << 20, fileID: String = #fileID) {
         let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
             ?? FileManager.default.temporaryDirectory
-        let folder = Self.folderName(name ?? String(fileID.prefix { $0 != "/" }))
+        let folder = Self.folderName(name ?? fileID.components(separatedBy: "/")[0])  // never empty: at least one component
         self.directory = directory ?? caches.appendingPathComponent("EasyNetwork").appendingPathComponent(folder)
         self.maxBytes = max(0, maxBytes)
     }
 
     /// `name` as one folder name: letters, digits, `-`, `_` and inner dots are kept,
     /// every other byte is written `%XX`; the empty name is `%`.
+    @inline(__always)  // one caller
     static func folderName(_ name: String) -> String {
         let kept = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.")
         let folder = name.addingPercentEncoding(withAllowedCharacters: kept) ?? ""
@@ -57,6 +59,7 @@ public final class ResponseCache: Sendable {
     }
 
     /// The bytes the entries take now.
+    @_optimize(size)  // a question for tools and tests: the file system takes the time
     public var totalBytes: Int {
         lock.lock()
         defer { lock.unlock() }
@@ -71,7 +74,7 @@ public final class ResponseCache: Sendable {
     public func removeAll() {
         lock.lock()
         defer { lock.unlock() }
-        try? FileManager.default.removeItem(at: directory)
+        Self.remove(directory)
     }
 
     /// The stored response for `key`, or `nil`; a bad entry is removed. Reading an
@@ -82,7 +85,7 @@ public final class ResponseCache: Sendable {
         let file = fileURL(for: key)
         guard let data = try? Data(contentsOf: file) else { return nil }
         guard let entry = CachedResponse.read(data), entry.key == key else {
-            try? FileManager.default.removeItem(at: file)
+            Self.remove(file)
             return nil
         }
         var touched = file
@@ -110,10 +113,16 @@ public final class ResponseCache: Sendable {
     func remove(key: String) {
         lock.lock()
         defer { lock.unlock() }
-        try? FileManager.default.removeItem(at: fileURL(for: key))
+        Self.remove(fileURL(for: key))
     }
 
     // MARK: Files
+
+    /// Removes the file or folder at `url`, if it can (a missing one is no error to report).
+    @inline(never)  // five callers share one copy
+    private static func remove(_ url: URL) {
+        try? FileManager.default.removeItem(at: url)
+    }
 
     /// The file of the entry for `key`; `v2-` names the format (entries keyed with credentials).
     private func fileURL(for key: String) -> URL {
@@ -123,39 +132,44 @@ public final class ResponseCache: Sendable {
     /// Under `lock`: the entry files, with their sizes and when each was last used, in
     /// the folder's order. Removes the entries an older format wrote (they may hold
     /// responses keyed without credentials).
+    @_optimize(size)  // configuration and the folder's upkeep: the file system, not this code, takes the time
     private func files() -> [(url: URL, size: Int, used: Double)] {
         var files: [(url: URL, size: Int, used: Double)] = []
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         for name in names where name.hasSuffix(".cache") {
             let url = directory.appendingPathComponent(name)
             guard name.hasPrefix("v2-") else {
-                try? FileManager.default.removeItem(at: url)
+                Self.remove(url)
                 continue
             }
-            let values = try? url.resourceValues(forKeys: [.fileSizeKey, .contentModificationDateKey])
-            files.append((url, values?.fileSize ?? 0, values?.contentModificationDate?.timeIntervalSinceReferenceDate ?? -.infinity))
+            let values = try? url.resourceValues(forKeys: CacheKey.set([.fileSizeKey, .contentModificationDateKey]))
+            CacheKey.append((url, values?.fileSize ?? 0, values?.contentModificationDate?.timeIntervalSinceReferenceDate ?? -.infinity), to: &files)
         }
         return files
     }
 
     /// Removes least recently used entries until the total is under the cap.
+    @_optimize(size)  // configuration and the folder's upkeep: the file system, not this code, takes the time
     private func evict() {
-        var files = files()
+        let files = files()
         var total = 0
         for file in files {
             total += file.size
         }
-        // The oldest first; a removed entry's time becomes +infinity.
-        var left = files.count
-        while total > maxBytes, left > 0 {
-            var oldest = 0
-            for index in files.indices where files[index].used < files[oldest].used {
-                oldest = index
+        // The oldest first (the first listed among equals): each turn takes the least
+        // (time, index) after the one removed last, so the list is never changed.
+        var last = (used: -Double.infinity, index: -1)
+        while total > maxBytes {
+            var oldest = -1
+            for index in files.indices {
+                let used = files[index].used
+                guard used > last.used || (used == last.used && index > last.index) else { continue }
+                if oldest < 0 || used < files[oldest].used { oldest = index }
             }
-            try? FileManager.default.removeItem(at: files[oldest].url)
+            guard oldest >= 0 else { break }
+            Self.remove(files[oldest].url)
             total -= files[oldest].size
-            files[oldest].used = .infinity
-            left -= 1
+            last = (files[oldest].used, oldest)
         }
     }
 }

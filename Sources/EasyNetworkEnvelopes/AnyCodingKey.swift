@@ -18,8 +18,9 @@ final class AnyCodingKey: CodingKey {
         self.init(stringValue)
     }
 
-    /// `nil`: an envelope is an object, whose keys are never integers.
-    init?(intValue: Int) {
+    /// `nil`: an envelope is an object, whose keys are never integers. (A convenience
+    /// initializer: failing before it delegates, it never allocates a key to free again.)
+    convenience init?(intValue: Int) {
         return nil
     }
 }

@@ -11,11 +11,6 @@ final class JSONValue: Decodable {
     /// The value: `NSNull`, `Bool`, `Int`, `Double`, `String`, `[Any]` or `[String: Any]`.
     let object: Any
 
-    /// `value.object`, as a function (one for every dictionary).
-    private static func object(_ value: JSONValue) -> Any {
-        value.object
-    }
-
     @_optimize(size)
     /// `array.append(element)`, compiled once for every element type: the standard
     /// library's own code runs, not a copy specialized for `Any` here.
@@ -25,8 +20,20 @@ final class JSONValue: Decodable {
         array.append(element)
     }
 
-    init(from decoder: any Decoder) throws {
+    /// `dictionary.mapValues(transform)`, compiled once for every value type (see
+    /// ``append(_:to:)``): the standard library's own code runs.
+    @_semantics("optimize.sil.specialize.generic.never")
+    @inline(never)
+    private static func mapValues<Value>(_ dictionary: [String: Value], _ transform: (Value) -> Any) -> [String: Any] {
+        dictionary.mapValues(transform)
+    }
+
+    @_optimize(size)  // a few small fields per decode; the decoder's own work dwarfs this
+    convenience init(from decoder: any Decoder) throws {
+        // A convenience initializer: the value is read first, and a failure on the way
+        // leaves no half-made object to free.
         let container = try decoder.singleValueContainer()
+        let object: Any
         if container.decodeNil() {
             object = NSNull()
         } else if let bool = try? container.decode(Bool.self) {
@@ -47,7 +54,13 @@ final class JSONValue: Decodable {
             // Decoded as a dictionary, not a keyed container: its keys stay as the body
             // has them whatever the decoder's key strategy. `mapValues` keeps the keys'
             // places: no insertion, no growth.
-            object = try container.decode([String: JSONValue].self).mapValues(Self.object)
+            object = Self.mapValues(try container.decode([String: JSONValue].self)) { $0.object }  // captures nothing: no context
         }
+        self.init(object)
+    }
+
+    /// A value holding `object`.
+    private init(_ object: Any) {
+        self.object = object
     }
 }

@@ -38,7 +38,9 @@ extension ResponseEnvelope: PayloadReader {
     /// The business error for an envelope whose fields said failure.
     @_optimize(size)
     func businessError(_ object: [String: Any], in response: NetworkResponse) -> NetworkError {
-        let code = resolvedCodeKey.flatMap { Self.codeText(Self.value(of: $0, in: object)) }
+        // The code's key: `codeKey`, else a code rule's own.
+        let codeKey = self.codeKey ?? (success.kind == 1 ? success.key : nil)
+        let code = codeKey.flatMap { Self.codeText(Self.value(of: $0, in: object)) }
         var message: String?
         for key in messageKeys {
             if let text = Self.value(of: key, in: object) as? String, !text.isEmpty {
@@ -60,7 +62,7 @@ extension ResponseEnvelope: PayloadReader {
     }
 
     /// How a body that is not an envelope looks, for the error.
-    @_optimize(size)
+    @inline(__always)  // one caller
     static func shape(of value: Any?) -> String {
         switch value {
         case nil: return "an empty body"

@@ -29,19 +29,48 @@ import Foundation
 /// `Data` and `String` results are the raw body and skip the envelope. Keys may be
 /// written as the body has them even when the host's decoder converts snake_case.
 public struct ResponseEnvelope: Sendable {
-    /// How the envelope says "success".
-    public enum SuccessRule: Sendable {
+    /// How the envelope says "success": ``flag(_:)``, ``code(_:equals:)`` or ``custom(_:)``.
+    /// One immutable reference (no value witnesses of its own).
+    public final class SuccessRule: Sendable {
+        /// Which rule: 0 a flag, 1 a code, 2 a custom test.
+        let kind: UInt8
+        /// The flag's or the code's key (empty for a custom test).
+        let key: String
+        /// The codes that mean success (empty but for a code rule).
+        let values: Set<String>
+        /// The custom test, or `nil`.
+        let test: (@Sendable ([String: Any]) -> Bool)?
+
+        @usableFromInline
+        init(kind: UInt8, key: String, values: Set<String>, test: (@Sendable ([String: Any]) -> Bool)?) {
+            self.kind = kind
+            self.key = key
+            self.values = values
+            self.test = test
+        }
+
         /// A Boolean field that is `true` on success (`"success": true`, or the string
         /// `"true"`). A missing field, `null` or a number (`1`) counts as failure.
-        case flag(String)
+        @_alwaysEmitIntoClient  // built where it is used: no copy in the module
+        public static func flag(_ key: String) -> SuccessRule {
+            SuccessRule(kind: 0, key: key, values: [], test: nil)
+        }
+
         /// A code field equal to one of the values, compared as text so that `0`, `"0"`
         /// and `0.0` match `"0"`. A boolean reads as `"true"`/`"false"`, never as a
         /// number; `null`, objects and arrays match nothing.
-        case code(String, equals: Set<String>)
+        @_alwaysEmitIntoClient  // built where it is used: no copy in the module
+        public static func code(_ key: String, equals values: Set<String>) -> SuccessRule {
+            SuccessRule(kind: 1, key: key, values: values, test: nil)
+        }
+
         /// Your own test of the decoded top-level object (without the payload). When
         /// the host's decoder converts keys (`.convertFromSnakeCase`), a `Decodable`
         /// result shows the test the converted keys.
-        case custom(@Sendable ([String: Any]) -> Bool)
+        @_alwaysEmitIntoClient  // built where it is used: no copy in the module
+        public static func custom(_ test: @escaping @Sendable ([String: Any]) -> Bool) -> SuccessRule {
+            SuccessRule(kind: 2, key: "", values: [], test: test)
+        }
     }
 
     /// How success is decided.
@@ -207,21 +236,22 @@ public struct ResponseEnvelope: Sendable {
     /// Whether a decoded top-level object says success.
     @_optimize(size)
     func isSuccess(_ object: [String: Any]) -> Bool {
-        switch success {
-        case .flag(let key):
-            let value = Self.value(of: key, in: object)
-            if let bool = value.flatMap(Self.jsonBool) { return bool }
-            return value as? String == "true"
-        case .code(let key, let values):
-            return Self.codeText(Self.value(of: key, in: object)).map { Self.contains($0, in: values) } ?? false
-        case .custom(let test):
-            return test(object)
+        let rule = success
+        if let test = rule.test { return test(object) }
+        let value = Self.value(of: rule.key, in: object)
+        if rule.kind == 1 {
+            return Self.codeText(value).map { Self.contains($0, in: rule.values) } ?? false
         }
+        if let bool = value.flatMap(Self.jsonBool) { return bool }
+        return value as? String == "true"
     }
 
-    /// `object[key]`: one call site of the dictionary lookup for the envelope's readers.
+    /// `object[key]`: one call site of the dictionary lookup for the envelope's readers,
+    /// compiled once for every value type: the standard library's own lookup runs, not a
+    /// copy specialized here.
+    @_semantics("optimize.sil.specialize.generic.never")
     @inline(never)
-    static func value(of key: String, in object: [String: Any]) -> Any? {
+    static func value<Value>(of key: String, in object: [String: Value]) -> Value? {
         object[key]
     }
 
@@ -231,13 +261,6 @@ public struct ResponseEnvelope: Sendable {
     @inline(never)
     static func contains<Element>(_ element: Element, in set: Set<Element>) -> Bool {
         set.contains(element)
-    }
-
-    /// The key the business code is read from.
-    var resolvedCodeKey: String? {
-        if let codeKey { return codeKey }
-        if case .code(let key, _) = success { return key }
-        return nil
     }
 
     /// `key` as a decoder that converts snake_case would name it (`trace_id` →

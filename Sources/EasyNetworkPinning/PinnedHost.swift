@@ -93,7 +93,7 @@ public struct PinnedHost: Sendable {
                 break
             }
             let canonical = digest.base64EncodedString()
-            if !accepted.contains(canonical) { accepted.append(canonical) }
+            if !PublicKeyPinning.contains(canonical, in: accepted) { PublicKeyPinning.append(canonical, to: &accepted) }
         }
         if problem == nil, accepted.count < 2 {
             problem = "a pinned host needs at least two different pins: the key in use and a backup key"
@@ -108,14 +108,23 @@ public struct PinnedHost: Sendable {
     }
 
     /// `name` as entries compare it: lowercased, without a trailing dot or IPv6 brackets.
+    @_optimize(size)  // a few string comparisons per request, or configuration
     static func normalized(_ name: String) -> String {
         var text = name.lowercased()
         if text.utf8.count > 1, text.hasPrefix("["), text.hasSuffix("]") {
-            text.removeLast()
-            text.removeFirst()
+            drop(first: 1, last: 1, of: &text)
         }
-        if text.hasSuffix(".") { text.removeLast() }
+        if text.hasSuffix(".") { drop(first: 0, last: 1, of: &text) }
         return text
+    }
+
+    /// Removes `first` elements from the start of `text` and `last` from its end, compiled
+    /// once for every type: the standard library's own code runs, not a copy specialized here.
+    @_semantics("optimize.sil.specialize.generic.never")
+    @inline(never)
+    private static func drop<Text: RangeReplaceableCollection & BidirectionalCollection>(first: Int, last: Int, of text: inout Text) {
+        text.removeLast(last)
+        text.removeFirst(first)
     }
 
     /// Whether this entry pins `name` (lowercased, without a trailing dot), expired or not.

@@ -35,32 +35,47 @@ import Security
 /// Pins narrow the system's trust, never widen it. See <doc:PinningPublicKeys> for how to
 /// get the hashes and roll keys.
 public final class PublicKeyPinning: Sendable {
-    /// The rules, also the per-request plug-in.
-    @usableFromInline let rules: PinRules
+    /// The pinned hosts (see ``hosts``; an internal constant has no accessor of its own).
+    let entries: [PinnedHost]
 
     /// Pins `hosts`; each host name once.
     /// - Throws: ``PublicKeyPinningError`` with reason
     ///   ``PublicKeyPinningError/Reason-swift.struct/invalidConfiguration`` when a host is
     ///   pinned twice.
-    public init(_ hosts: [PinnedHost]) throws {
+    @_optimize(size)  // a few string comparisons per request, or configuration
+    public convenience init(_ hosts: [PinnedHost]) throws {
+        // A convenience initializer: the hosts are checked first, and a refusal leaves no
+        // half-made object to free.
         for index in hosts.indices where hosts[..<index].contains(where: { $0.host == hosts[index].host }) {
             throw PublicKeyPinningError(.invalidConfiguration, host: hosts[index].host, message: "the host is pinned twice", servedPins: [])
         }
-        rules = PinRules(hosts)
+        self.init(entries: hosts)
+    }
+
+    /// Pins `entries`, checked.
+    private init(entries: [PinnedHost]) {
+        self.entries = entries
     }
 
     /// The pinned hosts.
-    public var hosts: [PinnedHost] { rules.hosts }
+    public var hosts: [PinnedHost] { entries }
 
     /// Whether this platform checks pins (`true` on Apple platforms, `false` on Linux, where
     /// requests to pinned hosts are refused unless they allow unpinned requests).
-    public static var isEnforceable: Bool { PinRules.isEnforceable }
+    @_alwaysEmitIntoClient  // a constant: built where it is used, no getter in the module
+    public static var isEnforceable: Bool {
+        #if canImport(Security) && !canImport(FoundationNetworking)
+        return true
+        #else
+        return false
+        #endif
+    }
 
     /// The entry that decides `host` at `date`: its own, else the nearest parent's with
     /// ``PinnedHost/includesSubdomains``; `nil` when none covers it or that one has expired.
     @_alwaysEmitIntoClient  // for tools and tests: the module never asks
     public func pinnedHost(for host: String, at date: Date = Date()) -> PinnedHost? {
-        rules.pinnedHost(for: host, at: date)
+        entry(for: host, at: date)
     }
 
     /// The decision on a certificate chain, as a connection to `host` gets it: `nil` when
@@ -72,8 +87,8 @@ public final class PublicKeyPinning: Sendable {
     ///   certificate could be read.
     @_alwaysEmitIntoClient  // for tools and tests: the module never asks
     public func validate(certificateChain: [Data], host: String, at date: Date = Date()) throws -> PinnedHost? {
-        guard let entry = rules.pinnedHost(for: host, at: date) else { return nil }
-        try rules.check(certificateChain, against: entry)
+        guard let entry = entry(for: host, at: date) else { return nil }
+        try check(certificateChain, against: entry)
         return entry
     }
 
@@ -86,14 +101,14 @@ public final class PublicKeyPinning: Sendable {
     }
 }
 
-/// A host's ``PublicKeyPinning`` as a `HostFeature`: every request gets its ``PinRules``,
-/// whose `adapt` refuses what pinning cannot protect before anything is sent; it runs
-/// before the token's (order 20), so a refused request never waits for a refresh.
+/// A host's ``PublicKeyPinning`` as a `HostFeature`: every request gets it as its plug-in,
+/// whose interceptor (``PinRules``) refuses what pinning cannot protect before anything is
+/// sent; it runs before the token's (order 20), so a refused request never waits for a refresh.
 extension PublicKeyPinning: HostFeature {
     @_alwaysEmitIntoClient package static var order: Int { 5 }  // inlined into its witness, no copy of its own
 
     @usableFromInline package func plugIn(for request: any BaseAPIRequest, settings: HostSettings, service: EasyNetworkService) -> (any RequestPlugIn)? {
-        rules.hosts.isEmpty ? nil : rules
+        entries.isEmpty ? nil : self
     }
 }
 
@@ -101,7 +116,7 @@ extension PublicKeyPinning: HostFeature {
 /// hands it every server-trust challenge (Apple platforms) and every redirect's target.
 extension PublicKeyPinning: ServerTrustEvaluator {
     @_alwaysEmitIntoClient package func refusal(for url: URL?) -> NetworkError? {  // inlined into its witness
-        rules.refusal(for: url, at: Date())
+        refusal(for: url, at: Date())
     }
 
     #if canImport(Security) && !canImport(FoundationNetworking)
@@ -111,7 +126,7 @@ extension PublicKeyPinning: ServerTrustEvaluator {
     /// written against Security's documented API.
     @usableFromInline package func evaluate(_ challenge: URLAuthenticationChallenge) -> (disposition: URLSession.AuthChallengeDisposition, credential: URLCredential?, refused: NetworkError?) {
         let space = challenge.protectionSpace
-        guard let trust = space.serverTrust, let entry = rules.pinnedHost(for: space.host, at: Date()) else {
+        guard let trust = space.serverTrust, let entry = entry(for: space.host, at: Date()) else {
             return (.performDefaultHandling, nil, nil)
         }
         SecTrustSetPolicies(trust, SecPolicyCreateSSL(true, space.host as CFString))
@@ -122,7 +137,7 @@ extension PublicKeyPinning: ServerTrustEvaluator {
             return (.cancelAuthenticationChallenge, nil, refused.networkError(url: nil))
         }
         do {
-            try rules.check(Self.verifiedChain(of: trust), against: entry)
+            try check(Self.verifiedChain(of: trust), against: entry)
             return (.useCredential, URLCredential(trust: trust), nil)
         } catch {
             return (.cancelAuthenticationChallenge, nil, error.networkError(url: nil))
@@ -144,7 +159,7 @@ extension PublicKeyPinning: ServerTrustEvaluator {
     /// No platform without the Security framework sends server-trust challenges; should one
     /// come, a pinned host fails closed.
     @usableFromInline package func evaluate(_ challenge: URLAuthenticationChallenge) -> (disposition: URLSession.AuthChallengeDisposition, credential: URLCredential?, refused: NetworkError?) {
-        guard let entry = rules.pinnedHost(for: challenge.protectionSpace.host, at: Date()) else {
+        guard let entry = entry(for: challenge.protectionSpace.host, at: Date()) else {
             return (.performDefaultHandling, nil, nil)
         }
         let refused = PublicKeyPinningError(.notEnforceable, host: entry.host, message: "pins cannot be checked on this platform", servedPins: [])

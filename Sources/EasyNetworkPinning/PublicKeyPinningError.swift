@@ -26,6 +26,7 @@ public struct PublicKeyPinningError: Error, Sendable, CustomStringConvertible {
         }
 
         /// The reason's name, e.g. `"noPinMatched"`.
+        @_optimize(size)  // a cold path: a refusal's words
         public var description: String {
             switch code {
             case 0: "noPinMatched"

@@ -23,7 +23,7 @@ enum SubjectPublicKeyInfo {
     /// certificate `der`; throws why they cannot be read.
     @_optimize(size)  // a cold path: configuration, a handshake's check, a refusal's words
     static func of(certificate der: Data) throws(PublicKeyPinningError) -> Data {
-        let bytes = [UInt8](der)
+        let bytes = Self.bytes(der)
         let certificate = try element(bytes, at: 0, end: bytes.count, tag: 0x30, what: "the certificate")
         guard certificate.end == bytes.count else { throw malformed("bytes follow the certificate") }
         let tbs = try element(bytes, at: certificate.content, end: certificate.end, tag: 0x30, what: "tbsCertificate")
@@ -43,10 +43,12 @@ enum SubjectPublicKeyInfo {
         let signatureAlgorithm = try element(bytes, at: tbs.end, end: certificate.end, tag: 0x30, what: "the signature algorithm")
         let signature = try element(bytes, at: signatureAlgorithm.end, end: certificate.end, tag: 0x03, what: "the signature")
         guard signature.end == certificate.end else { throw malformed("bytes follow the signature") }
-        return der.subdata(in: (der.startIndex + position)..<(der.startIndex + key.end))
+        let start = der.startIndex  // read once: each Data accessor inlines a switch over its storage
+        return der.subdata(in: (start + position)..<(start + key.end))
     }
 
     /// The pin of the certificate `der`: the base64 SHA-256 of its SubjectPublicKeyInfo.
+    @inline(never)  // the chain check and PublicKeyPinning.pin(ofCertificate:) share one copy
     static func pin(ofCertificate der: Data) throws(PublicKeyPinningError) -> String {
         pin(ofKey: try of(certificate: der))
     }
@@ -88,7 +90,16 @@ enum SubjectPublicKeyInfo {
         return (content, content + length)
     }
 
+    /// `Array(bytes)`, compiled once for every type: the standard library's own copy runs,
+    /// not one specialized here (a certificate is read once per handshake).
+    @_semantics("optimize.sil.specialize.generic.never")
+    @inline(never)
+    private static func bytes<Bytes: Sequence>(_ bytes: Bytes) -> [Bytes.Element] {
+        Array(bytes)
+    }
+
     /// `byte` as `0x` and two hexadecimal digits.
+    @inline(never)  // two uses in one sentence share one copy
     private static func hex(_ byte: UInt8) -> String {
         (byte < 0x10 ? "0x0" : "0x") + String(byte, radix: 16)
     }

@@ -167,7 +167,7 @@ final class PinRulesTests: ServerTestCase {
     }
 
     func testRefusalNeedsAURLOfAPinnedHost() throws {
-        let rules = try PublicKeyPinning([PinnedHost("example.com", pins: pins, includesSubdomains: true, allowsUnpinnedWhereUnsupported: true)]).rules
+        let rules = try PublicKeyPinning([PinnedHost("example.com", pins: pins, includesSubdomains: true, allowsUnpinnedWhereUnsupported: true)])
         XCTAssertNil(rules.refusal(for: nil))
         XCTAssertNil(rules.refusal(for: URL(string: "http://example.org/")))
         XCTAssertNil(rules.refusal(for: URL(string: "https://a.example.com/")))

@@ -104,6 +104,18 @@ final class EnvelopeTests: ServerTestCase {
         XCTAssertEqual(error?.serverMessage, "invalid credential")
     }
 
+    /// A code rule whose key is not the reported code's (`codeKey`) judges a `Decodable`
+    /// result as it judges JSON: by the rule's own key.
+    func testACodeRuleReadsItsOwnKeyWhenTheReportedCodeIsAnother() throws {
+        let host = makeHost()
+        host.envelope = ResponseEnvelope(success: .code("status", equals: ["0"]), codeKey: "errcode")
+        route("/ok", #"{"status": 0, "errcode": 7, "data": {"id": 8, "name": "ko"}}"#)
+        route("/no", #"{"status": 1, "errcode": 9}"#)
+        XCTAssertEqual(try fetch(.decodable(), "/ok", host: host)?.get(), User(id: 8, name: "ko"))
+        XCTAssertNotNil(try fetch(.json, "/ok", host: host)?.get())
+        XCTAssertEqual(businessError(fetch(ResponseDecoder<User>.decodable(), "/no", host: host))?.businessCode, "9")
+    }
+
     func testCustomRule() throws {
         let host = makeHost()
         host.envelope = ResponseEnvelope(success: .custom { $0["status"] as? String == "OK" }, payloadKey: "result", codeKey: "status")
@@ -130,16 +142,22 @@ final class EnvelopeTests: ServerTestCase {
         XCTAssertEqual(changed.messageKeys, ["detail", "msg", "message", "errmsg", "error"])
         XCTAssertNil(changed.traceIdKey)
         XCTAssertEqual(changed.unauthorizedCodes, ["401"])
-        guard case .code(let key, let values) = changed.success else { return XCTFail("\(changed.success)") }
-        XCTAssertEqual(key, "errcode")
-        XCTAssertEqual(values, ["0"])
         XCTAssertEqual(original.payloadKey, "data")
         XCTAssertEqual(original.codeKey, "code")
         XCTAssertEqual(original.messageKeys, ["msg", "message", "errmsg", "error"])
         XCTAssertEqual(original.traceIdKey, "traceId")
         XCTAssertEqual(original.unauthorizedCodes, [])
-        guard case .code(let originalKey, _) = original.success else { return XCTFail("\(original.success)") }
-        XCTAssertEqual(originalKey, "code")
+        // The rules as requests judge them (a rule is a reference, read by the module only):
+        // the changed one reads `errcode`, the original `code`, each succeeding at "0" only.
+        let judged = makeHost()
+        route("/errcode", #"{"errcode": 0, "code": 1, "id": 5, "name": "ev"}"#)
+        route("/code", #"{"errcode": 1, "code": 0, "data": {"id": 6, "name": "or"}}"#)
+        judged.envelope = changed
+        XCTAssertEqual(try fetch(.decodable(), "/errcode", host: judged)?.get(), User(id: 5, name: "ev"))
+        XCTAssertEqual(businessError(fetch(ResponseDecoder<User>.decodable(), "/code", host: judged))?.businessCode, "1")
+        judged.envelope = original
+        XCTAssertEqual(try fetch(.decodable(), "/code", host: judged)?.get(), User(id: 6, name: "or"))
+        XCTAssertEqual(businessError(fetch(ResponseDecoder<User>.decodable(), "/errcode", host: judged))?.businessCode, "1")
 
         let host = makeHost()
         host.envelope = .codeEquals(0)
