@@ -22,7 +22,7 @@ public final class NetworkQueue: @unchecked Sendable {  // unchecked: `slotLimit
     /// The queue's own limit (at least 1).
     @exclusivity(unchecked) private var slotLimit: Int
     /// Slots lent on top of the limit to operations parked for a token refresh
-    /// (by `EasyNetworkPlugins`' `SlotLoan`).
+    /// (by `EasyNetworkPlugins`' token plug-in, which lends a waiting request's slot).
     @exclusivity(unchecked) private var slotsLent: Int
 
     /// Creates a queue that runs at most `maxConcurrentOperationCount` operations at once.
@@ -123,7 +123,7 @@ public final class NetworkQueue: @unchecked Sendable {  // unchecked: `slotLimit
     /// Under the queue's slot lock: sets the limit (at least 1) when `limit` is given, lends
     /// `lending` more slots (`-1` gives one back; never fewer than none are lent), and then
     /// tells the queue underneath to run `limit + lent` at most. Returns the limit. One
-    /// function for the limit's accessors and `SlotLoan`, not an accessor set per field.
+    /// function for the limit's accessors and the token plug-in's slot loans, not an accessor set per field.
     @usableFromInline
     package func adjustSlots(limit: Int?, lending: Int) -> Int {
         slotLock.lock()

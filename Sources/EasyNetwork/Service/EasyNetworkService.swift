@@ -150,7 +150,7 @@ public final class EasyNetworkService: @unchecked Sendable {
     }
 
     /// The queue that runs the request, which may lend a slot while it waits (the
-    /// token's `SlotLoan`); `nil` when no queue runs it.
+    /// token plug-in's slot loan); `nil` when no queue runs it.
     package var lendingQueue: NetworkQueue? {
         lock.lock()
         defer { lock.unlock() }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The lock of a ``ServiceOperation`` and its library subclasses (and of small library
-/// objects such as `EasyNetworkPlugins`' `SlotLoan`): one of a fixed pool of mutexes, picked by the owner's
+/// objects such as a request's service): one of a fixed pool of mutexes, picked by the owner's
 /// address.
 ///
 /// An operation keeps its own state and its subclasses' state under this one lock
