@@ -50,16 +50,13 @@ final class DeliveryOperation<Unused>: ServiceOperation, BaseAPIRequest, Exchang
     /// over a default. Refused defaults (CR, LF or NUL in a value) fail the attempt as they
     /// fail an ordinary request, rather than it going out without them.
     override func execute() {
-        // The host's timeout as URLSession's backstop (the exchange keeps the exact deadline).
-        var attempt = record.urlRequest(timeout: (configuration.timeout + 1).rounded(.up))
         let defaults = configuration.defaultHeaders
         if let refused = HeaderFieldCheck.failure(in: defaults, url: record.url, source: "the host's default headers") {
             report(refused)
             return finish()
         }
-        for (name, value) in defaults where attempt.value(forHTTPHeaderField: name) == nil {
-            attempt.setValue(value, forHTTPHeaderField: name)
-        }
+        // The host's timeout as URLSession's backstop (the exchange keeps the exact deadline).
+        let attempt = record.urlRequest(timeout: (configuration.timeout + 1).rounded(.up), defaults: defaults)
         service.start(self, sink: self, uploadProgress: nil, transfer: nil, built: attempt)
     }
 

@@ -82,10 +82,12 @@ final class EntryRecord: Sendable {
     static let headerSize = 16
 
     /// The stored request: method, URL, headers and body, with `timeout` as URLSession's
-    /// backstop (an attempt's exchange keeps the exact deadline).
-    func urlRequest(timeout: TimeInterval) -> URLRequest {
+    /// backstop (an attempt's exchange keeps the exact deadline), on top of `defaults` (a
+    /// stored header wins: `setValue` replaces a field of any case).
+    func urlRequest(timeout: TimeInterval, defaults: [String: String]?) -> URLRequest {
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
         request.httpMethod = method
+        request.allHTTPHeaderFields = defaults
         var index = 0
         while index + 1 < headers.count {
             request.setValue(headers[index + 1], forHTTPHeaderField: headers[index])
