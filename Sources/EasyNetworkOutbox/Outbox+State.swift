@@ -11,7 +11,7 @@ import Foundation
 /// The outbox's lock, not the access checker, keeps these fields exclusive (but
 /// `lockDescriptor`'s, used only on the work queue).
 extension Outbox {
-    @inline(__always) var queuedCount: Int { queued.count - head }
+    @inline(__always) var queuedCount: Int { queued.count }
     @inline(__always) var entryCount: Int { queuedCount + dead.count }
 
     /// A new entry name: 20 digits of a time stamp that only grows, a dash, 8 hex digits
@@ -60,9 +60,7 @@ extension Outbox {
             return (dead.remove(at: 0), true)
         }
         guard let index = firstWaiting() else { return nil }
-        let id = queued[index]
-        removeQueued(at: index)
-        return (id, false)
+        return (queued.remove(at: index), false)
     }
 
     /// Files of `size` bytes left the folder.
@@ -85,7 +83,7 @@ extension Outbox {
     func commit(_ id: String, size: Int) {
         unreserve(size)
         scanCommits?.append(id)
-        if Self.insert(id, into: &queued, from: head) {
+        if Self.insert(id, into: &queued) {
             bytes += size
         }
     }
@@ -112,7 +110,7 @@ extension Outbox {
     @_optimize(size)
     func forget(_ id: String, size: Int) {
         putBack(id)
-        if let index = Self.index(of: id, in: queued, from: head) { removeQueued(at: index) }
+        if let index = Self.index(of: id, in: queued) { queued.remove(at: index) }
         shrink(size)
     }
 
@@ -120,28 +118,15 @@ extension Outbox {
     /// width, are skipped).
     @_optimize(size)
     private func firstWaiting() -> Int? {
-        var index = head
+        var index = 0
         while index < queued.count, inFlight.contains(queued[index]) { index += 1 }
         return index < queued.count ? index : nil
     }
 
+    /// Puts `id` in its place in the sorted `names`; `false` when it is there already.
     @_optimize(size)
-    private func removeQueued(at index: Int) {
-        guard index == head else {
-            queued.remove(at: index)
-            return
-        }
-        head += 1
-        if head > 1024, head * 2 > queued.count {
-            queued = Array(queued[head...])
-            head = 0
-        }
-    }
-
-    /// Puts `id` in its place in the sorted `names[low...]`; `false` when it is there already.
-    @_optimize(size)
-    static func insert(_ id: String, into names: inout [String], from low: Int = 0) -> Bool {
-        let index = position(of: id, in: names, from: low)
+    static func insert(_ id: String, into names: inout [String]) -> Bool {
+        let index = position(of: id, in: names)
         guard index == names.count || names[index] != id else { return false }
         // Appended, then moved down to its place (usually none to pass: a new name is the
         // newest); no generic insertion compiled for it.
@@ -154,10 +139,10 @@ extension Outbox {
         return true
     }
 
-    /// Where `id` belongs in the sorted `names[low...]`.
+    /// Where `id` belongs in the sorted `names`.
     @_optimize(size)
-    static func position(of id: String, in names: [String], from low: Int = 0) -> Int {
-        var low = low, high = names.count
+    static func position(of id: String, in names: [String]) -> Int {
+        var low = 0, high = names.count
         while low < high {
             let middle = (low + high) / 2
             if names[middle] < id { low = middle + 1 } else { high = middle }
@@ -165,10 +150,10 @@ extension Outbox {
         return low
     }
 
-    /// The index of `id` in the sorted `names[low...]`, or `nil`.
+    /// The index of `id` in the sorted `names`, or `nil`.
     @_optimize(size)
-    static func index(of id: String, in names: [String], from low: Int = 0) -> Int? {
-        let index = position(of: id, in: names, from: low)
+    static func index(of id: String, in names: [String]) -> Int? {
+        let index = position(of: id, in: names)
         return index < names.count && names[index] == id ? index : nil
     }
 
@@ -211,7 +196,6 @@ extension Outbox {
         }
         scanCommits = nil
         queued = names
-        head = 0
         self.dead = dead
         self.bytes = bytes
         return missed

@@ -50,10 +50,9 @@ public final class Outbox: @unchecked Sendable {
     @exclusivity(unchecked) var resumed: Bool
     /// Whether the folder was prepared and scanned.
     @exclusivity(unchecked) var loaded: Bool
-    /// The entries, waiting or being sent, sorted from `head` on (the slots before it are
-    /// spent: the oldest entries leave first, without moving the others).
+    /// The entries, waiting or being sent, sorted (one that leaves moves the names after
+    /// it: a memmove of 16 bytes a name, 160 KB for a full outbox's oldest).
     @exclusivity(unchecked) var queued: [String]
-    @exclusivity(unchecked) var head: Int
     /// The entries being sent (a few: at most the width). They keep their place in `entries`.
     @exclusivity(unchecked) var inFlight: [String]
     /// Dead letters, sorted.
@@ -117,7 +116,6 @@ public final class Outbox: @unchecked Sendable {
         resumed = false
         loaded = false
         queued = []
-        head = 0
         inFlight = []
         dead = []
         bytes = 0
