@@ -17,7 +17,7 @@ extension Outbox {
             return reportStorage("cannot prepare the folder", entry: nil, error: error)
         }
         lock.lock()
-        let isResumed = resumed, idle = inFlight.isEmpty
+        let isResumed = counts.resumed, idle = inFlight.isEmpty
         lock.unlock()
         guard isResumed else {
             if idle { releaseFolderLock() }
@@ -47,7 +47,7 @@ extension Outbox {
         while true {
             let now = Date()
             lock.lock()
-            guard resumed, inFlight.count < options.width else { return lock.unlock() }
+            guard counts.resumed, inFlight.count < options.width else { return lock.unlock() }
             if let until = waitUntil {
                 guard until <= now else {
                     // A backoff: the lock is let go meanwhile (another outbox may deliver; the
@@ -237,13 +237,13 @@ extension Outbox {
             return lock.unlock()
         }
         wakeAt = at
-        wakeGeneration += 1
-        let generation = wakeGeneration
+        counts.wakeGeneration += 1
+        let generation = counts.wakeGeneration
         lock.unlock()
         work.asyncAfter(deadline: .now() + max(0, delay)) { [weak self] in
             guard let self else { return }
             lock.lock()
-            let current = wakeGeneration == generation
+            let current = counts.wakeGeneration == generation
             if current { wakeAt = nil }
             lock.unlock()
             if current { pump() }

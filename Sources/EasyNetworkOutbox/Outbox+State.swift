@@ -20,8 +20,8 @@ extension Outbox {
     @_optimize(size)
     func newName() -> String {
         let now = UInt64(max(0, Date().timeIntervalSince1970 * 1_000_000_000))
-        lastStamp = max(now, lastStamp + 1)
-        return String(format: "%020llu-%08x", lastStamp, UInt32(truncatingIfNeeded: Self.random()))
+        counts.lastStamp = max(now, counts.lastStamp + 1)
+        return String(format: "%020llu-%08x", counts.lastStamp, UInt32(truncatingIfNeeded: Self.random()))
     }
 
     /// 64 random bits (one generator call, no generic range code).
@@ -36,19 +36,19 @@ extension Outbox {
     /// Whether an entry of `size` bytes fits with what is stored and being written.
     @_optimize(size)
     func fits(_ size: Int, maxEntries: Int, maxBytes: Int) -> Bool {
-        entryCount + reservedEntries + 1 <= maxEntries && bytes + reservedBytes + size <= maxBytes
+        entryCount + counts.reservedEntries + 1 <= maxEntries && counts.bytes + counts.reservedBytes + size <= maxBytes
     }
 
     @inline(__always)
     func reserve(_ size: Int) {
-        reservedEntries += 1
-        reservedBytes += size
+        counts.reservedEntries += 1
+        counts.reservedBytes += size
     }
 
     @inline(__always)
     func unreserve(_ size: Int) {
-        reservedEntries -= 1
-        reservedBytes -= size
+        counts.reservedEntries -= 1
+        counts.reservedBytes -= size
     }
 
     /// The oldest dead letter, else the oldest entry not being sent, forgotten here (its
@@ -66,13 +66,13 @@ extension Outbox {
     /// Files of `size` bytes left the folder.
     @inline(__always)
     func shrink(_ size: Int) {
-        bytes = max(0, bytes - size)
+        counts.bytes = max(0, counts.bytes - size)
     }
 
     /// A file grew by `delta` bytes (an entry rewritten).
     @inline(__always)
     func grow(_ delta: Int) {
-        bytes += delta
+        counts.bytes += delta
     }
 
     // MARK: Entries
@@ -84,7 +84,7 @@ extension Outbox {
         unreserve(size)
         scanCommits?.append(id)
         if Self.insert(id, into: &queued) {
-            bytes += size
+            counts.bytes += size
         }
     }
 
@@ -94,8 +94,8 @@ extension Outbox {
     func takeNext() -> String? {
         guard let index = firstWaiting() else { return nil }
         inFlight.append(queued[index])
-        taken += 1
-        peakInFlight = max(peakInFlight, inFlight.count)
+        counts.taken += 1
+        counts.peakInFlight = max(counts.peakInFlight, inFlight.count)
         return queued[index]
     }
 
@@ -163,7 +163,7 @@ extension Outbox {
     @inline(__always)
     func addDead(_ id: String, size: Int) {
         if Self.insert(id, into: &dead) {
-            bytes += size
+            counts.bytes += size
         }
     }
 
@@ -197,7 +197,7 @@ extension Outbox {
         scanCommits = nil
         queued = names
         self.dead = dead
-        self.bytes = bytes
+        counts.bytes = bytes
         return missed
     }
 }
