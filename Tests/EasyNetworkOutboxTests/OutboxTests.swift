@@ -32,6 +32,26 @@ final class OutboxTests: OutboxTestCase {
         XCTAssertEqual(log.events.count, 0, "a paused outbox sends nothing")
     }
 
+    func testUnstoredHeadersStayOffTheDiskWhateverTheirCase() throws {
+        let outbox = makeOutbox()
+        // Names in lower case (EventRequest adds "Authorization" and "Cookie" too); the
+        // request's own idempotency key, also in lower case, is the entry's.
+        let entry = try outbox.send(EventRequest(n: 1, extraHeaders: [
+            "x-api-key": "k-5e1a", "proxy-authorization": "p-7c2b", "cookie": "c-3a9e", "idempotency-key": "key-9d3f", "X-Trace": "t",
+        ]))
+        XCTAssertEqual(entry.idempotencyKey, "key-9d3f")
+        let names = entry.headers.keys.map { $0.lowercased() }
+        XCTAssertEqual(names.filter { $0 == "idempotency-key" }.count, 1, "\(names)")
+        XCTAssertTrue(names.contains("x-trace"), "\(names)")
+        for name in ["authorization", "cookie", "proxy-authorization", "x-api-key"] {
+            XCTAssertFalse(names.contains(name), name + " must not be stored")
+        }
+        let bytes = try Data(contentsOf: folder.appendingPathComponent("pending/" + entry.id + ".entry"))
+        for secret in ["k-5e1a", "p-7c2b", "c-3a9e", "Bearer secret", "session=1"] {
+            XCTAssertNil(bytes.range(of: Data(secret.utf8)), secret + " is on disk")
+        }
+    }
+
     func testWhatIsStoredIsTheBuiltRequestWithoutCredentials() throws {
         let host = makeHost()
         host.defaultHeaders = ["X-SDK-Version": "1.2", "X-API-Key": "k"]
