@@ -112,7 +112,7 @@ extension Outbox {
         // Weak: an outbox let go meanwhile records nothing, and its entry goes again later.
         let operation = DeliveryOperation<Void>(record: record, host: host) { [weak self] error in
             guard let self else { return }
-            self.onWork { self.finished(record, size: size, error) }
+            QueueHop.async(self.work) { self.finished(record, size: size, error) }
         }
         guard let operation else { return setAside(name, size: size) }  // a method the library does not send
         queue.addOperation(operation)
@@ -214,7 +214,7 @@ extension Outbox {
     private func callBack(_ callback: (@Sendable (OutboxEntry) -> Void)?, _ record: EntryRecord?) {
         guard let callback, let record else { return }
         let entry = OutboxEntry(record: record)
-        callBack { callback(entry) }
+        QueueHop.async(host.callbackQueue) { callback(entry) }
     }
 
     /// Moves a damaged entry file aside and reports it.

@@ -300,17 +300,11 @@ public final class Outbox: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// Runs ``pump()`` on the work queue.
+    /// Runs ``pump()`` on the work queue (every hop there and to the callback queue is the
+    /// core's `QueueHop.async`, one function, not a `DispatchQueue.async` call of its own).
     @_optimize(size)
     func schedulePump() {
-        onWork { [self] in pump() }
-    }
-
-    /// Runs `body` on the work queue (one call site for every hop there).
-    @inline(never)
-    @_optimize(size)
-    func onWork(_ body: @escaping @Sendable () -> Void) {
-        work.async(execute: body)
+        QueueHop.async(work) { [self] in pump() }
     }
 
     /// Runs ``pump()`` on the work queue if delivery is resumed (after an entry was added).
@@ -338,13 +332,6 @@ public final class Outbox: @unchecked Sendable {
         lock.unlock()
         guard let callback else { return }
         let problem = OutboxError(code: kind, message: message, entryID: entry, file: file)
-        callBack { callback(problem) }
-    }
-
-    /// Runs `body` on the host's callback queue (one call site for every callback).
-    @inline(never)
-    @_optimize(size)
-    func callBack(_ body: @escaping @Sendable () -> Void) {
-        host.callbackQueue.async(execute: body)
+        QueueHop.async(host.callbackQueue) { callback(problem) }
     }
 }
