@@ -39,9 +39,8 @@ final class DeliveryOperation<Unused>: ServiceOperation, BaseAPIRequest, Exchang
         self.method = method
         self.done = done
         super.init(configuration: host)
-        reportsOwnCancellation()  // its completion block reports a cancellation before start
-        // Runs when the operation finished, however: one cancelled before it ran ends here.
-        completionBlock = { [weak self] in self?.report(NetworkError(kind: .cancelled)) }
+        // Cancelled before it ran, it still executes once, off the queue, on its cancelled
+        // service (ServiceOperation's rule): the exchange delivers the cancellation here.
     }
 
     /// Sends the stored request with the host's default headers of this moment added, those
@@ -51,7 +50,8 @@ final class DeliveryOperation<Unused>: ServiceOperation, BaseAPIRequest, Exchang
     /// fail an ordinary request, rather than it going out without them.
     override func execute() {
         let defaults = configuration.defaultHeaders
-        if let refused = HeaderFieldCheck.failure(in: defaults, url: record.url, source: "the host's default headers") {
+        // (Cancelled before it ran: the cancellation is the outcome, whatever the defaults.)
+        if !isCancelled, let refused = HeaderFieldCheck.failure(in: defaults, url: record.url, source: "the host's default headers") {
             report(refused)
             return finish()
         }
