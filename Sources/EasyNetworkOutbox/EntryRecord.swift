@@ -250,6 +250,7 @@ private struct EntryReader {
         take(1)?.first ?? 0
     }
 
+    @inline(never)
     @_optimize(size)
     mutating func u32() -> Int {
         guard take(4) != nil else { return 0 }
