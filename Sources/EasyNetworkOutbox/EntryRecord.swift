@@ -84,6 +84,7 @@ final class EntryRecord: Sendable {
     /// The stored request: method, URL, headers and body, with `timeout` as URLSession's
     /// backstop (an attempt's exchange keeps the exact deadline), on top of `defaults` (a
     /// stored header wins: `setValue` replaces a field of any case).
+    @_optimize(size)
     func urlRequest(timeout: TimeInterval, defaults: [String: String]?) -> URLRequest {
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
         request.httpMethod = method
