@@ -61,6 +61,7 @@ final class DeliveryOperation<Unused>: ServiceOperation, BaseAPIRequest, Exchang
     }
 
     /// Hands the first outcome to `done`.
+    @_optimize(size)
     private func report(_ error: NetworkError?) {
         lockState()
         let taken = done
