@@ -92,7 +92,8 @@ final class DeliveryOperation<Unused>: ServiceOperation, BaseAPIRequest, Exchang
     /// Any answer the host accepts delivers the entry; the host's envelope, when the body
     /// has one, may still say the call failed.
     @inline(__always) func map(_ response: NetworkResponse, lock: Lock) -> NetworkError? {
-        guard response.payloadReader != nil, !response.data.isEmpty else { return nil }
+        // (No envelope: `validateEnvelope()` does nothing. An empty body has none to judge.)
+        guard !response.data.isEmpty else { return nil }
         do {
             try response.validateEnvelope()
             return nil
