@@ -23,22 +23,27 @@ import FoundationNetworking
 /// inherited vtable of about 150 entries as absolute pointers, each a load-time relocation
 /// (3.8 KB of the outbox's footprint); a generic class's metadata is made at run time, once.
 final class DeliveryOperation<Unused>: ServiceOperation, BaseAPIRequest, ExchangeSink, @unchecked Sendable {
-    // unchecked: an Operation subclass; `done` is taken once under the operation's lock
+    // unchecked: an Operation subclass; `outbox` is taken once under the operation's lock
     // (`lockState`), the other fields are set in init and never change.
     /// The entry (its stored request, its wish for the host's token).
     private let record: EntryRecord
     let method: NetworkService.Method
-    /// Called once with the outcome: `nil` when delivered, a cancellation when the attempt
-    /// was not made, else the failure.
-    @exclusivity(unchecked) private var done: (@Sendable (NetworkError?) -> Void)?
+    /// The size of the entry's file, handed back with the outcome.
+    private let size: Int
+    /// Told the outcome once (`nil` when delivered, a cancellation when the attempt was not
+    /// made, else the failure), then cleared. Weak: an outbox let go meanwhile records
+    /// nothing, and its entry goes again later.
+    @exclusivity(unchecked) private weak var outbox: Outbox?
 
-    /// The attempt of `record` on `host`, or `nil` for a method the library does not send.
-    init?(record: EntryRecord, host: HostConfiguration, done: @escaping @Sendable (NetworkError?) -> Void) {
+    /// The attempt of `record` (a file of `size` bytes) for `outbox`, or `nil` for a method
+    /// the library does not send.
+    init?(record: EntryRecord, size: Int, outbox: Outbox) {
         guard let method = NetworkService.Method(rawValue: record.method) else { return nil }
         self.record = record
         self.method = method
-        self.done = done
-        super.init(configuration: host)
+        self.size = size
+        self.outbox = outbox
+        super.init(configuration: outbox.host)
         // Cancelled before it ran, it still executes once, off the queue, on its cancelled
         // service (ServiceOperation's rule): the exchange delivers the cancellation here.
     }
@@ -60,14 +65,14 @@ final class DeliveryOperation<Unused>: ServiceOperation, BaseAPIRequest, Exchang
         service.start(self, sink: self, uploadProgress: nil, transfer: nil, built: attempt)
     }
 
-    /// Hands the first outcome to `done`.
+    /// Hands the first outcome to the outbox.
     @_optimize(size)
     private func report(_ error: NetworkError?) {
         lockState()
-        let taken = done
-        done = nil
+        let taken = outbox
+        outbox = nil
         unlockState()
-        taken?(error)
+        taken?.attemptEnded(record, size: size, error)
     }
 
     // MARK: The request

@@ -109,13 +109,18 @@ extension Outbox {
             // A backoff from an earlier launch; a clock set back cannot make it longer than the longest.
             return hold(name, until: min(notBefore, now.addingTimeInterval(options.maxRetryDelay)))
         }
-        // Weak: an outbox let go meanwhile records nothing, and its entry goes again later.
-        let operation = DeliveryOperation<Void>(record: record, host: host) { [weak self] error in
-            guard let self else { return }
-            QueueHop.async(self.work) { self.finished(record, size: size, error) }
+        // (It holds this outbox weakly: one let go meanwhile records nothing.)
+        guard let operation = DeliveryOperation<Void>(record: record, size: size, outbox: self) else {
+            return setAside(name, size: size)  // a method the library does not send
         }
-        guard let operation else { return setAside(name, size: size) }  // a method the library does not send
         queue.addOperation(operation)
+    }
+
+    /// From the attempt of `record`: its outcome, recorded on `work`.
+    @inline(never)
+    @_optimize(size)
+    func attemptEnded(_ record: EntryRecord, size: Int, _ error: NetworkError?) {
+        QueueHop.async(work) { [self] in finished(record, size: size, error) }
     }
 
     /// On `work`: records how an attempt of `record` ended, then goes on.
