@@ -40,6 +40,7 @@ extension Outbox {
 
     /// Creates the folder `path` (owner-only) unless it exists.
     @inline(never)
+    @_optimize(size)
     private static func makeDirectory(_ path: String) throws {
         if mkdir(path, 0o700) != 0, errno != EEXIST { try OutboxError.storage("mkdir", path, errno: errno) }
     }
