@@ -23,25 +23,29 @@ import FoundationNetworking
 /// inherited vtable of about 150 entries as absolute pointers, each a load-time relocation
 /// (3.8 KB of the outbox's footprint); a generic class's metadata is made at run time, once.
 final class DeliveryOperation<Unused>: ServiceOperation, BaseAPIRequest, ExchangeSink, @unchecked Sendable {
-    // unchecked: an Operation subclass; `done` is taken once under the operation's lock
+    // unchecked: an Operation subclass; `outbox` is taken once under the operation's lock
     // (`lockState`), the other fields are set in init and never change.
     /// The entry (its stored request, its wish for the host's token).
     private let record: EntryRecord
     let method: NetworkService.Method
-    /// Called once with the outcome: `nil` when delivered, a cancellation when the attempt
-    /// was not made, else the failure.
-    @exclusivity(unchecked) private var done: (@Sendable (NetworkError?) -> Void)?
+    /// The size of the entry's file, handed back with the outcome.
+    private let size: Int
+    /// Told the outcome once (`nil` when delivered, a cancellation when the attempt was not
+    /// made, else the failure), then cleared. Weak: an outbox let go meanwhile records
+    /// nothing, and its entry goes again later.
+    @exclusivity(unchecked) private weak var outbox: Outbox?
 
-    /// The attempt of `record` on `host`, or `nil` for a method the library does not send.
-    init?(record: EntryRecord, host: HostConfiguration, done: @escaping @Sendable (NetworkError?) -> Void) {
+    /// The attempt of `record` (a file of `size` bytes) for `outbox`, or `nil` for a method
+    /// the library does not send.
+    init?(record: EntryRecord, size: Int, outbox: Outbox) {
         guard let method = NetworkService.Method(rawValue: record.method) else { return nil }
         self.record = record
         self.method = method
-        self.done = done
-        super.init(configuration: host)
-        reportsOwnCancellation()  // its completion block reports a cancellation before start
-        // Runs when the operation finished, however: one cancelled before it ran ends here.
-        completionBlock = { [weak self] in self?.report(NetworkError(kind: .cancelled)) }
+        self.size = size
+        self.outbox = outbox
+        super.init(configuration: outbox.host)
+        // Cancelled before it ran, it still executes once, off the queue, on its cancelled
+        // service (ServiceOperation's rule): the exchange delivers the cancellation here.
     }
 
     /// Sends the stored request with the host's default headers of this moment added, those
@@ -50,26 +54,25 @@ final class DeliveryOperation<Unused>: ServiceOperation, BaseAPIRequest, Exchang
     /// over a default. Refused defaults (CR, LF or NUL in a value) fail the attempt as they
     /// fail an ordinary request, rather than it going out without them.
     override func execute() {
-        // The host's timeout as URLSession's backstop (the exchange keeps the exact deadline).
-        var attempt = record.urlRequest(timeout: (configuration.timeout + 1).rounded(.up))
         let defaults = configuration.defaultHeaders
-        if let refused = HeaderFieldCheck.failure(in: defaults, url: record.url, source: "the host's default headers") {
+        // (Cancelled before it ran: the cancellation is the outcome, whatever the defaults.)
+        if !isCancelled, let refused = HeaderFieldCheck.failure(in: defaults, url: record.url, source: "the host's default headers") {
             report(refused)
             return finish()
         }
-        for (name, value) in defaults where attempt.value(forHTTPHeaderField: name) == nil {
-            attempt.setValue(value, forHTTPHeaderField: name)
-        }
+        // The host's timeout as URLSession's backstop (the exchange keeps the exact deadline).
+        let attempt = record.urlRequest(timeout: (configuration.timeout + 1).rounded(.up), defaults: defaults)
         service.start(self, sink: self, uploadProgress: nil, transfer: nil, built: attempt)
     }
 
-    /// Hands the first outcome to `done`.
+    /// Hands the first outcome to the outbox.
+    @_optimize(size)
     private func report(_ error: NetworkError?) {
         lockState()
-        let taken = done
-        done = nil
+        let taken = outbox
+        outbox = nil
         unlockState()
-        taken?(error)
+        taken?.attemptEnded(record, size: size, error)
     }
 
     // MARK: The request
@@ -94,7 +97,8 @@ final class DeliveryOperation<Unused>: ServiceOperation, BaseAPIRequest, Exchang
     /// Any answer the host accepts delivers the entry; the host's envelope, when the body
     /// has one, may still say the call failed.
     @inline(__always) func map(_ response: NetworkResponse, lock: Lock) -> NetworkError? {
-        guard response.payloadReader != nil, !response.data.isEmpty else { return nil }
+        // (No envelope: `validateEnvelope()` does nothing. An empty body has none to judge.)
+        guard !response.data.isEmpty else { return nil }
         do {
             try response.validateEnvelope()
             return nil

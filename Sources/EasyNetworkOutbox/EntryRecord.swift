@@ -41,27 +41,32 @@ final class EntryRecord: Sendable {
     let responseBody: Data
     let endedAt: Date?
 
-    /// (Made only by ``decoding(_:)``: a record is always what a file says.)
-    private init(
-        id: String, idempotencyKey: String, method: String, url: URL, headers: [String], body: Data,
-        createdAt: Date, requiresAuthentication: Bool, attempts: Int, countedAttempts: Int, notBefore: Date?,
-        statusCode: Int, reason: String, responseBody: Data, endedAt: Date?
-    ) {
-        self.id = id
-        self.idempotencyKey = idempotencyKey
-        self.method = method
+    /// The fields `reader` reads, in the file's order, straight into the record; `nil`
+    /// when the file is not whole and intact. (Made only by ``decoding(_:)``: a record is
+    /// always what a file says.)
+    @_optimize(size)
+    private init?(reading reader: inout EntryReader) {
+        id = reader.string()
+        idempotencyKey = reader.string()
+        method = reader.string()
+        guard let url = URL(string: reader.string()) else { return nil }
         self.url = url
+        var headers: [String] = []
+        for _ in 0..<2 * reader.count() {
+            headers.append(reader.string())
+        }
         self.headers = headers
-        self.body = body
-        self.createdAt = createdAt
-        self.requiresAuthentication = requiresAuthentication
-        self.attempts = attempts
-        self.countedAttempts = countedAttempts
-        self.notBefore = notBefore
-        self.statusCode = statusCode
-        self.reason = reason
-        self.responseBody = responseBody
-        self.endedAt = endedAt
+        body = reader.data()
+        createdAt = reader.date() ?? Date(timeIntervalSince1970: 0)
+        attempts = reader.u32()
+        countedAttempts = reader.u32()
+        notBefore = reader.date()
+        requiresAuthentication = reader.byte() != 0
+        statusCode = reader.u32()
+        reason = reader.string()
+        responseBody = reader.data()
+        endedAt = reader.date()
+        guard reader.isWhole else { return nil }
     }
 
     /// The file of the same request with another history (and, for a dead letter, how it
@@ -82,10 +87,13 @@ final class EntryRecord: Sendable {
     static let headerSize = 16
 
     /// The stored request: method, URL, headers and body, with `timeout` as URLSession's
-    /// backstop (an attempt's exchange keeps the exact deadline).
-    func urlRequest(timeout: TimeInterval) -> URLRequest {
+    /// backstop (an attempt's exchange keeps the exact deadline), on top of `defaults` (a
+    /// stored header wins: `setValue` replaces a field of any case).
+    @_optimize(size)
+    func urlRequest(timeout: TimeInterval, defaults: [String: String]?) -> URLRequest {
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
         request.httpMethod = method
+        request.allHTTPHeaderFields = defaults
         var index = 0
         while index + 1 < headers.count {
             request.setValue(headers[index + 1], forHTTPHeaderField: headers[index])
@@ -132,21 +140,7 @@ final class EntryRecord: Sendable {
     static func decoding(_ bytes: [UInt8]) -> EntryRecord? {
         bytes.withUnsafeBytes { buffer in
             var reader = EntryReader(buffer)
-            let id = reader.string(), key = reader.string(), method = reader.string()
-            let url = URL(string: reader.string())
-            var headers: [String] = []
-            for _ in 0..<2 * reader.count() {
-                headers.append(reader.string())
-            }
-            let body = reader.data(), createdAt = reader.date() ?? Date(timeIntervalSince1970: 0), attempts = reader.u32(), counted = reader.u32()
-            let notBefore = reader.date(), authentication = reader.byte(), status = reader.u32()
-            let reason = reader.string(), responseBody = reader.data(), endedAt = reader.date()
-            guard let url, reader.isWhole else { return nil }
-            return EntryRecord(
-                id: id, idempotencyKey: key, method: method, url: url, headers: headers, body: body,
-                createdAt: createdAt, requiresAuthentication: authentication != 0, attempts: attempts, countedAttempts: counted,
-                notBefore: notBefore, statusCode: status, reason: reason, responseBody: responseBody, endedAt: endedAt
-            )
+            return EntryRecord(reading: &reader)
         }
     }
 }
@@ -248,6 +242,7 @@ private struct EntryReader {
         take(1)?.first ?? 0
     }
 
+    @inline(never)
     @_optimize(size)
     mutating func u32() -> Int {
         guard take(4) != nil else { return 0 }

@@ -17,7 +17,7 @@ extension Outbox {
             return reportStorage("cannot prepare the folder", entry: nil, error: error)
         }
         lock.lock()
-        let isResumed = resumed, idle = inFlight.isEmpty
+        let isResumed = counts.resumed, idle = inFlight.isEmpty
         lock.unlock()
         guard isResumed else {
             if idle { releaseFolderLock() }
@@ -47,7 +47,7 @@ extension Outbox {
         while true {
             let now = Date()
             lock.lock()
-            guard resumed, inFlight.count < options.width else { return lock.unlock() }
+            guard counts.resumed, inFlight.count < options.width else { return lock.unlock() }
             if let until = waitUntil {
                 guard until <= now else {
                     // A backoff: the lock is let go meanwhile (another outbox may deliver; the
@@ -109,13 +109,18 @@ extension Outbox {
             // A backoff from an earlier launch; a clock set back cannot make it longer than the longest.
             return hold(name, until: min(notBefore, now.addingTimeInterval(options.maxRetryDelay)))
         }
-        // Weak: an outbox let go meanwhile records nothing, and its entry goes again later.
-        let operation = DeliveryOperation<Void>(record: record, host: host) { [weak self] error in
-            guard let self else { return }
-            self.onWork { self.finished(record, size: size, error) }
+        // (It holds this outbox weakly: one let go meanwhile records nothing.)
+        guard let operation = DeliveryOperation<Void>(record: record, size: size, outbox: self) else {
+            return setAside(name, size: size)  // a method the library does not send
         }
-        guard let operation else { return setAside(name, size: size) }  // a method the library does not send
         queue.addOperation(operation)
+    }
+
+    /// From the attempt of `record`: its outcome, recorded on `work`.
+    @inline(never)
+    @_optimize(size)
+    func attemptEnded(_ record: EntryRecord, size: Int, _ error: NetworkError?) {
+        QueueHop.async(work) { [self] in finished(record, size: size, error) }
     }
 
     /// On `work`: records how an attempt of `record` ended, then goes on.
@@ -214,7 +219,7 @@ extension Outbox {
     private func callBack(_ callback: (@Sendable (OutboxEntry) -> Void)?, _ record: EntryRecord?) {
         guard let callback, let record else { return }
         let entry = OutboxEntry(record: record)
-        callBack { callback(entry) }
+        QueueHop.async(host.callbackQueue) { callback(entry) }
     }
 
     /// Moves a damaged entry file aside and reports it.
@@ -237,13 +242,13 @@ extension Outbox {
             return lock.unlock()
         }
         wakeAt = at
-        wakeGeneration += 1
-        let generation = wakeGeneration
+        counts.wakeGeneration += 1
+        let generation = counts.wakeGeneration
         lock.unlock()
         work.asyncAfter(deadline: .now() + max(0, delay)) { [weak self] in
             guard let self else { return }
             lock.lock()
-            let current = wakeGeneration == generation
+            let current = counts.wakeGeneration == generation
             if current { wakeAt = nil }
             lock.unlock()
             if current { pump() }

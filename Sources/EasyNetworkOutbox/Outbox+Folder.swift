@@ -40,6 +40,7 @@ extension Outbox {
 
     /// Creates the folder `path` (owner-only) unless it exists.
     @inline(never)
+    @_optimize(size)
     private static func makeDirectory(_ path: String) throws {
         if mkdir(path, 0o700) != 0, errno != EEXIST { try OutboxError.storage("mkdir", path, errno: errno) }
     }
@@ -53,6 +54,7 @@ extension Outbox {
     /// Writes the entry file `bytes` durably as the file of `id` in `folder`, replacing
     /// one of that name. On failure nothing is left behind and the old file, if any, is intact.
     @inline(never)
+    @_optimize(size)
     func write(_ bytes: [UInt8], id: String, to folder: String) throws {
         let temporary = path(String(getpid()) + "-" + id, in: tmpPath)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -143,6 +145,7 @@ extension Outbox {
     /// The size of the entry file of `id` in `folder`, 0 when there is none: where its end
     /// is (no stat, see ``read(_:in:)``).
     @inline(never)
+    @_optimize(size)
     func size(_ id: String, in folder: String) -> Int {
         let descriptor = open(path(id, in: folder), O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return 0 }
@@ -160,6 +163,7 @@ extension Outbox {
 
     /// Moves the entry file of `id` from `pending/` to `aside/` (or removes it when that
     /// fails); returns where it went.
+    @_optimize(size)
     func moveAside(_ id: String) -> URL? {
         let target = path("pending-" + id, in: asidePath)
         if rename(path(id, in: pendingPath), target) == 0 {
@@ -194,6 +198,7 @@ extension Outbox {
     /// Sorts `names` ascending: a heapsort, one small loop over `[String]` (the standard
     /// library's sort would be specialized for it, some kilobytes), O(n log n) for the
     /// 10,000 names of a full folder.
+    @_optimize(size)
     static func sort(_ names: inout [String]) {
         var start = names.count / 2, end = names.count
         while end > 1 {
@@ -216,6 +221,7 @@ extension Outbox {
     }
 
     /// Removes the temporary files of processes that no longer run (a write cut short).
+    @_optimize(size)
     func removeStaleTemporaries() {
         let me = getpid()
         for name in (try? FileManager.default.contentsOfDirectory(atPath: tmpPath)) ?? [] {

@@ -41,7 +41,7 @@ extension Outbox {
         if !request.method.sendsParametersInQuery, request.multipartBody != nil {
             try OutboxError.fail(.invalidRequest, "an outbox does not store multipart bodies; send the form with a RequestOperation")
         }
-        let urlRequest: URLRequest
+        var urlRequest: URLRequest
         do {
             urlRequest = try URLRequestBuilder(configuration: host).build(request, multipart: nil, exactTimeout: false)  // refused above
         } catch {
@@ -50,15 +50,19 @@ extension Outbox {
         guard let url = urlRequest.url else {
             try OutboxError.fail(.invalidRequest, "the request has no URL")
         }
-        var headers: [String] = [], key: String?
-        for (name, value) in urlRequest.allHTTPHeaderFields ?? [String: String]() {
-            if name.caseInsensitiveCompare(options.idempotencyHeader) == .orderedSame {
-                key = value
-            } else if !options.isUnstored(name) {
-                Self.append(name, value, to: &headers)
-            }
+        // The fields never stored, and the key (stored last, under the outbox's name), taken
+        // off the request: `setValue` finds a name in any case.
+        let idempotencyKey = urlRequest.value(forHTTPHeaderField: options.idempotencyHeader) ?? UUID().uuidString
+        urlRequest.setValue(nil, forHTTPHeaderField: options.idempotencyHeader)
+        urlRequest.setValue(nil, forHTTPHeaderField: "Authorization")
+        urlRequest.setValue(nil, forHTTPHeaderField: "Cookie")
+        for name in options.unstoredHeaders {
+            urlRequest.setValue(nil, forHTTPHeaderField: name)
         }
-        let idempotencyKey = key ?? UUID().uuidString
+        var headers: [String] = []
+        for (name, value) in urlRequest.allHTTPHeaderFields ?? [String: String]() {
+            Self.append(name, value, to: &headers)
+        }
         Self.append(options.idempotencyHeader, idempotencyKey, to: &headers)
         lock.lock()
         let id = newName()

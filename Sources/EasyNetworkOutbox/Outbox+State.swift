@@ -11,7 +11,7 @@ import Foundation
 /// The outbox's lock, not the access checker, keeps these fields exclusive (but
 /// `lockDescriptor`'s, used only on the work queue).
 extension Outbox {
-    @inline(__always) var queuedCount: Int { queued.count - head }
+    @inline(__always) var queuedCount: Int { queued.count }
     @inline(__always) var entryCount: Int { queuedCount + dead.count }
 
     /// A new entry name: 20 digits of a time stamp that only grows, a dash, 8 hex digits
@@ -20,8 +20,8 @@ extension Outbox {
     @_optimize(size)
     func newName() -> String {
         let now = UInt64(max(0, Date().timeIntervalSince1970 * 1_000_000_000))
-        lastStamp = max(now, lastStamp + 1)
-        return String(format: "%020llu-%08x", lastStamp, UInt32(truncatingIfNeeded: Self.random()))
+        counts.lastStamp = max(now, counts.lastStamp + 1)
+        return String(format: "%020llu-%08x", counts.lastStamp, UInt32(truncatingIfNeeded: Self.random()))
     }
 
     /// 64 random bits (one generator call, no generic range code).
@@ -36,19 +36,19 @@ extension Outbox {
     /// Whether an entry of `size` bytes fits with what is stored and being written.
     @_optimize(size)
     func fits(_ size: Int, maxEntries: Int, maxBytes: Int) -> Bool {
-        entryCount + reservedEntries + 1 <= maxEntries && bytes + reservedBytes + size <= maxBytes
+        entryCount + counts.reservedEntries + 1 <= maxEntries && counts.bytes + counts.reservedBytes + size <= maxBytes
     }
 
     @inline(__always)
     func reserve(_ size: Int) {
-        reservedEntries += 1
-        reservedBytes += size
+        counts.reservedEntries += 1
+        counts.reservedBytes += size
     }
 
     @inline(__always)
     func unreserve(_ size: Int) {
-        reservedEntries -= 1
-        reservedBytes -= size
+        counts.reservedEntries -= 1
+        counts.reservedBytes -= size
     }
 
     /// The oldest dead letter, else the oldest entry not being sent, forgotten here (its
@@ -60,21 +60,19 @@ extension Outbox {
             return (dead.remove(at: 0), true)
         }
         guard let index = firstWaiting() else { return nil }
-        let id = queued[index]
-        removeQueued(at: index)
-        return (id, false)
+        return (queued.remove(at: index), false)
     }
 
     /// Files of `size` bytes left the folder.
     @inline(__always)
     func shrink(_ size: Int) {
-        bytes = max(0, bytes - size)
+        counts.bytes = max(0, counts.bytes - size)
     }
 
     /// A file grew by `delta` bytes (an entry rewritten).
     @inline(__always)
     func grow(_ delta: Int) {
-        bytes += delta
+        counts.bytes += delta
     }
 
     // MARK: Entries
@@ -85,8 +83,8 @@ extension Outbox {
     func commit(_ id: String, size: Int) {
         unreserve(size)
         scanCommits?.append(id)
-        if Self.insert(id, into: &queued, from: head) {
-            bytes += size
+        if Self.insert(id, into: &queued) {
+            counts.bytes += size
         }
     }
 
@@ -96,8 +94,8 @@ extension Outbox {
     func takeNext() -> String? {
         guard let index = firstWaiting() else { return nil }
         inFlight.append(queued[index])
-        taken += 1
-        peakInFlight = max(peakInFlight, inFlight.count)
+        counts.taken += 1
+        counts.peakInFlight = max(counts.peakInFlight, inFlight.count)
         return queued[index]
     }
 
@@ -112,7 +110,7 @@ extension Outbox {
     @_optimize(size)
     func forget(_ id: String, size: Int) {
         putBack(id)
-        if let index = Self.index(of: id, in: queued, from: head) { removeQueued(at: index) }
+        if let index = Self.index(of: id, in: queued) { queued.remove(at: index) }
         shrink(size)
     }
 
@@ -120,28 +118,15 @@ extension Outbox {
     /// width, are skipped).
     @_optimize(size)
     private func firstWaiting() -> Int? {
-        var index = head
+        var index = 0
         while index < queued.count, inFlight.contains(queued[index]) { index += 1 }
         return index < queued.count ? index : nil
     }
 
+    /// Puts `id` in its place in the sorted `names`; `false` when it is there already.
     @_optimize(size)
-    private func removeQueued(at index: Int) {
-        guard index == head else {
-            queued.remove(at: index)
-            return
-        }
-        head += 1
-        if head > 1024, head * 2 > queued.count {
-            queued = Array(queued[head...])
-            head = 0
-        }
-    }
-
-    /// Puts `id` in its place in the sorted `names[low...]`; `false` when it is there already.
-    @_optimize(size)
-    static func insert(_ id: String, into names: inout [String], from low: Int = 0) -> Bool {
-        let index = position(of: id, in: names, from: low)
+    static func insert(_ id: String, into names: inout [String]) -> Bool {
+        let index = position(of: id, in: names)
         guard index == names.count || names[index] != id else { return false }
         // Appended, then moved down to its place (usually none to pass: a new name is the
         // newest); no generic insertion compiled for it.
@@ -154,10 +139,10 @@ extension Outbox {
         return true
     }
 
-    /// Where `id` belongs in the sorted `names[low...]`.
+    /// Where `id` belongs in the sorted `names`.
     @_optimize(size)
-    static func position(of id: String, in names: [String], from low: Int = 0) -> Int {
-        var low = low, high = names.count
+    static func position(of id: String, in names: [String]) -> Int {
+        var low = 0, high = names.count
         while low < high {
             let middle = (low + high) / 2
             if names[middle] < id { low = middle + 1 } else { high = middle }
@@ -165,10 +150,10 @@ extension Outbox {
         return low
     }
 
-    /// The index of `id` in the sorted `names[low...]`, or `nil`.
+    /// The index of `id` in the sorted `names`, or `nil`.
     @_optimize(size)
-    static func index(of id: String, in names: [String], from low: Int = 0) -> Int? {
-        let index = position(of: id, in: names, from: low)
+    static func index(of id: String, in names: [String]) -> Int? {
+        let index = position(of: id, in: names)
         return index < names.count && names[index] == id ? index : nil
     }
 
@@ -178,7 +163,7 @@ extension Outbox {
     @inline(__always)
     func addDead(_ id: String, size: Int) {
         if Self.insert(id, into: &dead) {
-            bytes += size
+            counts.bytes += size
         }
     }
 
@@ -211,9 +196,8 @@ extension Outbox {
         }
         scanCommits = nil
         queued = names
-        head = 0
         self.dead = dead
-        self.bytes = bytes
+        counts.bytes = bytes
         return missed
     }
 }

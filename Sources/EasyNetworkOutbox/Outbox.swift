@@ -46,38 +46,37 @@ public final class Outbox: @unchecked Sendable {
     /// Serialises the first preparation of the folder (``load()``).
     private let loadLock: Lock
     // What the outbox knows of its folder (see `Outbox+State.swift`), under `lock`.
-    /// Whether the SDK resumed delivery.
-    @exclusivity(unchecked) var resumed: Bool
-    /// Whether the folder was prepared and scanned.
-    @exclusivity(unchecked) var loaded: Bool
-    /// The entries, waiting or being sent, sorted from `head` on (the slots before it are
-    /// spent: the oldest entries leave first, without moving the others).
+    /// The entries, waiting or being sent, sorted (one that leaves moves the names after
+    /// it: a memmove of 16 bytes a name, 160 KB for a full outbox's oldest).
     @exclusivity(unchecked) var queued: [String]
-    @exclusivity(unchecked) var head: Int
     /// The entries being sent (a few: at most the width). They keep their place in `entries`.
     @exclusivity(unchecked) var inFlight: [String]
     /// Dead letters, sorted.
     @exclusivity(unchecked) var dead: [String]
-    /// Bytes on disk, entries and dead letters.
-    @exclusivity(unchecked) var bytes: Int
-    /// Room taken by sends still writing their file.
-    @exclusivity(unchecked) var reservedEntries: Int, reservedBytes: Int
     /// Entries committed since the current scan began (a scan keeps them).
     // `Optional<…>`, not `…?`: a field spelled with `?` gets an implicit initial value, a
     // function of its own.
     @exclusivity(unchecked) var scanCommits: Optional<[String]>
     /// Not before this time does the next attempt start (a backoff, a `Retry-After`).
     @exclusivity(unchecked) var waitUntil: Optional<Date>
-    /// The wake-up armed on the work queue, and a number that retires older ones.
+    /// The wake-up armed on the work queue (and `counts.wakeGeneration`, a number that
+    /// retires older ones).
     @exclusivity(unchecked) var wakeAt: Optional<Date>
-    @exclusivity(unchecked) var wakeGeneration: Int
-    /// The most entries read into memory at once (for tests: it stays at the width).
-    @exclusivity(unchecked) var peakInFlight: Int
-    /// How many times an entry was taken to be sent (for tests: an outbox that takes its
-    /// entries back at once, in a loop, shows here).
-    @exclusivity(unchecked) var taken: Int
-    /// The last name stamp handed out (nanoseconds since 1970), so names only grow.
-    @exclusivity(unchecked) var lastStamp: UInt64
+    /// The numbers and flags, one stored tuple (a field each would be an entry each in the
+    /// class's metadata, field records and offsets):
+    /// - `bytes`: bytes on disk, entries and dead letters;
+    /// - `reservedEntries`, `reservedBytes`: room taken by sends still writing their file;
+    /// - `wakeGeneration`: see `wakeAt`;
+    /// - `peakInFlight`: the most entries read into memory at once (for tests: it stays at the width);
+    /// - `taken`: how many times an entry was taken to be sent (for tests: an outbox that
+    ///   takes its entries back at once, in a loop, shows here);
+    /// - `lastStamp`: the last name stamp handed out (nanoseconds since 1970), so names only grow;
+    /// - `resumed`: whether the SDK resumed delivery;
+    /// - `loaded`: whether the folder was prepared and scanned.
+    @exclusivity(unchecked) var counts: (
+        bytes: Int, reservedEntries: Int, reservedBytes: Int, wakeGeneration: Int, peakInFlight: Int, taken: Int, lastStamp: UInt64,
+        resumed: Bool, loaded: Bool
+    )
     /// The folder's lock file, open while this outbox holds the lock, else -1 (see
     /// `Outbox+FolderLock.swift`): used on the outbox's work queue, not under its lock.
     @exclusivity(unchecked) var lockDescriptor: Int32
@@ -114,22 +113,13 @@ public final class Outbox: @unchecked Sendable {
         work = DispatchQueue(label: "EasyNetworkOutbox.work", qos: .utility)
         lock = Lock()
         loadLock = Lock()
-        resumed = false
-        loaded = false
         queued = []
-        head = 0
         inFlight = []
         dead = []
-        bytes = 0
-        reservedEntries = 0
-        reservedBytes = 0
         scanCommits = nil
         waitUntil = nil
         wakeAt = nil
-        wakeGeneration = 0
-        peakInFlight = 0
-        taken = 0
-        lastStamp = 0
+        counts = (0, 0, 0, 0, 0, 0, 0, false, false)
         lockDescriptor = -1
         callbacks = (nil, nil, nil)
     }
@@ -238,7 +228,7 @@ public final class Outbox: @unchecked Sendable {
     @_optimize(size)
     public func resume() {
         lock.lock()
-        resumed = true
+        counts.resumed = true
         lock.unlock()
         schedulePump()
     }
@@ -249,7 +239,7 @@ public final class Outbox: @unchecked Sendable {
     @_optimize(size)
     public func pause() {
         lock.lock()
-        resumed = false
+        counts.resumed = false
         lock.unlock()
         schedulePump()
     }
@@ -258,7 +248,7 @@ public final class Outbox: @unchecked Sendable {
     public var isPaused: Bool {
         lock.lock()
         defer { lock.unlock() }
-        return !resumed
+        return !counts.resumed
     }
 
     /// Entries waiting or being sent, as this outbox knows them (entries another outbox
@@ -278,14 +268,14 @@ public final class Outbox: @unchecked Sendable {
         loadLock.lock()
         defer { loadLock.unlock() }
         lock.lock()
-        let wasLoaded = loaded
+        let wasLoaded = counts.loaded
         lock.unlock()
         guard !wasLoaded else { return }
         try prepare()
         removeStaleTemporaries()
         scan()
         lock.lock()
-        loaded = true
+        counts.loaded = true
         lock.unlock()
     }
 
@@ -310,24 +300,18 @@ public final class Outbox: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// Runs ``pump()`` on the work queue.
+    /// Runs ``pump()`` on the work queue (every hop there and to the callback queue is the
+    /// core's `QueueHop.async`, one function, not a `DispatchQueue.async` call of its own).
     @_optimize(size)
     func schedulePump() {
-        onWork { [self] in pump() }
-    }
-
-    /// Runs `body` on the work queue (one call site for every hop there).
-    @inline(never)
-    @_optimize(size)
-    func onWork(_ body: @escaping @Sendable () -> Void) {
-        work.async(execute: body)
+        QueueHop.async(work) { [self] in pump() }
     }
 
     /// Runs ``pump()`` on the work queue if delivery is resumed (after an entry was added).
     @_optimize(size)
     func pumpIfResumed() {
         lock.lock()
-        let isResumed = resumed
+        let isResumed = counts.resumed
         lock.unlock()
         if isResumed { schedulePump() }
     }
@@ -348,13 +332,6 @@ public final class Outbox: @unchecked Sendable {
         lock.unlock()
         guard let callback else { return }
         let problem = OutboxError(code: kind, message: message, entryID: entry, file: file)
-        callBack { callback(problem) }
-    }
-
-    /// Runs `body` on the host's callback queue (one call site for every callback).
-    @inline(never)
-    @_optimize(size)
-    func callBack(_ body: @escaping @Sendable () -> Void) {
-        host.callbackQueue.async(execute: body)
+        QueueHop.async(host.callbackQueue) { callback(problem) }
     }
 }

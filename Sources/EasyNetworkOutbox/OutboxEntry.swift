@@ -33,7 +33,7 @@ public struct OutboxEntry: Sendable, Identifiable {
     /// `Cookie` or ``OutboxOptions/unstoredHeaders``), the idempotency key included.
     public var headers: [String: String] {
         // Made by the `URLRequest` the delivery sends (Foundation builds the dictionary).
-        record.urlRequest(timeout: 60).allHTTPHeaderFields ?? [String: String]()
+        record.urlRequest(timeout: 60, defaults: nil).allHTTPHeaderFields ?? [String: String]()
     }
     /// The body.
     public var body: Data { record.body }

@@ -108,6 +108,7 @@ public struct OutboxError: Error, Sendable, CustomStringConvertible {
 
     /// Throws an error (one place that makes and throws them all).
     @inline(never)
+    @_optimize(size)
     static func fail(_ code: Code, _ message: String, _ underlyingError: (any Error)? = nil) throws -> Never {
         throw OutboxError(code: code, message: message, underlyingError: underlyingError)
     }

@@ -133,15 +133,4 @@ public struct OutboxOptions: Sendable {
             max(0, lockRetryInterval)
         ))
     }
-
-    /// Whether the header `name` stays off the disk.
-    @_optimize(size)
-    func isUnstored(_ name: String) -> Bool {
-        let lowered = name.lowercased()
-        if lowered == "authorization" || lowered == "cookie" { return true }
-        for header in unstoredHeaders where header.lowercased() == lowered {
-            return true
-        }
-        return false
-    }
 }

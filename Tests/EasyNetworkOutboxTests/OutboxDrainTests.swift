@@ -70,7 +70,7 @@ final class OutboxDrainTests: OutboxTestCase {
         print("OutboxDrainTests: \(count) entries stored in \(Int(stored.timeIntervalSince(started) * 1_000)) ms, delivered in \(Int(Date().timeIntervalSince(stored) * 1_000)) ms")
         XCTAssertEqual(arrived.values, ids.values.sorted { $0.0 < $1.0 }.map(\.1), "oldest first")
         outbox.lock.lock()
-        let peakInFlight = outbox.peakInFlight
+        let peakInFlight = outbox.counts.peakInFlight
         outbox.lock.unlock()
         XCTAssertEqual(peakInFlight, 1, "one entry in memory at a time (width 1)")
         if let baseline {

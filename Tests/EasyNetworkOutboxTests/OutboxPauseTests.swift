@@ -72,7 +72,7 @@ final class OutboxPauseTests: OutboxTestCase {
     private func taken(by outbox: Outbox) -> Int {
         outbox.lock.lock()
         defer { outbox.lock.unlock() }
-        return outbox.taken
+        return outbox.counts.taken
     }
 
     /// With `maxRetryDelay` 0 (allowed) a paused host is asked again after a short wait,

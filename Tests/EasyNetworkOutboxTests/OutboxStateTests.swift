@@ -74,6 +74,6 @@ final class OutboxStateTests: OutboxTestCase {
         XCTAssertEqual(state.inFlight, ["a", "b", "c", "d"])
         state.forget("c", size: 1)
         XCTAssertEqual(state.queuedCount, 3)
-        XCTAssertEqual(state.bytes, 3)
+        XCTAssertEqual(state.counts.bytes, 3)
     }
 }

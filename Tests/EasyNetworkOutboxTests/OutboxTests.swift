@@ -32,6 +32,52 @@ final class OutboxTests: OutboxTestCase {
         XCTAssertEqual(log.events.count, 0, "a paused outbox sends nothing")
     }
 
+    func testTheHostsEnvelopeDecidesWhetherAnAcceptedAnswerDeliveredTheEntry() throws {
+        // A body {"ok": false} is the server saying no (a business failure): a dead letter.
+        // {"ok": true}, an empty body and a body that is not JSON are accepted answers.
+        serveEvents { n in
+            switch n {
+            case 1: return .json(#"{"ok": true}"#)
+            case 2: return .json(#"{"ok": false}"#)
+            case 3: return .status(200)
+            default: return .text("not the envelope's JSON")
+            }
+        }
+        let host = makeHost()
+        host.setPayloadReader(OkFlagEnvelope())
+        let outbox = makeOutbox(host: host)
+        let ids = try (1...4).map { try outbox.send(EventRequest(n: $0)).id }
+        let delivered = Collector<String>(), dead = Collector<OutboxDeadLetter>()
+        outbox.onDelivered = { delivered.append($0.id) }
+        outbox.onDeadLetter = { dead.append($0) }
+        outbox.resume()
+        waitUntil("every entry delivered or a dead letter") { delivered.count + dead.count == 4 }
+        XCTAssertEqual(delivered.values, [ids[0], ids[2], ids[3]])
+        XCTAssertEqual(dead.values.map(\.id), [ids[1]])
+        XCTAssertEqual(dead.values.first?.statusCode, 200)
+        XCTAssertEqual(log.numbers, [1, 2, 3, 4], "a business failure is final: no retry")
+    }
+
+    func testUnstoredHeadersStayOffTheDiskWhateverTheirCase() throws {
+        let outbox = makeOutbox()
+        // Names in lower case (EventRequest adds "Authorization" and "Cookie" too); the
+        // request's own idempotency key, also in lower case, is the entry's.
+        let entry = try outbox.send(EventRequest(n: 1, extraHeaders: [
+            "x-api-key": "k-5e1a", "proxy-authorization": "p-7c2b", "cookie": "c-3a9e", "idempotency-key": "key-9d3f", "X-Trace": "t",
+        ]))
+        XCTAssertEqual(entry.idempotencyKey, "key-9d3f")
+        let names = entry.headers.keys.map { $0.lowercased() }
+        XCTAssertEqual(names.filter { $0 == "idempotency-key" }.count, 1, "\(names)")
+        XCTAssertTrue(names.contains("x-trace"), "\(names)")
+        for name in ["authorization", "cookie", "proxy-authorization", "x-api-key"] {
+            XCTAssertFalse(names.contains(name), name + " must not be stored")
+        }
+        let bytes = try Data(contentsOf: folder.appendingPathComponent("pending/" + entry.id + ".entry"))
+        for secret in ["k-5e1a", "p-7c2b", "c-3a9e", "Bearer secret", "session=1"] {
+            XCTAssertNil(bytes.range(of: Data(secret.utf8)), secret + " is on disk")
+        }
+    }
+
     func testWhatIsStoredIsTheBuiltRequestWithoutCredentials() throws {
         let host = makeHost()
         host.defaultHeaders = ["X-SDK-Version": "1.2", "X-API-Key": "k"]
@@ -256,5 +302,22 @@ private struct MultipartEvent: BaseAPIRequest {
         var form = MultipartFormData()
         form.append("v", name: "k")
         return form
+    }
+}
+
+/// An envelope whose body says `"ok": false` when the call failed (`business`); any other
+/// JSON body is its own payload.
+private struct OkFlagEnvelope: PayloadReader {
+    var payloadKey: String? { nil }
+
+    func payload(of body: Any?, in response: NetworkResponse) throws -> Any? {
+        if (body as? [String: Any])?["ok"] as? Bool == false {
+            throw NetworkError(kind: .business, message: "the server said no", statusCode: response.statusCode)
+        }
+        return body
+    }
+
+    func decodePayload<T: Decodable>(_ type: T.Type, decoder: JSONDecoder, in response: NetworkResponse) throws -> T? {
+        try decoder.decode(T.self, from: response.data)
     }
 }
