@@ -32,7 +32,7 @@ Result Sendable Set String UInt8 URL Void CancellationError Task MainActor
 DispatchQueue DispatchTime DispatchWorkItem Thread
 Foundation FoundationNetworking Dispatch XCTest XCTestCase
 URLSession URLSessionConfiguration URLSessionTask URLSessionDataTask URLSessionDelegate URLRequest URLResponse
-HTTPURLResponse URLError URLCache URLProtocol URLComponents InputStream OperationQueue Operation BlockOperation
+HTTPURLResponse URLError URLCache URLProtocol URLComponents InputStream OperationQueue Operation BlockOperation NSObject
 Progress NotificationCenter Notification NSError NSLock JSONDecoder JSONEncoder JSONSerialization ProcessInfo
 FileManager Decodable Encodable Codable CustomNSError LocalizedError
 Package PackageDescription
