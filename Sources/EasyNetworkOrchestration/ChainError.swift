@@ -36,6 +36,12 @@ extension ChainError: LocalizedError {
     }
 }
 
+extension ChainError: CustomStringConvertible {
+    /// The sentence of ``errorDescription``: what `print(error)` and string interpolation
+    /// show (the error's storage says nothing).
+    public var description: String { errorDescription ?? "" }
+}
+
 /// A ``NetworkError`` of `kind` made for this module (one call of the core's initializer,
 /// whose every argument each call site would pass).
 @inline(never)

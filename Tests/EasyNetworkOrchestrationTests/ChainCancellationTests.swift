@@ -210,6 +210,36 @@ final class ChainCancellationTests: ServerTestCase {
         XCTAssertEqual(queue.operationCount, 0)
     }
 
+    /// The first step cancelled by itself before it ran (its operation, not the chain nor
+    /// the queue) never answers; the next step, not cancelled, must not run without its
+    /// input: the chain reports a cancellation at the first step, and nothing is sent.
+    func testAStepCancelledAloneBeforeItRunsEndsTheChainCancelledAndTheNextStepSendsNothing() {
+        let queue = NetworkQueue()
+        queue.isSuspended = true
+        defer { queue.cancelAllOperations() }
+        let report = Collector<Result<ChainOutcome<Int>, ChainError>>()
+        chain(run: 7, host: makeHost()).start(on: queue) { report.append($0) }
+        // The first step is the one operation that waits for no other.
+        let first = queue.operationQueue.operations.filter(\.dependencies.isEmpty)
+        XCTAssertEqual(first.count, 1, "one first step")
+        first.first?.cancel()
+        queue.isSuspended = false
+        let deadline = Date().addingTimeInterval(10)
+        while (report.count == 0 || queue.operationCount > 0) && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        Thread.sleep(forTimeInterval: 0.1)
+        XCTAssertEqual(report.count, 1)
+        if case .failure(let error)? = report.values.first {
+            XCTAssertTrue(error.isCancelled, "\(error)")
+            XCTAssertEqual(error.step, 0)
+        } else {
+            XCTFail("expected a cancellation, got \(String(describing: report.values.first))")
+        }
+        XCTAssertEqual(stepsSent(run: 7), [], "a step was sent")
+        XCTAssertEqual(queue.operationCount, 0)
+    }
+
     /// The finisher is queued before the steps, so that none of them can have finished when
     /// it is added: swift-corelibs-foundation can leave an operation added just as its last
     /// dependency finishes waiting, although ready, until the queue looks again.

@@ -90,6 +90,8 @@ final class OrchestrationTests: ServerTestCase {
         XCTAssertEqual(error.step, 1)
         XCTAssertEqual(error.error.statusCode, 503)
         XCTAssertTrue(error.localizedDescription.contains("Step 2"))
+        // `print(error)` and interpolation show the same sentence, not the error's storage.
+        XCTAssertEqual("\(error)", error.localizedDescription)
         XCTAssertEqual(server.requests(path: "/chain/invoice").count, 0)
     }
 
