@@ -62,7 +62,7 @@ extension HostConfiguration {
     }
 
     /// The host's retry engine, installed with the defaults when it has none.
-    func retryEngine(clock: RetryClock = .system) -> RetryEngine {
+    func retryEngine(clock: RetryClock = RetryEngine.systemClock) -> RetryEngine {
         engineInstall.lock()
         defer { engineInstall.unlock() }
         if let engine = feature(RetryEngine.self) { return engine }

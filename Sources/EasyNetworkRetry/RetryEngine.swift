@@ -2,49 +2,76 @@
 import EasyNetwork
 import EasyNetworkBackoff
 #endif
+import Dispatch
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
+/// Time and chance for a host's retry engine, given so tests can drive its rules without
+/// waiting and without luck: seconds on a monotonic clock (pauses, cool-downs, the
+/// budget's floor), the wall clock (a `Retry-After` given as a date), and a number in 0...1
+/// for every jitter. Three closures, not a type: no metadata of its own.
+typealias RetryClock = (now: @Sendable () -> TimeInterval, date: @Sendable () -> Date, random: @Sendable () -> Double)
+
 /// A host's retry engine, the one place its retries are decided: installed on the host by
 /// this product's properties (`host.retryPolicy`, …) and shared by every request of that
-/// host, and of no other. It keeps the host's policy and fleet rules and the state of its fleet
-/// rules (the ``TokenBucket`` of the budget, the ``HostPause`` of `Retry-After`, the
-/// ``BreakerState``) under one lock, and answers four questions: may this attempt go
-/// (``admit(url:previous:)``), what did this attempt say about the host
-/// (``record(_:response:probe:)``), is this failure retried and when
-/// (``decide(_:policy:context:)``), and how long does the host send nothing
-/// (``sendingPause``, for the outbox).
+/// host, and of no other. It keeps the host's policy and fleet rules and their state (the
+/// budget's tokens, the `Retry-After` pause, the breaker; RetryEngine+State.swift) under
+/// one lock, and answers four questions: may this attempt go (``admit(url:previous:)``),
+/// what did this attempt say about the host (``record(_:response:probe:)``), is this
+/// failure retried and when (``decide(_:policy:context:)``), and how long does the host
+/// send nothing (``sendingPause``, for the outbox).
+///
+/// The state is fields of the engine, not values of their own: a type costs its metadata,
+/// value witnesses and reflection records.
 final class RetryEngine: HostFeature, @unchecked Sendable {
-    // unchecked: every `var` is read and written only under `lock`; `clock` is immutable.
+    // unchecked: every `var` is read and written only under `lock` (tests drive the
+    // state's methods from one thread); `clock` is immutable.
     /// After the token (20): the order does not matter to any hook it has.
     static var order: Int { 30 }
 
-    /// What ``admit(url:previous:)`` says.
-    enum Admission {
-        case go
-        /// It goes as the circuit breaker's probe (see ``BreakerState``).
-        case probe
-        case refused(NetworkError)
+    let clock: RetryClock
+    let lock = Lock()
+    /// The host's policy, or `nil`: it never retries (`RetryPolicy.none`).
+    var policy: RetryPolicy?
+    var backpressure: Backpressure? = .default
+    var breakerRules: CircuitBreaker?
+
+    // The budget: its rules (`nil`: none) and its bucket, tokens and when the floor last
+    // refilled them.
+    var budget: RetryBudget? = .default
+    var tokens: Double = RetryBudget.default.maxTokens
+    var refilledAt: TimeInterval
+
+    // The pause after a server's `Retry-After`: until when the host sends nothing (`nil`:
+    // never paused), and the status that asked for it (429, 503).
+    var pausedUntil: TimeInterval?
+    var pauseStatus = 0
+
+    // The breaker: closed (both off), open until a moment (`openUntil`; the first attempt
+    // after it is the probe), or letting one probe through (`probeOut`).
+    var openUntil: TimeInterval?
+    var probeOut = false
+    /// Failures since the last answer that was no failure.
+    var failuresInARow = 0
+    /// The failure that opened the breaker.
+    var opener: HostFailure?
+
+    /// A new engine has the fleet-safe defaults: a ``RetryBudget/default`` budget (full),
+    /// ``Backpressure/default``, no circuit breaker, and a policy that never retries.
+    init(clock: RetryClock = RetryEngine.systemClock) {
+        self.clock = clock
+        refilledAt = clock.now()
     }
 
-    let clock: RetryClock
-    private let lock = Lock()
-    /// The host's policy, or `nil`: it never retries (`RetryPolicy.none`).
-    private var policy: RetryPolicy?
-    /// The budget's state, or `nil` when the host has no ``RetryBudget`` (it holds the budget).
-    private var bucket: TokenBucket?
-    private var backpressure: Backpressure? = .default
-    private var breakerRules: CircuitBreaker?
-    private var pause = HostPause()
-    private var breaker = BreakerState()
-
-    /// A new engine has the fleet-safe defaults: a ``RetryBudget/default`` budget,
-    /// ``Backpressure/default``, no circuit breaker, and a policy that never retries.
-    init(clock: RetryClock = .system) {
-        self.clock = clock
-        bucket = TokenBucket(.default, now: clock.now())
+    /// The system's clocks and random numbers.
+    static var systemClock: RetryClock {
+        (
+            now: { TimeInterval(DispatchTime.now().uptimeNanoseconds) / 1_000_000_000 },
+            date: { Date() },
+            random: { Double.random(in: 0...1) }
+        )
     }
 
     func plugIn(for request: any BaseAPIRequest, settings: HostSettings, service: EasyNetworkService) -> (any RequestPlugIn)? {
@@ -60,7 +87,7 @@ final class RetryEngine: HostFeature, @unchecked Sendable {
     func rules() -> (policy: RetryPolicy?, budget: RetryBudget?, backpressure: Backpressure?, breaker: CircuitBreaker?) {
         lock.lock()
         defer { lock.unlock() }
-        return (policy, bucket?.budget, backpressure, breakerRules)
+        return (policy, budget, backpressure, breakerRules)
     }
 
     /// Changes what is given (`nil`: unchanged; a rule `.some(nil)`: off): a budget keeps
@@ -70,20 +97,14 @@ final class RetryEngine: HostFeature, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let policy { self.policy = policy }
-        if let budget {
-            if let budget {
-                if bucket == nil { bucket = TokenBucket(budget, now: now) } else { bucket?.change(to: budget, now: now) }
-            } else {
-                bucket = nil
-            }
-        }
+        if let budget { changeBudget(to: budget, now: now) }
         if let backpressure {
             self.backpressure = backpressure
-            if backpressure == nil { pause = HostPause() }
+            if backpressure == nil { (pausedUntil, pauseStatus) = (nil, 0) }
         }
         if let breaker {
             breakerRules = breaker
-            if breaker == nil { self.breaker = BreakerState() }
+            if breaker == nil { recordBreakerSuccess() }
         }
     }
 
@@ -95,52 +116,49 @@ final class RetryEngine: HostFeature, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         // A rule switched off has forgotten its state: no pause, a closed breaker.
-        let paused = pause.remaining(now: now)
-        let open = breaker.openFor(now: now)
+        let paused = pauseLeft(now: now)
+        let open = breakerOpenFor(now: now)
         guard paused != nil || open != nil else { return nil }
         return max(paused ?? 0, open ?? 0)
     }
 
     /// Whether an attempt to `url` may go now: not while the host is paused or its breaker
-    /// open (a refused retry ends with `previous`, its real failure, saying so).
-    func admit(url: URL?, previous: NetworkError?) -> Admission {
+    /// open (a refused retry ends with `previous`, its real failure, saying so). `probe`:
+    /// it goes as the breaker's probe.
+    func admit(url: URL?, previous: NetworkError?) -> (refusal: NetworkError?, probe: Bool) {
         let now = clock.now()
         lock.lock()
-        let left = pause.remaining(now: now)
+        let left = pauseLeft(now: now)
         // A paused host asks its breaker nothing (a probe would be spent); without a breaker
         // it is closed, and admits.
-        let admission = left != nil ? .go : breaker.admit(now: now)
-        let (status, opener, failures) = (pause.status, breaker.opener, breaker.failuresInARow)
+        let breaker = left != nil ? (refused: false, probe: false, retryIn: nil) : breakerAdmit(now: now)
+        let (status, opener, failures) = (pauseStatus, opener, failuresInARow)
         lock.unlock()
-        let reason: String, message: String, failure: HostSignal.Failure?
+        let reason: String, message: String, failure: HostFailure?
         if let left {
             reason = "the server asked this host to pause (Retry-After) for " + NetworkError.seconds(left) + " more"
             message = "not sent: the server asked this host to pause (Retry-After); it may be sent to again in " + NetworkError.seconds(left)
-            failure = .status(status)
+            failure = (status, nil)
         } else {
-            switch admission {
-            case .go: return .go
-            case .probe: return .probe
-            case .refused(let retryIn):
-                reason = "the host's circuit breaker is open"
-                let when = retryIn.map { "it lets a request through in " + NetworkError.seconds($0) } ?? "a probe request is out"
-                message = "not sent: the host's circuit breaker is open after " + String(failures) + " failures in a row; " + when
-                failure = opener
-            }
+            guard breaker.refused else { return (nil, breaker.probe) }
+            reason = "the host's circuit breaker is open"
+            let when = breaker.retryIn.map { "it lets a request through in " + NetworkError.seconds($0) } ?? "a probe request is out"
+            message = "not sent: the host's circuit breaker is open after " + String(failures) + " failures in a row; " + when
+            failure = opener
         }
-        if let previous { return .refused(previous.withheld(reason)) }
-        return .refused(Self.refusal(message, failure: failure, url: url))
+        if let previous { return (previous.withheld(reason), false) }
+        return (Self.refusal(message, failure: failure, url: url), false)
     }
 
     /// The error of a request refused before anything was sent: the kind and status (or
     /// transport error) of `failure`, the host's, and `message`.
     @inline(never)
-    static func refusal(_ message: String, failure: HostSignal.Failure?, url: URL?) -> NetworkError {
+    static func refusal(_ message: String, failure: HostFailure?, url: URL?) -> NetworkError {
         if let status = failure?.status {
             return NetworkError(kind: .unacceptableStatus, message: message, statusCode: status, url: url)
         }
         // `Dictionary()`, not the default `[:]`: a literal compiles a specialization of its own.
-        let underlying = failure?.transportCode.map { URLError($0, userInfo: Dictionary()) }
+        let underlying = failure?.code.map { URLError($0, userInfo: Dictionary()) }
         return NetworkError(kind: .transport, message: message, url: url, underlyingError: underlying)
     }
 
@@ -153,21 +171,21 @@ final class RetryEngine: HostFeature, @unchecked Sendable {
         defer { lock.unlock() }
         if let rules = backpressure, let response, rules.statusCodes.contains(response.statusCode),
            let asked = RetryAfter.seconds(in: response, now: clock.date()), asked > 0 {
-            pause.pause(for: asked, status: response.statusCode, rules: rules, now: now, random: random)
+            pause(for: asked, status: response.statusCode, rules: rules, now: now, random: random)
         }
         if let failure = signal.failure {
-            bucket?.recordFailure(now: now)
+            spendToken(now: now)
             guard let rules = breakerRules else { return }
-            if failure.isOutage {
-                breaker.recordFailure(failure, probe: probe, rules: rules, now: now, random: random)
+            if Self.isOutage(failure) {
+                recordBreakerFailure(failure, probe: probe, rules: rules, now: now, random: random)
             } else {
-                breaker.recordSuccess()  // the server answered (408, 429): no outage
+                recordBreakerSuccess()  // the server answered (408, 429): no outage
             }
-        } else if signal.isSuccess {
-            bucket?.recordSuccess(now: now)
-            if breakerRules != nil { breaker.recordSuccess() }
+        } else if signal.answered {
+            returnToken(now: now)
+            if breakerRules != nil { recordBreakerSuccess() }
         } else if probe {
-            breaker.probeAbandoned(now: now)
+            probeAbandoned(now: now)
         }
     }
 
@@ -175,7 +193,7 @@ final class RetryEngine: HostFeature, @unchecked Sendable {
     func abandonProbe() {
         let now = clock.now()
         lock.lock()
-        breaker.probeAbandoned(now: now)
+        probeAbandoned(now: now)
         lock.unlock()
     }
 
@@ -191,9 +209,9 @@ final class RetryEngine: HostFeature, @unchecked Sendable {
         let now = clock.now(), random = clock.random()
         let asked = policy.retryAfter(in: error, now: clock.date())
         lock.lock()
-        let spent = bucket?.allowsRetry(now: now) == false
-        let open = !breaker.isClosed  // without a breaker it is closed
-        let paused = pause.remaining(now: now)
+        let spent = !allowsRetry(now: now)
+        let open = openUntil != nil || probeOut  // without a breaker it is closed
+        let paused = pauseLeft(now: now)
         let spread = backpressure?.spread ?? 0
         lock.unlock()
         if spent { return .fail(error.withheld("the host's retry budget is spent")) }
