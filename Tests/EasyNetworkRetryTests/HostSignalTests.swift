@@ -29,7 +29,8 @@ final class HostSignalTests: XCTestCase {
         XCTAssertEqual(TestSignal(RetryEngine.signal(of: outcome(error: URLError(.timedOut)))), .failure(.transport(.timedOut)))
         XCTAssertEqual(TestSignal(RetryEngine.signal(of: outcome(error: URLError(.cannotConnectToHost)))), .failure(.transport(.cannotConnectToHost)))
         XCTAssertEqual(TestSignal(RetryEngine.signal(of: outcome(error: URLError(.networkConnectionLost)))), .failure(.transport(.networkConnectionLost)))
-        for offline in [URLError.Code.notConnectedToInternet, .cancelled, .dataNotAllowed, .cannotFindHost, .dnsLookupFailed] {
+        for offline in [URLError.Code.notConnectedToInternet, .cancelled, .dataNotAllowed, .cannotFindHost, .dnsLookupFailed,
+                        .internationalRoamingOff, .callIsActive, .userCancelledAuthentication, .badURL, .unsupportedURL] {
             XCTAssertEqual(TestSignal(RetryEngine.signal(of: outcome(error: URLError(offline)))), TestSignal.none, "\(offline.rawValue)")
         }
         XCTAssertEqual(TestSignal(RetryEngine.signal(of: outcome())), TestSignal.none, "no response, no error")
