@@ -145,17 +145,17 @@ final class RetryEngine: HostFeature, @unchecked Sendable {
         lock.unlock()
         let reason: String, message: String, failure: HostFailure?
         if let left {
-            reason = "the server asked this host to pause (Retry-After) for " + NetworkError.seconds(left) + " more"
-            message = "not sent: the server asked this host to pause (Retry-After); it may be sent to again in " + NetworkError.seconds(left)
+            reason = "the server asked this host to pause (Retry-After) for " + Self.seconds(left) + " more"
+            message = "not sent: the server asked this host to pause (Retry-After); it may be sent to again in " + Self.seconds(left)
             failure = (status, nil)
         } else {
             guard breaker.refused else { return (nil, breaker.probe) }
             reason = "the host's circuit breaker is open"
-            let when = breaker.retryIn.map { "it lets a request through in " + NetworkError.seconds($0) } ?? "a probe request is out"
+            let when = breaker.retryIn.map { "it lets a request through in " + Self.seconds($0) } ?? "a probe request is out"
             message = "not sent: the host's circuit breaker is open after " + String(failures) + " failures in a row; " + when
             failure = opener
         }
-        if let previous { return (previous.withheld(reason), false) }
+        if let previous { return (Self.withheld(previous, reason), false) }
         return (Self.refusal(message, failure: failure, url: url), false)
     }
 
@@ -223,8 +223,8 @@ final class RetryEngine: HostFeature, @unchecked Sendable {
         let paused = pauseLeft(now: now)
         let spread = backpressure?.spread ?? 0
         lock.unlock()
-        if spent { return .fail(error.withheld("the host's retry budget is spent")) }
-        if open { return .fail(error.withheld("the host's circuit breaker is open")) }
+        if spent { return .fail(Self.withheld(error, "the host's retry budget is spent")) }
+        if open { return .fail(Self.withheld(error, "the host's circuit breaker is open")) }
         var delay: TimeInterval
         if let asked {
             // A pause already spread the host's return; another Retry-After gets its own jitter.
@@ -234,11 +234,29 @@ final class RetryEngine: HostFeature, @unchecked Sendable {
         }
         if let paused { delay = max(delay, paused) }
         if let limit = context.request.totalTimeout ?? context.host.totalTimeout, delay > limit {
-            return .fail(error.withheld(
-                "its wait of " + NetworkError.seconds(delay) + " is longer than the request's totalTimeout of " + NetworkError.seconds(limit)
+            return .fail(Self.withheld(
+                error, "its wait of " + Self.seconds(delay) + " is longer than the request's totalTimeout of " + Self.seconds(limit)
             ))
         }
         return .retry(after: delay)
+    }
+}
+
+/// The engine's sentences.
+extension RetryEngine {
+    /// `error`, unchanged but for its message, which ends with "retry withheld: " and
+    /// `reason`: the request ends with its real failure, saying why it was not retried.
+    /// The server's message stays in ``NetworkError/serverMessage``, counted in the
+    /// sentences unless the host quotes it.
+    @inline(never)  // many call sites, one copy
+    static func withheld(_ error: NetworkError, _ reason: String) -> NetworkError {
+        error.appending("retry withheld: " + reason)
+    }
+
+    /// `seconds` for a message: one decimal and " s".
+    @inline(never)
+    static func seconds(_ seconds: TimeInterval) -> String {
+        String(format: "%.1f s", max(0, seconds))
     }
 }
 
