@@ -143,20 +143,19 @@ final class RetryEngine: HostFeature, @unchecked Sendable {
         let breaker = left != nil ? (refused: false, probe: false, retryIn: nil) : breakerAdmit(now: now)
         let (status, opener, failures) = (pauseStatus, opener, failuresInARow)
         lock.unlock()
-        let reason: String, message: String, failure: HostFailure?
         if let left {
-            reason = "the server asked this host to pause (Retry-After) for " + Self.seconds(left) + " more"
-            message = "not sent: the server asked this host to pause (Retry-After); it may be sent to again in " + Self.seconds(left)
-            failure = (status, nil)
-        } else {
-            guard breaker.refused else { return (nil, breaker.probe) }
-            reason = "the host's circuit breaker is open"
-            let when = breaker.retryIn.map { "it lets a request through in " + Self.seconds($0) } ?? "a probe request is out"
-            message = "not sent: the host's circuit breaker is open after " + String(failures) + " failures in a row; " + when
-            failure = opener
+            let wait = Self.seconds(left)
+            if let previous {
+                return (Self.withheld(previous, "the server asked this host to pause (Retry-After) for " + wait + " more"), false)
+            }
+            let message = "not sent: the server asked this host to pause (Retry-After); it may be sent to again in " + wait
+            return (Self.refusal(message, failure: (status, nil), url: url), false)
         }
-        if let previous { return (Self.withheld(previous, reason), false) }
-        return (Self.refusal(message, failure: failure, url: url), false)
+        guard breaker.refused else { return (nil, breaker.probe) }
+        if let previous { return (Self.withheld(previous, "the host's circuit breaker is open"), false) }
+        let when = breaker.retryIn.map { "it lets a request through in " + Self.seconds($0) } ?? "a probe request is out"
+        let message = "not sent: the host's circuit breaker is open after " + String(failures) + " failures in a row; " + when
+        return (Self.refusal(message, failure: opener, url: url), false)
     }
 
     /// The error of a request refused before anything was sent: the kind and status (or
