@@ -35,17 +35,16 @@ typealias HostSignal = (answered: Bool, failure: HostFailure?)
 /// The state is fields of the engine, not values of their own: a type costs its metadata,
 /// value witnesses and reflection records.
 final class RetryEngine: HostFeature, @unchecked Sendable {
-    // unchecked: every `var` is read and written only under `lock` (tests drive the
-    // state's methods from one thread); `clock` is immutable.
+    // unchecked: every `var` is read and written only under `lock`; `clock` is immutable.
     /// After the token (20): the order does not matter to any hook it has.
     static var order: Int { 30 }
 
     let clock: RetryClock
-    let lock = Lock()
+    private let lock = Lock()
     /// The host's policy, or `nil`: it never retries (`RetryPolicy.none`).
-    var policy: RetryPolicy?
-    var backpressure: Backpressure? = .default
-    var breakerRules: CircuitBreaker?
+    private var policy: RetryPolicy?
+    private var backpressure: Backpressure? = .default
+    private var breakerRules: CircuitBreaker?
 
     // The budget: its rules (`nil`: none) and its bucket, tokens and when the floor last
     // refilled them.
