@@ -83,9 +83,13 @@ final class RetryEngine: HostFeature, @unchecked Sendable {
     }
 
     func plugIn(for request: any BaseAPIRequest, settings: HostSettings, service: EasyNetworkService) -> (any RequestPlugIn)? {
-        if let own = request.retryPolicy { return RetryPlugIn(engine: self, policy: own) }
-        lock.lock()
-        defer { lock.unlock() }
+        // The request's own policy, else the host's (one place the plug-in is made).
+        var policy = request.retryPolicy
+        if policy == nil {
+            lock.lock()
+            policy = self.policy
+            lock.unlock()
+        }
         return RetryPlugIn(engine: self, policy: policy)
     }
 
