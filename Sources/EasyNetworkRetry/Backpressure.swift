@@ -30,6 +30,7 @@ public struct Backpressure: Sendable {
     public let spread: Double
 
     /// Backpressure; every parameter has the default of ``default``.
+    @_alwaysEmitIntoClient  // in the caller: the module makes only the default
     public init(statusCodes: Set<Int> = [429, 503], maxRetryAfter: TimeInterval = 60, spread: Double = 0.5) {
         self.statusCodes = statusCodes
         self.maxRetryAfter = maxRetryAfter.isNaN ? 60 : max(0, maxRetryAfter)

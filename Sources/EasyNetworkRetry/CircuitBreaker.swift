@@ -30,6 +30,7 @@ public struct CircuitBreaker: Sendable {
     public let spread: Double
 
     /// A breaker; every parameter has the default of ``default``.
+    @_alwaysEmitIntoClient  // in the caller: the module makes none
     public init(failureThreshold: Int = 5, coolDown: TimeInterval = 5, spread: Double = 0.5) {
         self.failureThreshold = max(1, failureThreshold)
         self.coolDown = coolDown.isNaN ? 5 : max(0, coolDown)

@@ -51,7 +51,7 @@ extension HostConfiguration {
     /// its retry engine is installed.
     @usableFromInline
     func retryRules() -> (policy: RetryPolicy?, budget: RetryBudget?, backpressure: Backpressure?, breaker: CircuitBreaker?) {
-        feature(RetryEngine.self)?.rules() ?? (nil, nil, nil, nil)
+        installedRetryEngine()?.rules() ?? (nil, nil, nil, nil)
     }
 
     /// Installs the host's retry engine if it has none, then changes what is given (`nil`:
@@ -61,11 +61,18 @@ extension HostConfiguration {
         retryEngine().update(policy: policy, budget: budget, backpressure: backpressure, breaker: breaker)
     }
 
+    /// The host's retry engine, or `nil` before one is installed (one out-of-line copy of
+    /// the lookup for its three callers).
+    @inline(never)
+    func installedRetryEngine() -> RetryEngine? {
+        feature(RetryEngine.self)
+    }
+
     /// The host's retry engine, installed with the defaults when it has none.
-    func retryEngine(clock: RetryClock = .system) -> RetryEngine {
+    func retryEngine(clock: RetryClock = RetryEngine.systemClock) -> RetryEngine {
         engineInstall.lock()
         defer { engineInstall.unlock() }
-        if let engine = feature(RetryEngine.self) { return engine }
+        if let engine = installedRetryEngine() { return engine }
         let engine = RetryEngine(clock: clock)
         setFeature(engine, as: RetryEngine.self)
         return engine

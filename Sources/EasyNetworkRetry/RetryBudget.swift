@@ -33,6 +33,7 @@ public struct RetryBudget: Sendable {
     public let refillInterval: TimeInterval
 
     /// A budget; every parameter has the default of ``default``.
+    @_alwaysEmitIntoClient  // in the caller: the module makes only the default, folded to constants
     public init(maxTokens: Double = 6, tokenRatio: Double = 0.1, refillInterval: TimeInterval = 30) {
         self.maxTokens = maxTokens.isFinite ? max(0, maxTokens) : 6
         self.tokenRatio = tokenRatio.isFinite ? max(0, tokenRatio) : 0.1

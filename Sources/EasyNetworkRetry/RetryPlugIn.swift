@@ -35,21 +35,17 @@ final class RetryPlugIn: RequestPlugIn, RequestInterceptor, @unchecked Sendable 
         lock.lock()
         let previous = decided.flatMap { $0.attempt == attempt - 1 ? $0.error : nil }
         lock.unlock()
-        switch engine.admit(url: url, previous: previous) {
-        case .go:
-            return nil
-        case .probe:
+        let (refusal, probe) = engine.admit(url: url, previous: previous)
+        if probe {
             lock.lock()
             probing = true
             lock.unlock()
-            return nil
-        case .refused(let error):
-            return error
         }
+        return refusal
     }
 
     func received(_ outcome: inout TransportOutcome) {
-        engine.record(HostSignal(outcome), response: outcome.received.response, probe: takeProbe())
+        engine.record(RetryEngine.signal(of: outcome), response: outcome.received.response, probe: takeProbe())
     }
 
     func retry(_ error: NetworkError, context: RequestContext, completion: @escaping @Sendable (RetryDecision) -> Void) {

@@ -12,7 +12,7 @@ extension RetryPolicy: RequestInterceptor {
     /// the context's request and attempt (and the host's retry engine, if any, allows it);
     /// passes otherwise.
     public func retry(_ error: NetworkError, context: RequestContext, completion: @escaping @Sendable (RetryDecision) -> Void) {
-        if let engine = context.host.feature(RetryEngine.self) {
+        if let engine = context.host.installedRetryEngine() {
             return completion(engine.decide(error, policy: self, context: context))
         }
         guard shouldRetry(error, method: context.request.method, attempt: context.attempt) else {

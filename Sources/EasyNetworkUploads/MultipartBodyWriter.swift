@@ -17,20 +17,14 @@ struct MultipartBodyWriter: MultipartWriter {
         completion: @escaping @Sendable (Result<URLRequest, NetworkError>, MultipartBodyFile?) -> Void
     ) {
         // The request's `params` go first, as text fields (`if let`, not `params ?? [:]`:
-        // a literal compiles a dictionary builder).
-        var fields: MultipartFormData?
-        if let params {
-            var made = MultipartFormData(boundary: form.boundary)
-            for (name, value) in QueryStringEncoder.fields(params) {
-                made.addPart(name: name, fileName: nil, mimeType: nil, data: MultipartFormData.bytes(value), file: nil)
-            }
-            fields = made
-        }
+        // a literal compiles a dictionary builder); written as they are, no parts made.
+        var fields: [(name: String, value: String)] = []
+        if let params { fields = QueryStringEncoder.fields(params) }
         QueueHop.async(.global(qos: .utility)) { [fields] in
             // Written on this thread to a new temporary file.
             let file = FileManager.default.temporaryDirectory.appendingPathComponent(Self.namePrefix + UUID().uuidString)
             do {
-                let body = TemporaryBodyFile(url: file, length: try form.write(to: file, after: fields))
+                let body = TemporaryBodyFile(url: file, length: try form.write(to: file, fields: fields))
                 var sized = request
                 sized.setValue(String(body.length), forHTTPHeaderField: "Content-Length")
                 completion(.success(sized), body)

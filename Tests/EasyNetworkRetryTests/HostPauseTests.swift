@@ -5,11 +5,11 @@ import XCTest
 final class HostPauseTests: XCTestCase {
     func testThePauseEndsNoEarlierThanAskedAndAtMostSpreadLater() {
         for (random, end) in [(0.0, 130.0), (0.5, 137.5), (1.0, 145.0)] {
-            var pause = HostPause()
+            let pause = RetryEngine(clock: TestClock().clock)
             XCTAssertEqual(pause.pause(for: 30, status: 503, rules: .default, now: 100, random: random), end)
-            XCTAssertEqual(pause.status, 503)
-            XCTAssertEqual(pause.remaining(now: 110) ?? 0, end - 110, accuracy: 1e-9)
-            XCTAssertNil(pause.remaining(now: end), "over at its end")
+            XCTAssertEqual(pause.pauseStatus, 503)
+            XCTAssertEqual(pause.pauseLeft(now: 110) ?? 0, end - 110, accuracy: 1e-9)
+            XCTAssertNil(pause.pauseLeft(now: end), "over at its end")
         }
     }
 
@@ -19,7 +19,7 @@ final class HostPauseTests: XCTestCase {
         var generator = SeededGenerator(seed: 30)
         var returns: [TimeInterval] = []
         for _ in 0..<1_000 {
-            var pause = HostPause()
+            let pause = RetryEngine(clock: TestClock().clock)
             let random = Double(generator.next() >> 11) / Double(1 << 53)
             returns.append(pause.pause(for: 30, status: 503, rules: .default, now: 0, random: random))
         }
@@ -33,14 +33,14 @@ final class HostPauseTests: XCTestCase {
     }
 
     func testALongPauseIsCutToMaxRetryAfterAndNeverShortensOneRunning() {
-        var pause = HostPause()
+        let pause = RetryEngine(clock: TestClock().clock)
         let rules = Backpressure(maxRetryAfter: 60, spread: 0)
         XCTAssertEqual(pause.pause(for: 3_600, status: 429, rules: rules, now: 0, random: 1), 60)
         XCTAssertEqual(pause.pause(for: 5, status: 503, rules: rules, now: 10, random: 0), 60, "a shorter one does not shorten it")
-        XCTAssertEqual(pause.status, 429)
+        XCTAssertEqual(pause.pauseStatus, 429)
         XCTAssertEqual(pause.pause(for: 60, status: 503, rules: rules, now: 30, random: 0), 90, "a longer one extends it")
-        XCTAssertEqual(pause.status, 503)
+        XCTAssertEqual(pause.pauseStatus, 503)
         XCTAssertEqual(Backpressure(spread: 7).spread, 1)
-        XCTAssertNil(HostPause().remaining(now: 0), "a host that never paused")
+        XCTAssertNil(RetryEngine(clock: TestClock().clock).pauseLeft(now: 0), "a host that never paused")
     }
 }

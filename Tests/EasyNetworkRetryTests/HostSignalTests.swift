@@ -21,26 +21,27 @@ final class HostSignalTests: XCTestCase {
 
     func testStatusesAndTransportErrorsAreSorted() {
         for status in [200, 204, 304, 400, 401, 404, 422] {
-            XCTAssertEqual(HostSignal(outcome(status: status)), .success, "\(status)")
+            XCTAssertEqual(TestSignal(RetryEngine.signal(of: outcome(status: status))), .success, "\(status)")
         }
         for status in [408, 429, 500, 502, 503, 504] {
-            XCTAssertEqual(HostSignal(outcome(status: status)), .failure(.status(status)), "\(status)")
+            XCTAssertEqual(TestSignal(RetryEngine.signal(of: outcome(status: status))), .failure(.status(status)), "\(status)")
         }
-        XCTAssertEqual(HostSignal(outcome(error: URLError(.timedOut))), .failure(.transport(.timedOut)))
-        XCTAssertEqual(HostSignal(outcome(error: URLError(.cannotConnectToHost))), .failure(.transport(.cannotConnectToHost)))
-        XCTAssertEqual(HostSignal(outcome(error: URLError(.networkConnectionLost))), .failure(.transport(.networkConnectionLost)))
-        for offline in [URLError.Code.notConnectedToInternet, .cancelled, .dataNotAllowed, .cannotFindHost, .dnsLookupFailed] {
-            XCTAssertEqual(HostSignal(outcome(error: URLError(offline))), HostSignal.none, "\(offline.rawValue)")
+        XCTAssertEqual(TestSignal(RetryEngine.signal(of: outcome(error: URLError(.timedOut)))), .failure(.transport(.timedOut)))
+        XCTAssertEqual(TestSignal(RetryEngine.signal(of: outcome(error: URLError(.cannotConnectToHost)))), .failure(.transport(.cannotConnectToHost)))
+        XCTAssertEqual(TestSignal(RetryEngine.signal(of: outcome(error: URLError(.networkConnectionLost)))), .failure(.transport(.networkConnectionLost)))
+        for offline in [URLError.Code.notConnectedToInternet, .cancelled, .dataNotAllowed, .cannotFindHost, .dnsLookupFailed,
+                        .internationalRoamingOff, .callIsActive, .userCancelledAuthentication, .badURL, .unsupportedURL] {
+            XCTAssertEqual(TestSignal(RetryEngine.signal(of: outcome(error: URLError(offline)))), TestSignal.none, "\(offline.rawValue)")
         }
-        XCTAssertEqual(HostSignal(outcome()), HostSignal.none, "no response, no error")
+        XCTAssertEqual(TestSignal(RetryEngine.signal(of: outcome())), TestSignal.none, "no response, no error")
         let typed = NetworkError(kind: .unacceptableStatus, statusCode: 503)
-        XCTAssertEqual(HostSignal(outcome(error: typed)), .failure(.status(503)), "a download's typed failure")
+        XCTAssertEqual(TestSignal(RetryEngine.signal(of: outcome(error: typed))), .failure(.status(503)), "a download's typed failure")
     }
 
     func testOnlyOutagesCountForTheBreaker() {
-        XCTAssertTrue(HostSignal.Failure.status(500).isOutage)
-        XCTAssertTrue(HostSignal.Failure.transport(.timedOut).isOutage)
-        XCTAssertFalse(HostSignal.Failure.status(429).isOutage)
-        XCTAssertFalse(HostSignal.Failure.status(408).isOutage)
+        XCTAssertTrue(RetryEngine.isOutage((500, nil)))
+        XCTAssertTrue(RetryEngine.isOutage((nil, .timedOut)))
+        XCTAssertFalse(RetryEngine.isOutage((429, nil)))
+        XCTAssertFalse(RetryEngine.isOutage((408, nil)))
     }
 }

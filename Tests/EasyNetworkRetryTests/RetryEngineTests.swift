@@ -26,7 +26,7 @@ final class RetryEngineTests: XCTestCase {
 
     /// Records that an attempt failed with `status` (and its `Retry-After`), as the plug-in does.
     private func fail(_ engine: RetryEngine, _ status: Int = 503, retryAfter: String? = nil, probe: Bool = false) {
-        engine.record(HostSignal(status: status), response: response(status, retryAfter: retryAfter), probe: probe)
+        engine.record(RetryEngine.signal(status: status), response: response(status, retryAfter: retryAfter), probe: probe)
     }
 
     private func engine(_ clock: TestClock, budget: RetryBudget?? = nil, backpressure: Backpressure?? = nil, breaker: CircuitBreaker?? = nil) -> RetryEngine {
@@ -56,7 +56,7 @@ final class RetryEngineTests: XCTestCase {
         XCTAssertEqual(error.errorDescription, "The server answered with status 503 Service Unavailable: busy; retry withheld: the host's retry budget is spent.")
 
         // Successes refill it: 31 answers later retries come back (3 tokens were left, 0.1 each).
-        for _ in 0..<31 { engine.record(.success, response: response(200), probe: false) }
+        for _ in 0..<31 { engine.record(RetryEngine.signal(status: 200), response: response(200), probe: false) }
         guard case .retry = engine.decide(failure(503), policy: policy, context: context(attempt: 1)) else {
             return XCTFail("refilled by successes")
         }
@@ -74,10 +74,10 @@ final class RetryEngineTests: XCTestCase {
     func testAPauseHoldsEveryRequestOfTheHostUntilItsJitteredEnd() {
         let clock = TestClock(random: 0.5)
         let engine = engine(clock)
-        guard case .go = engine.admit(url: url, previous: nil) else { return XCTFail("not paused yet") }
+        guard case .go = engine.admission(url: url, previous: nil) else { return XCTFail("not paused yet") }
         fail(engine, 503, retryAfter: "30")
         XCTAssertEqual(engine.sendingPause ?? 0, 37.5, accuracy: 1e-9, "30 s + 0.5 × 50 %")
-        guard case .refused(let refusal) = engine.admit(url: url, previous: nil) else { return XCTFail("paused") }
+        guard case .refused(let refusal) = engine.admission(url: url, previous: nil) else { return XCTFail("paused") }
         XCTAssertEqual(refusal.kind, .unacceptableStatus)
         XCTAssertEqual(refusal.statusCode, 503, "the status that paused the host")
         XCTAssertEqual(refusal.url, url)
@@ -91,13 +91,13 @@ final class RetryEngineTests: XCTestCase {
         XCTAssertEqual(delay, 37.5, accuracy: 1e-9)
 
         // A retry whose backoff ends inside the pause ends with its own failure.
-        guard case .refused(let withheld) = engine.admit(url: url, previous: failure(502)) else { return XCTFail("paused") }
+        guard case .refused(let withheld) = engine.admission(url: url, previous: failure(502)) else { return XCTFail("paused") }
         XCTAssertEqual(withheld.statusCode, 502)
         XCTAssertEqual(withheld.message, "busy; retry withheld: the server asked this host to pause (Retry-After) for 37.5 s more")
 
         clock.advance(37.5)
         XCTAssertNil(engine.sendingPause)
-        guard case .go = engine.admit(url: url, previous: nil) else { return XCTFail("the pause is over") }
+        guard case .go = engine.admission(url: url, previous: nil) else { return XCTFail("the pause is over") }
     }
 
     func testAPauseComesOnlyFromItsStatusesAndAHeaderAndIsBounded() {
@@ -105,7 +105,7 @@ final class RetryEngineTests: XCTestCase {
         let engine = engine(clock)
         fail(engine, 503)
         fail(engine, 500, retryAfter: "30")
-        engine.record(.success, response: response(200, retryAfter: "30"), probe: false)
+        engine.record(RetryEngine.signal(status: 200), response: response(200, retryAfter: "30"), probe: false)
         XCTAssertNil(engine.sendingPause, "503 without Retry-After, 500 and 200 with one: no pause")
         fail(engine, 429, retryAfter: "86400")
         XCTAssertEqual(engine.sendingPause ?? 0, 90, accuracy: 1e-9, "cut to 60 s, then + 50 %")
@@ -155,9 +155,9 @@ final class RetryEngineTests: XCTestCase {
     func testTheBreakerRefusesWithTheFailureThatOpenedItAndLetsOneProbeThrough() {
         let clock = TestClock(random: 0)
         let engine = engine(clock, breaker: CircuitBreaker(failureThreshold: 2, coolDown: 5))
-        engine.record(HostSignal(transport: .timedOut), response: nil, probe: false)
+        engine.record(RetryEngine.signal(transport: .timedOut), response: nil, probe: false)
         fail(engine, 502)
-        guard case .refused(let refusal) = engine.admit(url: url, previous: nil) else { return XCTFail("open") }
+        guard case .refused(let refusal) = engine.admission(url: url, previous: nil) else { return XCTFail("open") }
         XCTAssertEqual(refusal.kind, .unacceptableStatus)
         XCTAssertEqual(refusal.statusCode, 502)
         XCTAssertEqual(refusal.message, "not sent: the host's circuit breaker is open after 2 failures in a row; it lets a request through in 5.0 s")
@@ -167,19 +167,19 @@ final class RetryEngineTests: XCTestCase {
         }
         XCTAssertEqual(withheld.message, "busy; retry withheld: the host's circuit breaker is open")
         clock.advance(5)
-        guard case .probe = engine.admit(url: url, previous: nil) else { return XCTFail("one probe") }
-        guard case .refused(let waiting) = engine.admit(url: url, previous: nil) else { return XCTFail("one probe only") }
+        guard case .probe = engine.admission(url: url, previous: nil) else { return XCTFail("one probe") }
+        guard case .refused(let waiting) = engine.admission(url: url, previous: nil) else { return XCTFail("one probe only") }
         XCTAssertEqual(waiting.message, "not sent: the host's circuit breaker is open after 2 failures in a row; a probe request is out")
         engine.abandonProbe()
-        guard case .probe = engine.admit(url: url, previous: nil) else { return XCTFail("the probe is handed on") }
-        engine.record(.success, response: response(200), probe: true)
-        guard case .go = engine.admit(url: url, previous: nil) else { return XCTFail("closed by the probe's success") }
+        guard case .probe = engine.admission(url: url, previous: nil) else { return XCTFail("the probe is handed on") }
+        engine.record(RetryEngine.signal(status: 200), response: response(200), probe: true)
+        guard case .go = engine.admission(url: url, previous: nil) else { return XCTFail("closed by the probe's success") }
     }
 
     func testABreakerATransportFailureOpenedRefusesWithThatTransportError() {
         let engine = engine(TestClock(random: 0), breaker: CircuitBreaker(failureThreshold: 1, coolDown: 5))
-        engine.record(HostSignal(transport: .cannotConnectToHost), response: nil, probe: false)
-        guard case .refused(let refusal) = engine.admit(url: url, previous: nil) else { return XCTFail("open") }
+        engine.record(RetryEngine.signal(transport: .cannotConnectToHost), response: nil, probe: false)
+        guard case .refused(let refusal) = engine.admission(url: url, previous: nil) else { return XCTFail("open") }
         XCTAssertEqual(refusal.kind, .transport)
         XCTAssertNil(refusal.statusCode)
         XCTAssertEqual(refusal.urlError?.code, .cannotConnectToHost, "the transport error that opened it")
@@ -190,10 +190,10 @@ final class RetryEngineTests: XCTestCase {
         let rules = CircuitBreaker(failureThreshold: 1)
         let (busy, calm) = (engine(clock, breaker: rules), engine(clock, breaker: rules))
         for _ in 0..<5 { fail(busy, 503, retryAfter: "30") }
-        guard case .refused = busy.admit(url: url, previous: nil) else { return XCTFail("busy is paused and open") }
+        guard case .refused = busy.admission(url: url, previous: nil) else { return XCTFail("busy is paused and open") }
         guard case .fail = busy.decide(failure(503), policy: .default, context: context(attempt: 1)) else { return XCTFail("busy's budget is spent") }
         XCTAssertNil(calm.sendingPause)
-        guard case .go = calm.admit(url: url, previous: nil) else { return XCTFail("calm is neither paused nor open") }
+        guard case .go = calm.admission(url: url, previous: nil) else { return XCTFail("calm is neither paused nor open") }
         guard case .retry = calm.decide(failure(503), policy: .default, context: context(attempt: 1)) else { return XCTFail("calm's budget is full") }
 
         let hostA = HostConfiguration(baseURL: url), hostB = HostConfiguration(baseURL: url)
@@ -208,7 +208,7 @@ final class RetryEngineTests: XCTestCase {
         let engine = engine(clock, budget: .some(nil), backpressure: .some(nil))
         for _ in 0..<50 { fail(engine, 503, retryAfter: "3") }
         XCTAssertNil(engine.sendingPause, "no host-wide pause")
-        guard case .go = engine.admit(url: url, previous: nil) else { return XCTFail("nothing refused") }
+        guard case .go = engine.admission(url: url, previous: nil) else { return XCTFail("nothing refused") }
         guard case .retry(let delay) = engine.decide(failure(503, retryAfter: "3"), policy: .default, context: context(attempt: 2)) else {
             return XCTFail("no budget: every retry the policy wants")
         }

@@ -35,6 +35,6 @@ final class TestClock: @unchecked Sendable {  // unchecked: `seconds` and `gener
     }
 
     var clock: RetryClock {
-        RetryClock(now: { self.now }, date: { self.date }, random: { self.random() })
+        (now: { self.now }, date: { self.date }, random: { self.random() })
     }
 }

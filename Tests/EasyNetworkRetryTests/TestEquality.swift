@@ -1,38 +1,89 @@
+@testable import EasyNetwork
 @testable import EasyNetworkRetry
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
-// The library never compares signals or breaker states, so it compiles no `==` for them;
-// the tests compare every part a signal has: whether it is a success, and its failure's
-// status or code.
-extension HostSignal: Equatable {
-    public static func == (lhs: HostSignal, rhs: HostSignal) -> Bool {
-        lhs.isSuccess == rhs.isSuccess && lhs.failure == rhs.failure
+// The library keeps signals, failures and the breaker's state as tuples and fields, and
+// compiles no `==` for them; the tests compare every part they have through these views.
+
+/// A failure: its status, or its transport error's code.
+struct TestFailure: Equatable {
+    let status: Int?
+    let code: URLError.Code?
+
+    init(_ failure: HostFailure) {
+        (status, code) = (failure.status, failure.code)
     }
+
+    static func status(_ status: Int) -> TestFailure { TestFailure((status, nil)) }
+    static func transport(_ code: URLError.Code) -> TestFailure { TestFailure((nil, code)) }
 }
 
-extension HostSignal.Failure: Equatable {
-    public static func == (lhs: HostSignal.Failure, rhs: HostSignal.Failure) -> Bool {
-        lhs.status == rhs.status && lhs.transportCode == rhs.transportCode
+/// A signal: whether it is an answer, and its failure.
+struct TestSignal: Equatable {
+    let answered: Bool
+    let failure: TestFailure?
+
+    init(_ signal: HostSignal) {
+        answered = signal.answered
+        failure = signal.failure.map(TestFailure.init)
     }
+
+    private init(answered: Bool, failure: TestFailure?) {
+        self.answered = answered
+        self.failure = failure
+    }
+
+    static let success = TestSignal(answered: true, failure: nil)
+    static let none = TestSignal(answered: false, failure: nil)
+    static func failure(_ failure: TestFailure) -> TestSignal { TestSignal(answered: true, failure: failure) }
 }
 
-// The breaker's phases and answers, compared case by case and value by value.
-extension BreakerState.Phase: Equatable {
-    public static func == (lhs: BreakerState.Phase, rhs: BreakerState.Phase) -> Bool {
-        switch (lhs, rhs) {
-        case (.closed, .closed), (.probing, .probing): return true
-        case (.open(let left), .open(let right)): return left == right
-        default: return false
+/// The breaker's phase, read from the engine's fields.
+enum BreakerPhase: Equatable {
+    case closed
+    case open(until: TimeInterval)
+    case probing
+    /// Open and probing at once: a state the breaker never has.
+    case invalid
+}
+
+/// What the breaker answers an attempt.
+enum BreakerAdmission: Equatable {
+    case go
+    case probe
+    case refused(retryIn: TimeInterval?)
+}
+
+/// What the engine answers an attempt.
+enum EngineAdmission {
+    case go
+    case probe
+    case refused(NetworkError)
+}
+
+extension RetryEngine {
+    var phase: BreakerPhase {
+        switch (openUntil, probeOut) {
+        case (nil, false): return .closed
+        case (let until?, false): return .open(until: until)
+        case (nil, true): return .probing
+        default: return .invalid
         }
     }
-}
 
-extension BreakerState.Admission: Equatable {
-    public static func == (lhs: BreakerState.Admission, rhs: BreakerState.Admission) -> Bool {
-        switch (lhs, rhs) {
-        case (.go, .go), (.probe, .probe): return true
-        case (.refused(let left), .refused(let right)): return left == right
-        default: return false
-        }
+    func breakerAdmission(now: TimeInterval) -> BreakerAdmission {
+        let answer = breakerAdmit(now: now)
+        if answer.refused { return .refused(retryIn: answer.retryIn) }
+        return answer.probe ? .probe : .go
+    }
+
+    func admission(url: URL?, previous: NetworkError?) -> EngineAdmission {
+        let (refusal, probe) = admit(url: url, previous: previous)
+        if let refusal { return .refused(refusal) }
+        return probe ? .probe : .go
     }
 }
 
