@@ -50,6 +50,7 @@ Pod::Spec.new do |s|
     plugins.source_files = 'Sources/EasyNetworkPlugins/**/*.swift'
     plugins.resource_bundles = { 'EasyNetworkPlugins' => ['Sources/EasyNetworkPlugins/PrivacyInfo.xcprivacy'] }
     plugins.dependency 'EasyNetwork/Core'
+    plugins.dependency 'EasyNetwork/Features'
     plugins.frameworks = 'Foundation'
   end
 
@@ -59,6 +60,7 @@ Pod::Spec.new do |s|
       'EasyNetworkOrchestration' => ['Sources/EasyNetworkOrchestration/PrivacyInfo.xcprivacy'],
     }
     orchestration.dependency 'EasyNetwork/Core'
+    orchestration.dependency 'EasyNetwork/Features'
     orchestration.frameworks = 'Foundation'
   end
 
@@ -66,6 +68,7 @@ Pod::Spec.new do |s|
     cache.source_files = 'Sources/EasyNetworkCache/**/*.swift'
     cache.resource_bundles = { 'EasyNetworkCache' => ['Sources/EasyNetworkCache/PrivacyInfo.xcprivacy'] }
     cache.dependency 'EasyNetwork/Core'
+    cache.dependency 'EasyNetwork/Features'
     cache.dependency 'EasyNetwork/Digest'
     cache.frameworks = 'Foundation'
   end
@@ -75,6 +78,15 @@ Pod::Spec.new do |s|
     digest.source_files = 'Sources/EasyNetworkDigest/**/*.swift'
     digest.resource_bundles = { 'EasyNetworkDigest' => ['Sources/EasyNetworkDigest/PrivacyInfo.xcprivacy'] }
     digest.frameworks = 'Foundation'
+  end
+
+  # Installing a host's optional features, shared by Plugins, Orchestration, Cache, Pinning and
+  # Retry (a SwiftPM target, not a product): select those instead.
+  s.subspec 'Features' do |features|
+    features.source_files = 'Sources/EasyNetworkFeatures/**/*.swift'
+    features.resource_bundles = { 'EasyNetworkFeatures' => ['Sources/EasyNetworkFeatures/PrivacyInfo.xcprivacy'] }
+    features.dependency 'EasyNetwork/Core'
+    features.frameworks = 'Foundation'
   end
 
   # Backoff and Retry-After, shared by Outbox and Retry (a SwiftPM target, not a product): select those instead.
@@ -95,6 +107,7 @@ Pod::Spec.new do |s|
     pinning.source_files = 'Sources/EasyNetworkPinning/**/*.swift'
     pinning.resource_bundles = { 'EasyNetworkPinning' => ['Sources/EasyNetworkPinning/PrivacyInfo.xcprivacy'] }
     pinning.dependency 'EasyNetwork/Core'
+    pinning.dependency 'EasyNetwork/Features'
     pinning.dependency 'EasyNetwork/Digest'
     pinning.frameworks = 'Foundation', 'Security'
   end
@@ -111,6 +124,7 @@ Pod::Spec.new do |s|
     retries.source_files = 'Sources/EasyNetworkRetry/**/*.swift'
     retries.resource_bundles = { 'EasyNetworkRetry' => ['Sources/EasyNetworkRetry/PrivacyInfo.xcprivacy'] }
     retries.dependency 'EasyNetwork/Core'
+    retries.dependency 'EasyNetwork/Features'
     retries.dependency 'EasyNetwork/Backoff'
     retries.frameworks = 'Foundation'
   end

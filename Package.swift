@@ -40,16 +40,19 @@ let package = Package(
             dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkPlugins", "EasyNetworkOrchestration", "EasyNetworkDownloads", "EasyNetworkRetry", "EasyNetworkEnvelopes", "EasyNetworkUploads"],
             path: "Examples/EasyNetworkDemo"
         ),
-        .target(name: "EasyNetworkPlugins", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
-        .target(name: "EasyNetworkOrchestration", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
-        .target(name: "EasyNetworkCache", dependencies: ["EasyNetwork", "EasyNetworkDigest"], exclude: privacyExclude, resources: privacyManifest),
+        .target(name: "EasyNetworkPlugins", dependencies: ["EasyNetwork", "EasyNetworkFeatures"], exclude: privacyExclude, resources: privacyManifest),
+        .target(name: "EasyNetworkOrchestration", dependencies: ["EasyNetwork", "EasyNetworkFeatures"], exclude: privacyExclude, resources: privacyManifest),
+        .target(name: "EasyNetworkCache", dependencies: ["EasyNetwork", "EasyNetworkDigest", "EasyNetworkFeatures"], exclude: privacyExclude, resources: privacyManifest),
         .target(name: "EasyNetworkDownloads", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
-        .target(name: "EasyNetworkPinning", dependencies: ["EasyNetwork", "EasyNetworkDigest"], exclude: privacyExclude, resources: privacyManifest),
+        .target(name: "EasyNetworkPinning", dependencies: ["EasyNetwork", "EasyNetworkDigest", "EasyNetworkFeatures"], exclude: privacyExclude, resources: privacyManifest),
         // SHA-256 for the optional modules that need it (they may not import each other):
         // a target, not a product; the core never depends on it.
         .target(name: "EasyNetworkDigest", exclude: privacyExclude, resources: privacyManifest),
         .target(name: "EasyNetworkOutbox", dependencies: ["EasyNetwork", "EasyNetworkBackoff"], exclude: privacyExclude, resources: privacyManifest),
-        .target(name: "EasyNetworkRetry", dependencies: ["EasyNetwork", "EasyNetworkBackoff"], exclude: privacyExclude, resources: privacyManifest),
+        .target(name: "EasyNetworkRetry", dependencies: ["EasyNetwork", "EasyNetworkBackoff", "EasyNetworkFeatures"], exclude: privacyExclude, resources: privacyManifest),
+        // Installing and finding a host's optional features, for the products that have one
+        // (compiled once, not once per product): a target, not a product; the core never depends on it.
+        .target(name: "EasyNetworkFeatures", dependencies: ["EasyNetwork"], exclude: privacyExclude, resources: privacyManifest),
         // The backoff formula and Retry-After for the retry engine and the outbox (they may not
         // import each other): a target, not a product; the core never depends on it.
         .target(name: "EasyNetworkBackoff", exclude: privacyExclude, resources: privacyManifest),
@@ -64,7 +67,7 @@ let package = Package(
         .target(name: "EasyNetworkTestSupport", dependencies: ["EasyNetwork", "EasyNetworkTesting"], path: "Tests/EasyNetworkTestSupport"),
         .testTarget(
             name: "EasyNetworkTests",
-            dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkOrchestration", "EasyNetworkCache", "EasyNetworkPlugins", "EasyNetworkDownloads", "EasyNetworkRetry", "EasyNetworkEnvelopes", "EasyNetworkUploads"]
+            dependencies: ["EasyNetwork", "EasyNetworkTesting", "EasyNetworkTestSupport", "EasyNetworkOrchestration", "EasyNetworkCache", "EasyNetworkPlugins", "EasyNetworkDownloads", "EasyNetworkRetry", "EasyNetworkEnvelopes", "EasyNetworkUploads", "EasyNetworkFeatures"]
         ),
         // DownloadRefreshTests: a download's token refresh. TokenRefreshTests: a business code's 401 signal.
         .testTarget(

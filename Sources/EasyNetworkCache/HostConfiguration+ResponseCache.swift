@@ -1,5 +1,6 @@
 #if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
 import EasyNetwork
+import EasyNetworkFeatures
 #endif
 import Foundation
 

@@ -1,9 +1,10 @@
 @testable import EasyNetwork
+import EasyNetworkFeatures
 import Foundation
 import XCTest
 
 /// A host keeps its installed features in their order, one of each type: what
-/// `HostConfiguration.setFeature(_:as:)` installs, replaces and removes.
+/// `HostConfiguration.setFeature(_:as:)` (`EasyNetworkFeatures`) installs, replaces and removes.
 final class HostFeatureTests: XCTestCase {
     private final class Early: HostFeature {
         static var order: Int { 0 }

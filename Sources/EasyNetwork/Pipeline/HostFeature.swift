@@ -2,7 +2,7 @@ import Foundation
 
 /// An optional feature of a host (the cache, coalescing, the token), installed by the
 /// module that owns it through a host property of its own (`host.responseCache`, …)
-/// and stored in the host's settings by its type (``HostConfiguration/feature(_:)``).
+/// and stored in the host's settings by its type (`HostConfiguration.feature(_:)`, in `EasyNetworkFeatures`).
 /// The core never names a feature: per request, the host's installed features are
 /// asked in ``order`` for their part (``plugIn(for:settings:service:)``).
 @usableFromInline
@@ -23,13 +23,6 @@ extension HostFeature {
 }
 
 extension HostConfiguration {
-    /// The installed feature of `type`, or `nil`. (Emitted into the products that ask:
-    /// the pipeline never does.)
-    @_alwaysEmitIntoClient
-    package func feature<Feature: HostFeature>(_ type: Feature.Type) -> Feature? {
-        snapshot().feature(ObjectIdentifier(type)) as? Feature
-    }
-
     /// Seconds until this host may be sent to again, as its features say (the longest), or
     /// `nil`: what the outbox waits for before a delivery, without counting an attempt.
     @_alwaysEmitIntoClient
@@ -39,14 +32,5 @@ extension HostConfiguration {
             if let pause = feature.sendingPause { longest = max(longest ?? 0, pause) }
         }
         return longest
-    }
-
-    /// Installs `feature` in place of the one of `type` (or removes it, `nil`);
-    /// requests that start afterwards see it.
-    @_alwaysEmitIntoClient
-    package func setFeature<Feature: HostFeature>(_ feature: Feature?, as type: Feature.Type) {
-        let settings = beginChange()
-        settings.setFeature(feature, id: ObjectIdentifier(type), order: type.order)
-        endChange(settings)
     }
 }

@@ -308,7 +308,7 @@ public final class HostConfiguration: @unchecked Sendable {
     /// The current settings: immutable, shared by every request that starts before the
     /// next change.
     @inline(never) @usableFromInline
-    func snapshot() -> HostSettings {
+    package func snapshot() -> HostSettings {
         lock.lock()
         let settings = current
         lock.unlock()
@@ -319,7 +319,7 @@ public final class HostConfiguration: @unchecked Sendable {
     /// Change the copy (nothing that calls out or waits) and hand it to
     /// ``endChange(_:)`` at once, on every path.
     @inline(never) @usableFromInline
-    func beginChange() -> HostSettings {
+    package func beginChange() -> HostSettings {
         lock.lock()
         return current.copy()
     }
@@ -327,7 +327,7 @@ public final class HostConfiguration: @unchecked Sendable {
     /// Publishes the settings from ``beginChange()`` and lets go of the lock; requests
     /// that start afterwards see them, requests already running keep theirs.
     @inline(never) @usableFromInline
-    func endChange(_ changed: HostSettings) {
+    package func endChange(_ changed: HostSettings) {
         let replaced = current
         current = changed
         lock.unlock()

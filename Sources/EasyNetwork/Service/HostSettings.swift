@@ -53,7 +53,7 @@ package final class HostSettings: @unchecked Sendable {
         cachePolicy: CachePolicy,
         // Decides each redirect (`HostConfiguration.redirectHandler`); the session delegate reads it.
         redirectHandler: Optional<@Sendable (_ response: HTTPURLResponse, _ newRequest: URLRequest) -> URLRequest?>,
-        // The installed optional features, in `HostFeature.order` (see `setFeature(_:id:order:)`).
+        // The installed optional features, in `HostFeature.order` (`EasyNetworkFeatures` installs them).
         features: [any HostFeature],
         // Who judges the host's servers beyond the system's trust (pinning), if anyone; the
         // session delegate reads it (`HostConfiguration.setTrustEvaluator(_:)`).
@@ -72,7 +72,7 @@ package final class HostSettings: @unchecked Sendable {
     /// `body`, the caller's, assigns what changes (here no code assigns or releases
     /// every element).
     @usableFromInline
-    func change(_ body: (inout Tunables) -> Void) {
+    package func change(_ body: (inout Tunables) -> Void) {
         body(&values)
     }
 
@@ -100,9 +100,10 @@ package final class HostSettings: @unchecked Sendable {
     var cachePolicy: CachePolicy { values.cachePolicy }
     var redirectHandler: (@Sendable (HTTPURLResponse, URLRequest) -> URLRequest?)? { values.redirectHandler }
     var trustEvaluator: (any ServerTrustEvaluator)? { values.trustEvaluator }
-    /// The installed features, for the products' `sendingPause` (emitted into them).
+    /// The installed features, for the outbox's `sendingPause` (emitted into it) and the
+    /// features' installer (`EasyNetworkFeatures`).
     @usableFromInline
-    var features: [any HostFeature] { values.features }
+    package var features: [any HostFeature] { values.features }
 
     /// The defaults of a new host.
     convenience init(baseURL: URL?) {
@@ -225,44 +226,6 @@ package final class HostSettings: @unchecked Sendable {
         refusedBaseURL(text, isIPv6: true)
     }
     #endif
-
-    /// The installed feature whose type has `id`, or `nil`. (Emitted into the products
-    /// that ask: the pipeline never does.)
-    @_alwaysEmitIntoClient
-    func feature(_ id: ObjectIdentifier) -> (any HostFeature)? {
-        features.first { ObjectIdentifier(type(of: $0)) == id }
-    }
-
-    /// Replaces the feature whose type has `id` with `feature` (or removes it), kept in `order`.
-    @_alwaysEmitIntoClient  // only the products install features
-    func setFeature(_ feature: (any HostFeature)?, id: ObjectIdentifier, order: Int) {
-        // One pass with one `append` (each `append` site inlines the growth check and the
-        // element type's metadata): `removeAll(where:)` and `insert(_:at:)` would each
-        // compile a `replaceSubrange` of this element type into every program.
-        var kept: [any HostFeature] = []
-        var pending = feature
-        var index = 0
-        while true {
-            var next: any HostFeature
-            if index < features.count {
-                next = features[index]
-                if let feature = pending, type(of: next).order > order {
-                    next = feature  // goes before the installed one, which the next turn takes
-                    pending = nil
-                } else {
-                    index += 1
-                    if ObjectIdentifier(type(of: next)) == id { continue }
-                }
-            } else if let feature = pending {
-                next = feature
-                pending = nil
-            } else {
-                break
-            }
-            kept.append(next)
-        }
-        change { $0.features = kept }
-    }
 
     /// The settings themselves; kept so that code written for the former snapshot
     /// wrapper (`snapshot.settings.timeout`) reads on unchanged.
