@@ -64,7 +64,8 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
     @exclusivity(unchecked) private var storedMetrics: Optional<RequestMetrics>
     /// Who awaits the result besides ``completion`` (each `run`), chained in one closure.
     @exclusivity(unchecked) private var observers: Optional<@Sendable (Result<URL, NetworkError>) -> Void>
-    @exclusivity(unchecked) private var gate: ProgressGate
+    /// The last progress fraction reported (-1: none yet).
+    @exclusivity(unchecked) private var reportedFraction: Double
     @exclusivity(unchecked) private var progressClosure: Optional<@Sendable (Progress) -> Void>
     @exclusivity(unchecked) private var completionClosure: Optional<@Sendable (Result<URL, NetworkError>) -> Void>
 
@@ -148,7 +149,7 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
         observers = nil
         progressClosure = nil
         completionClosure = nil
-        gate = ProgressGate()
+        reportedFraction = -1
         progress = Progress.discreteProgress(totalUnitCount: 0)
         super.init(configuration: configuration)
         reportsOwnCancellation()  // `cancel()` reports a cancellation before start
@@ -221,7 +222,7 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
         let executed = self.executed
         unlockState()
         guard !executed else { return }
-        configuration.callbackQueue.async { [self] in complete(NetworkError(kind: .cancelled), metrics: nil) }
+        QueueHop.async(configuration.callbackQueue) { [self] in complete(NetworkError(kind: .cancelled), metrics: nil) }
     }
 
     private func reportProgress(written: Int64, expected: Int64?) {
@@ -231,11 +232,16 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
         let total = empty ? 1 : max(expected ?? 0, written)
         let completed = empty ? 1 : written
         let fraction = total > 0 ? Double(completed) / Double(total) : 0
+        // Only forward, in steps of at least half a percent, and always the final 100 %.
         lockState()
-        let admitted = gate.admit(fraction)
+        let reported = reportedFraction
+        let admitted = fraction >= reported + 0.005 || (fraction >= 1 && reported < 1)
+        if admitted {
+            reportedFraction = fraction
+        }
         unlockState()
         guard admitted else { return }
-        configuration.callbackQueue.async { [self] in
+        QueueHop.async(configuration.callbackQueue) { [self] in
             progress.totalUnitCount = total
             progress.completedUnitCount = completed
             onProgress?(progress)
