@@ -222,7 +222,7 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
         let executed = self.executed
         unlockState()
         guard !executed else { return }
-        QueueHop.async(configuration.callbackQueue) { [self] in complete(NetworkError(kind: .cancelled), metrics: nil) }
+        QueueHop.async(configuration.callbackQueue) { [self] in complete(DownloadTransfer.error(.cancelled, nil, url: nil, response: nil, underlying: nil), metrics: nil) }
     }
 
     private func reportProgress(written: Int64, expected: Int64?) {
@@ -326,10 +326,11 @@ extension DownloadOperation: RequestPlugIn, ExchangeSink {
     }
 
     /// The body is on disk already: it only moves into place.
+    @inline(never)  // one copy: its witness calls it
     @_optimize(size)
     @usableFromInline package func map(_ response: NetworkResponse, lock: Lock) -> NetworkError? {
         do {
-            try PartialDownload(destination: destination).promote()
+            try DownloadTransfer.promote(destination)
             return nil
         } catch {
             return DownloadTransfer.fileError(error, url: response.request.url)

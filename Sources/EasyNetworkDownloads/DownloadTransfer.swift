@@ -54,7 +54,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     private var completion: (@Sendable (TransportOutcome) -> Void)?
 
     private let request: URLRequest
-    private let partial: PartialDownload
+    private let destination: URL
     private let options: DownloadOptions
     private let transport: NetworkService
     private let activity: any TransferActivity
@@ -73,7 +73,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         completion: @escaping @Sendable (TransportOutcome) -> Void
     ) {
         self.request = request
-        partial = PartialDownload(destination: destination)
+        self.destination = destination
         self.options = options
         self.transport = transport
         self.activity = activity
@@ -90,7 +90,6 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
 
     @_optimize(size)  // once per attempt, never per byte
     func start() {
-        let destination = partial.destination
         if options.existing == .fail, FileManager.default.fileExists(atPath: destination.path) {
             end(problem(.invalidRequest, "'" + destination.path + "' exists already"))
             return
@@ -103,11 +102,11 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         }
         var offset: Int64 = 0
         var ifRange: String?
-        if options.resumable, let url = request.url, let point = partial.resumePoint(for: url) {
+        if options.resumable, let url = request.url, let point = Self.resumePoint(destination, for: url) {
             offset = point.offset
             ifRange = point.ifRange
         } else {
-            partial.discard()
+            Self.discardPartial(destination)
         }
         lock.lock()
         startOffset = offset
@@ -145,7 +144,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         responded = false
         lock.unlock()
         if isRanged {
-            attempt.setValue(length.map { "bytes=\(offset)-\(offset + $0 - 1)" } ?? "bytes=\(offset)-", forHTTPHeaderField: "Range")
+            attempt.setValue("bytes=" + String(offset) + "-" + (length.map { String(offset + $0 - 1) } ?? ""), forHTTPHeaderField: "Range")
             if offset > 0, let ifRange {
                 attempt.setValue(ifRange, forHTTPHeaderField: "If-Range")
             }
@@ -199,7 +198,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             // The server refuses ranges (or answers another one): start over, once, whole.
             lock.lock()
             if restarted {
-                failure = NetworkError(kind: .unacceptableStatus, url: response.url ?? request.url, response: response)
+                failure = refusal(response)
             } else {
                 restart = true
                 rangesRefused = true
@@ -216,7 +215,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             lock.unlock()
         }
         guard (200..<300).contains(status), status != 206 || isRange else {
-            fail(NetworkError(kind: .unacceptableStatus, url: response.url ?? request.url, response: response))
+            fail(refusal(response))
             return false
         }
         let coded = Self.isContentCoded(response)
@@ -228,12 +227,12 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         do {
             // Bytes from the start of the file, or appended to those on disk.
             let fresh = offset == 0 || !isRange
-            let opened = try FileWriter(url: partial.dataURL, appending: !fresh)
+            let opened = try FileWriter(url: Self.partialURL(destination, metadata: false), appending: !fresh)
             lock.lock()
             let unvalidated = validator == nil
             lock.unlock()
             if options.resumable, let url = request.url, fresh || unvalidated, !coded {
-                partial.save(url: url.absoluteString, etag: etag, lastModified: lastModified, totalLength: total)
+                Self.saveMetadata(destination, url: url.absoluteString, etag: etag, lastModified: lastModified, totalLength: total)
             }
             lock.lock()
             writer = opened
@@ -285,7 +284,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         }
         lock.unlock()
         if startOver {
-            partial.discard()
+            Self.discardPartial(destination)
             start()
             return
         }
@@ -340,7 +339,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         lock.unlock()
         guard first, let completion else { return }
         if error != nil, !options.resumable {
-            partial.discard()
+            Self.discardPartial(destination)
         }
         completion(outcome)
     }
@@ -350,7 +349,21 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     /// An error of `kind` about this transfer's request (made in one place).
     @inline(never)
     private func problem(_ kind: NetworkError.Kind, _ message: String? = nil, underlying: (any Error)? = nil) -> NetworkError {
-        NetworkError(kind: kind, message: message, url: request.url, underlyingError: underlying)
+        Self.error(kind, message, url: request.url, response: nil, underlying: underlying)
+    }
+
+    /// The status of `response` is not one this transfer accepts.
+    @inline(never)
+    private func refusal(_ response: HTTPURLResponse) -> NetworkError {
+        Self.error(.unacceptableStatus, nil, url: response.url ?? request.url, response: response, underlying: nil)
+    }
+
+    /// The one call of `NetworkError`'s eleven-argument initializer in the module (each
+    /// call materializes every argument).
+    @inline(never)
+    @_optimize(size)
+    static func error(_ kind: NetworkError.Kind, _ message: String?, url: URL?, response: HTTPURLResponse?, underlying: (any Error)?) -> NetworkError {
+        NetworkError(kind: kind, message: message, url: url, response: response, underlyingError: underlying)
     }
 
     /// The connection was lost before every byte arrived: `message` says how.
@@ -405,6 +418,6 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     }
 
     static func fileError(_ error: any Error, url: URL?) -> NetworkError {
-        NetworkError(kind: .transport, message: "cannot write the download: \(error.localizedDescription)", url: url, underlyingError: error)
+        Self.error(.transport, "cannot write the download: " + error.localizedDescription, url: url, response: nil, underlying: error)
     }
 }

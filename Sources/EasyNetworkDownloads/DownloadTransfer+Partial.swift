@@ -1,0 +1,92 @@
+#if !COCOAPODS  // CocoaPods compiles every subspec into one module, EasyNetwork itself
+import EasyNetwork
+#endif
+import Foundation
+
+/// The unfinished bytes of a download and what is needed to resume them, kept next to
+/// the destination (`<name>.partial` and `<name>.partial.json`). Nothing absolute is
+/// stored: the files are found from the destination the caller gives, so they survive
+/// an app restart that moves the app's container. (Functions of the destination, not a
+/// type of their own: no metadata, descriptor, initializer or `deinit` for two URLs.)
+///
+/// The metadata is a JSON object with `url` and, when the server sent them, `etag`,
+/// `lastModified` and `totalLength` (the resource's length in bytes), read and written
+/// with `JSONSerialization`.
+extension DownloadTransfer {
+    /// `<name>.partial` (the bytes) next to `destination`, or `<name>.partial.json` (the
+    /// metadata) when `metadata`.
+    @inline(never)
+    static func partialURL(_ destination: URL, metadata: Bool) -> URL {
+        destination.deletingLastPathComponent()
+            .appendingPathComponent(destination.lastPathComponent + (metadata ? ".partial.json" : ".partial"))
+    }
+
+    /// The length of the bytes on disk for `destination` and the `If-Range` value to
+    /// resume them with, when both are usable for `url`: the metadata names `url` and a
+    /// validator, and there are fewer bytes than the resource's length.
+    static func resumePoint(_ destination: URL, for url: URL) -> (offset: Int64, ifRange: String)? {
+        guard let data = try? Data(contentsOf: partialURL(destination, metadata: true)),
+              let metadata = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+              field("url", of: metadata) as? String == url.absoluteString,
+              let ifRange = ifRangeValidator(
+                  etag: field("etag", of: metadata) as? String, lastModified: field("lastModified", of: metadata) as? String
+              ),
+              let handle = try? FileHandle(forReadingFrom: partialURL(destination, metadata: false))
+        else { return nil }
+        // The bytes' length: where their end is (no attribute dictionary to search).
+        let end = try? handle.seekToEnd()
+        try? handle.close()
+        guard let size = end.flatMap(Int64.init(exactly:)), size > 0 else { return nil }
+        if let total = (field("totalLength", of: metadata) as? NSNumber)?.int64Value, size >= total { return nil }
+        return (size, ifRange)
+    }
+
+    /// Writes the metadata of the bytes about to be written for `destination` (a field the
+    /// server did not send is `null`, which earlier versions read as absent). No literal:
+    /// the standard library's own dictionary code fills it (see ``put(_:_:into:)``).
+    static func saveMetadata(_ destination: URL, url: String, etag: String?, lastModified: String?, totalLength: Int64?) {
+        var metadata = [String: Any](minimumCapacity: 4)
+        put(url, "url", into: &metadata)
+        put(json(etag), "etag", into: &metadata)
+        put(json(lastModified), "lastModified", into: &metadata)
+        put(json(totalLength.map { NSNumber(value: $0) }), "totalLength", into: &metadata)
+        if let data = try? JSONSerialization.data(withJSONObject: metadata) {
+            try? data.write(to: partialURL(destination, metadata: true), options: .atomic)
+        }
+    }
+
+    /// `dictionary[key]` and `dictionary[key] = value`, compiled once for every value
+    /// type: the standard library's own code runs, not copies specialized for `Any` here.
+    @_semantics("optimize.sil.specialize.generic.never")
+    @inline(never)
+    private static func field<Value>(_ key: String, of dictionary: [String: Value]) -> Value? {
+        dictionary[key]
+    }
+
+    @_semantics("optimize.sil.specialize.generic.never")
+    @inline(never)
+    private static func put<Value>(_ value: Value, _ key: String, into dictionary: inout [String: Value]) {
+        dictionary.updateValue(value, forKey: key)
+    }
+
+    /// `value`, or JSON's `null`.
+    private static func json(_ value: Any?) -> Any {
+        value ?? NSNull()
+    }
+
+    /// Moves the complete bytes to `destination` (replacing a file there) and forgets the
+    /// metadata. Called once the exchange accepted the download, never before.
+    static func promote(_ destination: URL) throws {
+        if FileManager.default.fileExists(atPath: destination.path) {
+            try FileManager.default.removeItem(at: destination)
+        }
+        try FileManager.default.moveItem(at: partialURL(destination, metadata: false), to: destination)
+        try? FileManager.default.removeItem(at: partialURL(destination, metadata: true))
+    }
+
+    /// Deletes the bytes and the metadata kept for `destination`.
+    static func discardPartial(_ destination: URL) {
+        try? FileManager.default.removeItem(at: partialURL(destination, metadata: false))
+        try? FileManager.default.removeItem(at: partialURL(destination, metadata: true))
+    }
+}
