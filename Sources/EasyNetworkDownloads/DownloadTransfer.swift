@@ -189,7 +189,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         responded = true
         self.response = response
         if firstByteAt == nil { firstByteAt = Date() }
-        let offset = rangeOffset, wasRanged = ranged
+        let offset = rangeOffset, wasRanged = ranged, unvalidated = validator == nil
         lock.unlock()
         let status = response.statusCode
         let range = status == 206 ? Self.contentRange(response.value(forHTTPHeaderField: "Content-Range")) : nil
@@ -206,18 +206,15 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             lock.unlock()
             return false
         }
-        // The range or its validator was ignored (the whole body follows, and no further
-        // ranges: a changing validator would otherwise loop), or `bytes a-b/*` cannot
-        // tell where the file ends: the rest comes whole.
-        if (wasRanged && !isRange && (200..<300).contains(status)) || (isRange && range?.total == nil) {
-            lock.lock()
-            rangesRefused = true
-            lock.unlock()
-        }
         guard (200..<300).contains(status), status != 206 || isRange else {
             fail(refusal(response))
             return false
         }
+        // The range or its validator was ignored (the whole body follows, and no further
+        // ranges: a changing validator would otherwise loop), or `bytes a-b/*` cannot
+        // tell where the file ends: the rest comes whole. (Set with the writer below: a
+        // transfer whose file cannot be opened ends here.)
+        let refuseRanges = (wasRanged && !isRange) || (isRange && range?.total == nil)
         let coded = Self.isContentCoded(response)
         let total: Int64? = isRange
             ? range?.total
@@ -228,13 +225,11 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             // Bytes from the start of the file, or appended to those on disk.
             let fresh = offset == 0 || !isRange
             let opened = try FileWriter(url: Self.partialURL(destination, metadata: false), appending: !fresh)
-            lock.lock()
-            let unvalidated = validator == nil
-            lock.unlock()
             if options.resumable, let url = request.url, fresh || unvalidated, !coded {
                 Self.saveMetadata(destination, url: url.absoluteString, etag: etag, lastModified: lastModified, totalLength: total)
             }
             lock.lock()
+            if refuseRanges { rangesRefused = true }
             writer = opened
             written = fresh ? 0 : offset
             expected = total
@@ -382,7 +377,11 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         // yet), which of the three it is, and whether the word is still well formed.
         var first: Int64 = -1, last: Int64 = -1, number: Int64 = -1
         var field = 0, wellFormed = true, unknownTotal = false
-        for byte in value.utf8 {
+        // Its bytes with the C string's terminating NUL, which is not read: a plain array
+        // loop, not the inlined UTF-8 view iterator and its slow path for foreign strings.
+        let bytes = value.utf8CString
+        for index in 0..<bytes.count - 1 {
+            let byte = UInt8(bitPattern: bytes[index])
             switch byte {
             case UInt8(ascii: " "):
                 (first, last, number, field, wellFormed, unknownTotal) = (-1, -1, -1, 0, true, false)
