@@ -60,7 +60,7 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
     @exclusivity(unchecked) private var transfer: Optional<DownloadTransfer>
     /// What the last transfer asked to resume after, once it was dropped.
     @exclusivity(unchecked) private var resumedOffset: Int64
-    @exclusivity(unchecked) private var storedResult: Optional<Result<URL, NetworkError>>
+    @exclusivity(unchecked) var storedResult: Optional<Result<URL, NetworkError>>
     @exclusivity(unchecked) private var storedMetrics: Optional<RequestMetrics>
     /// Who awaits the result besides ``completion`` (each `run`), chained in one closure.
     @exclusivity(unchecked) private var observers: Optional<@Sendable (Result<URL, NetworkError>) -> Void>
@@ -77,53 +77,46 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
     /// thread (kept under the operation's lock) and are `@Sendable`, so the compiler
     /// rejects a closure that would race with the code that set it.
     public var onProgress: (@Sendable (Progress) -> Void)? {
-        // Emitted into its callers, as ``completion``: the module carries one reader and
-        // two writers instead of a getter, a setter and a two-part `modify` for each.
-        @_alwaysEmitIntoClient get { callbacks().progress }
-        @_alwaysEmitIntoClient set { setCallback(progress: newValue) }
+        // Emitted into its callers, as ``completion``: the module carries one function for
+        // the six accessors instead of a getter, a setter and a two-part `modify` for each.
+        @_alwaysEmitIntoClient get { exchangeCallbacks(0, progress: nil, completion: nil).progress }
+        @_alwaysEmitIntoClient set { _ = exchangeCallbacks(1, progress: newValue, completion: nil) }
         @_alwaysEmitIntoClient _modify {
-            var closure = callbacks().progress
+            var closure = exchangeCallbacks(0, progress: nil, completion: nil).progress
             yield &closure
-            setCallback(progress: closure)
+            _ = exchangeCallbacks(1, progress: closure, completion: nil)
         }
     }
     /// Called once on the host's callback queue with the file's URL or the error.
     public var completion: (@Sendable (Result<URL, NetworkError>) -> Void)? {
-        @_alwaysEmitIntoClient get { callbacks().completion }
-        @_alwaysEmitIntoClient set { setCallback(completion: newValue) }
+        @_alwaysEmitIntoClient get { exchangeCallbacks(0, progress: nil, completion: nil).completion }
+        @_alwaysEmitIntoClient set { _ = exchangeCallbacks(2, progress: nil, completion: newValue) }
         @_alwaysEmitIntoClient _modify {
-            var closure = callbacks().completion
+            var closure = exchangeCallbacks(0, progress: nil, completion: nil).completion
             yield &closure
-            setCallback(completion: closure)
+            _ = exchangeCallbacks(2, progress: nil, completion: closure)
         }
     }
 
-    /// Both callbacks, read under the lock.
+    /// Both callbacks as they were, read under the lock; `replacing` 1 sets ``onProgress``
+    /// to `progress`, 2 sets ``completion`` to `completion`, 0 sets neither. The old closures
+    /// are released by the caller, after the lock is let go (their captures' `deinit` may
+    /// reach another operation).
     @usableFromInline
-    func callbacks() -> (progress: (@Sendable (Progress) -> Void)?, completion: (@Sendable (Result<URL, NetworkError>) -> Void)?) {
+    func exchangeCallbacks(
+        _ replacing: Int,
+        progress: (@Sendable (Progress) -> Void)?,
+        completion: (@Sendable (Result<URL, NetworkError>) -> Void)?
+    ) -> (progress: (@Sendable (Progress) -> Void)?, completion: (@Sendable (Result<URL, NetworkError>) -> Void)?) {
         lockState()
-        defer { unlockState() }
-        return (progressClosure, completionClosure)
-    }
-
-    // The old closure is released after the lock is let go (its captures' `deinit` may
-    // reach another operation).
-    @usableFromInline
-    func setCallback(progress: (@Sendable (Progress) -> Void)?) {
-        lockState()
-        let old = progressClosure
-        progressClosure = progress
+        let old = (progressClosure, completionClosure)
+        if replacing == 1 {
+            progressClosure = progress
+        } else if replacing == 2 {
+            completionClosure = completion
+        }
         unlockState()
-        _ = old
-    }
-
-    @usableFromInline
-    func setCallback(completion: (@Sendable (Result<URL, NetworkError>) -> Void)?) {
-        lockState()
-        let old = completionClosure
-        completionClosure = completion
-        unlockState()
-        _ = old
+        return old
     }
 
     /// A download of `request`'s body to `destination` on `configuration`'s host.
@@ -244,7 +237,10 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
         QueueHop.async(configuration.callbackQueue) { [self] in
             progress.totalUnitCount = total
             progress.completedUnitCount = completed
-            onProgress?(progress)
+            lockState()
+            let callback = progressClosure
+            unlockState()
+            callback?(progress)
         }
     }
 

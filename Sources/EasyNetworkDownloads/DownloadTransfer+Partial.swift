@@ -27,10 +27,8 @@ extension DownloadTransfer {
     static func resumePoint(_ destination: URL, for url: URL) -> (offset: Int64, ifRange: String)? {
         guard let data = try? Data(contentsOf: partialURL(destination, metadata: true)),
               let metadata = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
-              field("url", of: metadata) as? String == url.absoluteString,
-              let ifRange = ifRangeValidator(
-                  etag: field("etag", of: metadata) as? String, lastModified: field("lastModified", of: metadata) as? String
-              ),
+              text("url", of: metadata) == url.absoluteString,
+              let ifRange = ifRangeValidator(etag: text("etag", of: metadata), lastModified: text("lastModified", of: metadata)),
               let handle = try? FileHandle(forReadingFrom: partialURL(destination, metadata: false))
         else { return nil }
         // The bytes' length: where their end is (no attribute dictionary to search).
@@ -63,6 +61,12 @@ extension DownloadTransfer {
         dictionary[key]
     }
 
+    /// The string at `key` (`nil` when absent or not a string): one cast for the three.
+    @inline(never)
+    private static func text(_ key: String, of metadata: [String: Any]) -> String? {
+        field(key, of: metadata) as? String
+    }
+
     @_semantics("optimize.sil.specialize.generic.never")
     @inline(never)
     private static func put<Value>(_ value: Value, _ key: String, into dictionary: inout [String: Value]) {
@@ -70,6 +74,7 @@ extension DownloadTransfer {
     }
 
     /// `value`, or JSON's `null`.
+    @inline(never)
     private static func json(_ value: Any?) -> Any {
         value ?? NSNull()
     }

@@ -125,7 +125,8 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         let ifRange = validator
         var length: Int64?
         if let initial = options.segmentSize.map(Int64.init), !rangesRefused {
-            let elapsed = Date().timeIntervalSince(segmentStarted)
+            let now = Date()
+            let elapsed = now.timeIntervalSince(segmentStarted)
             if segment == 0 {
                 segment = initial
             } else if elapsed > 0.2 {
@@ -133,7 +134,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             } else if elapsed < 0.05 {
                 segment = max(segment / 2, initial)
             }
-            segmentStarted = Date()
+            segmentStarted = now
             length = segment
         }
         // A range from 0 has nothing to splice onto; a later one needs `If-Range`.
@@ -294,7 +295,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             return
         }
         if let error {
-            if wasCancelled || (error as? URLError)?.code == .cancelled {
+            if wasCancelled || (error as? URLError)?.errorCode == NSURLErrorCancelled {
                 end(problem(.cancelled))
             } else {
                 // A body cut short (libcurl's "transfer closed", -1 on Linux) is a connection loss.
@@ -364,7 +365,8 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     /// The connection was lost before every byte arrived: `message` says how.
     @inline(never)
     private func lost(_ message: String) -> NetworkError {
-        problem(.transport, message, underlying: URLError(.networkConnectionLost, userInfo: Dictionary()))  // not the `[:]` default: no dictionary-literal code
+        // The `URLError` made from its `NSError`, as Foundation does: no generic code lookups here.
+        problem(.transport, message, underlying: URLError(_nsError: NSError(domain: NSURLErrorDomain, code: NSURLErrorNetworkConnectionLost)))
     }
 
     /// `Content-Range: bytes 100-199/1000` → (100, 199, 1000); the total is `nil` for `*`

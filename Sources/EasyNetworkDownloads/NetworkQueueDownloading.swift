@@ -26,7 +26,9 @@ extension NetworkQueue {
 extension DownloadOperation: FailureReporting {
     @usableFromInline  // it witnesses FailureReporting, which `NetworkQueue.check(_:)` (emitted into callers) names
     package var failure: NetworkError? {
-        guard case .failure(let error)? = result else { return nil }
+        lockState()
+        defer { unlockState() }
+        guard case .failure(let error)? = storedResult else { return nil }
         return error
     }
 }
