@@ -55,10 +55,9 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
     // No initial values here: in a public class each compiles a function (`T?` would be
     // given `nil` by one, so the optionals are spelled `Optional<T>` and set in `init`).
     @exclusivity(unchecked) private var executed: Bool
-    /// The running attempt's transfer, dropped at the delivery (it holds the attempt's
-    /// clock, which holds the exchange, which holds this operation).
-    @exclusivity(unchecked) private var transfer: Optional<DownloadTransfer>
-    /// What the last transfer asked to resume after, once it was dropped.
+    /// What the last attempt's transfer asked to resume after (it tells, see
+    /// ``resumed(from:)``: the operation keeps no transfer, which holds the attempt's clock,
+    /// which holds the exchange, which holds this operation).
     @exclusivity(unchecked) private var resumedOffset: Int64
     @exclusivity(unchecked) var storedResult: Optional<Result<URL, NetworkError>>
     @exclusivity(unchecked) private var storedMetrics: Optional<RequestMetrics>
@@ -135,7 +134,6 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
         self.destination = destination
         self.options = options
         executed = false
-        transfer = nil
         resumedOffset = 0
         storedResult = nil
         storedMetrics = nil
@@ -186,9 +184,9 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
     @usableFromInline
     func outcome() -> (result: Result<URL, NetworkError>?, metrics: RequestMetrics?, resumedFrom: Int64) {
         lockState()
-        let (result, metrics, transfer, offset) = (storedResult, storedMetrics, self.transfer, resumedOffset)
+        let outcome = (storedResult, storedMetrics, resumedOffset)
         unlockState()
-        return (result, metrics, transfer?.resumedFrom ?? offset)
+        return outcome
     }
 
     /// Starts the transfer; not for subclasses to override.
@@ -218,7 +216,15 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
         QueueHop.async(configuration.callbackQueue) { [self] in complete(DownloadTransfer.error(.cancelled, nil, url: nil, response: nil, underlying: nil), metrics: nil) }
     }
 
-    private func reportProgress(written: Int64, expected: Int64?) {
+    /// Records the offset the running attempt's transfer asked to resume after.
+    func resumed(from offset: Int64) {
+        lockState()
+        resumedOffset = offset
+        unlockState()
+    }
+
+    /// Reports `written` of `expected` bytes (from the transfer, on the session's queue).
+    func reportProgress(written: Int64, expected: Int64?) {
         // An empty body is complete once its length is known: one unit of one, so that
         // `fractionCompleted` reaches 1.0 for an empty file too.
         let empty = expected == 0 && written == 0
@@ -274,13 +280,6 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
             storedMetrics = metrics
         }
         let completion = first ? completionClosure : nil
-        // The transfer holds the attempt's clock, which holds the exchange, which holds this
-        // operation: it goes now, leaving what it resumed from (its lock inside this one is
-        // safe: it never calls out while it holds it).
-        if let last = transfer {
-            resumedOffset = last.resumedFrom
-            transfer = nil
-        }
         unlockState()
         guard first else { return }
         completion?(result)
@@ -309,14 +308,11 @@ extension DownloadOperation: RequestPlugIn, ExchangeSink {
         next: (URLRequest, any TransferActivity, @escaping @Sendable (TransportOutcome) -> Void) -> TransportTask?,
         arrived: @escaping @Sendable (TransportOutcome) -> Void
     ) -> TransportTask? {
-        // Weakly: the operation keeps its last transfer.
         let transfer = DownloadTransfer(
             request: request, destination: destination, options: options, transport: configuration.transport,
-            activity: activity, progress: { [weak self] in self?.reportProgress(written: $0, expected: $1) }, completion: arrived
+            activity: activity, owner: self, completion: arrived
         )
-        lockState()
-        self.transfer = transfer
-        unlockState()
+        resumed(from: 0)  // until the transfer knows better (it may end before it asks)
         transfer.start()
         return TransportTask(cancel: { transfer.cancel() })
     }

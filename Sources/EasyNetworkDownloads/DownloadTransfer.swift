@@ -37,8 +37,6 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     private var task: TransportTask?
     /// Where the current request's bytes start in the file.
     private var rangeOffset: Int64 = 0
-    /// Where the attempt started (0 for a full download), for reporting.
-    private var startOffset: Int64 = 0
     /// The last byte the current range response carries, when it is a range.
     private var segmentEnd: Int64?
     /// The validator to send with later ranges.
@@ -58,10 +56,13 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     private let options: DownloadOptions
     private let transport: NetworkService
     private let activity: any TransferActivity
-    private let progress: @Sendable (_ written: Int64, _ expected: Int64?) -> Void
+    /// Who hears the progress and the offset resumed from: weakly, so the transfer (which
+    /// the session keeps until it completes) never keeps a finished operation. (Set once, in
+    /// `init`; a weak reference is loaded atomically, so it needs no lock.)
+    private weak var owner: DownloadOperation?
 
     /// A transfer of `request`'s body to `destination`; `activity` (the attempt's clock)
-    /// hears every response head and piece of body, and `completion` gets, once, the last
+    /// hears every response head and piece of body, `owner` the progress, and `completion` gets, once, the last
     /// response, the bytes written and the error (`nil`: every byte is in `.partial`).
     init(
         request: URLRequest,
@@ -69,7 +70,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         options: DownloadOptions,
         transport: NetworkService,
         activity: any TransferActivity,
-        progress: @escaping @Sendable (Int64, Int64?) -> Void,
+        owner: DownloadOperation,
         completion: @escaping @Sendable (TransportOutcome) -> Void
     ) {
         self.request = request
@@ -77,15 +78,8 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         self.options = options
         self.transport = transport
         self.activity = activity
-        self.progress = progress
+        self.owner = owner
         self.completion = completion
-    }
-
-    /// The offset the last attempt asked the server to resume from (0 for a full download).
-    var resumedFrom: Int64 {
-        lock.lock()
-        defer { lock.unlock() }
-        return startOffset
     }
 
     @_optimize(size)  // once per attempt, never per byte
@@ -108,8 +102,8 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         } else {
             Self.discardPartial(destination)
         }
+        owner?.resumed(from: offset)
         lock.lock()
-        startOffset = offset
         validator = ifRange
         lock.unlock()
         requestRange(from: offset)
@@ -237,7 +231,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             segmentEnd = isRange ? range?.end : nil
             if fresh { validator = Self.ifRangeValidator(etag: etag, lastModified: lastModified) }
             lock.unlock()
-            progress(fresh ? 0 : offset, total)
+            owner?.reportProgress(written: fresh ? 0 : offset, expected: total)
             return true
         } catch {
             fail(Self.fileError(error, url: request.url))
@@ -258,7 +252,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             received += data.count
             let (count, total) = (written, expected)
             lock.unlock()
-            progress(count, total)
+            owner?.reportProgress(written: count, expected: total)
         } catch {
             fail(Self.fileError(error, url: request.url))
             cancel()
@@ -318,7 +312,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         }
         // Every byte is in `.partial`; the sink moves it into place once the exchange
         // accepted the download (validation, the attempt's clock).
-        progress(count, count)
+        owner?.reportProgress(written: count, expected: count)
         end(nil)
     }
 
