@@ -59,7 +59,7 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
     /// ``resumed(from:)``: the operation keeps no transfer, which holds the attempt's clock,
     /// which holds the exchange, which holds this operation).
     @exclusivity(unchecked) private var resumedOffset: Int64
-    @exclusivity(unchecked) var storedResult: Optional<Result<URL, NetworkError>>
+    @exclusivity(unchecked) private var storedResult: Optional<Result<URL, NetworkError>>
     @exclusivity(unchecked) private var storedMetrics: Optional<RequestMetrics>
     /// Who awaits the result besides ``completion`` (each `run`), chained in one closure.
     @exclusivity(unchecked) private var observers: Optional<@Sendable (Result<URL, NetworkError>) -> Void>
@@ -337,5 +337,17 @@ extension DownloadOperation: RequestPlugIn, ExchangeSink {
 
     @usableFromInline package func deliver(_ error: NetworkError?, metrics: RequestMetrics, lock: Lock) {
         complete(error, metrics: metrics)
+    }
+}
+
+extension DownloadOperation: FailureReporting {
+    @usableFromInline  // it witnesses FailureReporting, which `NetworkQueue.check(_:)` (emitted into callers) names
+    package var failure: NetworkError? {
+        @inline(never) get {  // one copy: its witness calls it
+            lockState()
+            defer { unlockState() }
+            guard case .failure(let error)? = storedResult else { return nil }
+            return error
+        }
     }
 }

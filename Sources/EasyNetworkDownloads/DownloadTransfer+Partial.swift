@@ -25,18 +25,31 @@ extension DownloadTransfer {
     /// resume them with, when both are usable for `url`: the metadata names `url` and a
     /// validator, and there are fewer bytes than the resource's length.
     static func resumePoint(_ destination: URL, for url: URL) -> (offset: Int64, ifRange: String)? {
-        guard let data = try? Data(contentsOf: partialURL(destination, metadata: true)),
-              let metadata = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+        guard let metadata = storedMetadata(destination),
               text("url", of: metadata) == url.absoluteString,
               let ifRange = ifRangeValidator(etag: text("etag", of: metadata), lastModified: text("lastModified", of: metadata)),
-              let handle = try? FileHandle(forReadingFrom: partialURL(destination, metadata: false))
+              let size = partialLength(destination)
         else { return nil }
-        // The bytes' length: where their end is (no attribute dictionary to search).
+        if let total = (field("totalLength", of: metadata) as? NSNumber)?.int64Value, size >= total { return nil }
+        return (size, ifRange)
+    }
+
+    /// The metadata kept for `destination`, when it is a readable JSON object.
+    @inline(never)
+    private static func storedMetadata(_ destination: URL) -> [String: Any]? {
+        guard let data = try? Data(contentsOf: partialURL(destination, metadata: true)) else { return nil }
+        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+    }
+
+    /// The length of the bytes on disk for `destination`, where their end is (no attribute
+    /// dictionary to search); `nil` when there are none.
+    @inline(never)
+    private static func partialLength(_ destination: URL) -> Int64? {
+        guard let handle = try? FileHandle(forReadingFrom: partialURL(destination, metadata: false)) else { return nil }
         let end = try? handle.seekToEnd()
         try? handle.close()
         guard let size = end.flatMap(Int64.init(exactly:)), size > 0 else { return nil }
-        if let total = (field("totalLength", of: metadata) as? NSNumber)?.int64Value, size >= total { return nil }
-        return (size, ifRange)
+        return size
     }
 
     /// Writes the metadata of the bytes about to be written for `destination` (a field the

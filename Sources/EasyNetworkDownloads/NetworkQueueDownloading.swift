@@ -22,13 +22,3 @@ extension NetworkQueue {
         return try (download.result ?? .failure(NetworkError(kind: .cancelled))).get()
     }
 }
-
-extension DownloadOperation: FailureReporting {
-    @usableFromInline  // it witnesses FailureReporting, which `NetworkQueue.check(_:)` (emitted into callers) names
-    package var failure: NetworkError? {
-        lockState()
-        defer { unlockState() }
-        guard case .failure(let error)? = storedResult else { return nil }
-        return error
-    }
-}
