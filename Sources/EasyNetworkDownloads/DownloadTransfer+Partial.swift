@@ -87,24 +87,29 @@ extension DownloadTransfer {
     }
 
     /// `value`, or JSON's `null`.
+    @_semantics("optimize.sil.specialize.generic.never")
     @inline(never)
-    private static func json(_ value: Any?) -> Any {
-        value ?? NSNull()
+    private static func json<Value>(_ value: Value?) -> Any {
+        if let value { return value }
+        return NSNull()
     }
 
     /// Moves the complete bytes to `destination` (replacing a file there) and forgets the
     /// metadata. Called once the exchange accepted the download, never before.
     static func promote(_ destination: URL) throws {
-        if FileManager.default.fileExists(atPath: destination.path) {
-            try FileManager.default.removeItem(at: destination)
+        let files = FileManager.default
+        if files.fileExists(atPath: destination.path) {
+            try files.removeItem(at: destination)
         }
-        try FileManager.default.moveItem(at: partialURL(destination, metadata: false), to: destination)
-        try? FileManager.default.removeItem(at: partialURL(destination, metadata: true))
+        try files.moveItem(at: partialURL(destination, metadata: false), to: destination)
+        try? files.removeItem(at: partialURL(destination, metadata: true))
     }
 
     /// Deletes the bytes and the metadata kept for `destination`.
+    @inline(never)  // one copy for its four callers
     static func discardPartial(_ destination: URL) {
-        try? FileManager.default.removeItem(at: partialURL(destination, metadata: false))
-        try? FileManager.default.removeItem(at: partialURL(destination, metadata: true))
+        let files = FileManager.default
+        try? files.removeItem(at: partialURL(destination, metadata: false))
+        try? files.removeItem(at: partialURL(destination, metadata: true))
     }
 }

@@ -23,17 +23,13 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     private var written: Int64 = 0
     private var expected: Int64?
     private var failure: NetworkError?
-    private var restart = false
-    private var restarted = false
-    /// A 416 answered a range, or a range was ignored: this download asks for whole
-    /// bodies only.
-    private var rangesRefused = false
-    /// Whether the current request asked for a range.
-    private var ranged = false
-    /// Whether the current response's head arrived (a body cut short needs one).
-    private var responded = false
-    private var cancelled = false
-    private var finished = false
+    /// Whether a 416 (or another range than asked) asked to start over (`restart`), which
+    /// happens once (`restarted`); whether this download asks for whole bodies only
+    /// (`rangesRefused`: a 416 answered a range, or a range was ignored); whether the current
+    /// request asked for a range (`ranged`) and its response head arrived (`responded`: a
+    /// body cut short needs one); and whether it was cancelled or ended. One field (one
+    /// entry in the class's metadata, not seven).
+    private var flags = (restart: false, restarted: false, rangesRefused: false, ranged: false, responded: false, cancelled: false, finished: false)
     private var task: TransportTask?
     /// Where the current request's bytes start in the file.
     private var rangeOffset: Int64 = 0
@@ -43,7 +39,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     private var validator: String?
     /// The size of the next range, and when the current one was asked for.
     private var segment: Int64 = 0
-    private var segmentStarted = Date()
+    private var segmentStarted = Date(timeIntervalSinceReferenceDate: 0)  // read once a segment was asked for
     /// The last response head, when the first one arrived, and the body bytes written.
     private var response: HTTPURLResponse?
     private var firstByteAt: Date?
@@ -62,16 +58,12 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     private weak var owner: DownloadOperation?
 
     /// A transfer of `request`'s body to `destination`; `activity` (the attempt's clock)
-    /// hears every response head and piece of body, `owner` the progress, and `completion` gets, once, the last
-    /// response, the bytes written and the error (`nil`: every byte is in `.partial`).
+    /// hears every response head and piece of body, `owner` the progress, and `completion`
+    /// gets, once, the last response, the bytes written and the error (`nil`: every byte is
+    /// in `.partial`).
     init(
-        request: URLRequest,
-        destination: URL,
-        options: DownloadOptions,
-        transport: NetworkService,
-        activity: any TransferActivity,
-        owner: DownloadOperation,
-        completion: @escaping @Sendable (TransportOutcome) -> Void
+        request: URLRequest, destination: URL, options: DownloadOptions, transport: NetworkService,
+        activity: any TransferActivity, owner: DownloadOperation, completion: @escaping @Sendable (TransportOutcome) -> Void
     ) {
         self.request = request
         self.destination = destination
@@ -84,12 +76,13 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
 
     @_optimize(size)  // once per attempt, never per byte
     func start() {
-        if options.existing == .fail, FileManager.default.fileExists(atPath: destination.path) {
+        let files = FileManager.default
+        if options.existing == .fail, files.fileExists(atPath: destination.path) {
             end(problem(.invalidRequest, "'" + destination.path + "' exists already"))
             return
         }
         do {
-            try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try files.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
         } catch {
             end(problem(.invalidRequest, "cannot create the folder for '" + destination.path + "': " + error.localizedDescription, underlying: error))
             return
@@ -118,7 +111,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         lock.lock()
         let ifRange = validator
         var length: Int64?
-        if let initial = options.segmentSize.map(Int64.init), !rangesRefused {
+        if let initial = options.segmentSize.map(Int64.init), !flags.rangesRefused {
             let now = Date()
             let elapsed = now.timeIntervalSince(segmentStarted)
             if segment == 0 {
@@ -132,11 +125,11 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             length = segment
         }
         // A range from 0 has nothing to splice onto; a later one needs `If-Range`.
-        let isRanged = !rangesRefused && (offset > 0 ? ifRange != nil : length != nil)
-        ranged = isRanged
+        let isRanged = !flags.rangesRefused && (offset > 0 ? ifRange != nil : length != nil)
+        flags.ranged = isRanged
         rangeOffset = isRanged ? offset : 0
         segmentEnd = nil
-        responded = false
+        flags.responded = false
         lock.unlock()
         if isRanged {
             attempt.setValue("bytes=" + String(offset) + "-" + (length.map { String(offset + $0 - 1) } ?? ""), forHTTPHeaderField: "Range")
@@ -155,14 +148,14 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         }
         lock.lock()
         task = started
-        let cancelNow = cancelled
+        let cancelNow = flags.cancelled
         lock.unlock()
         if cancelNow { started.cancel() }
     }
 
     func cancel() {
         lock.lock()
-        cancelled = true
+        flags.cancelled = true
         let running = task
         lock.unlock()
         running?.cancel()
@@ -181,10 +174,10 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     func transferDidReceive(_ response: HTTPURLResponse) -> Bool {
         activity.transferMoved()
         lock.lock()
-        responded = true
+        flags.responded = true
         self.response = response
         if firstByteAt == nil { firstByteAt = Date() }
-        let offset = rangeOffset, wasRanged = ranged, unvalidated = validator == nil
+        let offset = rangeOffset, wasRanged = flags.ranged, unvalidated = validator == nil
         lock.unlock()
         let status = response.statusCode
         let range = status == 206 ? Self.contentRange(response.value(forHTTPHeaderField: "Content-Range")) : nil
@@ -192,11 +185,11 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         if wasRanged && (status == 416 || (status == 206 && !isRange)) {
             // The server refuses ranges (or answers another one): start over, once, whole.
             lock.lock()
-            if restarted {
+            if flags.restarted {
                 failure = refusal(response)
             } else {
-                restart = true
-                rangesRefused = true
+                flags.restart = true
+                flags.rangesRefused = true
             }
             lock.unlock()
             return false
@@ -224,7 +217,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
                 Self.saveMetadata(destination, url: url.absoluteString, etag: etag, lastModified: lastModified, totalLength: total)
             }
             lock.lock()
-            if refuseRanges { rangesRefused = true }
+            if refuseRanges { flags.rangesRefused = true }
             writer = opened
             written = fresh ? 0 : offset
             expected = total
@@ -265,12 +258,12 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         writer?.close()
         writer = nil
         task = nil
-        let failure = failure, wasCancelled = cancelled, count = written, total = expected, last = segmentEnd
-        let declared = responded ? expected : nil
-        let startOver = restart && !restarted && !cancelled
+        let failure = failure, wasCancelled = flags.cancelled, count = written, total = expected, last = segmentEnd
+        let declared = flags.responded ? expected : nil
+        let startOver = flags.restart && !flags.restarted && !flags.cancelled
         if startOver {
-            restart = false
-            restarted = true
+            flags.restart = false
+            flags.restarted = true
         }
         lock.unlock()
         if startOver {
@@ -321,8 +314,8 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     @inline(never)
     private func end(_ error: NetworkError?) {
         lock.lock()
-        let first = !finished
-        finished = true
+        let first = !flags.finished
+        flags.finished = true
         let outcome = TransportOutcome(request: request, response: response, error: error, firstByteAt: firstByteAt, streamedBytes: received)
         let completion = completion
         self.completion = nil  // its captures (the exchange) are not kept past the end
