@@ -186,7 +186,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             // The server refuses ranges (or answers another one): start over, once, whole.
             lock.lock()
             if flags.restarted {
-                failure = refusal(response)
+                failure = problem(.unacceptableStatus, response: response)
             } else {
                 flags.restart = true
                 flags.rangesRefused = true
@@ -195,7 +195,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             return false
         }
         guard (200..<300).contains(status), status != 206 || isRange else {
-            fail(refusal(response))
+            fail(problem(.unacceptableStatus, response: response))
             return false
         }
         // The range or its validator was ignored (the whole body follows, and no further
@@ -271,26 +271,19 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             start()
             return
         }
-        // The session refused the server (its pins) or a redirect it would send without the
-        // body (Linux): as it said, before the 3xx this transfer then saw.
+        let ending: NetworkError?
         if let typed = error as? NetworkError {
-            end(typed)
-            return
-        }
-        if let failure {
-            end(failure)
-            return
-        }
-        if let error {
-            if wasCancelled || (error as? URLError)?.errorCode == NSURLErrorCancelled {
-                end(problem(.cancelled))
-            } else {
+            // The session refused the server (its pins) or a redirect it would send without
+            // the body (Linux): as it said, before the 3xx this transfer then saw.
+            ending = typed
+        } else if let failure {
+            ending = failure
+        } else if let error {
+            ending = wasCancelled || (error as? URLError)?.errorCode == NSURLErrorCancelled
+                ? problem(.cancelled)
                 // A body cut short (libcurl's "transfer closed", -1 on Linux) is a connection loss.
-                end(problem(.transport, underlying: TransportOutcome.truncatedBody(error, declared: declared, received: count)))
-            }
-            return
-        }
-        if let last, total.map({ last + 1 < $0 }) ?? true {
+                : problem(.transport, underlying: TransportOutcome.truncatedBody(error, declared: declared, received: count))
+        } else if let last, total.map({ last + 1 < $0 }) ?? true {
             // One range done (of a known or an unknown total); ask for the next.
             guard count == last + 1 else {
                 end(lost("a range ended early"))
@@ -298,15 +291,15 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             }
             requestRange(from: last + 1)
             return
+        } else if let total, count != total {
+            ending = lost("the download ended after " + String(count) + " of " + String(total) + " bytes")
+        } else {
+            // Every byte is in `.partial`; the sink moves it into place once the exchange
+            // accepted the download (validation, the attempt's clock).
+            owner?.reportProgress(written: count, expected: count)
+            ending = nil
         }
-        if let total, count != total {
-            end(lost("the download ended after " + String(count) + " of " + String(total) + " bytes"))
-            return
-        }
-        // Every byte is in `.partial`; the sink moves it into place once the exchange
-        // accepted the download (validation, the attempt's clock).
-        owner?.reportProgress(written: count, expected: count)
-        end(nil)
+        end(ending)
     }
 
     /// Reports the end of the transfer, once: `error`, or `nil` when every byte is in `.partial`.
@@ -329,16 +322,11 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
 
     // MARK: Helpers
 
-    /// An error of `kind` about this transfer's request (made in one place).
+    /// An error of `kind` about this transfer's request, or about `response` (its status is
+    /// not one this transfer accepts) when there is one (made in one place).
     @inline(never)
-    private func problem(_ kind: NetworkError.Kind, _ message: String? = nil, underlying: (any Error)? = nil) -> NetworkError {
-        Self.error(kind, message, url: request.url, response: nil, underlying: underlying)
-    }
-
-    /// The status of `response` is not one this transfer accepts.
-    @inline(never)
-    private func refusal(_ response: HTTPURLResponse) -> NetworkError {
-        Self.error(.unacceptableStatus, nil, url: response.url ?? request.url, response: response, underlying: nil)
+    private func problem(_ kind: NetworkError.Kind, _ message: String? = nil, response: HTTPURLResponse? = nil, underlying: (any Error)? = nil) -> NetworkError {
+        Self.error(kind, message, url: response?.url ?? request.url, response: response, underlying: underlying)
     }
 
     /// The one call of `NetworkError`'s eleven-argument initializer in the module (each
