@@ -83,7 +83,7 @@ extension DownloadTransfer {
     @_semantics("optimize.sil.specialize.generic.never")
     @inline(never)
     private static func put<Value>(_ value: Value, _ key: String, into dictionary: inout [String: Value]) {
-        dictionary.updateValue(value, forKey: key)
+        dictionary[key] = value
     }
 
     /// `value`, or JSON's `null`.
