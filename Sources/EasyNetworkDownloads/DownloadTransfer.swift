@@ -52,10 +52,11 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     private let options: DownloadOptions
     private let transport: NetworkService
     private let activity: any TransferActivity
-    /// Who hears the progress and the offset resumed from: weakly, so the transfer (which
-    /// the session keeps until it completes) never keeps a finished operation. (Set once, in
-    /// `init`; a weak reference is loaded atomically, so it needs no lock.)
-    private weak var owner: DownloadOperation?
+    /// Who hears the progress and the offset resumed from. Held strongly: the operation
+    /// keeps no transfer, so this makes no cycle that outlives the attempt (the exchange
+    /// lets go of the attempt's task as it arrives, the session of the transfer as its
+    /// task completes).
+    private let owner: DownloadOperation
 
     /// A transfer of `request`'s body to `destination`; `activity` (the attempt's clock)
     /// hears every response head and piece of body, `owner` the progress, and `completion`
@@ -95,7 +96,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         } else {
             Self.discardPartial(destination)
         }
-        owner?.resumed(from: offset)
+        owner.resumed(from: offset)
         lock.lock()
         validator = ifRange
         lock.unlock()
@@ -224,7 +225,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             segmentEnd = isRange ? range?.end : nil
             if fresh { validator = Self.ifRangeValidator(etag: etag, lastModified: lastModified) }
             lock.unlock()
-            owner?.reportProgress(written: fresh ? 0 : offset, expected: total)
+            owner.reportProgress(written: fresh ? 0 : offset, expected: total)
             return true
         } catch {
             fail(Self.fileError(error, url: request.url))
@@ -245,7 +246,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             received += data.count
             let (count, total) = (written, expected)
             lock.unlock()
-            owner?.reportProgress(written: count, expected: total)
+            owner.reportProgress(written: count, expected: total)
         } catch {
             fail(Self.fileError(error, url: request.url))
             cancel()
@@ -296,7 +297,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         } else {
             // Every byte is in `.partial`; the sink moves it into place once the exchange
             // accepted the download (validation, the attempt's clock).
-            owner?.reportProgress(written: count, expected: count)
+            owner.reportProgress(written: count, expected: count)
             ending = nil
         }
         end(ending)
