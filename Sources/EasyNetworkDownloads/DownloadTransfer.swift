@@ -17,8 +17,9 @@ import FoundationNetworking
 /// first range (a later range without a validator could splice two versions); so is one
 /// whose ranges give no total (`bytes 0-…/*`), which cannot tell where the file ends.
 final class DownloadTransfer: TransferObserver, @unchecked Sendable {
-    // unchecked: every `var` below is read and written only under `lock`.
-    private let lock = Lock()
+    // unchecked: every `var` below is read and written only under its operation's lock
+    // (`owner.lockState()`: one of the core's pool, recursive; no lock object per transfer).
+    // Nothing under it calls out: no callback, no closure, no other lock.
     private var writer: FileWriter?
     private var written: Int64 = 0
     private var expected: Int64?
@@ -97,9 +98,9 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             Self.discardPartial(destination)
         }
         owner.resumed(from: offset)
-        lock.lock()
+        owner.lockState()
         validator = ifRange
-        lock.unlock()
+        owner.unlockState()
         requestRange(from: offset)
     }
 
@@ -109,7 +110,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     @_optimize(size)  // once per attempt, never per byte
     private func requestRange(from offset: Int64) {
         var attempt = request
-        lock.lock()
+        owner.lockState()
         let ifRange = validator
         var length: Int64?
         if let initial = options.segmentSize.map(Int64.init), !flags.rangesRefused {
@@ -131,7 +132,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         rangeOffset = isRanged ? offset : 0
         segmentEnd = nil
         flags.responded = false
-        lock.unlock()
+        owner.unlockState()
         if isRanged {
             attempt.setValue("bytes=" + String(offset) + "-" + (length.map { String(offset + $0 - 1) } ?? ""), forHTTPHeaderField: "Range")
             if offset > 0, let ifRange {
@@ -147,26 +148,26 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             end(problem(.cancelled))
             return
         }
-        lock.lock()
+        owner.lockState()
         task = started
         let cancelNow = flags.cancelled
-        lock.unlock()
+        owner.unlockState()
         if cancelNow { started.cancel() }
     }
 
     func cancel() {
-        lock.lock()
+        owner.lockState()
         flags.cancelled = true
         let running = task
-        lock.unlock()
+        owner.unlockState()
         running?.cancel()
     }
 
     /// Records `error` as the transfer's failure (under the lock).
     private func fail(_ error: NetworkError) {
-        lock.lock()
+        owner.lockState()
         failure = error
-        lock.unlock()
+        owner.unlockState()
     }
 
     // MARK: TransferObserver
@@ -174,25 +175,25 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     @_optimize(size)  // once per attempt, never per byte
     func transferDidReceive(_ response: HTTPURLResponse) -> Bool {
         activity.transferMoved()
-        lock.lock()
+        owner.lockState()
         flags.responded = true
         self.response = response
         if firstByteAt == nil { firstByteAt = Date() }
         let offset = rangeOffset, wasRanged = flags.ranged, unvalidated = validator == nil
-        lock.unlock()
+        owner.unlockState()
         let status = response.statusCode
         let range = status == 206 ? Self.contentRange(response.value(forHTTPHeaderField: "Content-Range")) : nil
         let isRange = status == 206 && range?.start == offset
         if wasRanged && (status == 416 || (status == 206 && !isRange)) {
             // The server refuses ranges (or answers another one): start over, once, whole.
-            lock.lock()
+            owner.lockState()
             if flags.restarted {
                 failure = problem(.unacceptableStatus, response: response)
             } else {
                 flags.restart = true
                 flags.rangesRefused = true
             }
-            lock.unlock()
+            owner.unlockState()
             return false
         }
         guard (200..<300).contains(status), status != 206 || isRange else {
@@ -217,14 +218,14 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             if options.resumable, let url = request.url, fresh || unvalidated, !coded {
                 Self.saveMetadata(destination, url: url.absoluteString, etag: etag, lastModified: lastModified, totalLength: total)
             }
-            lock.lock()
+            owner.lockState()
             if refuseRanges { flags.rangesRefused = true }
             writer = opened
             written = fresh ? 0 : offset
             expected = total
             segmentEnd = isRange ? range?.end : nil
             if fresh { validator = Self.ifRangeValidator(etag: etag, lastModified: lastModified) }
-            lock.unlock()
+            owner.unlockState()
             owner.reportProgress(written: fresh ? 0 : offset, expected: total)
             return true
         } catch {
@@ -235,17 +236,17 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
 
     func transferDidReceive(_ data: Data) {
         activity.transferMoved()
-        lock.lock()
+        owner.lockState()
         let current = failure == nil ? writer : nil
-        lock.unlock()
+        owner.unlockState()
         guard let current else { return }
         do {
             try current.write(data)
-            lock.lock()
+            owner.lockState()
             written += Int64(data.count)
             received += data.count
             let (count, total) = (written, expected)
-            lock.unlock()
+            owner.unlockState()
             owner.reportProgress(written: count, expected: total)
         } catch {
             fail(Self.fileError(error, url: request.url))
@@ -255,7 +256,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
 
     @_optimize(size)  // once per attempt, never per byte
     func transferDidComplete(_ error: (any Error)?) {
-        lock.lock()
+        owner.lockState()
         writer?.close()
         writer = nil
         task = nil
@@ -266,7 +267,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             flags.restart = false
             flags.restarted = true
         }
-        lock.unlock()
+        owner.unlockState()
         if startOver {
             Self.discardPartial(destination)
             start()
@@ -307,13 +308,13 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     /// Kept out of line: it ends a dozen paths.
     @inline(never)
     private func end(_ error: NetworkError?) {
-        lock.lock()
+        owner.lockState()
         let first = !flags.finished
         flags.finished = true
         let outcome = TransportOutcome(request: request, response: response, error: error, firstByteAt: firstByteAt, streamedBytes: received)
         let completion = completion
         self.completion = nil  // its captures (the exchange) are not kept past the end
-        lock.unlock()
+        owner.unlockState()
         guard first, let completion else { return }
         if error != nil, !options.resumable {
             Self.discardPartial(destination)
