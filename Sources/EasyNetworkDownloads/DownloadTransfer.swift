@@ -21,8 +21,6 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     // (`owner.lockState()`: one of the core's pool, recursive; no lock object per transfer).
     // Nothing under it calls out: no callback, no closure, no other lock.
     private var writer: FileWriter?
-    private var written: Int64 = 0
-    private var expected: Int64?
     private var failure: NetworkError?
     /// Whether a 416 (or another range than asked) asked to start over (`restart`), which
     /// happens once (`restarted`); whether this download asks for whole bodies only
@@ -32,19 +30,18 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     /// entry in the class's metadata, not seven).
     private var flags = (restart: false, restarted: false, rangesRefused: false, ranged: false, responded: false, cancelled: false, finished: false)
     private var task: TransportTask?
-    /// Where the current request's bytes start in the file.
-    private var rangeOffset: Int64 = 0
-    /// The last byte the current range response carries, when it is a range.
-    private var segmentEnd: Int64?
+    /// The bytes in the file and those expected in all (`nil`: unknown), the body bytes
+    /// received by this attempt, where the current request's bytes start in the file, the
+    /// last byte the current range response carries (when it is a range), and the size of
+    /// the next range. One field (one entry in the class's metadata, not six).
+    private var bytes = (written: Int64(0), expected: Int64?.none, received: 0, rangeOffset: Int64(0), segmentEnd: Int64?.none, segment: Int64(0))
     /// The validator to send with later ranges.
     private var validator: String?
-    /// The size of the next range, and when the current one was asked for.
-    private var segment: Int64 = 0
+    /// When the current range was asked for.
     private var segmentStarted = Date(timeIntervalSinceReferenceDate: 0)  // read once a segment was asked for
     /// The last response head, when the first one arrived, and the body bytes written.
     private var response: HTTPURLResponse?
     private var firstByteAt: Date?
-    private var received = 0
     /// Called once, then dropped.
     private var completion: (@Sendable (TransportOutcome) -> Void)?
 
@@ -116,21 +113,21 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         if let initial = options.segmentSize.map(Int64.init), !flags.rangesRefused {
             let now = Date()
             let elapsed = now.timeIntervalSince(segmentStarted)
-            if segment == 0 {
-                segment = initial
+            if bytes.segment == 0 {
+                bytes.segment = initial
             } else if elapsed > 0.2 {
-                segment = min(segment * 2, initial * 32)
+                bytes.segment = min(bytes.segment * 2, initial * 32)
             } else if elapsed < 0.05 {
-                segment = max(segment / 2, initial)
+                bytes.segment = max(bytes.segment / 2, initial)
             }
             segmentStarted = now
-            length = segment
+            length = bytes.segment
         }
         // A range from 0 has nothing to splice onto; a later one needs `If-Range`.
         let isRanged = !flags.rangesRefused && (offset > 0 ? ifRange != nil : length != nil)
         flags.ranged = isRanged
-        rangeOffset = isRanged ? offset : 0
-        segmentEnd = nil
+        bytes.rangeOffset = isRanged ? offset : 0
+        bytes.segmentEnd = nil
         flags.responded = false
         owner.unlockState()
         if isRanged {
@@ -164,6 +161,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     }
 
     /// Records `error` as the transfer's failure (under the lock).
+    @inline(__always)
     private func fail(_ error: NetworkError) {
         owner.lockState()
         failure = error
@@ -179,7 +177,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         flags.responded = true
         self.response = response
         if firstByteAt == nil { firstByteAt = Date() }
-        let offset = rangeOffset, wasRanged = flags.ranged, unvalidated = validator == nil
+        let offset = bytes.rangeOffset, wasRanged = flags.ranged, unvalidated = validator == nil
         owner.unlockState()
         let status = response.statusCode
         let range = status == 206 ? Self.contentRange(response.value(forHTTPHeaderField: "Content-Range")) : nil
@@ -221,9 +219,9 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             owner.lockState()
             if refuseRanges { flags.rangesRefused = true }
             writer = opened
-            written = fresh ? 0 : offset
-            expected = total
-            segmentEnd = isRange ? range?.end : nil
+            bytes.written = fresh ? 0 : offset
+            bytes.expected = total
+            bytes.segmentEnd = isRange ? range?.end : nil
             if fresh { validator = Self.ifRangeValidator(etag: etag, lastModified: lastModified) }
             owner.unlockState()
             owner.reportProgress(written: fresh ? 0 : offset, expected: total)
@@ -243,9 +241,9 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         do {
             try current.write(data)
             owner.lockState()
-            written += Int64(data.count)
-            received += data.count
-            let (count, total) = (written, expected)
+            bytes.written += Int64(data.count)
+            bytes.received += data.count
+            let (count, total) = (bytes.written, bytes.expected)
             owner.unlockState()
             owner.reportProgress(written: count, expected: total)
         } catch {
@@ -260,8 +258,8 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         writer?.close()
         writer = nil
         task = nil
-        let failure = failure, wasCancelled = flags.cancelled, count = written, total = expected, last = segmentEnd
-        let declared = flags.responded ? expected : nil
+        let failure = failure, wasCancelled = flags.cancelled, count = bytes.written, total = bytes.expected, last = bytes.segmentEnd
+        let declared = flags.responded ? bytes.expected : nil
         let startOver = flags.restart && !flags.restarted && !flags.cancelled
         if startOver {
             flags.restart = false
@@ -311,7 +309,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         owner.lockState()
         let first = !flags.finished
         flags.finished = true
-        let outcome = TransportOutcome(request: request, response: response, error: error, firstByteAt: firstByteAt, streamedBytes: received)
+        let outcome = TransportOutcome(request: request, response: response, error: error, firstByteAt: firstByteAt, streamedBytes: bytes.received)
         let completion = completion
         self.completion = nil  // its captures (the exchange) are not kept past the end
         owner.unlockState()
