@@ -54,17 +54,15 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
     // shared with `ServiceOperation`); the lock, not the access checker, keeps them exclusive.
     // No initial values here: in a public class each compiles a function (`T?` would be
     // given `nil` by one, so the optionals are spelled `Optional<T>` and set in `init`).
-    @exclusivity(unchecked) private var executed: Bool
-    /// What the last attempt's transfer asked to resume after (it tells, see
-    /// ``resumed(from:)``: the operation keeps no transfer, which holds the attempt's clock,
-    /// which holds the exchange, which holds this operation).
-    @exclusivity(unchecked) private var resumedOffset: Int64
+    /// Whether `execute()` ran; what the last attempt's transfer asked to resume after (it
+    /// tells, see ``resumed(from:)``: the operation keeps no transfer, which holds the
+    /// attempt's clock, which holds the exchange, which holds this operation); and the last
+    /// progress fraction reported (-1: none yet). One field (one metadata entry, not three).
+    @exclusivity(unchecked) private var marks: (executed: Bool, resumedOffset: Int64, reportedFraction: Double)
     @exclusivity(unchecked) private var storedResult: Optional<Result<URL, NetworkError>>
     @exclusivity(unchecked) private var storedMetrics: Optional<RequestMetrics>
     /// Who awaits the result besides ``completion`` (each `run`), chained in one closure.
     @exclusivity(unchecked) private var observers: Optional<@Sendable (Result<URL, NetworkError>) -> Void>
-    /// The last progress fraction reported (-1: none yet).
-    @exclusivity(unchecked) private var reportedFraction: Double
     @exclusivity(unchecked) private var progressClosure: Optional<@Sendable (Progress) -> Void>
     @exclusivity(unchecked) private var completionClosure: Optional<@Sendable (Result<URL, NetworkError>) -> Void>
 
@@ -133,14 +131,12 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
         self.request = request
         self.destination = destination
         self.options = options
-        executed = false
-        resumedOffset = 0
+        marks = (false, 0, -1)
         storedResult = nil
         storedMetrics = nil
         observers = nil
         progressClosure = nil
         completionClosure = nil
-        reportedFraction = -1
         progress = Progress.discreteProgress(totalUnitCount: 0)
         super.init(configuration: configuration)
         reportsOwnCancellation()  // `cancel()` reports a cancellation before start
@@ -184,7 +180,7 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
     @usableFromInline
     func outcome() -> (result: Result<URL, NetworkError>?, metrics: RequestMetrics?, resumedFrom: Int64) {
         lockState()
-        let outcome = (storedResult, storedMetrics, resumedOffset)
+        let outcome = (storedResult, storedMetrics, marks.resumedOffset)
         unlockState()
         return outcome
     }
@@ -193,7 +189,7 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
     @_optimize(size)
     public override func execute() {
         lockState()
-        executed = true
+        marks.executed = true
         unlockState()
         // The operation is the exchange's plug-in (it carries each attempt) and its sink
         // (the exchange calls back on the callback queue); a cancel (before or after this
@@ -210,7 +206,7 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
         // first wins). Not `isExecuting`/`isFinished`: a queue may already have finished
         // the cancelled operation without executing it, which must still call back.
         lockState()
-        let executed = self.executed
+        let executed = marks.executed
         unlockState()
         guard !executed else { return }
         QueueHop.async(configuration.callbackQueue) { [self] in complete(DownloadTransfer.error(.cancelled, nil, url: nil, response: nil, underlying: nil), metrics: nil) }
@@ -219,7 +215,7 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
     /// Records the offset the running attempt's transfer asked to resume after.
     func resumed(from offset: Int64) {
         lockState()
-        resumedOffset = offset
+        marks.resumedOffset = offset
         unlockState()
     }
 
@@ -233,10 +229,10 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
         let fraction = total > 0 ? Double(completed) / Double(total) : 0
         // Only forward, in steps of at least half a percent, and always the final 100 %.
         lockState()
-        let reported = reportedFraction
+        let reported = marks.reportedFraction
         let admitted = fraction >= reported + 0.005 || (fraction >= 1 && reported < 1)
         if admitted {
-            reportedFraction = fraction
+            marks.reportedFraction = fraction
         }
         unlockState()
         guard admitted else { return }

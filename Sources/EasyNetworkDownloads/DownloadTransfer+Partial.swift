@@ -16,6 +16,7 @@ extension DownloadTransfer {
     /// `<name>.partial` (the bytes) next to `destination`, or `<name>.partial.json` (the
     /// metadata) when `metadata`.
     @inline(never)
+    @_optimize(size)  // never per byte
     static func partialURL(_ destination: URL, metadata: Bool) -> URL {
         destination.deletingLastPathComponent()
             .appendingPathComponent(destination.lastPathComponent + (metadata ? ".partial.json" : ".partial"))
@@ -24,6 +25,7 @@ extension DownloadTransfer {
     /// The length of the bytes on disk for `destination` and the `If-Range` value to
     /// resume them with, when both are usable for `url`: the metadata names `url` and a
     /// validator, and there are fewer bytes than the resource's length.
+    @_optimize(size)  // never per byte
     static func resumePoint(_ destination: URL, for url: URL) -> (offset: Int64, ifRange: String)? {
         guard let metadata = storedMetadata(destination),
               text("url", of: metadata) == url.absoluteString,
@@ -36,6 +38,7 @@ extension DownloadTransfer {
 
     /// The metadata kept for `destination`, when it is a readable JSON object.
     @inline(never)
+    @_optimize(size)  // never per byte
     private static func storedMetadata(_ destination: URL) -> [String: Any]? {
         guard let data = try? Data(contentsOf: partialURL(destination, metadata: true)) else { return nil }
         return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
@@ -44,6 +47,7 @@ extension DownloadTransfer {
     /// The length of the bytes on disk for `destination`, where their end is (no attribute
     /// dictionary to search); `nil` when there are none.
     @inline(never)
+    @_optimize(size)  // never per byte
     private static func partialLength(_ destination: URL) -> Int64? {
         guard let handle = try? FileHandle(forReadingFrom: partialURL(destination, metadata: false)) else { return nil }
         let end = try? handle.seekToEnd()
@@ -55,12 +59,13 @@ extension DownloadTransfer {
     /// Writes the metadata of the bytes about to be written for `destination` (a field the
     /// server did not send is `null`, which earlier versions read as absent). No literal:
     /// the standard library's own dictionary code fills it (see ``put(_:_:into:)``).
+    @_optimize(size)  // never per byte
     static func saveMetadata(_ destination: URL, url: String, etag: String?, lastModified: String?, totalLength: Int64?) {
         var metadata = [String: Any](minimumCapacity: 4)
         put(url, "url", into: &metadata)
         put(json(etag), "etag", into: &metadata)
         put(json(lastModified), "lastModified", into: &metadata)
-        put(json(totalLength.map { NSNumber(value: $0) }), "totalLength", into: &metadata)
+        put(totalLength.map { NSNumber(value: $0) } ?? NSNull(), "totalLength", into: &metadata)
         if let data = try? JSONSerialization.data(withJSONObject: metadata) {
             try? data.write(to: partialURL(destination, metadata: true), options: .atomic)
         }
@@ -87,15 +92,15 @@ extension DownloadTransfer {
     }
 
     /// `value`, or JSON's `null`.
-    @_semantics("optimize.sil.specialize.generic.never")
     @inline(never)
-    private static func json<Value>(_ value: Value?) -> Any {
+    private static func json(_ value: String?) -> Any {
         if let value { return value }
         return NSNull()
     }
 
     /// Moves the complete bytes to `destination` (replacing a file there) and forgets the
     /// metadata. Called once the exchange accepted the download, never before.
+    @_optimize(size)  // never per byte
     static func promote(_ destination: URL) throws {
         let files = FileManager.default
         if files.fileExists(atPath: destination.path) {
@@ -107,6 +112,7 @@ extension DownloadTransfer {
 
     /// Deletes the bytes and the metadata kept for `destination`.
     @inline(never)  // one copy for its four callers
+    @_optimize(size)  // never per byte
     static func discardPartial(_ destination: URL) {
         let files = FileManager.default
         try? files.removeItem(at: partialURL(destination, metadata: false))

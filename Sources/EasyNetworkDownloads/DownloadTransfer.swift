@@ -388,11 +388,13 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     }
 
     /// Whether the body came with a content coding (its bytes are not the resource's).
+    @_optimize(size)
     static func isContentCoded(_ response: HTTPURLResponse) -> Bool {
         guard let coding = response.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces) else { return false }
         return !coding.isEmpty && coding.lowercased() != "identity"
     }
 
+    @_optimize(size)
     static func fileError(_ error: any Error, url: URL?) -> NetworkError {
         Self.error(.transport, "cannot write the download: " + error.localizedDescription, url: url, response: nil, underlying: error)
     }
