@@ -54,17 +54,15 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
     // shared with `ServiceOperation`); the lock, not the access checker, keeps them exclusive.
     // No initial values here: in a public class each compiles a function (`T?` would be
     // given `nil` by one, so the optionals are spelled `Optional<T>` and set in `init`).
-    @exclusivity(unchecked) private var executed: Bool
-    /// The running attempt's transfer, dropped at the delivery (it holds the attempt's
-    /// clock, which holds the exchange, which holds this operation).
-    @exclusivity(unchecked) private var transfer: Optional<DownloadTransfer>
-    /// What the last transfer asked to resume after, once it was dropped.
-    @exclusivity(unchecked) private var resumedOffset: Int64
+    /// Whether `execute()` ran; what the last attempt's transfer asked to resume after (it
+    /// tells, see ``resumed(from:)``: the operation keeps no transfer, which holds the
+    /// attempt's clock, which holds the exchange, which holds this operation); and the last
+    /// progress fraction reported (-1: none yet). One field (one metadata entry, not three).
+    @exclusivity(unchecked) private var marks: (executed: Bool, resumedOffset: Int64, reportedFraction: Double)
     @exclusivity(unchecked) private var storedResult: Optional<Result<URL, NetworkError>>
     @exclusivity(unchecked) private var storedMetrics: Optional<RequestMetrics>
     /// Who awaits the result besides ``completion`` (each `run`), chained in one closure.
     @exclusivity(unchecked) private var observers: Optional<@Sendable (Result<URL, NetworkError>) -> Void>
-    @exclusivity(unchecked) private var gate: ProgressGate
     @exclusivity(unchecked) private var progressClosure: Optional<@Sendable (Progress) -> Void>
     @exclusivity(unchecked) private var completionClosure: Optional<@Sendable (Result<URL, NetworkError>) -> Void>
 
@@ -76,53 +74,46 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
     /// thread (kept under the operation's lock) and are `@Sendable`, so the compiler
     /// rejects a closure that would race with the code that set it.
     public var onProgress: (@Sendable (Progress) -> Void)? {
-        // Emitted into its callers, as ``completion``: the module carries one reader and
-        // two writers instead of a getter, a setter and a two-part `modify` for each.
-        @_alwaysEmitIntoClient get { callbacks().progress }
-        @_alwaysEmitIntoClient set { setCallback(progress: newValue) }
+        // Emitted into its callers, as ``completion``: the module carries one function for
+        // the six accessors instead of a getter, a setter and a two-part `modify` for each.
+        @_alwaysEmitIntoClient get { exchangeCallbacks(0, progress: nil, completion: nil).progress }
+        @_alwaysEmitIntoClient set { _ = exchangeCallbacks(1, progress: newValue, completion: nil) }
         @_alwaysEmitIntoClient _modify {
-            var closure = callbacks().progress
+            var closure = exchangeCallbacks(0, progress: nil, completion: nil).progress
             yield &closure
-            setCallback(progress: closure)
+            _ = exchangeCallbacks(1, progress: closure, completion: nil)
         }
     }
     /// Called once on the host's callback queue with the file's URL or the error.
     public var completion: (@Sendable (Result<URL, NetworkError>) -> Void)? {
-        @_alwaysEmitIntoClient get { callbacks().completion }
-        @_alwaysEmitIntoClient set { setCallback(completion: newValue) }
+        @_alwaysEmitIntoClient get { exchangeCallbacks(0, progress: nil, completion: nil).completion }
+        @_alwaysEmitIntoClient set { _ = exchangeCallbacks(2, progress: nil, completion: newValue) }
         @_alwaysEmitIntoClient _modify {
-            var closure = callbacks().completion
+            var closure = exchangeCallbacks(0, progress: nil, completion: nil).completion
             yield &closure
-            setCallback(completion: closure)
+            _ = exchangeCallbacks(2, progress: nil, completion: closure)
         }
     }
 
-    /// Both callbacks, read under the lock.
+    /// Both callbacks as they were, read under the lock; `replacing` 1 sets ``onProgress``
+    /// to `progress`, 2 sets ``completion`` to `completion`, 0 sets neither. The old closures
+    /// are released by the caller, after the lock is let go (their captures' `deinit` may
+    /// reach another operation).
     @usableFromInline
-    func callbacks() -> (progress: (@Sendable (Progress) -> Void)?, completion: (@Sendable (Result<URL, NetworkError>) -> Void)?) {
+    func exchangeCallbacks(
+        _ replacing: Int,
+        progress: (@Sendable (Progress) -> Void)?,
+        completion: (@Sendable (Result<URL, NetworkError>) -> Void)?
+    ) -> (progress: (@Sendable (Progress) -> Void)?, completion: (@Sendable (Result<URL, NetworkError>) -> Void)?) {
         lockState()
-        defer { unlockState() }
-        return (progressClosure, completionClosure)
-    }
-
-    // The old closure is released after the lock is let go (its captures' `deinit` may
-    // reach another operation).
-    @usableFromInline
-    func setCallback(progress: (@Sendable (Progress) -> Void)?) {
-        lockState()
-        let old = progressClosure
-        progressClosure = progress
+        let old = (progressClosure, completionClosure)
+        if replacing == 1 {
+            progressClosure = progress
+        } else if replacing == 2 {
+            completionClosure = completion
+        }
         unlockState()
-        _ = old
-    }
-
-    @usableFromInline
-    func setCallback(completion: (@Sendable (Result<URL, NetworkError>) -> Void)?) {
-        lockState()
-        let old = completionClosure
-        completionClosure = completion
-        unlockState()
-        _ = old
+        return old
     }
 
     /// A download of `request`'s body to `destination` on `configuration`'s host.
@@ -140,15 +131,12 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
         self.request = request
         self.destination = destination
         self.options = options
-        executed = false
-        transfer = nil
-        resumedOffset = 0
+        marks = (false, 0, -1)
         storedResult = nil
         storedMetrics = nil
         observers = nil
         progressClosure = nil
         completionClosure = nil
-        gate = ProgressGate()
         progress = Progress.discreteProgress(totalUnitCount: 0)
         super.init(configuration: configuration)
         reportsOwnCancellation()  // `cancel()` reports a cancellation before start
@@ -192,16 +180,16 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
     @usableFromInline
     func outcome() -> (result: Result<URL, NetworkError>?, metrics: RequestMetrics?, resumedFrom: Int64) {
         lockState()
-        let (result, metrics, transfer, offset) = (storedResult, storedMetrics, self.transfer, resumedOffset)
+        let outcome = (storedResult, storedMetrics, marks.resumedOffset)
         unlockState()
-        return (result, metrics, transfer?.resumedFrom ?? offset)
+        return outcome
     }
 
     /// Starts the transfer; not for subclasses to override.
     @_optimize(size)
     public override func execute() {
         lockState()
-        executed = true
+        marks.executed = true
         unlockState()
         // The operation is the exchange's plug-in (it carries each attempt) and its sink
         // (the exchange calls back on the callback queue); a cancel (before or after this
@@ -218,27 +206,43 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
         // first wins). Not `isExecuting`/`isFinished`: a queue may already have finished
         // the cancelled operation without executing it, which must still call back.
         lockState()
-        let executed = self.executed
+        let executed = marks.executed
         unlockState()
         guard !executed else { return }
-        configuration.callbackQueue.async { [self] in complete(NetworkError(kind: .cancelled), metrics: nil) }
+        QueueHop.async(configuration.callbackQueue) { [self] in complete(DownloadTransfer.error(.cancelled, nil, url: nil, response: nil, underlying: nil), metrics: nil) }
     }
 
-    private func reportProgress(written: Int64, expected: Int64?) {
+    /// Records the offset the running attempt's transfer asked to resume after.
+    func resumed(from offset: Int64) {
+        lockState()
+        marks.resumedOffset = offset
+        unlockState()
+    }
+
+    /// Reports `written` of `expected` bytes (from the transfer, on the session's queue).
+    func reportProgress(written: Int64, expected: Int64?) {
         // An empty body is complete once its length is known: one unit of one, so that
         // `fractionCompleted` reaches 1.0 for an empty file too.
         let empty = expected == 0 && written == 0
         let total = empty ? 1 : max(expected ?? 0, written)
         let completed = empty ? 1 : written
         let fraction = total > 0 ? Double(completed) / Double(total) : 0
+        // Only forward, in steps of at least half a percent, and always the final 100 %.
         lockState()
-        let admitted = gate.admit(fraction)
+        let reported = marks.reportedFraction
+        let admitted = fraction >= reported + 0.005 || (fraction >= 1 && reported < 1)
+        if admitted {
+            marks.reportedFraction = fraction
+        }
         unlockState()
         guard admitted else { return }
-        configuration.callbackQueue.async { [self] in
+        QueueHop.async(configuration.callbackQueue) { [self] in
             progress.totalUnitCount = total
             progress.completedUnitCount = completed
-            onProgress?(progress)
+            lockState()
+            let callback = progressClosure
+            unlockState()
+            callback?(progress)
         }
     }
 
@@ -272,13 +276,6 @@ public final class DownloadOperation: ServiceOperation, @unchecked Sendable {  /
             storedMetrics = metrics
         }
         let completion = first ? completionClosure : nil
-        // The transfer holds the attempt's clock, which holds the exchange, which holds this
-        // operation: it goes now, leaving what it resumed from (its lock inside this one is
-        // safe: it never calls out while it holds it).
-        if let last = transfer {
-            resumedOffset = last.resumedFrom
-            transfer = nil
-        }
         unlockState()
         guard first else { return }
         completion?(result)
@@ -307,23 +304,21 @@ extension DownloadOperation: RequestPlugIn, ExchangeSink {
         next: (URLRequest, any TransferActivity, @escaping @Sendable (TransportOutcome) -> Void) -> TransportTask?,
         arrived: @escaping @Sendable (TransportOutcome) -> Void
     ) -> TransportTask? {
-        // Weakly: the operation keeps its last transfer.
         let transfer = DownloadTransfer(
             request: request, destination: destination, options: options, transport: configuration.transport,
-            activity: activity, progress: { [weak self] in self?.reportProgress(written: $0, expected: $1) }, completion: arrived
+            activity: activity, owner: self, completion: arrived
         )
-        lockState()
-        self.transfer = transfer
-        unlockState()
+        resumed(from: 0)  // until the transfer knows better (it may end before it asks)
         transfer.start()
         return TransportTask(cancel: { transfer.cancel() })
     }
 
     /// The body is on disk already: it only moves into place.
+    @inline(never)  // one copy: its witness calls it
     @_optimize(size)
     @usableFromInline package func map(_ response: NetworkResponse, lock: Lock) -> NetworkError? {
         do {
-            try PartialDownload(destination: destination).promote()
+            try DownloadTransfer.promote(destination)
             return nil
         } catch {
             return DownloadTransfer.fileError(error, url: response.request.url)
@@ -338,5 +333,17 @@ extension DownloadOperation: RequestPlugIn, ExchangeSink {
 
     @usableFromInline package func deliver(_ error: NetworkError?, metrics: RequestMetrics, lock: Lock) {
         complete(error, metrics: metrics)
+    }
+}
+
+extension DownloadOperation: FailureReporting {
+    @usableFromInline  // it witnesses FailureReporting, which `NetworkQueue.check(_:)` (emitted into callers) names
+    package var failure: NetworkError? {
+        @inline(never) get {  // one copy: its witness calls it
+            lockState()
+            defer { unlockState() }
+            guard case .failure(let error)? = storedResult else { return nil }
+            return error
+        }
     }
 }

@@ -61,7 +61,7 @@ public struct DownloadOptions: Sendable {
     @usableFromInline let storedSegmentSize: Int?
 
     /// Options holding exactly these values (a set ``segmentSize`` is kept as given).
-    @usableFromInline
+    @_alwaysEmitIntoClient  // in its callers, as every member that makes options
     init(_ existing: Existing, _ resumable: Bool, _ segmentSize: Int?) {
         storedExisting = existing
         storedResumable = resumable
@@ -70,6 +70,7 @@ public struct DownloadOptions: Sendable {
 
     /// Options; by default replace an existing file, resume from partial data, and ask
     /// in ranges from 1 MB.
+    @_alwaysEmitIntoClient  // in the programs that make options (the module only reads them)
     public init(existing: Existing = .replace, resumable: Bool = true, segmentSize: Int? = 1 << 20) {
         self.init(existing, resumable, segmentSize.map { max(64 * 1024, $0) })
     }

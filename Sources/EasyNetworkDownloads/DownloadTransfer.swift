@@ -17,102 +17,87 @@ import FoundationNetworking
 /// first range (a later range without a validator could splice two versions); so is one
 /// whose ranges give no total (`bytes 0-…/*`), which cannot tell where the file ends.
 final class DownloadTransfer: TransferObserver, @unchecked Sendable {
-    // unchecked: every `var` below is read and written only under `lock`.
-    private let lock = Lock()
+    // unchecked: every `var` below is read and written only under its operation's lock
+    // (`owner.lockState()`: one of the core's pool, recursive; no lock object per transfer).
+    // Nothing under it calls out: no callback, no closure, no other lock.
     private var writer: FileWriter?
-    private var written: Int64 = 0
-    private var expected: Int64?
     private var failure: NetworkError?
-    private var restart = false
-    private var restarted = false
-    /// A 416 answered a range, or a range was ignored: this download asks for whole
-    /// bodies only.
-    private var rangesRefused = false
-    /// Whether the current request asked for a range.
-    private var ranged = false
-    /// Whether the current response's head arrived (a body cut short needs one).
-    private var responded = false
-    private var cancelled = false
-    private var finished = false
+    /// Whether a 416 (or another range than asked) asked to start over (`restart`), which
+    /// happens once (`restarted`); whether this download asks for whole bodies only
+    /// (`rangesRefused`: a 416 answered a range, or a range was ignored); whether the current
+    /// request asked for a range (`ranged`) and its response head arrived (`responded`: a
+    /// body cut short needs one); and whether it was cancelled or ended. One field (one
+    /// entry in the class's metadata, not seven).
+    private var flags = (restart: false, restarted: false, rangesRefused: false, ranged: false, responded: false, cancelled: false, finished: false)
     private var task: TransportTask?
-    /// Where the current request's bytes start in the file.
-    private var rangeOffset: Int64 = 0
-    /// Where the attempt started (0 for a full download), for reporting.
-    private var startOffset: Int64 = 0
-    /// The last byte the current range response carries, when it is a range.
-    private var segmentEnd: Int64?
+    /// The bytes in the file and those expected in all (`nil`: unknown), the body bytes
+    /// received by this attempt, where the current request's bytes start in the file, the
+    /// last byte the current range response carries (when it is a range), and the size of
+    /// the next range. One field (one entry in the class's metadata, not six).
+    private var bytes = (written: Int64(0), expected: Int64?.none, received: 0, rangeOffset: Int64(0), segmentEnd: Int64?.none, segment: Int64(0))
     /// The validator to send with later ranges.
     private var validator: String?
-    /// The size of the next range, and when the current one was asked for.
-    private var segment: Int64 = 0
-    private var segmentStarted = Date()
+    /// When the current range was asked for.
+    private var segmentStarted = Date(timeIntervalSinceReferenceDate: 0)  // read once a segment was asked for
     /// The last response head, when the first one arrived, and the body bytes written.
     private var response: HTTPURLResponse?
     private var firstByteAt: Date?
-    private var received = 0
     /// Called once, then dropped.
     private var completion: (@Sendable (TransportOutcome) -> Void)?
 
     private let request: URLRequest
-    private let partial: PartialDownload
+    private let destination: URL
     private let options: DownloadOptions
     private let transport: NetworkService
     private let activity: any TransferActivity
-    private let progress: @Sendable (_ written: Int64, _ expected: Int64?) -> Void
+    /// Who hears the progress and the offset resumed from. Held strongly: the operation
+    /// keeps no transfer, so this makes no cycle that outlives the attempt (the exchange
+    /// lets go of the attempt's task as it arrives, the session of the transfer as its
+    /// task completes).
+    private let owner: DownloadOperation
 
     /// A transfer of `request`'s body to `destination`; `activity` (the attempt's clock)
-    /// hears every response head and piece of body, and `completion` gets, once, the last
-    /// response, the bytes written and the error (`nil`: every byte is in `.partial`).
+    /// hears every response head and piece of body, `owner` the progress, and `completion`
+    /// gets, once, the last response, the bytes written and the error (`nil`: every byte is
+    /// in `.partial`).
     init(
-        request: URLRequest,
-        destination: URL,
-        options: DownloadOptions,
-        transport: NetworkService,
-        activity: any TransferActivity,
-        progress: @escaping @Sendable (Int64, Int64?) -> Void,
-        completion: @escaping @Sendable (TransportOutcome) -> Void
+        request: URLRequest, destination: URL, options: DownloadOptions, transport: NetworkService,
+        activity: any TransferActivity, owner: DownloadOperation, completion: @escaping @Sendable (TransportOutcome) -> Void
     ) {
         self.request = request
-        partial = PartialDownload(destination: destination)
+        self.destination = destination
         self.options = options
         self.transport = transport
         self.activity = activity
-        self.progress = progress
+        self.owner = owner
         self.completion = completion
-    }
-
-    /// The offset the last attempt asked the server to resume from (0 for a full download).
-    var resumedFrom: Int64 {
-        lock.lock()
-        defer { lock.unlock() }
-        return startOffset
     }
 
     @_optimize(size)  // once per attempt, never per byte
     func start() {
-        let destination = partial.destination
-        if options.existing == .fail, FileManager.default.fileExists(atPath: destination.path) {
+        let files = FileManager.default
+        if options.existing == .fail, files.fileExists(atPath: destination.path) {
             end(problem(.invalidRequest, "'" + destination.path + "' exists already"))
             return
         }
         do {
-            try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try files.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
         } catch {
             end(problem(.invalidRequest, "cannot create the folder for '" + destination.path + "': " + error.localizedDescription, underlying: error))
             return
         }
         var offset: Int64 = 0
         var ifRange: String?
-        if options.resumable, let url = request.url, let point = partial.resumePoint(for: url) {
+        if options.resumable, let url = request.url, let point = Self.resumePoint(destination, for: url) {
             offset = point.offset
             ifRange = point.ifRange
         } else {
-            partial.discard()
+            Self.discardPartial(destination)
         }
-        lock.lock()
-        startOffset = offset
+        owner.resumed(from: offset)
+        owner.lockState()
         validator = ifRange
-        lock.unlock()
+        owner.unlockState()
         requestRange(from: offset)
     }
 
@@ -122,30 +107,31 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     @_optimize(size)  // once per attempt, never per byte
     private func requestRange(from offset: Int64) {
         var attempt = request
-        lock.lock()
+        owner.lockState()
         let ifRange = validator
         var length: Int64?
-        if let initial = options.segmentSize.map(Int64.init), !rangesRefused {
-            let elapsed = Date().timeIntervalSince(segmentStarted)
-            if segment == 0 {
-                segment = initial
+        if let initial = options.segmentSize.map(Int64.init), !flags.rangesRefused {
+            let now = Date()
+            let elapsed = now.timeIntervalSince(segmentStarted)
+            if bytes.segment == 0 {
+                bytes.segment = initial
             } else if elapsed > 0.2 {
-                segment = min(segment * 2, initial * 32)
+                bytes.segment = min(bytes.segment * 2, initial * 32)
             } else if elapsed < 0.05 {
-                segment = max(segment / 2, initial)
+                bytes.segment = max(bytes.segment / 2, initial)
             }
-            segmentStarted = Date()
-            length = segment
+            segmentStarted = now
+            length = bytes.segment
         }
         // A range from 0 has nothing to splice onto; a later one needs `If-Range`.
-        let isRanged = !rangesRefused && (offset > 0 ? ifRange != nil : length != nil)
-        ranged = isRanged
-        rangeOffset = isRanged ? offset : 0
-        segmentEnd = nil
-        responded = false
-        lock.unlock()
+        let isRanged = !flags.rangesRefused && (offset > 0 ? ifRange != nil : length != nil)
+        flags.ranged = isRanged
+        bytes.rangeOffset = isRanged ? offset : 0
+        bytes.segmentEnd = nil
+        flags.responded = false
+        owner.unlockState()
         if isRanged {
-            attempt.setValue(length.map { "bytes=\(offset)-\(offset + $0 - 1)" } ?? "bytes=\(offset)-", forHTTPHeaderField: "Range")
+            attempt.setValue("bytes=" + String(offset) + "-" + (length.map { String(offset + $0 - 1) } ?? ""), forHTTPHeaderField: "Range")
             if offset > 0, let ifRange {
                 attempt.setValue(ifRange, forHTTPHeaderField: "If-Range")
             }
@@ -159,26 +145,27 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             end(problem(.cancelled))
             return
         }
-        lock.lock()
+        owner.lockState()
         task = started
-        let cancelNow = cancelled
-        lock.unlock()
+        let cancelNow = flags.cancelled
+        owner.unlockState()
         if cancelNow { started.cancel() }
     }
 
     func cancel() {
-        lock.lock()
-        cancelled = true
+        owner.lockState()
+        flags.cancelled = true
         let running = task
-        lock.unlock()
+        owner.unlockState()
         running?.cancel()
     }
 
     /// Records `error` as the transfer's failure (under the lock).
+    @inline(__always)
     private func fail(_ error: NetworkError) {
-        lock.lock()
+        owner.lockState()
         failure = error
-        lock.unlock()
+        owner.unlockState()
     }
 
     // MARK: TransferObserver
@@ -186,39 +173,36 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     @_optimize(size)  // once per attempt, never per byte
     func transferDidReceive(_ response: HTTPURLResponse) -> Bool {
         activity.transferMoved()
-        lock.lock()
-        responded = true
+        owner.lockState()
+        flags.responded = true
         self.response = response
         if firstByteAt == nil { firstByteAt = Date() }
-        let offset = rangeOffset, wasRanged = ranged
-        lock.unlock()
+        let offset = bytes.rangeOffset, wasRanged = flags.ranged, unvalidated = validator == nil
+        owner.unlockState()
         let status = response.statusCode
         let range = status == 206 ? Self.contentRange(response.value(forHTTPHeaderField: "Content-Range")) : nil
         let isRange = status == 206 && range?.start == offset
         if wasRanged && (status == 416 || (status == 206 && !isRange)) {
             // The server refuses ranges (or answers another one): start over, once, whole.
-            lock.lock()
-            if restarted {
-                failure = NetworkError(kind: .unacceptableStatus, url: response.url ?? request.url, response: response)
+            owner.lockState()
+            if flags.restarted {
+                failure = problem(.unacceptableStatus, response: response)
             } else {
-                restart = true
-                rangesRefused = true
+                flags.restart = true
+                flags.rangesRefused = true
             }
-            lock.unlock()
+            owner.unlockState()
+            return false
+        }
+        guard (200..<300).contains(status), status != 206 || isRange else {
+            fail(problem(.unacceptableStatus, response: response))
             return false
         }
         // The range or its validator was ignored (the whole body follows, and no further
         // ranges: a changing validator would otherwise loop), or `bytes a-b/*` cannot
-        // tell where the file ends: the rest comes whole.
-        if (wasRanged && !isRange && (200..<300).contains(status)) || (isRange && range?.total == nil) {
-            lock.lock()
-            rangesRefused = true
-            lock.unlock()
-        }
-        guard (200..<300).contains(status), status != 206 || isRange else {
-            fail(NetworkError(kind: .unacceptableStatus, url: response.url ?? request.url, response: response))
-            return false
-        }
+        // tell where the file ends: the rest comes whole. (Set with the writer below: a
+        // transfer whose file cannot be opened ends here.)
+        let refuseRanges = (wasRanged && !isRange) || (isRange && range?.total == nil)
         let coded = Self.isContentCoded(response)
         let total: Int64? = isRange
             ? range?.total
@@ -228,21 +212,19 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         do {
             // Bytes from the start of the file, or appended to those on disk.
             let fresh = offset == 0 || !isRange
-            let opened = try FileWriter(url: partial.dataURL, appending: !fresh)
-            lock.lock()
-            let unvalidated = validator == nil
-            lock.unlock()
+            let opened = try FileWriter(url: Self.partialURL(destination, metadata: false), appending: !fresh)
             if options.resumable, let url = request.url, fresh || unvalidated, !coded {
-                partial.save(url: url.absoluteString, etag: etag, lastModified: lastModified, totalLength: total)
+                Self.saveMetadata(destination, url: url.absoluteString, etag: etag, lastModified: lastModified, totalLength: total)
             }
-            lock.lock()
+            owner.lockState()
+            if refuseRanges { flags.rangesRefused = true }
             writer = opened
-            written = fresh ? 0 : offset
-            expected = total
-            segmentEnd = isRange ? range?.end : nil
+            bytes.written = fresh ? 0 : offset
+            bytes.expected = total
+            bytes.segmentEnd = isRange ? range?.end : nil
             if fresh { validator = Self.ifRangeValidator(etag: etag, lastModified: lastModified) }
-            lock.unlock()
-            progress(fresh ? 0 : offset, total)
+            owner.unlockState()
+            owner.reportProgress(written: fresh ? 0 : offset, expected: total)
             return true
         } catch {
             fail(Self.fileError(error, url: request.url))
@@ -252,18 +234,18 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
 
     func transferDidReceive(_ data: Data) {
         activity.transferMoved()
-        lock.lock()
+        owner.lockState()
         let current = failure == nil ? writer : nil
-        lock.unlock()
+        owner.unlockState()
         guard let current else { return }
         do {
             try current.write(data)
-            lock.lock()
-            written += Int64(data.count)
-            received += data.count
-            let (count, total) = (written, expected)
-            lock.unlock()
-            progress(count, total)
+            owner.lockState()
+            bytes.written += Int64(data.count)
+            bytes.received += data.count
+            let (count, total) = (bytes.written, bytes.expected)
+            owner.unlockState()
+            owner.reportProgress(written: count, expected: total)
         } catch {
             fail(Self.fileError(error, url: request.url))
             cancel()
@@ -272,43 +254,36 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
 
     @_optimize(size)  // once per attempt, never per byte
     func transferDidComplete(_ error: (any Error)?) {
-        lock.lock()
+        owner.lockState()
         writer?.close()
         writer = nil
         task = nil
-        let failure = failure, wasCancelled = cancelled, count = written, total = expected, last = segmentEnd
-        let declared = responded ? expected : nil
-        let startOver = restart && !restarted && !cancelled
+        let failure = failure, wasCancelled = flags.cancelled, count = bytes.written, total = bytes.expected, last = bytes.segmentEnd
+        let declared = flags.responded ? bytes.expected : nil
+        let startOver = flags.restart && !flags.restarted && !flags.cancelled
         if startOver {
-            restart = false
-            restarted = true
+            flags.restart = false
+            flags.restarted = true
         }
-        lock.unlock()
+        owner.unlockState()
         if startOver {
-            partial.discard()
+            Self.discardPartial(destination)
             start()
             return
         }
-        // The session refused the server (its pins) or a redirect it would send without the
-        // body (Linux): as it said, before the 3xx this transfer then saw.
+        let ending: NetworkError?
         if let typed = error as? NetworkError {
-            end(typed)
-            return
-        }
-        if let failure {
-            end(failure)
-            return
-        }
-        if let error {
-            if wasCancelled || (error as? URLError)?.code == .cancelled {
-                end(problem(.cancelled))
-            } else {
+            // The session refused the server (its pins) or a redirect it would send without
+            // the body (Linux): as it said, before the 3xx this transfer then saw.
+            ending = typed
+        } else if let failure {
+            ending = failure
+        } else if let error {
+            ending = wasCancelled || (error as? URLError)?.errorCode == NSURLErrorCancelled
+                ? problem(.cancelled)
                 // A body cut short (libcurl's "transfer closed", -1 on Linux) is a connection loss.
-                end(problem(.transport, underlying: TransportOutcome.truncatedBody(error, declared: declared, received: count)))
-            }
-            return
-        }
-        if let last, total.map({ last + 1 < $0 }) ?? true {
+                : problem(.transport, underlying: TransportOutcome.truncatedBody(error, declared: declared, received: count))
+        } else if let last, total.map({ last + 1 < $0 }) ?? true {
             // One range done (of a known or an unknown total); ask for the next.
             guard count == last + 1 else {
                 end(lost("a range ended early"))
@@ -316,47 +291,57 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
             }
             requestRange(from: last + 1)
             return
+        } else if let total, count != total {
+            ending = lost("the download ended after " + String(count) + " of " + String(total) + " bytes")
+        } else {
+            // Every byte is in `.partial`; the sink moves it into place once the exchange
+            // accepted the download (validation, the attempt's clock).
+            owner.reportProgress(written: count, expected: count)
+            ending = nil
         }
-        if let total, count != total {
-            end(lost("the download ended after " + String(count) + " of " + String(total) + " bytes"))
-            return
-        }
-        // Every byte is in `.partial`; the sink moves it into place once the exchange
-        // accepted the download (validation, the attempt's clock).
-        progress(count, count)
-        end(nil)
+        end(ending)
     }
 
     /// Reports the end of the transfer, once: `error`, or `nil` when every byte is in `.partial`.
     /// Kept out of line: it ends a dozen paths.
     @inline(never)
     private func end(_ error: NetworkError?) {
-        lock.lock()
-        let first = !finished
-        finished = true
-        let outcome = TransportOutcome(request: request, response: response, error: error, firstByteAt: firstByteAt, streamedBytes: received)
+        owner.lockState()
+        let first = !flags.finished
+        flags.finished = true
+        let outcome = TransportOutcome(request: request, response: response, error: error, firstByteAt: firstByteAt, streamedBytes: bytes.received)
         let completion = completion
         self.completion = nil  // its captures (the exchange) are not kept past the end
-        lock.unlock()
+        owner.unlockState()
         guard first, let completion else { return }
         if error != nil, !options.resumable {
-            partial.discard()
+            Self.discardPartial(destination)
         }
         completion(outcome)
     }
 
     // MARK: Helpers
 
-    /// An error of `kind` about this transfer's request (made in one place).
+    /// An error of `kind` about this transfer's request, or about `response` (its status is
+    /// not one this transfer accepts) when there is one (made in one place).
     @inline(never)
-    private func problem(_ kind: NetworkError.Kind, _ message: String? = nil, underlying: (any Error)? = nil) -> NetworkError {
-        NetworkError(kind: kind, message: message, url: request.url, underlyingError: underlying)
+    private func problem(_ kind: NetworkError.Kind, _ message: String? = nil, response: HTTPURLResponse? = nil, underlying: (any Error)? = nil) -> NetworkError {
+        Self.error(kind, message, url: response?.url ?? request.url, response: response, underlying: underlying)
+    }
+
+    /// The one call of `NetworkError`'s eleven-argument initializer in the module (each
+    /// call materializes every argument).
+    @inline(never)
+    @_optimize(size)
+    static func error(_ kind: NetworkError.Kind, _ message: String?, url: URL?, response: HTTPURLResponse?, underlying: (any Error)?) -> NetworkError {
+        NetworkError(kind: kind, message: message, url: url, response: response, underlyingError: underlying)
     }
 
     /// The connection was lost before every byte arrived: `message` says how.
     @inline(never)
     private func lost(_ message: String) -> NetworkError {
-        problem(.transport, message, underlying: URLError(.networkConnectionLost, userInfo: Dictionary()))  // not the `[:]` default: no dictionary-literal code
+        // The `URLError` made from its `NSError`, as Foundation does: no generic code lookups here.
+        problem(.transport, message, underlying: URLError(_nsError: NSError(domain: NSURLErrorDomain, code: NSURLErrorNetworkConnectionLost)))
     }
 
     /// `Content-Range: bytes 100-199/1000` → (100, 199, 1000); the total is `nil` for `*`
@@ -369,7 +354,11 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         // yet), which of the three it is, and whether the word is still well formed.
         var first: Int64 = -1, last: Int64 = -1, number: Int64 = -1
         var field = 0, wellFormed = true, unknownTotal = false
-        for byte in value.utf8 {
+        // Its bytes with the C string's terminating NUL, which is not read: a plain array
+        // loop, not the inlined UTF-8 view iterator and its slow path for foreign strings.
+        let bytes = value.utf8CString
+        for index in 0..<bytes.count - 1 {
+            let byte = UInt8(bitPattern: bytes[index])
             switch byte {
             case UInt8(ascii: " "):
                 (first, last, number, field, wellFormed, unknownTotal) = (-1, -1, -1, 0, true, false)
@@ -399,12 +388,14 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     }
 
     /// Whether the body came with a content coding (its bytes are not the resource's).
+    @_optimize(size)
     static func isContentCoded(_ response: HTTPURLResponse) -> Bool {
         guard let coding = response.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces) else { return false }
         return !coding.isEmpty && coding.lowercased() != "identity"
     }
 
+    @_optimize(size)
     static func fileError(_ error: any Error, url: URL?) -> NetworkError {
-        NetworkError(kind: .transport, message: "cannot write the download: \(error.localizedDescription)", url: url, underlyingError: error)
+        Self.error(.transport, "cannot write the download: " + error.localizedDescription, url: url, response: nil, underlying: error)
     }
 }

@@ -22,11 +22,3 @@ extension NetworkQueue {
         return try (download.result ?? .failure(NetworkError(kind: .cancelled))).get()
     }
 }
-
-extension DownloadOperation: FailureReporting {
-    @usableFromInline  // it witnesses FailureReporting, which `NetworkQueue.check(_:)` (emitted into callers) names
-    package var failure: NetworkError? {
-        guard case .failure(let error)? = result else { return nil }
-        return error
-    }
-}

@@ -39,6 +39,28 @@ final class DownloadOperationTests: DownloadTestCase {
         XCTAssertNil(released, "a finished download is released")
     }
 
+    /// A download that failed, or was cancelled while its bytes arrived, is released too:
+    /// its transfers (which the session keeps until their tasks complete) do not keep it.
+    func testAFailedOrCancelledDownloadIsReleased() throws {
+        let resource = RangeResource(size: 3_000_000)
+        server.route("GET", "/file") { resource.reply(to: $0) }
+        weak var failed: DownloadOperation?
+        weak var cancelled: DownloadOperation?
+        do {
+            let (missing, missingResult) = download("/status/404", to: "missing.bin")
+            guard case .failure(let error)? = missingResult else { return XCTFail("must fail") }
+            XCTAssertEqual(error.statusCode, 404)
+            failed = missing
+            let (stopped, stoppedResult) = download("/file", to: "stopped.bin", options: DownloadOptions(segmentSize: 64 * 1024), cancelWhen: { self.size($0) > 0 })
+            XCTAssertNotNil(stoppedResult)
+            cancelled = stopped
+        }
+        let deadline = Date().addingTimeInterval(5)
+        while (failed != nil || cancelled != nil) && Date() < deadline { RunLoop.current.run(until: Date().addingTimeInterval(0.01)) }
+        XCTAssertNil(failed, "a failed download is released")
+        XCTAssertNil(cancelled, "a cancelled download is released")
+    }
+
     func testTheHostComesSecondAndTheFormerOrderStillUsesTheHostItNames() throws {
         let resource = RangeResource(size: 1000)
         server.route("GET", "/file") { resource.reply(to: $0) }
