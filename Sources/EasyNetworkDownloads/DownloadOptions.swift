@@ -43,6 +43,8 @@ public struct DownloadOptions: Sendable {
     /// the whole body in one response; a 416 (an empty file, a server that refuses
     /// ranges) starts over once with a plain GET; a server that names no validator for
     /// `If-Range` is asked for the whole body after the first range. All of these work.
+    /// A download reads the size as at least 64 KB and at most 1 GB (the value set is kept
+    /// as given).
     public var segmentSize: Int? {
         @_alwaysEmitIntoClient get { storedSegmentSize }
         @_alwaysEmitIntoClient set { self = DownloadOptions(storedExisting, storedResumable, newValue) }

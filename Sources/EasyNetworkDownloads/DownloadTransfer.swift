@@ -110,7 +110,9 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
         owner.lockState()
         let ifRange = validator
         var length: Int64?
-        if let initial = options.segmentSize.map(Int64.init), !flags.rangesRefused {
+        // Read as 64 KB to 1 GB (a setter keeps any value): at most 32 GB a range, so the
+        // arithmetic below cannot overflow, and never an empty or negative range.
+        if let initial = options.segmentSize.map({ Int64(min(max($0, 64 * 1024), 1 << 30)) }), !flags.rangesRefused {
             let now = Date()
             let elapsed = now.timeIntervalSince(segmentStarted)
             if bytes.segment == 0 {

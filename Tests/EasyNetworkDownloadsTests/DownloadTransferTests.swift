@@ -48,6 +48,38 @@ final class DownloadTransferTests: DownloadTestCase {
         assertRangesWithoutAGap(server.requests(path: "/file"), segment: 256 * 1024, total: 700_000, validator: "\"v1\"")
     }
 
+    /// A segment size set through the setter, which keeps it as given, beyond any file
+    /// (`Int.max`) or below one byte, neither traps nor sends a malformed range: the
+    /// download reads it as 64 KB to 1 GB. The server sends at most 100,000 bytes per
+    /// range, so each download asks for a range from past 0.
+    func testOutOfRangeSegmentSizesNeitherTrapNorMalformARange() throws {
+        let resource = RangeResource(size: 300_000)
+        server.route("GET", "/capped") { request in
+            let body = resource.body
+            var headers = ["ETag": "\"v1\"", "Accept-Ranges": "bytes", "Content-Type": "application/octet-stream"]
+            guard let range = request.header("Range"), range.hasPrefix("bytes="),
+                  let start = Int(range.dropFirst(6).split(separator: "-").first ?? ""), start < body.count else {
+                return .data(body, status: 200, headers: headers)
+            }
+            let end = min(start + 99_999, body.count - 1)
+            headers["Content-Range"] = "bytes \(start)-\(end)/\(body.count)"
+            return .data(body.subdata(in: start..<(end + 1)), status: 206, headers: headers)
+        }
+        for (index, size) in [Int.max, 0, -1].enumerated() {
+            var options = DownloadOptions()
+            options.segmentSize = size
+            let (_, result) = download("/capped", to: "capped\(index).bin", options: options)
+            XCTAssertEqual(try Data(contentsOf: try XCTUnwrap(result).get()), resource.body, "segment size \(size)")
+        }
+        let ranges = server.requests(path: "/capped").map { $0.header("Range") ?? "-" }
+        let wellFormed = ranges.filter { range in
+            let bounds = range.dropFirst(6).split(separator: "-", omittingEmptySubsequences: false)
+            return range.hasPrefix("bytes=") && bounds.count == 2 && bounds.allSatisfy { Int($0).map { $0 >= 0 } ?? false }
+                && Int(bounds[0]) ?? 0 <= Int(bounds[1]) ?? -1
+        }
+        XCTAssertEqual(wellFormed, ranges, "every range names a first and a last byte")
+    }
+
     /// Checks that `requests` fetched `total` bytes in ranges without a gap or an overlap:
     /// the first `bytes=0-(segment-1)` without `If-Range`, each later one from where the
     /// last ended with `If-Range: validator`, each `segment` to 32 x `segment` long (a slow
