@@ -342,8 +342,7 @@ final class DownloadTransfer: TransferObserver, @unchecked Sendable {
     /// The connection was lost before every byte arrived: `message` says how.
     @inline(never)
     private func lost(_ message: String) -> NetworkError {
-        // The `URLError` made from its `NSError`, as Foundation does: no generic code lookups here.
-        problem(.transport, message, underlying: URLError(_nsError: NSError(domain: NSURLErrorDomain, code: NSURLErrorNetworkConnectionLost)))
+        problem(.transport, message, underlying: URLError(.networkConnectionLost, userInfo: [String: Any]()))  // not the default `[:]`: a literal
     }
 
     /// `Content-Range: bytes 100-199/1000` → (100, 199, 1000); the total is `nil` for `*`
