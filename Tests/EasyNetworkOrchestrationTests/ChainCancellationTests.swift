@@ -31,6 +31,23 @@ final class ChainCancellationTests: ServerTestCase {
             .then { CountedStep(step: $0 + 1, run: run) }
     }
 
+    /// Waits until `queue` has drained and its chain reported, then checks it reported once:
+    /// a cancellation at the first step.
+    private func assertOneCancellationAtTheFirstStep(_ report: Collector<Result<ChainOutcome<Int>, ChainError>>, queue: NetworkQueue, file: StaticString = #filePath, line: UInt = #line) {
+        let deadline = Date().addingTimeInterval(10)
+        while (report.count == 0 || queue.operationCount > 0) && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        Thread.sleep(forTimeInterval: 0.1)
+        XCTAssertEqual(report.count, 1, file: file, line: line)
+        if case .failure(let error)? = report.values.first {
+            XCTAssertTrue(error.isCancelled, "\(error)", file: file, line: line)
+            XCTAssertEqual(error.step, 0, file: file, line: line)
+        } else {
+            XCTFail("expected a cancellation, got \(String(describing: report.values.first))", file: file, line: line)
+        }
+    }
+
     /// The steps of `run` the server saw.
     private func stepsSent(run: Int) -> [Int] {
         server.requests
@@ -194,18 +211,7 @@ final class ChainCancellationTests: ServerTestCase {
         chain(run: 0, host: makeHost()).start(on: queue) { report.append($0) }
         queue.cancelAllOperations()
         queue.isSuspended = false
-        let deadline = Date().addingTimeInterval(10)
-        while (report.count == 0 || queue.operationCount > 0) && Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        Thread.sleep(forTimeInterval: 0.1)
-        XCTAssertEqual(report.count, 1)
-        if case .failure(let error)? = report.values.first {
-            XCTAssertTrue(error.isCancelled, "\(error)")
-            XCTAssertEqual(error.step, 0)
-        } else {
-            XCTFail("expected a cancellation, got \(String(describing: report.values.first))")
-        }
+        assertOneCancellationAtTheFirstStep(report, queue: queue)
         XCTAssertTrue(server.requests.isEmpty, "a step was sent: \(server.requests.map(\.path))")
         XCTAssertEqual(queue.operationCount, 0)
     }
@@ -224,18 +230,7 @@ final class ChainCancellationTests: ServerTestCase {
         XCTAssertEqual(first.count, 1, "one first step")
         first.first?.cancel()
         queue.isSuspended = false
-        let deadline = Date().addingTimeInterval(10)
-        while (report.count == 0 || queue.operationCount > 0) && Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        Thread.sleep(forTimeInterval: 0.1)
-        XCTAssertEqual(report.count, 1)
-        if case .failure(let error)? = report.values.first {
-            XCTAssertTrue(error.isCancelled, "\(error)")
-            XCTAssertEqual(error.step, 0)
-        } else {
-            XCTFail("expected a cancellation, got \(String(describing: report.values.first))")
-        }
+        assertOneCancellationAtTheFirstStep(report, queue: queue)
         XCTAssertEqual(stepsSent(run: 7), [], "a step was sent")
         XCTAssertEqual(queue.operationCount, 0)
     }
